@@ -1,0 +1,118 @@
+// Command logwatch tells, for every AI coding agent session on the machine,
+// what it is doing right now: it tails the agents' logs, receives their
+// hooks and reconciles both into one state per session.
+//
+// This package only wires: it reads the configuration and turns errors into
+// exit codes. The packages next to it implement.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitFindings = 1 // the command ran and found problems (verify mismatches)
+	exitUsage    = 2 // bad usage, bad configuration, unreadable input
+)
+
+// exitError carries an exit code from a command to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error { return &exitError{code: code, err: err} }
+
+// app is what every command gets: the configuration, read once, a logger,
+// and the streams to write to.
+type app struct {
+	cfg    Config
+	log    zerolog.Logger
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr, log: zerolog.Nop()}
+	root := newRoot(a)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.code != exitFindings {
+			fmt.Fprintln(stderr, "logwatch:", ee.err)
+		}
+		return ee.code
+	}
+	// Cobra's own errors (unknown flag, wrong arguments) are usage errors.
+	fmt.Fprintln(stderr, "logwatch:", err)
+	return exitUsage
+}
+
+func newRoot(a *app) *cobra.Command {
+	var configFile string
+	root := &cobra.Command{
+		Use:           "logwatch",
+		Short:         "Live state of every AI coding agent session on this machine",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := load(configFile, cmd.Flags())
+			if err != nil {
+				return withCode(exitUsage, err)
+			}
+			a.cfg = cfg
+			a.log = newLogger(a.stderr, cfg.Log)
+			return nil
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&configFile, "config", "", "configuration file (default $LOGWATCH_CONFIG, then ~/.config/logwatch/config.yaml)")
+	pf.String("log-level", "info", "log level: trace, debug, info, warn, error")
+	pf.String("log-format", "auto", "log format: auto, console, json")
+	root.AddCommand(newVerifyCmd(a))
+	return root
+}
+
+// newLogger logs as text on a terminal and as JSON lines otherwise.
+func newLogger(w io.Writer, c LogConfig) zerolog.Logger {
+	level, err := zerolog.ParseLevel(c.Level)
+	if err != nil || c.Level == "" {
+		level = zerolog.InfoLevel
+	}
+	console := c.Format == "console"
+	if c.Format == "auto" {
+		if f, ok := w.(*os.File); ok {
+			console = isatty.IsTerminal(f.Fd())
+		}
+	}
+	if console {
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000"}
+	}
+	return zerolog.New(w).Level(level).With().Timestamp().Logger()
+}

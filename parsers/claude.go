@@ -1,0 +1,233 @@
+package parsers
+
+import (
+	"strings"
+
+	"github.com/valyala/fastjson"
+)
+
+// The interrupt markers Claude Code writes as a user line (SPEC §4). They are
+// interrupts only as the whole string content or the whole text of the only
+// block; the same text inside tool output or a longer prompt is not one.
+const (
+	MarkerInterrupt        = "[Request interrupted by user]"
+	MarkerInterruptToolUse = "[Request interrupted by user for tool use]"
+)
+
+// claudeMeta are the line types that carry session metadata and never a
+// state transition (formats/claude-transcripts.md §2.2).
+var claudeMeta = map[string]bool{
+	"summary": true, "file-history-snapshot": true, "queue-operation": true,
+	"progress": true, "attachment": true, "custom-title": true, "ai-title": true,
+	"agent-name": true, "agent-color": true, "agent-setting": true, "tag": true,
+	"mode": true, "permission-mode": true, "pr-link": true, "last-prompt": true,
+	"atis-latch": true, "worktree-state": true, "frame-link": true,
+}
+
+var claudeSystem = map[string]bool{
+	"": true, "compact_boundary": true, "stop_hook_summary": true, "turn_duration": true,
+	"api_error": true, "local_command": true, "informational": true, "away_summary": true,
+	"agents_killed": true, "model_refusal_fallback": true, "api_refusal": true,
+	"session_start": true,
+}
+
+// claudeLocalCommands are built-in slash commands that run locally and never
+// start a model turn. Any other <command-name> (custom or skill commands,
+// /init, /review, …) invokes the model and so starts a turn.
+var claudeLocalCommands = map[string]bool{
+	"/clear": true, "/compact": true, "/model": true, "/help": true, "/cost": true,
+	"/status": true, "/config": true, "/login": true, "/logout": true, "/doctor": true,
+	"/exit": true, "/quit": true, "/resume": true, "/permissions": true, "/hooks": true,
+	"/mcp": true, "/agents": true, "/vim": true, "/theme": true, "/terminal-setup": true,
+	"/ide": true, "/add-dir": true, "/bug": true, "/release-notes": true, "/upgrade": true,
+	"/usage": true, "/context": true, "/export": true, "/rewind": true, "/statusline": true,
+	"/output-style": true, "/privacy-settings": true, "/todos": true, "/tasks": true,
+	"/plugin": true, "/memory": true, "/fast": true, "/effort": true, "/feedback": true,
+	"/stickers": true, "/migrate-installer": true, "/install-github-app": true,
+}
+
+// Claude parses Claude Code transcript lines.
+type Claude struct {
+	p fastjson.Parser
+}
+
+// NewClaude returns a Claude transcript parser.
+func NewClaude() *Claude { return &Claude{} }
+
+// Agent implements Parser.
+func (c *Claude) Agent() Agent { return AgentClaude }
+
+// Parse implements Parser.
+func (c *Claude) Parse(line []byte) (Evidence, error) {
+	v, err := c.p.ParseBytes(line)
+	if err != nil || v.Type() != fastjson.TypeObject {
+		return Evidence{}, ErrMalformed
+	}
+	typ := string(v.GetStringBytes("type"))
+	ev := Evidence{Type: typ}
+	switch typ {
+	case "user", "assistant", "system":
+	default:
+		ev.Unknown = !claudeMeta[typ]
+		return ev, nil
+	}
+	ev.At = string(v.GetStringBytes("timestamp"))
+	ev.SessionID = string(v.GetStringBytes("sessionId"))
+	ev.Cwd = string(v.GetStringBytes("cwd"))
+	ev.AgentVersion = string(v.GetStringBytes("version"))
+	if v.GetBool("isSidechain") {
+		ev.Kind = KindSidechain
+		return ev, nil
+	}
+	switch typ {
+	case "user":
+		claudeUser(v, &ev)
+	case "assistant":
+		claudeAssistant(v, &ev)
+	case "system":
+		sub := string(v.GetStringBytes("subtype"))
+		if sub != "" {
+			ev.Type = "system/" + sub
+		}
+		ev.Unknown = !claudeSystem[sub]
+		switch sub {
+		case "turn_duration":
+			ev.Kind, ev.End = KindTurnEnd, EndNormal
+			a, w := v.Get("pendingBackgroundAgentCount"), v.Get("pendingWorkflowCount")
+			ev.HasPending = a != nil || w != nil
+			ev.PendingAgents, ev.PendingWorkflows = v.GetInt("pendingBackgroundAgentCount"), v.GetInt("pendingWorkflowCount")
+		case "compact_boundary":
+			ev.Kind = KindCompaction
+			ev.Trigger = string(v.GetStringBytes("compactMetadata", "trigger"))
+		case "api_error":
+			// A retry in progress, not the end of the turn.
+			ev.Kind = KindActivity
+		}
+	}
+	return ev, nil
+}
+
+func claudeUser(v *fastjson.Value, ev *Evidence) {
+	if v.GetBool("isMeta") || v.GetBool("isCompactSummary") {
+		return
+	}
+	content := v.Get("message", "content")
+	if content == nil {
+		return
+	}
+	var text string
+	switch content.Type() {
+	case fastjson.TypeString:
+		text = string(content.GetStringBytes())
+	case fastjson.TypeArray:
+		blocks, _ := content.Array()
+		texts := 0
+		for _, b := range blocks {
+			switch string(b.GetStringBytes("type")) {
+			case "tool_result":
+				// A tool result carrier: activity inside the turn, whatever
+				// its text (it may quote an interrupt marker).
+				ev.Kind = KindActivity
+				return
+			case "text":
+				texts++
+				if texts == 1 {
+					text = string(b.GetStringBytes("text"))
+				}
+			}
+		}
+		if texts != 1 || len(blocks) != 1 {
+			// Several blocks (text plus images, say) are a real prompt,
+			// never a marker.
+			if texts == 0 && len(blocks) == 0 {
+				return
+			}
+			ev.Kind = KindTurnStart
+			return
+		}
+	default:
+		return
+	}
+	switch text {
+	case MarkerInterrupt:
+		ev.Kind, ev.Interrupt = KindInterrupt, InterruptUser
+		return
+	case MarkerInterruptToolUse:
+		ev.Kind, ev.Interrupt = KindInterrupt, InterruptToolUse
+		return
+	}
+	if isClaudeWrapper(text) {
+		return
+	}
+	ev.Kind = KindTurnStart
+}
+
+// isClaudeWrapper reports whether a user text is an injected wrapper rather
+// than something typed: local-command output and caveats, built-in slash
+// commands, and bare system reminders.
+func isClaudeWrapper(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	if !strings.HasPrefix(t, "<") {
+		return false
+	}
+	for _, p := range []string{"<local-command-stdout>", "<local-command-stderr>",
+		"<local-command-caveat>", "<system-reminder>", "<bash-stdout>", "<bash-stderr>"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	if rest, ok := strings.CutPrefix(t, "<command-name>"); ok {
+		name, _, _ := strings.Cut(rest, "</command-name>")
+		return claudeLocalCommands[strings.TrimSpace(name)]
+	}
+	if rest, ok := strings.CutPrefix(t, "<command-message>"); ok {
+		// Some versions put the message tag first; the name follows.
+		if i := strings.Index(rest, "<command-name>"); i >= 0 {
+			return isClaudeWrapper(rest[i:])
+		}
+	}
+	return false
+}
+
+func claudeAssistant(v *fastjson.Value, ev *Evidence) {
+	if v.GetBool("isApiErrorMessage") {
+		ev.Kind, ev.End = KindTurnEnd, EndAPIError
+		return
+	}
+	ev.Kind = KindActivity
+	msg := v.Get("message")
+	if msg == nil {
+		return
+	}
+	stop := msg.Get("stop_reason")
+	synthetic := string(msg.GetStringBytes("model")) == "<synthetic>"
+	blocks := msg.GetArray("content")
+	last := ""
+	for _, b := range blocks {
+		bt := string(b.GetStringBytes("type"))
+		if bt == "tool_use" || bt == "server_tool_use" {
+			ev.Kind = KindTool
+			ev.Tool = string(b.GetStringBytes("name"))
+			if in := b.Get("input"); in != nil && in.Type() == fastjson.TypeObject {
+				ev.ToolInput = in.MarshalTo(nil)
+			}
+		}
+		last = bt
+	}
+	if synthetic || ev.Kind == KindTool {
+		return
+	}
+	switch {
+	case stop != nil && stop.Type() == fastjson.TypeString:
+		ev.Final = string(stop.GetStringBytes()) == "end_turn"
+	case last == "text" && isOldClaude(ev.AgentVersion):
+		// 1.0.x and 2.0.x leave stop_reason null even on the last line of
+		// a finished turn; a text block is the best end-of-response hint.
+		ev.Final = true
+	}
+}
+
+// isOldClaude reports versions before 2.1, whose stop_reason is unreliable.
+func isOldClaude(v string) bool {
+	return strings.HasPrefix(v, "0.") || strings.HasPrefix(v, "1.") || strings.HasPrefix(v, "2.0.")
+}

@@ -1,0 +1,139 @@
+// Package parsers turns one line of an agent log (a Claude Code transcript or
+// a Codex rollout) into normalized Evidence for the session state.
+//
+// A Parser is stateful per file (it remembers which era a Codex file is in and
+// reuses its JSON scratch space), so use one per file and feed it lines in file
+// order. Parsers never fail on content they do not know: unknown types are
+// reported as KindNone with Unknown set, malformed JSON as ErrMalformed.
+package parsers
+
+import (
+	"errors"
+)
+
+// Agent names the program that wrote a log.
+type Agent string
+
+const (
+	AgentUnknown Agent = "unknown"
+	AgentClaude  Agent = "claude"
+	AgentCodex   Agent = "codex"
+)
+
+// Kind is what a line means for the session state.
+type Kind uint8
+
+const (
+	// KindNone: metadata or bookkeeping with no state meaning.
+	KindNone Kind = iota
+	// KindTurnStart: a new turn began (Claude: a real prompt; Codex: task_started).
+	KindTurnStart
+	// KindPrompt: user input that opens a turn only when none is open
+	// (Codex user_message / UserMessage item, which in newer files follows
+	// task_started and mid-turn is just steering).
+	KindPrompt
+	// KindTurnEnd: the turn finished; End says how.
+	KindTurnEnd
+	// KindInterrupt: the agent's interrupt marker; Interrupt says which.
+	KindInterrupt
+	// KindInterruptHint: Codex's <turn_aborted> user item, written ~1 ms before
+	// the turn_aborted event. Not an interrupt by itself.
+	KindInterruptHint
+	// KindCompaction: a context compaction finished.
+	KindCompaction
+	// KindTool: the agent called a tool (Tool, ToolInput are set).
+	KindTool
+	// KindActivity: output inside a turn (assistant text, tool results, retries).
+	KindActivity
+	// KindSidechain: a subagent's line; it never drives the parent's state.
+	KindSidechain
+)
+
+var kindNames = [...]string{"none", "turn_start", "prompt", "turn_end", "interrupt",
+	"interrupt_hint", "compaction", "tool", "activity", "sidechain"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind?"
+}
+
+// End says how a turn ended.
+type End string
+
+const (
+	EndNormal   End = "normal"
+	EndAPIError End = "api_error"
+)
+
+// Interrupt kinds.
+const (
+	InterruptUser    = "user"     // Claude "[Request interrupted by user]"
+	InterruptToolUse = "tool_use" // Claude "[Request interrupted by user for tool use]"
+	InterruptAborted = "aborted"  // Codex turn_aborted{reason:interrupted}
+)
+
+// Evidence is what one line says about its session. Strings are copies: an
+// Evidence stays valid after the line's buffer is reused.
+type Evidence struct {
+	Kind Kind
+	// Type is the line's type as the agent wrote it ("user", "system/turn_duration",
+	// "event_msg/task_started"), for counting and debugging.
+	Type string
+	// Unknown is set when Type is not one the parser knows.
+	Unknown bool
+	// At is the line's own timestamp, verbatim (RFC 3339), when it has one.
+	At string
+
+	// Identity, set on lines that carry it. The first value seen wins (Codex
+	// forks copy the parent's session_meta later in the file).
+	SessionID    string
+	Cwd          string
+	AgentVersion string
+
+	// TurnID is Codex's turn id on task_* / turn_aborted events.
+	TurnID string
+	// Explicit marks a Codex file with persisted task_started/task_complete
+	// events; such files never end a turn on quiet alone.
+	Explicit bool
+
+	End       End    // KindTurnEnd
+	Interrupt string // KindInterrupt: InterruptUser, InterruptToolUse, InterruptAborted
+	Trigger   string // KindCompaction: "manual", "auto" or "" when the log does not say
+
+	Tool      string // KindTool: tool name
+	ToolInput []byte // KindTool: the tool's input as a JSON object, when it has one
+
+	// Final marks an assistant line that looks like the end of a response
+	// (Claude stop_reason end_turn, or a 1.0.x text block; a Codex assistant
+	// message). After it, quiet means the turn is over.
+	Final bool
+
+	// Background work still running when a Claude turn ended
+	// (system/turn_duration pendingBackgroundAgentCount / pendingWorkflowCount).
+	PendingAgents    int
+	PendingWorkflows int
+	// HasPending is set when the line carried the counts at all.
+	HasPending bool
+}
+
+// ErrMalformed is returned for a line that is not a JSON object.
+var ErrMalformed = errors.New("malformed line")
+
+// Parser turns one complete line (without its newline) into Evidence.
+type Parser interface {
+	Parse(line []byte) (Evidence, error)
+	Agent() Agent
+}
+
+// New returns the parser for agent, or nil for AgentUnknown.
+func New(agent Agent) Parser {
+	switch agent {
+	case AgentClaude:
+		return NewClaude()
+	case AgentCodex:
+		return NewCodex()
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// ExpectPath is the sidecar holding expectations for a log file:
+// NAME.jsonl → NAME.expect.json, in the same directory.
+func ExpectPath(logPath string) string {
+	return strings.TrimSuffix(logPath, ".jsonl") + ".expect.json"
+}
+
+// compareExpect checks f against its sidecar, if there is one. Every field
+// present in the sidecar must equal the report's (any subset of the report's
+// fields); "path" is ignored. A sidecar that cannot be read or parsed, or
+// names a field the report does not have, is itself a mismatch.
+func compareExpect(logPath string, f *File) []string {
+	raw, err := os.ReadFile(ExpectPath(logPath))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return []string{fmt.Sprintf("expect file: %v", err)}
+	}
+	var want map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&want); err != nil {
+		return []string{fmt.Sprintf("expect file %s: %v", ExpectPath(logPath), err)}
+	}
+	got, err := asMap(f)
+	if err != nil {
+		return []string{fmt.Sprintf("report: %v", err)}
+	}
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		if k == "path" || k == "mismatches" {
+			continue
+		}
+		g, ok := got[k]
+		if !ok {
+			out = append(out, fmt.Sprintf("%s: unknown field in expect file", k))
+			continue
+		}
+		if !reflect.DeepEqual(normalize(want[k]), normalize(g)) {
+			out = append(out, fmt.Sprintf("%s: want %s, got %s", k, compact(want[k]), compact(g)))
+		}
+	}
+	return out
+}
+
+func asMap(f *File) (map[string]any, error) {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return m, dec.Decode(&m)
+}
+
+// normalize makes an empty list equal to an absent one and numbers compare
+// by value.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		if len(x) == 0 {
+			return nil
+		}
+		for i := range x {
+			x[i] = normalize(x[i])
+		}
+	case map[string]any:
+		if len(x) == 0 {
+			return nil
+		}
+		for k := range x {
+			x[k] = normalize(x[k])
+		}
+	case json.Number:
+		return x.String()
+	}
+	return v
+}
+
+func compact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,327 @@
+// Package verify runs the parsers and the session folder over log files and
+// reports what they infer, file by file: the engine of `logwatch verify`.
+// It reads files through the same line reader and parser path as the
+// watcher, so what verify reports is what the daemon would see.
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/lines"
+	"github.com/logwatch/logwatch/relay/session"
+)
+
+// Options tune a run.
+type Options struct {
+	MaxLineBytes int // lines longer than this are skipped and counted; <= 0: lines.DefaultMax
+	Workers      int // files read in parallel; <= 0: GOMAXPROCS
+}
+
+// Interrupt is one interrupt marker found in a file.
+type Interrupt struct {
+	Line int    `json:"line"`
+	Kind string `json:"kind"`
+	At   string `json:"at"`
+}
+
+// Compaction is one finished compaction found in a file.
+type Compaction struct {
+	Line    int    `json:"line"`
+	Trigger string `json:"trigger"`
+}
+
+// File is the report for one log file.
+type File struct {
+	Path         string         `json:"path"`
+	Agent        parsers.Agent  `json:"agent"`
+	SessionID    string         `json:"session_id"`
+	Cwd          string         `json:"cwd"`
+	AgentVersion string         `json:"agent_version"`
+	Subagent     bool           `json:"subagent"`
+	Bytes        int64          `json:"bytes"`
+	Lines        int            `json:"lines"`
+	Malformed    int            `json:"malformed"`
+	Oversized    int            `json:"oversized"`
+	PartialTail  bool           `json:"partial_tail"`
+	Sidechain    int            `json:"sidechain_lines"`
+	Turns        int            `json:"turns"`
+	Interrupts   []Interrupt    `json:"interrupts"`
+	Compactions  []Compaction   `json:"compactions"`
+	FinalState   session.State  `json:"final_state"`
+	FinalReason  string         `json:"final_reason"`
+	UnknownTypes map[string]int `json:"unknown_types"`
+	Error        string         `json:"error,omitempty"`
+	Mismatches   []string       `json:"mismatches,omitempty"`
+}
+
+// Totals sums a run.
+type Totals struct {
+	Files        int            `json:"files"`
+	Unreadable   int            `json:"unreadable"`
+	Bytes        int64          `json:"bytes"`
+	Lines        int            `json:"lines"`
+	Malformed    int            `json:"malformed"`
+	Oversized    int            `json:"oversized"`
+	PartialTails int            `json:"partial_tails"`
+	Turns        int            `json:"turns"`
+	Interrupts   int            `json:"interrupts"`
+	Compactions  int            `json:"compactions"`
+	Mismatches   int            `json:"mismatches"`
+	Agents       map[string]int `json:"agents"`
+	FinalStates  map[string]int `json:"final_states"`
+	UnknownTypes map[string]int `json:"unknown_types"`
+}
+
+// Report is the whole run, as printed by `logwatch verify --json`.
+type Report struct {
+	Files  []File `json:"files"`
+	Totals Totals `json:"totals"`
+}
+
+// ErrUnreadable marks a path that could not be read; the report still covers
+// every other path.
+var ErrUnreadable = errors.New("unreadable path")
+
+// Run verifies every path: a file, or a directory walked recursively for
+// *.jsonl. Each file with a NAME.expect.json sidecar is compared with it.
+// The error wraps ErrUnreadable when some path could not be read.
+func Run(paths []string, opt Options) (*Report, error) {
+	files, walkErr := Collect(paths)
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	rep := &Report{Files: make([]File, len(files))}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := newAnalyzer(opt.MaxLineBytes)
+			for i := range next {
+				f := a.file(files[i])
+				if f.Error == "" {
+					f.Mismatches = compareExpect(files[i], &f)
+				}
+				rep.Files[i] = f
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	rep.Totals = total(rep.Files)
+	errs := walkErr
+	for _, f := range rep.Files {
+		if f.Error != "" {
+			errs = append(errs, fmt.Errorf("%s: %s", f.Path, f.Error))
+		}
+	}
+	rep.Totals.Unreadable = len(errs)
+	if len(errs) > 0 {
+		return rep, fmt.Errorf("%w: %w", ErrUnreadable, errors.Join(errs...))
+	}
+	return rep, nil
+}
+
+// Collect expands paths into the log files to read, in a stable order: each
+// argument in turn, directories walked in lexical order for *.jsonl.
+func Collect(paths []string) ([]string, []error) {
+	var files []string
+	var errs []error
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				errs = append(errs, err)
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return files, errs
+}
+
+// analyzer holds the per-worker scratch space reused across files.
+type analyzer struct {
+	max    int
+	reader *lines.Reader
+	detect parsers.Detector
+}
+
+func newAnalyzer(max int) *analyzer {
+	return &analyzer{max: max, reader: lines.New(nil, 0, 0, max)}
+}
+
+// detectLines bounds how far into a file the agent is looked for.
+const detectLines = 64
+
+func (a *analyzer) file(path string) File {
+	f := File{Path: path, Agent: parsers.AgentUnknown, UnknownTypes: map[string]int{},
+		Interrupts: []Interrupt{}, Compactions: []Compaction{}}
+	fh, err := os.Open(path)
+	if err != nil {
+		f.Error = err.Error()
+		return f
+	}
+	defer fh.Close()
+
+	// Find the agent, then read the file again from the start with its parser.
+	rd := a.reader
+	rd.Reset(fh, 0, 0)
+	for f.Agent == parsers.AgentUnknown && rd.LineNum() < detectLines {
+		l, err := rd.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				f.Error = err.Error()
+			}
+			break
+		}
+		f.Agent = a.detect.Line(l.Bytes)
+	}
+	if f.Error != "" {
+		return f
+	}
+	if f.Agent == parsers.AgentUnknown {
+		a.count(&f)
+		f.FinalState = session.Ready
+		f.FinalReason = session.ReasonStart
+		return f
+	}
+	if _, err := fh.Seek(0, io.SeekStart); err != nil {
+		f.Error = err.Error()
+		return f
+	}
+	rd.Reset(fh, 0, 0)
+	a.fold(&f, parsers.New(f.Agent))
+	return f
+}
+
+// count reads the rest of a file whose agent is unknown, for its line counts.
+func (a *analyzer) count(f *File) {
+	for {
+		if _, err := a.reader.Next(); err != nil {
+			if !errors.Is(err, io.EOF) {
+				f.Error = err.Error()
+			}
+			break
+		}
+	}
+	a.finish(f)
+	// Without an agent every line is unexplained.
+	f.Malformed = 0
+}
+
+func (a *analyzer) fold(f *File, p parsers.Parser) {
+	s := session.New(f.Agent)
+	mainChain := 0
+	for {
+		l, err := a.reader.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				f.Error = err.Error()
+			}
+			break
+		}
+		ev, err := p.Parse(l.Bytes)
+		if err != nil {
+			f.Malformed++
+			continue
+		}
+		if ev.Unknown {
+			f.UnknownTypes[ev.Type]++
+		}
+		switch ev.Kind {
+		case parsers.KindSidechain:
+			f.Sidechain++
+		case parsers.KindInterrupt:
+			f.Interrupts = append(f.Interrupts, Interrupt{Line: l.Num, Kind: ev.Interrupt, At: ev.At})
+		case parsers.KindCompaction:
+			f.Compactions = append(f.Compactions, Compaction{Line: l.Num, Trigger: s.CompactionTrigger(ev)})
+		}
+		if ev.Kind != parsers.KindSidechain && ev.SessionID != "" {
+			mainChain++
+		}
+		s.Log(ev)
+	}
+	s.Quiet() // the end of the file counts as quiet
+	f.SessionID, f.Cwd, f.AgentVersion = s.ID, s.Cwd, s.AgentVersion
+	f.Turns = s.Turns
+	f.FinalState, f.FinalReason = s.State, s.Reason
+	f.Subagent = f.Sidechain > 0 && mainChain == 0
+	a.finish(f)
+}
+
+func (a *analyzer) finish(f *File) {
+	f.Lines = a.reader.LineNum()
+	f.Oversized = a.reader.Oversized
+	f.Bytes = a.reader.Offset() + a.reader.Pending()
+	f.PartialTail = a.reader.Pending() > 0
+}
+
+func total(files []File) Totals {
+	t := Totals{Agents: map[string]int{}, FinalStates: map[string]int{}, UnknownTypes: map[string]int{}}
+	for _, f := range files {
+		if f.Error != "" {
+			continue
+		}
+		t.Files++
+		t.Bytes += f.Bytes
+		t.Lines += f.Lines
+		t.Malformed += f.Malformed
+		t.Oversized += f.Oversized
+		if f.PartialTail {
+			t.PartialTails++
+		}
+		t.Turns += f.Turns
+		t.Interrupts += len(f.Interrupts)
+		t.Compactions += len(f.Compactions)
+		t.Mismatches += len(f.Mismatches)
+		t.Agents[string(f.Agent)]++
+		t.FinalStates[string(f.FinalState)]++
+		for k, n := range f.UnknownTypes {
+			t.UnknownTypes[k] += n
+		}
+	}
+	return t
+}
+
+// SortedKeys returns a map's keys in order, for stable text output.
+func SortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
