@@ -26,7 +26,7 @@ var codexQuiet = map[string]bool{
 
 // codexActivity are event_msg types that happen inside a turn.
 var codexActivity = map[string]bool{
-	"agent_message": true, "agent_reasoning": true, "agent_reasoning_raw_content": true,
+	"agent_reasoning": true, "agent_reasoning_raw_content": true,
 	"entered_review_mode": true, "exited_review_mode": true, "image_generation_end": true,
 	"error": true, "warning": true, "stream_error": true, "guardian_assessment": true,
 	"web_search_end": true, "exec_command_end": true, "patch_apply_end": true,
@@ -165,6 +165,9 @@ func (c *Codex) event(p *fastjson.Value, ev *Evidence) {
 		}
 	case "user_message":
 		ev.Kind = KindPrompt
+	case "agent_message":
+		// Legacy files echo each assistant message as this event.
+		ev.Kind, ev.Final = KindActivity, true
 	case "context_compacted":
 		if !c.compacted {
 			ev.Kind = KindCompaction

@@ -18,10 +18,7 @@ func ExpectPath(logPath string) string {
 	return strings.TrimSuffix(logPath, ".jsonl") + ".expect.json"
 }
 
-// compareExpect checks f against its sidecar, if there is one. Every field
-// present in the sidecar must equal the report's (any subset of the report's
-// fields); "path" is ignored. A sidecar that cannot be read or parsed, or
-// names a field the report does not have, is itself a mismatch.
+// compareExpect checks f against its sidecar, if there is one.
 func compareExpect(logPath string, f *File) []string {
 	raw, err := os.ReadFile(ExpectPath(logPath))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -30,11 +27,19 @@ func compareExpect(logPath string, f *File) []string {
 	if err != nil {
 		return []string{fmt.Sprintf("expect file: %v", err)}
 	}
+	return Compare(f, raw)
+}
+
+// Compare checks f against expectations given as a JSON object with any
+// subset of the report's fields: every field present must equal the
+// report's ("path" is ignored). An expectation that cannot be parsed, or
+// names a field the report does not have, is itself a mismatch.
+func Compare(f *File, expect []byte) []string {
 	var want map[string]any
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(expect))
 	dec.UseNumber()
 	if err := dec.Decode(&want); err != nil {
-		return []string{fmt.Sprintf("expect file %s: %v", ExpectPath(logPath), err)}
+		return []string{fmt.Sprintf("expect file: %v", err)}
 	}
 	got, err := asMap(f)
 	if err != nil {

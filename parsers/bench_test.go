@@ -1,0 +1,146 @@
+package parsers_test
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// benchRealworld is where the real sample logs live, relative to this
+// package's directory (/work/main/parsers → /work/shared/realworld).
+const benchRealworld = "../../shared/realworld"
+
+// benchFile is one sample log, split into lines (without newlines).
+type benchFile struct {
+	path  string
+	lines [][]byte
+}
+
+// benchLoad reads every *.jsonl under realworld/<agent> (subagent files
+// included) and returns the files and their total line bytes (newlines
+// counted, as on disk). It skips the benchmark when the samples are absent.
+func benchLoad(b *testing.B, agent string) ([]benchFile, int64) {
+	b.Helper()
+	root := filepath.Join(benchRealworld, agent)
+	if _, err := os.Stat(root); err != nil {
+		b.Skipf("no real samples at %s: %v", root, err)
+	}
+	var files []benchFile
+	var total int64
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		f := benchFile{path: path}
+		sc := bufio.NewScanner(bytes.NewReader(raw))
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			f.lines = append(f.lines, bytes.Clone(sc.Bytes()))
+			total += int64(len(sc.Bytes()) + 1)
+		}
+		if err := sc.Err(); err != nil {
+			return err
+		}
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(files) == 0 {
+		b.Skipf("no *.jsonl under %s", root)
+	}
+	return files, total
+}
+
+// benchParse feeds every sample file, in file order, to a fresh parser per
+// file (as verify does), and reports MB/s of line bytes.
+func benchParse(b *testing.B, agent string, newParser func() parsers.Parser) {
+	files, total := benchLoad(b, agent)
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, f := range files {
+			p := newParser()
+			for _, l := range f.lines {
+				if _, err := p.Parse(l); err != nil {
+					b.Fatalf("%s: %v", f.path, err)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkClaudeParse(b *testing.B) {
+	benchParse(b, "claude", func() parsers.Parser { return parsers.NewClaude() })
+}
+
+func BenchmarkCodexParse(b *testing.B) {
+	benchParse(b, "codex", func() parsers.Parser { return parsers.NewCodex() })
+}
+
+// BenchmarkFastjsonFloor is the cost of fastjson's full parse of the same
+// lines with nothing else: the floor for a parser built on a whole-document
+// parse. The gap between it and Benchmark*Parse is the parsers' own work.
+func BenchmarkFastjsonFloor(b *testing.B) {
+	for _, agent := range []string{"claude", "codex"} {
+		b.Run(agent, func(b *testing.B) {
+			files, total := benchLoad(b, agent)
+			var p fastjson.Parser
+			b.SetBytes(total)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				for _, f := range files {
+					for _, l := range f.lines {
+						if _, err := p.ParseBytes(l); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDetect is the agent detector over each file's first lines, as
+// verify runs it before the parser.
+func BenchmarkDetect(b *testing.B) {
+	var files []benchFile
+	var total int64
+	for _, agent := range []string{"claude", "codex"} {
+		f, _ := benchLoad(b, agent)
+		files = append(files, f...)
+	}
+	for _, f := range files {
+		for _, l := range f.lines[:min(len(f.lines), 64)] {
+			total += int64(len(l) + 1)
+		}
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, f := range files {
+			var d parsers.Detector
+			for _, l := range f.lines[:min(len(f.lines), 64)] {
+				if d.Line(l) != parsers.AgentUnknown {
+					break
+				}
+			}
+		}
+	}
+}

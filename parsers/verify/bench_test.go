@@ -1,0 +1,62 @@
+package verify_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/logwatch/logwatch/parsers/verify"
+)
+
+// benchRealworld is where the real sample logs live, relative to this
+// package's directory (/work/main/parsers/verify → /work/shared/realworld).
+const benchRealworld = "../../../shared/realworld"
+
+// BenchmarkVerifyRealworld runs verify over every real Claude and Codex sample
+// (subagent files included), with the default worker count and with one
+// worker (the per-core rate), and reports MB/s of log bytes.
+func BenchmarkVerifyRealworld(b *testing.B) {
+	var paths []string
+	var total int64
+	for _, agent := range []string{"claude", "codex"} {
+		root := filepath.Join(benchRealworld, agent)
+		if _, err := os.Stat(root); err != nil {
+			b.Skipf("no real samples at %s: %v", root, err)
+		}
+		paths = append(paths, root)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			total += info.Size()
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, bc := range []struct {
+		name    string
+		workers int
+	}{{"workers=default", 0}, {"workers=1", 1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(total)
+			b.ReportAllocs()
+			for b.Loop() {
+				rep, err := verify.Run(paths, verify.Options{Workers: bc.workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rep.Totals.Bytes != total {
+					b.Fatalf("verified %d bytes, want %d", rep.Totals.Bytes, total)
+				}
+			}
+		})
+	}
+}

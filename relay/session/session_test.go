@@ -1,0 +1,284 @@
+package session
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// step is one piece of evidence, or quiet, and the state expected after it.
+type step struct {
+	ev    parsers.Evidence
+	quiet bool
+	state State
+	rule  string // expected rule of the change; "" means no change
+}
+
+var (
+	prompt     = parsers.Evidence{Kind: parsers.KindTurnStart}
+	codexStart = parsers.Evidence{Kind: parsers.KindTurnStart, Explicit: true}
+	userMsg    = parsers.Evidence{Kind: parsers.KindPrompt}
+	text       = parsers.Evidence{Kind: parsers.KindActivity}
+	final      = parsers.Evidence{Kind: parsers.KindActivity, Final: true}
+	bash       = parsers.Evidence{Kind: parsers.KindTool, Tool: "Bash", ToolInput: []byte(`{"command":"go test ./..."}`)}
+	turnEnd    = parsers.Evidence{Kind: parsers.KindTurnEnd, End: parsers.EndNormal}
+	codexEnd   = parsers.Evidence{Kind: parsers.KindTurnEnd, End: parsers.EndNormal, Explicit: true}
+	apiError   = parsers.Evidence{Kind: parsers.KindTurnEnd, End: parsers.EndAPIError}
+	interrupt  = parsers.Evidence{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptUser}
+	hint       = parsers.Evidence{Kind: parsers.KindInterruptHint}
+	compaction = parsers.Evidence{Kind: parsers.KindCompaction}
+	sidechain  = parsers.Evidence{Kind: parsers.KindSidechain}
+	meta       = parsers.Evidence{Kind: parsers.KindNone}
+	quiet      = step{quiet: true}
+)
+
+func pendingEnd(n int) parsers.Evidence {
+	return parsers.Evidence{Kind: parsers.KindTurnEnd, End: parsers.EndNormal, HasPending: true, PendingAgents: n}
+}
+
+func at(ev parsers.Evidence, st State, rule string) step { return step{ev: ev, state: st, rule: rule} }
+func quietTo(st State, rule string) step            { return step{quiet: true, state: st, rule: rule} }
+
+func TestFold(t *testing.T) {
+	tests := []struct {
+		name  string
+		agent parsers.Agent
+		steps []step
+	}{
+		{"claude turn", parsers.AgentClaude, []step{
+			at(prompt, Working, "log.turn_start"),
+			at(bash, Working, "log.tool"),
+			at(final, Working, ""),
+			at(turnEnd, Done, "log.turn_end"),
+		}},
+		{"interrupt is ready, never done", parsers.AgentClaude, []step{
+			at(prompt, Working, "log.turn_start"),
+			at(text, Working, ""),
+			at(interrupt, Ready, "log.interrupt"),
+			quietTo(Ready, ""),
+		}},
+		{"api error keeps its reason through turn_duration", parsers.AgentClaude, []step{
+			at(prompt, Working, "log.turn_start"),
+			at(apiError, Done, "log.turn_error"),
+			at(turnEnd, Done, ""),
+		}},
+		{"background agents hold done back", parsers.AgentClaude, []step{
+			at(prompt, Working, "log.turn_start"),
+			at(pendingEnd(3), Working, "log.subagents_pending"),
+			at(prompt, Working, "log.turn_start"),
+			at(pendingEnd(0), Done, "log.turn_end"),
+		}},
+		{"quiet after end_turn ends an SDK turn", parsers.AgentClaude, []step{
+			at(prompt, Working, "log.turn_start"),
+			at(final, Working, ""),
+			at(meta, Working, ""),
+			quietTo(Done, "log.quiet_after_final"),
+		}},
+		{"quiet mid-response changes nothing", parsers.AgentClaude, []step{
+			at(prompt, Working, "log.turn_start"),
+			at(text, Working, ""),
+			quietTo(Working, ""),
+		}},
+		{"quiet after a tool call changes nothing", parsers.AgentClaude, []step{
+			at(prompt, Working, "log.turn_start"),
+			at(final, Working, ""),
+			at(bash, Working, "log.tool"),
+			quietTo(Working, ""),
+		}},
+		{"claude output after done resumes work", parsers.AgentClaude, []step{
+			at(prompt, Working, "log.turn_start"),
+			at(turnEnd, Done, "log.turn_end"),
+			at(text, Working, "log.activity_resumes"),
+		}},
+		{"output after an interrupt does not revive", parsers.AgentClaude, []step{
+			at(prompt, Working, "log.turn_start"),
+			at(interrupt, Ready, "log.interrupt"),
+			at(text, Ready, ""),
+		}},
+		{"sidechain lines never drive the parent", parsers.AgentClaude, []step{
+			at(sidechain, Ready, ""),
+			at(prompt, Working, "log.turn_start"),
+			at(turnEnd, Done, "log.turn_end"),
+			at(sidechain, Done, ""),
+		}},
+		{"compaction without PreCompact changes nothing", parsers.AgentClaude, []step{
+			at(prompt, Working, "log.turn_start"),
+			at(compaction, Working, ""),
+			at(turnEnd, Done, "log.turn_end"),
+			at(compaction, Done, ""),
+		}},
+		{"codex explicit turn, steering and quiet", parsers.AgentCodex, []step{
+			at(codexStart, Working, "log.turn_start"),
+			at(userMsg, Working, ""),
+			at(final, Working, ""),
+			at(userMsg, Working, ""), // steering inside the turn
+			at(final, Working, ""),
+			quietTo(Working, ""), // explicit files end only on task_complete
+			at(codexEnd, Done, "log.turn_end"),
+		}},
+		{"codex interrupt hint then event", parsers.AgentCodex, []step{
+			at(codexStart, Working, "log.turn_start"),
+			at(hint, Working, ""),
+			at(parsers.Evidence{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptAborted}, Ready, "log.interrupt"),
+		}},
+		{"codex hint alone is not an interrupt", parsers.AgentCodex, []step{
+			at(codexStart, Working, "log.turn_start"),
+			at(hint, Working, ""),
+			quietTo(Working, ""),
+		}},
+		{"codex legacy: prompt opens, quiet ends, prompt after final is a new turn", parsers.AgentCodex, []step{
+			at(userMsg, Working, "log.prompt"),
+			at(final, Working, ""),
+			at(userMsg, Working, ""), // a new turn, but the same published state
+			at(final, Working, ""),
+			quietTo(Done, "log.quiet_after_final"),
+		}},
+		{"codex output after done does not revive", parsers.AgentCodex, []step{
+			at(codexStart, Working, "log.turn_start"),
+			at(codexEnd, Done, "log.turn_end"),
+			at(text, Done, ""),
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(tc.agent)
+			for i, st := range tc.steps {
+				var ch Change
+				var changed bool
+				if st.quiet {
+					ch, changed = s.Quiet()
+				} else {
+					ch, changed = s.Log(st.ev)
+				}
+				if s.State != st.state {
+					t.Fatalf("step %d: state %s, want %s", i, s.State, st.state)
+				}
+				switch {
+				case st.rule == "" && changed:
+					t.Fatalf("step %d: unexpected change %+v", i, ch)
+				case st.rule != "" && !changed:
+					t.Fatalf("step %d: no change, want rule %s", i, st.rule)
+				case changed && (ch.Rule != st.rule || ch.State != st.state || ch.Source != SourceLog):
+					t.Fatalf("step %d: change %+v, want %s by %s", i, ch, st.state, st.rule)
+				}
+			}
+		})
+	}
+}
+
+func TestCompactingEndsByTurn(t *testing.T) {
+	// PreCompact arrives through the relay; the log's compaction line then
+	// returns to working inside a turn and to done outside one.
+	s := New(parsers.AgentClaude)
+	s.Log(prompt)
+	s.State = Compacting
+	if ch, ok := s.Log(compaction); !ok || ch.State != Working || ch.Rule != "log.compaction_in_turn" {
+		t.Fatalf("in turn: %+v %v", ch, ok)
+	}
+	s.Log(turnEnd)
+	s.State = Compacting
+	if ch, ok := s.Log(compaction); !ok || ch.State != Done || ch.Rule != "log.compaction_outside_turn" {
+		t.Fatalf("outside turn: %+v %v", ch, ok)
+	}
+}
+
+func TestIdentityFirstWins(t *testing.T) {
+	s := New(parsers.AgentCodex)
+	s.Log(parsers.Evidence{SessionID: "child", Cwd: "/c", AgentVersion: "1"})
+	s.Log(parsers.Evidence{SessionID: "parent", Cwd: "/p", AgentVersion: "2"})
+	if s.ID != "child" || s.Cwd != "/c" || s.AgentVersion != "1" {
+		t.Fatalf("identity = %q %q %q", s.ID, s.Cwd, s.AgentVersion)
+	}
+}
+
+func TestCompactionTrigger(t *testing.T) {
+	s := New(parsers.AgentCodex)
+	if got := s.CompactionTrigger(compaction); got != "" {
+		t.Fatalf("outside a turn: %q", got)
+	}
+	s.Log(codexStart)
+	if got := s.CompactionTrigger(compaction); got != "manual" {
+		t.Fatalf("turn without prompt (/compact): %q", got)
+	}
+	s.Log(userMsg)
+	if got := s.CompactionTrigger(compaction); got != "auto" {
+		t.Fatalf("prompted turn: %q", got)
+	}
+	if got := s.CompactionTrigger(parsers.Evidence{Kind: parsers.KindCompaction, Trigger: "manual"}); got != "manual" {
+		t.Fatalf("logged trigger wins: %q", got)
+	}
+}
+
+func TestToolDetailInChange(t *testing.T) {
+	s := New(parsers.AgentClaude)
+	s.Log(parsers.Evidence{Cwd: "/w/app"})
+	s.Log(prompt)
+	ch, _ := s.Log(parsers.Evidence{Kind: parsers.KindTool, Tool: "Edit", ToolInput: []byte(`{"file_path":"/w/app/internal/x.go"}`)})
+	if ch.Detail != "internal/x.go" || ch.Reason != ReasonTool {
+		t.Fatalf("change %+v", ch)
+	}
+}
+
+func TestUrgency(t *testing.T) {
+	order := []State{Waiting, Working, Compacting, Done, Ready, Ended}
+	for i := 1; i < len(order); i++ {
+		if order[i-1].Urgency() <= order[i].Urgency() {
+			t.Fatalf("%s must be more urgent than %s", order[i-1], order[i])
+		}
+	}
+}
+
+func TestToolDetail(t *testing.T) {
+	const cwd = "/home/u/app"
+	long := strings.Repeat("a", 250)
+	tests := []struct {
+		name, tool, input, want string
+	}{
+		{"command", "Bash", `{"command":"go test ./...","description":"run tests"}`, "go test ./..."},
+		{"command wins over path", "X", `{"file_path":"/home/u/app/a.go","command":"make"}`, "make"},
+		{"windows CommandLine", "run_command", `{"CommandLine":"dir /s","Cwd":"C:\\"}`, "dir /s"},
+		{"codex cmd", "exec_command", `{"cmd":"rg TODO","yield_time_ms":1000}`, "rg TODO"},
+		{"codex argv shell wrapper", "shell", `{"command":["bash","-lc","ls -la"]}`, "ls -la"},
+		{"codex argv plain", "shell", `{"command":["git","status"]}`, "git status"},
+		{"path inside cwd", "Edit", `{"file_path":"/home/u/app/cmd/main.go"}`, "cmd/main.go"},
+		{"path outside cwd keeps base name", "Read", `{"file_path":"/etc/hosts"}`, "hosts"},
+		{"sibling dir with common prefix is outside", "Read", `{"file_path":"/home/u/app2/x.go"}`, "x.go"},
+		{"relative path", "Read", `{"path":"docs/a.md"}`, "docs/a.md"},
+		{"filePath", "X", `{"filePath":"/home/u/app/b.ts"}`, "b.ts"},
+		{"TargetFile", "X", `{"TargetFile":"/home/u/app/c.py"}`, "c.py"},
+		{"url", "WebFetch", `{"url":"https://go.dev/doc","prompt":"summarize"}`, "https://go.dev/doc"},
+		{"query", "WebSearch", `{"query":"fsnotify overflow"}`, "fsnotify overflow"},
+		{"Query", "X", `{"Query":"q"}`, "q"},
+		{"path wins over url", "X", `{"url":"https://x","path":"/home/u/app/y"}`, "y"},
+		{"apply_patch update", "apply_patch", `{"command":"*** Begin Patch\n*** Update File: /home/u/app/src/lib.rs\n@@\n-a\n+b\n*** End Patch"}`, "src/lib.rs"},
+		{"apply_patch add relative", "apply_patch", `{"command":"*** Begin Patch\n*** Add File: notes/new.md\n+hi\n*** End Patch"}`, "notes/new.md"},
+		{"apply_patch delete", "apply_patch", `{"command":"*** Begin Patch\n*** Delete File: /tmp/old.txt\n*** End Patch"}`, "old.txt"},
+		{"apply_patch without file", "apply_patch", `{"command":"*** Begin Patch\n*** End Patch"}`, ""},
+		{"patch detected by content", "custom", `{"command":"*** Begin Patch\n*** Update File: a.go\n"}`, "a.go"},
+		{"long command capped, not shortened", "Bash", `{"command":"` + long + `"}`, strings.Repeat("a", 199) + "…"},
+		{"nothing fits", "TodoWrite", `{"todos":[]}`, ""},
+		{"empty command falls through", "X", `{"command":"","path":"/home/u/app/z"}`, "z"},
+		{"not an object", "X", `["ls"]`, ""},
+		{"no input", "X", ``, ""},
+		{"invalid json", "X", `{"command":`, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ToolDetail(tc.tool, []byte(tc.input), cwd); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCap(t *testing.T) {
+	s := strings.Repeat("é", 300)
+	got := Cap(s)
+	if n := len([]rune(got)); n != MaxText {
+		t.Fatalf("capped to %d runes", n)
+	}
+	if Cap("short") != "short" {
+		t.Fatal("short text changed")
+	}
+}
