@@ -120,6 +120,14 @@ func load(file string, flags *pflag.FlagSet) (Config, error) {
 		cfg.Host = host
 	}
 	file, host := cfg.File, cfg.Host
+	// Check durations first: the decoder's own message drops the value.
+	for _, key := range []string{"interrupt.window", "interrupt.esc_timeout"} {
+		if s, ok := v.Get(key).(string); ok {
+			if _, err := time.ParseDuration(s); err != nil {
+				return Config{}, fmt.Errorf("config: %s: invalid duration %q (want e.g. 2s, 30ms)", key, s)
+			}
+		}
+	}
 	if err := v.Unmarshal(&cfg); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}

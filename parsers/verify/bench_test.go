@@ -60,3 +60,35 @@ func BenchmarkVerifyRealworld(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVerifyCorpus runs verify over a directory named by
+// LOGWATCH_BENCH_CORPUS (bench/verify.sh builds one in bench/out/corpus), for
+// profiling at the scale bench/run measures. Skipped when the variable is unset.
+func BenchmarkVerifyCorpus(b *testing.B) {
+	dir := os.Getenv("LOGWATCH_BENCH_CORPUS")
+	if dir == "" {
+		b.Skip("LOGWATCH_BENCH_CORPUS not set")
+	}
+	var total int64
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		total += info.Size()
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := verify.Run([]string{dir}, verify.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

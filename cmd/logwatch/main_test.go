@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// bin is the real logwatch binary, built once for the CLI tests.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "logwatch-bin")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "logwatch")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cli runs the binary with a clean environment: no user config file.
+func cli(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	home := t.TempDir()
+	cmd.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}, env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func TestVerifyCLI(t *testing.T) {
+	mismatch := t.TempDir()
+	log := filepath.Join(mismatch, "s.jsonl")
+	write(t, log, `{"type":"user","sessionId":"s","message":{"content":"hi"}}`+"\n")
+	write(t, filepath.Join(mismatch, "s.expect.json"), `{"turns":2,"final_state":"done"}`)
+
+	tests := []struct {
+		name     string
+		args     []string
+		env      []string
+		code     int
+		stdout   []string
+		stderr   []string
+		noStdout bool
+	}{
+		{name: "fixtures hold their expectations", args: []string{"verify", "--max-line-bytes", "4096", "../../testdata/verify"},
+			stdout: []string{"claude-partial-tail.jsonl", "partial last line", "interrupt  line 3  user", "14 files"}},
+		{name: "max line bytes from the environment", args: []string{"verify", "../../testdata/verify"}, env: []string{"LOGWATCH_MAX_LINE_BYTES=4096"},
+			stdout: []string{"14 files"}},
+		{name: "default limit keeps the 10 KB line", args: []string{"verify", "../../testdata/verify/claude-oversized.jsonl"}, code: 1,
+			stdout: []string{"MISMATCH oversized: want 1, got 0"}},
+		{name: "mismatch exits 1 and lists it", args: []string{"verify", log}, code: 1,
+			stdout: []string{"MISMATCH final_state: want \"done\", got \"working\"", "MISMATCH turns: want 2, got 1"}},
+		{name: "missing path exits 2", args: []string{"verify", "no/such/file.jsonl"}, code: 2,
+			stderr: []string{"unreadable path", "no/such/file.jsonl"}},
+		{name: "no path is a usage error", args: []string{"verify"}, code: 2, stderr: []string{"requires at least 1 arg"}, noStdout: true},
+		{name: "unknown flag is a usage error", args: []string{"verify", "--bogus", "x"}, code: 2, stderr: []string{"unknown flag"}, noStdout: true},
+		{name: "bad config value is a clear error", args: []string{"verify", "../../testdata/verify"}, env: []string{"LOGWATCH_INTERRUPT_WINDOW=soon"}, code: 2,
+			stderr: []string{"interrupt.window", "soon"}, noStdout: true},
+		{name: "missing config file named explicitly", args: []string{"--config", "/nonexistent/logwatch.yaml", "verify", "x"}, code: 2,
+			stderr: []string{"/nonexistent/logwatch.yaml"}, noStdout: true},
+		{name: "version", args: []string{"--version"}, stdout: []string{"logwatch version"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := cli(t, tc.env, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, s := range tc.stdout {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout)
+				}
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr)
+				}
+			}
+			if tc.noStdout && stdout != "" {
+				t.Errorf("stdout should be empty:\n%s", stdout)
+			}
+		})
+	}
+}
+
+func TestVerifyJSON(t *testing.T) {
+	stdout, stderr, code := cli(t, nil, "verify", "--json", "--max-line-bytes", "4096", "../../testdata/verify")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Files []map[string]any `json:"files"`
+		Total map[string]any   `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, stdout)
+	}
+	want := []string{"path", "agent", "session_id", "cwd", "agent_version", "lines", "malformed", "oversized",
+		"partial_tail", "turns", "interrupts", "compactions", "final_state", "unknown_types"}
+	for _, f := range rep.Files {
+		for _, k := range want {
+			if _, ok := f[k]; !ok {
+				t.Errorf("%v lacks %q", f["path"], k)
+			}
+		}
+	}
+	if rep.Total["files"].(float64) != float64(len(rep.Files)) || rep.Total["malformed"].(float64) != 3 {
+		t.Errorf("totals = %v", rep.Total)
+	}
+}
+
+// TestRealworldFromCLI is the issue's acceptance command: every real sample
+// verifies, with every interrupt and compaction the provenance notes name.
+func TestRealworldFromCLI(t *testing.T) {
+	root := "../../../shared/realworld"
+	if _, err := os.Stat(root); err != nil {
+		t.Skip("realworld samples not present")
+	}
+	stdout, stderr, code := cli(t, nil, "verify", "--json", root+"/claude", root+"/codex")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Totals struct {
+			Files, Malformed, Interrupts, Compactions int
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Totals.Files != 25 || rep.Totals.Malformed != 0 || rep.Totals.Interrupts != 9 || rep.Totals.Compactions != 10 {
+		t.Fatalf("totals = %+v", rep.Totals)
+	}
+}
+
+// TestConfigYAMLIsTheDefaults keeps config.yaml and the built-in defaults
+// equal, so the file documents what logwatch does without it.
+func TestConfigYAMLIsTheDefaults(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("LOGWATCH_CONFIG", "")
+	builtin, err := load("", pflag.NewFlagSet("x", pflag.ContinueOnError))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := load("../../config.yaml", pflag.NewFlagSet("x", pflag.ContinueOnError))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile.File = ""
+	if !reflect.DeepEqual(builtin, fromFile) {
+		t.Fatalf("config.yaml differs from the defaults:\nbuilt-in %+v\nfile     %+v", builtin, fromFile)
+	}
+	if builtin.Interrupt.Window != 2*time.Second || builtin.Interrupt.EscTimeout != 30*time.Millisecond || builtin.MaxLineBytes != 32<<20 {
+		t.Fatalf("defaults = %+v", builtin)
+	}
+}
+
+func TestConfigLayers(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	write(t, file, `
+max_line_bytes: 1000
+interrupt: {window: 3s}
+agents:
+  codex: {roots: ["${LW_TEST_ROOT:-/fallback}/sessions"]}
+hosts:
+  other-machine:
+    max_line_bytes: 5
+  `+strings.ToUpper(host)+`:
+    agents: {claude: {roots: ["~/data/claude"]}}
+    interrupt: {esc_timeout: 50ms}
+`)
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	t.Setenv("HOME", "/home/tester")
+	t.Setenv("LW_TEST_ROOT", "")
+	t.Setenv("LOGWATCH_INTERRUPT_WINDOW", "4s")
+	flags := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	flags.Int("max-line-bytes", 0, "")
+	if err := flags.Parse([]string{"--max-line-bytes", "2000"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := load(file, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"flag beats file", cfg.MaxLineBytes, 2000},
+		{"env beats file", cfg.Interrupt.Window, 4 * time.Second},
+		{"host override", cfg.Interrupt.EscTimeout, 50 * time.Millisecond},
+		{"host override roots, ~ expanded", cfg.Agents.Claude.Roots, []string{"/home/tester/data/claude"}},
+		{"empty variable takes the default", cfg.Agents.Codex.Roots, []string{"/fallback/sessions"}},
+		{"host recorded", strings.EqualFold(cfg.Host, host), true},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestExpandPath(t *testing.T) {
+	t.Setenv("HOME", "/h")
+	t.Setenv("LW_SET", "/set")
+	t.Setenv("LW_EMPTY", "")
+	tests := map[string]string{
+		"~":                       "/h",
+		"~/x":                     "/h/x",
+		"/a/~/b":                  "/a/~/b",
+		"${LW_SET}/p":             "/set/p",
+		"${LW_SET:-/d}/p":         "/set/p",
+		"${LW_EMPTY:-/d}/p":       "/d/p",
+		"${LW_UNSET_XYZ:-~/.c}/s": "/h/.c/s",
+		"${LW_UNSET_XYZ}/s":       "/s",
+		"$NOT_BRACED/x":           "$NOT_BRACED/x",
+	}
+	for in, want := range tests {
+		if got := expandPath(in); got != want {
+			t.Errorf("expandPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
