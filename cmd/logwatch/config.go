@@ -24,6 +24,14 @@ type Config struct {
 	MaxLineBytes int             `mapstructure:"max_line_bytes"`
 	Worktrees    []string        `mapstructure:"worktrees"`
 	Log          LogConfig       `mapstructure:"log"`
+	// HTTP is the optional loopback listener for URL hooks ("" = off).
+	HTTP string `mapstructure:"http"`
+	// Checkpoint is where the watcher keeps per-file positions across
+	// restarts ("" = none: every restart bootstraps from the files' tails).
+	Checkpoint string `mapstructure:"checkpoint"`
+	// TurnQuiet ends a turn that has no explicit end record (Claude SDK and
+	// 1.0.x sessions, old Codex files) this long after its final message.
+	TurnQuiet time.Duration `mapstructure:"turn_quiet"`
 
 	// File is the configuration file that was read ("" for none) and Host
 	// the hostname whose overrides were merged ("" for none).
@@ -59,6 +67,9 @@ var defaults = map[string]any{
 	"interrupt.esc_timeout": "30ms",
 	"max_line_bytes":        32 << 20,
 	"worktrees":             []string{},
+	"turn_quiet":            "3s",
+	"http":                  "",
+	"checkpoint":            "${XDG_STATE_HOME:-~/.local/state}/logwatch/checkpoint.json",
 	"log.level":             "info",
 	"log.format":            "auto",
 }
@@ -121,7 +132,7 @@ func load(file string, flags *pflag.FlagSet) (Config, error) {
 	}
 	file, host := cfg.File, cfg.Host
 	// Check durations first: the decoder's own message drops the value.
-	for _, key := range []string{"interrupt.window", "interrupt.esc_timeout"} {
+	for _, key := range []string{"interrupt.window", "interrupt.esc_timeout", "turn_quiet"} {
 		if s, ok := v.Get(key).(string); ok {
 			if _, err := time.ParseDuration(s); err != nil {
 				return Config{}, fmt.Errorf("config: %s: invalid duration %q (want e.g. 2s, 30ms)", key, s)
@@ -142,6 +153,7 @@ func load(file string, flags *pflag.FlagSet) (Config, error) {
 		cfg.Worktrees[i] = expandPath(r)
 	}
 	cfg.Socket = expandPath(cfg.Socket)
+	cfg.Checkpoint = expandPath(cfg.Checkpoint)
 	return cfg, cfg.validate()
 }
 
@@ -174,6 +186,9 @@ func (c Config) validate() error {
 	}
 	if c.Interrupt.Window <= 0 {
 		errs = append(errs, fmt.Errorf("interrupt.window must be positive, got %s", c.Interrupt.Window))
+	}
+	if c.TurnQuiet <= 0 {
+		errs = append(errs, fmt.Errorf("turn_quiet must be positive, got %s", c.TurnQuiet))
 	}
 	if c.Interrupt.EscTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("interrupt.esc_timeout must be positive, got %s", c.Interrupt.EscTimeout))

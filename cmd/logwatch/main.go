@@ -48,6 +48,11 @@ type app struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		// The hook client runs outside cobra: it must exit 0 and print
+		// nothing whatever happens, and start fast.
+		os.Exit(runHook(os.Args[2:], os.Stdin))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -95,7 +100,9 @@ func newRoot(a *app) *cobra.Command {
 	pf.StringVar(&configFile, "config", "", "configuration file (default $LOGWATCH_CONFIG, then ~/.config/logwatch/config.yaml)")
 	pf.String("log-level", "info", "log level: trace, debug, info, warn, error")
 	pf.String("log-format", "auto", "log format: auto, console, json")
-	root.AddCommand(newVerifyCmd(a))
+	pf.String("socket", "", "daemon socket (default $XDG_RUNTIME_DIR/logwatch/logwatch.sock)")
+	root.AddCommand(newVerifyCmd(a), newHookCmd(), newKeyCmd(a), newAckCmd(a), newTabClosedCmd(a),
+		newStatusCmd(a), newEventsCmd(a), newRunCmd(a))
 	return root
 }
 

@@ -1,7 +1,13 @@
 // Package session folds the evidence about one agent session into its state
-// (SPEC §2). It is pure: no I/O, no clock, no goroutines. The relay owns one
-// Session per conversation and feeds it in order; `logwatch verify` feeds it a
-// whole file. Every change names the rule that decided it.
+// (SPEC §2–§4). It is pure: no I/O, no clock, no goroutines. The relay owns
+// one Session per conversation and feeds it hook events and log evidence in
+// the order they arrive; `logwatch verify` feeds it a whole file. Every
+// change names the rule that decided it.
+//
+// Hooks and the log report the same turns, each with its own delay. A turn
+// is opened by whichever source reports it first; each source keeps its
+// position in the turn sequence, so the other source's echo of a start or
+// an end it already reported is absorbed instead of flapping the state.
 package session
 
 import (
@@ -43,17 +49,25 @@ const (
 	ReasonStart            = "session_start"
 	ReasonPrompt           = "prompt"
 	ReasonTool             = "tool"
+	ReasonPermission       = "permission"
+	ReasonQuestion         = "question"
 	ReasonTurnEnd          = "turn_end"
 	ReasonError            = "error"
 	ReasonInterrupted      = "interrupted"
 	ReasonCompaction       = "compaction"
 	ReasonSubagentsPending = "subagents_pending"
 	ReasonResumed          = "resumed"
+	ReasonAcknowledged     = "acknowledged"
+	ReasonSessionEnd       = "session_end"
+	ReasonTabClosed        = "tab_closed"
 )
 
 // Sources of a change.
 const (
-	SourceLog = "log"
+	SourceHook   = "hook"
+	SourceLog    = "log"
+	SourceKeyLog = "key+log"
+	SourceAPI    = "api"
 )
 
 // Change is one published state transition (or detail update).
@@ -63,6 +77,11 @@ type Change struct {
 	Detail string
 	Source string
 	Rule   string
+}
+
+// source is a stream of evidence with its own position in the turn sequence.
+type source struct {
+	pos int // the last turn this source reported the start of
 }
 
 // Session is the folded state of one conversation.
@@ -75,16 +94,30 @@ type Session struct {
 	State  State
 	Reason string
 	Detail string
+	Source string
 	Rule   string
 
 	// Turns counts turns started.
 	Turns int
 
-	turnOpen     bool // a turn started and has not ended
+	turn     int  // turns opened, by either source
+	turnOpen bool // the current turn has not ended
+	hook     source
+	log      source
+	hooked   bool // hooks have reported for this session
+
 	turnPrompted bool // the open turn has seen user input (Codex: not a bare /compact)
-	lastFinal    bool // the latest turn evidence looked like the end of a response
+	lastFinal    bool // the latest log evidence looked like the end of a response
 	explicit     bool // Codex file with persisted task_* events
-	pending      int  // background agents + workflows still running at the last turn end
+
+	// Background work that keeps a finished turn from being done.
+	logPending   int             // turn_duration pending counts
+	subagents    map[string]bool // running subagents, from SubagentStart/SubagentStop
+	listed       int             // running subagent/workflow tasks in the last Stop payload
+	hasList      bool            // the last Stop payload carried the task list
+	doneDeferred bool            // a done is held back until the pending work ends
+	subWaiting   bool            // the waiting state came from a subagent's payload
+	announced    bool            // a change has been reported: the session is known downstream
 }
 
 // New returns a session in its initial state, ready.
@@ -92,12 +125,33 @@ func New(agent parsers.Agent) *Session {
 	return &Session{Agent: agent, State: Ready, Reason: ReasonStart, Rule: "session.start"}
 }
 
-// TurnOpen reports whether the log shows a turn in progress.
+// TurnOpen reports whether a turn is in progress.
 func (s *Session) TurnOpen() bool { return s.turnOpen }
 
-// Pending is the number of background agents and workflows the last turn end
-// left running.
-func (s *Session) Pending() int { return s.pending }
+// Hooked reports whether hooks have reported for this session.
+func (s *Session) Hooked() bool { return s.hooked }
+
+// Pending is the background work (subagents, workflows) still keeping the
+// session from done: the last Stop payload's task list when it had one, else
+// the subagents hooks reported started and not stopped, else the log's
+// turn_duration counts.
+func (s *Session) Pending() int {
+	switch {
+	case s.hasList:
+		return s.listed
+	case s.subagents != nil:
+		return len(s.subagents)
+	}
+	return s.logPending
+}
+
+// Settle marks the end of a bootstrap: evidence folded so far was history.
+// The log's position is aligned with the folded state so its next line is
+// judged against the present.
+func (s *Session) Settle() {
+	s.log.pos = s.turn
+	s.announced = true
+}
 
 // CompactionTrigger is the compaction's trigger: as logged when the agent
 // says (Claude), otherwise inferred (Codex): a compaction inside a turn the
@@ -117,77 +171,73 @@ func (s *Session) CompactionTrigger(ev parsers.Evidence) string {
 // Log folds one line's evidence into the session. It reports the change, if
 // the line changed the published state, reason or detail.
 func (s *Session) Log(ev parsers.Evidence) (Change, bool) {
-	s.identity(ev)
+	s.identity(ev.SessionID, ev.Cwd, ev.AgentVersion)
+	if ev.Explicit {
+		s.explicit = true
+	}
 	switch ev.Kind {
 	case parsers.KindTurnStart:
-		return s.startTurn(ev, "log.turn_start")
+		return s.start(&s.log, SourceLog, "log.turn_start", ev.Kind == parsers.KindPrompt)
 	case parsers.KindPrompt:
 		if s.turnOpen && s.lastFinal && !s.explicit {
 			// Without task_* records (bare and v1 Codex files) input after a
 			// finished response is the next turn, not steering.
-			return s.startTurn(ev, "log.prompt_after_final")
+			s.turnOpen = false
+			return s.start(&s.log, SourceLog, "log.prompt_after_final", true)
 		}
-		if s.turnOpen {
+		if s.turnOpen && s.log.pos == s.turn {
 			s.turnPrompted = true // steering input inside the turn
 			s.lastFinal = false
 			return Change{}, false
 		}
-		return s.startTurn(ev, "log.prompt")
+		return s.start(&s.log, SourceLog, "log.prompt", true)
 	case parsers.KindTurnEnd:
-		wasOpen := s.turnOpen
-		s.turnOpen, s.lastFinal = false, false
-		s.explicit = s.explicit || ev.Explicit
 		if ev.HasPending {
-			s.pending = ev.PendingAgents + ev.PendingWorkflows
+			s.logPending = ev.PendingAgents + ev.PendingWorkflows
 		}
-		switch {
-		case !wasOpen && s.State == Done && ev.End == parsers.EndNormal && s.pending == 0:
-			// The turn already ended (an API error line, then its
-			// turn_duration): keep how it ended.
-			return Change{}, false
-		case ev.End == parsers.EndAPIError:
-			return s.set(Done, ReasonError, "", "log.turn_error")
-		case s.pending > 0:
-			return s.set(Working, ReasonSubagentsPending, s.Detail, "log.subagents_pending")
+		s.lastFinal = false
+		if ev.End == parsers.EndAPIError {
+			return s.end(&s.log, Done, ReasonError, SourceLog, "log.turn_error")
 		}
-		return s.set(Done, ReasonTurnEnd, "", "log.turn_end")
+		return s.end(&s.log, Done, ReasonTurnEnd, SourceLog, "log.turn_end")
 	case parsers.KindInterrupt:
-		s.turnOpen, s.lastFinal = false, false
-		return s.set(Ready, ReasonInterrupted, "", "log.interrupt")
+		s.lastFinal = false
+		return s.end(&s.log, Ready, ReasonInterrupted, SourceLog, "log.interrupt")
 	case parsers.KindCompaction:
 		s.lastFinal = false
-		if s.State != Compacting {
-			return Change{}, false
-		}
-		if s.turnOpen {
-			return s.set(Working, ReasonCompaction, "", "log.compaction_in_turn")
-		}
-		return s.set(Done, ReasonCompaction, "", "log.compaction_outside_turn")
+		return s.compactionEnded(SourceLog, "log.compaction")
 	case parsers.KindTool:
 		s.lastFinal = false
+		if s.hooked {
+			// Hooks name the tool first and exactly; the log's copy of the
+			// same call arrives later and would only flap the detail.
+			return Change{}, false
+		}
 		detail := ToolDetail(ev.Tool, ev.ToolInput, s.Cwd)
-		if s.turnOpen && (s.State == Working || s.State == Compacting) {
-			return s.set(Working, ReasonTool, detail, "log.tool")
+		if s.turnOpen && s.State == Working {
+			return s.set(Working, ReasonTool, detail, SourceLog, "log.tool")
 		}
 		if s.resumes() {
-			s.turnOpen = true
-			return s.set(Working, ReasonTool, detail, "log.activity_resumes")
+			s.reopen(&s.log)
+			return s.set(Working, ReasonTool, detail, SourceLog, "log.activity_resumes")
 		}
 	case parsers.KindActivity:
 		s.lastFinal = ev.Final
 		if s.resumes() {
-			s.turnOpen = true
-			return s.set(Working, ReasonResumed, "", "log.activity_resumes")
+			s.reopen(&s.log)
+			return s.set(Working, ReasonResumed, "", SourceLog, "log.activity_resumes")
 		}
 	}
 	return Change{}, false
 }
 
 // resumes reports whether output after a finished Claude turn means the agent
-// went back to work (a Stop hook that blocked, a continuation). Codex writes
-// an explicit task_started for that, and an interrupted turn stays ended.
+// went back to work (a Stop hook that blocked, a continuation). Only for
+// sessions without hooks: with hooks, a late line of the finished turn must
+// not put a spinner back, and the continuation reports through hooks anyway.
+// Codex writes an explicit task_started, and an interrupted turn stays ended.
 func (s *Session) resumes() bool {
-	return !s.turnOpen && s.State == Done && s.Agent == parsers.AgentClaude
+	return !s.hooked && !s.turnOpen && s.State == Done && s.Agent == parsers.AgentClaude
 }
 
 // Quiet tells the session that its log has gone quiet (the end of a file in
@@ -195,41 +245,94 @@ func (s *Session) resumes() bool {
 // (Claude 1.0.x and SDK sessions, Codex before task_* were persisted) end a
 // turn this way after a final-looking assistant line.
 func (s *Session) Quiet() (Change, bool) {
-	if !s.turnOpen || !s.lastFinal || (s.Agent == parsers.AgentCodex && s.explicit) {
+	if !s.turnOpen || !s.lastFinal || s.State != Working || (s.Agent == parsers.AgentCodex && s.explicit) {
 		return Change{}, false
 	}
-	s.turnOpen, s.lastFinal = false, false
-	return s.set(Done, ReasonTurnEnd, "", "log.quiet_after_final")
+	s.lastFinal = false
+	return s.end(&s.log, Done, ReasonTurnEnd, SourceLog, "log.quiet_after_final")
 }
 
-func (s *Session) startTurn(ev parsers.Evidence, rule string) (Change, bool) {
-	if ev.Explicit {
-		s.explicit = true
+// start opens a turn reported by src, unless it is the echo of the turn the
+// other source already opened. Hooks lead (the agent runs them before it
+// writes the log) and the log lags, so the two are judged differently: a log
+// that is behind only ever echoes, while a hook start after the turn ended is
+// a new turn.
+func (s *Session) start(src *source, from, rule string, prompted bool) (Change, bool) {
+	behind := src.pos < s.turn
+	if behind && (s.turnOpen || src == &s.log) {
+		src.pos = s.turn
+		s.turnPrompted = s.turnPrompted || prompted
+		return Change{}, false
 	}
-	s.turnOpen, s.lastFinal = true, false
-	s.turnPrompted = ev.Kind == parsers.KindPrompt || s.Agent == parsers.AgentClaude
-	s.pending = 0
+	s.turn++
 	s.Turns++
-	return s.set(Working, ReasonPrompt, "", rule)
+	src.pos = s.turn
+	s.turnOpen, s.lastFinal = true, false
+	s.turnPrompted = prompted || s.Agent == parsers.AgentClaude
+	s.doneDeferred, s.subWaiting = false, false
+	return s.set(Working, ReasonPrompt, "", from, rule)
+}
+
+// reopen continues work after a finished turn without a new prompt.
+func (s *Session) reopen(src *source) {
+	s.turnOpen = true
+	src.pos = s.turn
+}
+
+// end closes the current turn as src reports it. A hook's end is always about
+// the current turn; the log's end is stale when the log is behind (its turn
+// already closed and a newer one opened).
+func (s *Session) end(src *source, st State, reason, from, rule string) (Change, bool) {
+	if src == &s.log && src.pos < s.turn {
+		return Change{}, false
+	}
+	wasOpen := s.turnOpen
+	s.turnOpen = false
+	src.pos = s.turn
+	if st == Done && s.Pending() > 0 {
+		// Done waits for background work; it is published when that ends.
+		s.doneDeferred = true
+		return s.set(Working, ReasonSubagentsPending, s.Detail, from, from+".subagents_pending")
+	}
+	if !wasOpen && s.State == Done && st == Done && reason == ReasonTurnEnd {
+		// Already ended (an API error line, then its turn_duration; or the
+		// other source's end of the same turn): keep how it ended.
+		return Change{}, false
+	}
+	s.doneDeferred, s.subWaiting = false, false
+	return s.set(st, reason, "", from, rule)
+}
+
+// compactionEnded returns from compacting: to working inside a turn, to
+// done outside one. Without a PreCompact (logs alone) nothing changes.
+func (s *Session) compactionEnded(from, rule string) (Change, bool) {
+	if s.State != Compacting {
+		return Change{}, false
+	}
+	if s.turnOpen {
+		return s.set(Working, ReasonCompaction, "", from, rule+"_in_turn")
+	}
+	return s.set(Done, ReasonCompaction, "", from, rule+"_outside_turn")
 }
 
 // identity records who the session is; the first value seen wins.
-func (s *Session) identity(ev parsers.Evidence) {
+func (s *Session) identity(id, cwd, version string) {
 	if s.ID == "" {
-		s.ID = ev.SessionID
+		s.ID = id
 	}
 	if s.Cwd == "" {
-		s.Cwd = ev.Cwd
+		s.Cwd = cwd
 	}
 	if s.AgentVersion == "" {
-		s.AgentVersion = ev.AgentVersion
+		s.AgentVersion = version
 	}
 }
 
-func (s *Session) set(st State, reason, detail, rule string) (Change, bool) {
-	if s.State == st && s.Reason == reason && s.Detail == detail {
+func (s *Session) set(st State, reason, detail, from, rule string) (Change, bool) {
+	if s.State == st && s.Reason == reason && s.Detail == detail && s.announced {
 		return Change{}, false
 	}
-	s.State, s.Reason, s.Detail, s.Rule = st, reason, detail, rule
-	return Change{State: st, Reason: reason, Detail: detail, Source: SourceLog, Rule: rule}, true
+	s.announced = true
+	s.State, s.Reason, s.Detail, s.Source, s.Rule = st, reason, detail, from, rule
+	return Change{State: st, Reason: reason, Detail: detail, Source: from, Rule: rule}, true
 }

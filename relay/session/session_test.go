@@ -38,7 +38,7 @@ func pendingEnd(n int) parsers.Evidence {
 }
 
 func at(ev parsers.Evidence, st State, rule string) step { return step{ev: ev, state: st, rule: rule} }
-func quietTo(st State, rule string) step            { return step{quiet: true, state: st, rule: rule} }
+func quietTo(st State, rule string) step                 { return step{quiet: true, state: st, rule: rule} }
 
 func TestFold(t *testing.T) {
 	tests := []struct {

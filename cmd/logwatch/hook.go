@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/client"
+)
+
+// Bounds of the hook client (SPEC §3): it must never slow or block the agent.
+const (
+	hookStdinWait = time.Second            // at most this long waiting for the payload
+	hookRelayCap  = 500 * time.Millisecond // connect, send and answer, all told
+)
+
+// runHook is `logwatch hook [--agent claude|codex]`: read the hook payload
+// from stdin and relay it to the daemon. It runs outside cobra so that
+// nothing (a bad flag, a bad config, a missing or hung daemon) can make it
+// print or exit non-zero: a hook's exit code is a decision to the agent.
+func runHook(args []string, stdin *os.File) int {
+	start := time.Now()
+	var agent, socket string
+	fs := pflag.NewFlagSet("hook", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	fs.StringVar(&agent, "agent", "", "")
+	fs.StringVar(&socket, "socket", "", "")
+	configFile := fs.String("config", "", "")
+	_ = fs.Parse(args)
+	if socket == "" {
+		socket = hookSocket(*configFile)
+	}
+
+	ctx, cancel := context.WithDeadline(context.Background(), start.Add(hookRelayCap))
+	defer cancel()
+	c, err := client.Dial(ctx, socket)
+	if err != nil {
+		return 0 // no daemon: nothing to tell, and no time to lose
+	}
+	defer c.Close()
+
+	payload, ok := readBounded(stdin, relay.MaxRequest, hookStdinWait)
+	if !ok {
+		return 0
+	}
+	// Slow stdin may have used up the cap; the send still gets a moment.
+	deadline := start.Add(hookRelayCap)
+	if min := time.Now().Add(100 * time.Millisecond); deadline.Before(min) {
+		deadline = min
+	}
+	ctx2, cancel2 := context.WithDeadline(context.Background(), deadline)
+	defer cancel2()
+	_ = c.Hook(ctx2, strings.ToLower(agent), os.Getenv("LOGWATCH_TAB"), payload)
+	return 0
+}
+
+// hookSocket resolves the socket without letting a configuration problem
+// surface: $LOGWATCH_SOCKET, then the config file's socket, then the default.
+func hookSocket(configFile string) string {
+	if s := os.Getenv("LOGWATCH_SOCKET"); s != "" {
+		return expandPath(s)
+	}
+	if cfg, err := load(configFile, pflag.NewFlagSet("hook", pflag.ContinueOnError)); err == nil && cfg.Socket != "" {
+		return cfg.Socket
+	}
+	return relay.DefaultSocket()
+}
+
+// readBounded reads all of r, giving up after wait or past max bytes.
+func readBounded(r *os.File, max int, wait time.Duration) ([]byte, bool) {
+	type result struct {
+		b  []byte
+		ok bool
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+		done <- result{b, err == nil && len(b) <= max}
+	}()
+	select {
+	case res := <-done:
+		return res.b, res.ok && len(res.b) > 0
+	case <-time.After(wait):
+		return nil, false
+	}
+}
+
+// newHookCmd documents the hook client in help output; main runs it before
+// cobra sees the arguments.
+func newHookCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook [--agent claude|codex]",
+		Short: "Relay an agent hook event from stdin to the daemon (always exits 0, prints nothing)",
+		Long: `Configure this as the agents' hook command. It reads the event JSON on stdin
+(at most 1 s, 1 MiB), adds LOGWATCH_TAB from its environment, and relays it to the
+daemon with a 500 ms cap. It always exits 0 and prints nothing: a missing or hung
+daemon never slows or blocks the agent.`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			runHook(args, os.Stdin)
+			return nil
+		},
+	}
+	return cmd
+}

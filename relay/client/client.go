@@ -1,0 +1,163 @@
+// Package client talks to a running logwatch daemon over its unix socket:
+// the Go API for a host app, and what the logwatch CLI verbs use.
+//
+// The protocol is one JSON object per line each way (relay.Request in,
+// relay.Response out); a subscription answers one Response and then streams
+// relay.Event lines.
+package client
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/logwatch/logwatch/relay"
+)
+
+// ErrNoDaemon means nothing is listening on the socket.
+var ErrNoDaemon = errors.New("logwatch daemon is not running")
+
+// Client is one connection to the daemon. It is not safe for concurrent use.
+type Client struct {
+	conn net.Conn
+	rd   *bufio.Reader
+}
+
+// Dial connects to the daemon's socket.
+func Dial(ctx context.Context, socket string) (*Client, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", socket)
+	if err != nil {
+		var oe *net.OpError
+		if errors.As(err, &oe) && !oe.Timeout() {
+			return nil, fmt.Errorf("%w (%s): %v", ErrNoDaemon, socket, err)
+		}
+		return nil, err
+	}
+	return &Client{conn: c, rd: bufio.NewReaderSize(c, 64<<10)}, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Do sends one request and reads its response. The context's deadline, if
+// any, bounds the whole exchange.
+func (c *Client) Do(ctx context.Context, req relay.Request) (relay.Response, error) {
+	if dl, ok := ctx.Deadline(); ok {
+		c.conn.SetDeadline(dl)
+		defer c.conn.SetDeadline(time.Time{})
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return relay.Response{}, err
+	}
+	if _, err := c.conn.Write(append(b, '\n')); err != nil {
+		return relay.Response{}, fmt.Errorf("send: %w", err)
+	}
+	line, err := c.rd.ReadBytes('\n')
+	if err != nil {
+		return relay.Response{}, fmt.Errorf("receive: %w", err)
+	}
+	var resp relay.Response
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return relay.Response{}, fmt.Errorf("bad response: %w", err)
+	}
+	if !resp.OK {
+		return resp, errors.New(resp.Error)
+	}
+	return resp, nil
+}
+
+// Hook relays a hook payload.
+func (c *Client) Hook(ctx context.Context, agent, tab string, payload []byte) error {
+	_, err := c.Do(ctx, relay.Request{Op: relay.OpHook, Agent: agent, Tab: tab, Payload: payload})
+	return err
+}
+
+// Key reports a key press (relay.KeyEsc or relay.KeyCtrlC) in a tab.
+func (c *Client) Key(ctx context.Context, tab, key string, at time.Time) error {
+	req := relay.Request{Op: relay.OpKey, Tab: tab, Key: key}
+	if !at.IsZero() {
+		req.At = &at
+	}
+	_, err := c.Do(ctx, req)
+	return err
+}
+
+// Ack acknowledges a session's finished turn (done → ready).
+func (c *Client) Ack(ctx context.Context, session string) error {
+	_, err := c.Do(ctx, relay.Request{Op: relay.OpAck, Session: session})
+	return err
+}
+
+// TabClosed ends the sessions of a tab; it returns how many.
+func (c *Client) TabClosed(ctx context.Context, tab string) (int, error) {
+	resp, err := c.Do(ctx, relay.Request{Op: relay.OpTabClosed, Tab: tab})
+	return resp.Ended, err
+}
+
+// Status returns the daemon's sessions and counters.
+func (c *Client) Status(ctx context.Context) (relay.Status, error) {
+	resp, err := c.Do(ctx, relay.Request{Op: relay.OpStatus})
+	if err != nil {
+		return relay.Status{}, err
+	}
+	if resp.Status == nil {
+		return relay.Status{}, errors.New("status missing from response")
+	}
+	return *resp.Status, nil
+}
+
+// Subscribe turns the connection into a stream: first one event per existing
+// session (Snapshot set), then every change. The channel closes when the
+// stream ends; the returned func reports why (nil when ctx ended it).
+func (c *Client) Subscribe(ctx context.Context) (<-chan relay.Event, func() error, error) {
+	if _, err := c.Do(ctx, relay.Request{Op: relay.OpSubscribe}); err != nil {
+		return nil, nil, err
+	}
+	out := make(chan relay.Event, 64)
+	var streamErr error
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.conn.SetReadDeadline(time.Now()) // unblock the reader
+		case <-done:
+		}
+	}()
+	go func() {
+		defer close(done)
+		defer close(out)
+		for {
+			line, err := c.rd.ReadBytes('\n')
+			if err != nil {
+				if ctx.Err() == nil {
+					streamErr = fmt.Errorf("stream: %w", err)
+				}
+				return
+			}
+			var probe struct {
+				Error string `json:"error"`
+			}
+			if json.Unmarshal(line, &probe) == nil && probe.Error != "" {
+				streamErr = errors.New(probe.Error)
+				return
+			}
+			var ev relay.Event
+			if err := json.Unmarshal(line, &ev); err != nil {
+				streamErr = fmt.Errorf("bad event: %w", err)
+				return
+			}
+			select {
+			case out <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, func() error { <-done; return streamErr }, nil
+}

@@ -1,0 +1,574 @@
+// Package relay reconciles hook events, log evidence and key presses into one
+// state per agent session and streams the changes to subscribers.
+//
+// A single goroutine (Run) owns every session: hook requests, key reports,
+// watcher evidence, timers and API calls only enqueue work for it. Time comes
+// from an injected Clock so windows and quiet periods replay
+// deterministically.
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/relay/session"
+)
+
+// Config tunes the relay.
+type Config struct {
+	// Worktrees are registered worktree roots: a session belongs to the
+	// longest one that prefixes its cwd.
+	Worktrees []string
+	// InterruptWindow is how long a key press waits for the log's marker.
+	InterruptWindow time.Duration
+	// TurnQuiet is how long a log stays quiet after a final-looking
+	// assistant line before a turn without an explicit end record is done.
+	TurnQuiet time.Duration
+	// Backlog is how many changes a subscriber may fall behind before it is
+	// dropped.
+	Backlog int
+}
+
+// DefaultConfig is what the daemon runs with unless configured otherwise.
+func DefaultConfig() Config {
+	return Config{InterruptWindow: 2 * time.Second, TurnQuiet: 3 * time.Second, Backlog: 1024}
+}
+
+// Clock is the relay's only source of time.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f on its own goroutine after d; stop cancels it.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+func (SystemClock) Now() time.Time { return time.Now() }
+func (SystemClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
+
+// Follower is what the relay needs from the log watcher: follow a file a
+// hook named, and re-read a session's log right now.
+type Follower interface {
+	Follow(path string)
+	Poke(path string) bool
+}
+
+// LogLine is one line of an agent log as the watcher delivers it.
+type LogLine struct {
+	Path      string
+	Session   string
+	Agent     parsers.Agent
+	Subagent  bool
+	Offset    int64 // of the line's first byte
+	End       int64 // just after its newline
+	Line      int
+	Evidence  parsers.Evidence
+	Malformed bool
+	Bootstrap bool // history read at start-up, not happening now
+}
+
+// Event is one published change (or, with Snapshot, one session's current
+// state when a subscription starts).
+type Event struct {
+	Seq           uint64    `json:"seq"`
+	Snapshot      bool      `json:"snapshot,omitempty"`
+	Bootstrap     bool      `json:"bootstrap,omitempty"`
+	Session       string    `json:"session"`
+	Agent         string    `json:"agent"`
+	Tab           string    `json:"tab"`
+	Cwd           string    `json:"cwd"`
+	Worktree      string    `json:"worktree"`
+	WorktreeState string    `json:"worktree_state,omitempty"`
+	State         string    `json:"state"`
+	Reason        string    `json:"reason"`
+	Detail        string    `json:"detail"`
+	Source        string    `json:"source"`
+	Rule          string    `json:"rule"`
+	Since         time.Time `json:"since"`
+}
+
+// Counters are the relay's running totals (`logwatch status`).
+type Counters struct {
+	HooksReceived         int64 `json:"hooks_received"`
+	HooksDropped          int64 `json:"hooks_dropped"`
+	HooksUnknown          int64 `json:"hooks_unknown"`
+	HooksSubagent         int64 `json:"hooks_subagent"`
+	BadRequests           int64 `json:"bad_requests"`
+	Lines                 int64 `json:"lines"`
+	Malformed             int64 `json:"malformed"`
+	Oversized             int64 `json:"oversized"`
+	Keys                  int64 `json:"keys"`
+	InterruptCandidates   int64 `json:"interrupt_candidates"`
+	InterruptsConfirmed   int64 `json:"interrupts_confirmed"`
+	InterruptsUnconfirmed int64 `json:"interrupts_unconfirmed"`
+	KeyToMarkerLastMs     int64 `json:"key_to_marker_last_ms"`
+	KeyToMarkerMaxMs      int64 `json:"key_to_marker_max_ms"`
+	SubscribersDropped    int64 `json:"subscribers_dropped"`
+}
+
+// Status is a point-in-time view of everything.
+type Status struct {
+	Sessions  []Event         `json:"sessions"`
+	Worktrees []WorktreeState `json:"worktrees"`
+	Counters  Counters        `json:"counters"`
+}
+
+// WorktreeState is one registered worktree's row: its most urgent session.
+type WorktreeState struct {
+	Path     string `json:"path"`
+	State    string `json:"state"`
+	Sessions int    `json:"sessions"`
+}
+
+// Errors answered to API callers.
+var (
+	ErrUnknownSession = errors.New("unknown session")
+	ErrClosed         = errors.New("relay stopped")
+)
+
+// entry is one session as the relay keeps it.
+type entry struct {
+	s          *session.Session
+	tab        string
+	worktree   string
+	since      time.Time
+	path       string // the session's log file, when known
+	offset     int64  // end of the last log line read
+	booting    bool   // folded bootstrap history not yet settled
+	lastLog    time.Time
+	quietTimer func() bool
+}
+
+// Relay owns all session state. Create it with New and start Run.
+type Relay struct {
+	cfg    Config
+	clock  Clock
+	log    zerolog.Logger
+	follow Follower
+
+	inbox chan func()
+	done  chan struct{}
+
+	// Owned by the Run goroutine.
+	sessions map[string]*entry
+	tabs     map[string]string // tab → bound conversation id
+	subs     map[*Subscription]bool
+	seq      uint64
+	counters Counters
+	windows  map[string]*window // tab → open interrupt-confirmation window
+}
+
+// New returns a relay. follow may be nil (no watcher: hooks only).
+func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
+	d := DefaultConfig()
+	if cfg.InterruptWindow <= 0 {
+		cfg.InterruptWindow = d.InterruptWindow
+	}
+	if cfg.TurnQuiet <= 0 {
+		cfg.TurnQuiet = d.TurnQuiet
+	}
+	if cfg.Backlog <= 0 {
+		cfg.Backlog = d.Backlog
+	}
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	for i, wt := range cfg.Worktrees {
+		cfg.Worktrees[i] = filepath.Clean(wt)
+	}
+	return &Relay{
+		cfg: cfg, clock: clock, follow: follow,
+		log:      log.With().Str("component", "relay").Logger(),
+		inbox:    make(chan func(), 4096),
+		done:     make(chan struct{}),
+		sessions: map[string]*entry{},
+		tabs:     map[string]string{},
+		subs:     map[*Subscription]bool{},
+		windows:  map[string]*window{},
+	}
+}
+
+// Run processes work until ctx ends. It is the only goroutine that touches
+// session state.
+func (r *Relay) Run(ctx context.Context) error {
+	defer close(r.done)
+	for {
+		select {
+		case <-ctx.Done():
+			for sub := range r.subs {
+				r.drop(sub, "relay stopped")
+			}
+			return nil
+		case f := <-r.inbox:
+			f()
+		}
+	}
+}
+
+// do runs f on the relay goroutine and waits for it.
+func (r *Relay) do(ctx context.Context, f func()) error {
+	ran := make(chan struct{})
+	select {
+	case r.inbox <- func() { f(); close(ran) }:
+	case <-r.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-r.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// enqueue runs f on the relay goroutine without waiting; it blocks (applying
+// back-pressure to the caller) while the inbox is full.
+func (r *Relay) enqueue(f func()) {
+	select {
+	case r.inbox <- f:
+	case <-r.done:
+	}
+}
+
+// Hook reports one hook event. agent may be "" (detected from the payload);
+// tab is the LOGWATCH_TAB the hook client ran with, "" when none.
+func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) error {
+	h, err := parsers.ParseHook(payload)
+	if err != nil {
+		r.enqueue(func() { r.counters.BadRequests++ })
+		return err
+	}
+	if h.SessionID == "" {
+		r.enqueue(func() { r.counters.BadRequests++ })
+		return errors.New("hook payload has no session_id")
+	}
+	switch parsers.Agent(agent) {
+	case parsers.AgentClaude, parsers.AgentCodex:
+		h.Agent = parsers.Agent(agent)
+	case "":
+		if h.Agent == parsers.AgentUnknown {
+			h.Agent = parsers.AgentClaude
+		}
+	default:
+		r.enqueue(func() { r.counters.BadRequests++ })
+		return fmt.Errorf("unknown agent %q (want claude or codex)", agent)
+	}
+	return r.do(ctx, func() { r.hook(h, tab) })
+}
+
+func (r *Relay) hook(h parsers.Hook, tab string) {
+	r.counters.HooksReceived++
+	if tab != "" {
+		bound, ok := r.tabs[tab]
+		if ok && bound != h.SessionID {
+			if e := r.sessions[bound]; e != nil && e.s.State != session.Ended {
+				// A nested agent run as a tool inherits the tab; its
+				// reports are not this tab's conversation.
+				r.counters.HooksDropped++
+				r.log.Debug().Str("tab", tab).Str("session", h.SessionID).Str("bound", bound).
+					Str("event", h.Event).Msg("hook from another conversation on a bound tab dropped")
+				return
+			}
+			ok = false
+		}
+		if !ok {
+			r.tabs[tab] = h.SessionID
+		}
+	}
+	e := r.entry(h.SessionID, h.Agent)
+	if tab != "" {
+		e.tab = tab
+	}
+	if h.AgentID != "" {
+		r.counters.HooksSubagent++
+	}
+	if !knownHook[h.Event] {
+		r.counters.HooksUnknown++
+		r.log.Debug().Str("session", h.SessionID).Str("event", h.Event).Msg("unknown hook event ignored")
+	}
+	if h.TranscriptPath != "" && e.path != h.TranscriptPath {
+		e.path = h.TranscriptPath
+		if r.follow != nil {
+			r.follow.Follow(h.TranscriptPath)
+		}
+	}
+	r.settle(e)
+	r.moveOn(e, h)
+	ch, ok := e.s.Hook(h)
+	r.locate(e)
+	if ok {
+		r.moved(e)
+		r.publish(e, ch, false)
+	}
+}
+
+var knownHook = map[string]bool{
+	"SessionStart": true, "UserPromptSubmit": true, "PreToolUse": true, "PostToolUse": true,
+	"PostToolUseFailure": true, "Notification": true, "PermissionRequest": true,
+	"PreCompact": true, "PostCompact": true, "Stop": true, "StopFailure": true,
+	"SubagentStart": true, "SubagentStop": true, "SessionEnd": true, "Interrupt": true,
+}
+
+// Log delivers one log line from the watcher. It blocks while the relay is
+// busy: the watcher slows down instead of losing lines.
+func (r *Relay) Log(l LogLine) {
+	r.enqueue(func() { r.logLine(l) })
+}
+
+func (r *Relay) logLine(l LogLine) {
+	r.counters.Lines++
+	if l.Malformed {
+		r.counters.Malformed++
+		return
+	}
+	if l.Subagent || l.Session == "" {
+		return // a subagent's own transcript never drives a session
+	}
+	e := r.entry(l.Session, l.Agent)
+	if e.path == "" || e.path == l.Path {
+		e.path, e.offset = l.Path, l.End
+	}
+	if l.Bootstrap {
+		e.booting = true
+		e.s.Log(l.Evidence)
+		r.locate(e)
+		return
+	}
+	r.settle(e)
+	e.lastLog = r.clock.Now()
+	ch, ok := e.s.Log(l.Evidence)
+	r.locate(e)
+	if ok {
+		r.confirm(e, l, &ch)
+		r.moved(e)
+		r.publish(e, ch, false)
+	}
+	if e.s.State != session.Working && e.s.State != session.Waiting {
+		// The turn ended some other way; a pending key is moot.
+		if w := r.windowFor(e); w != nil && l.Offset >= w.baseline {
+			r.counters.InterruptsUnconfirmed++
+			r.closeWindow(e.tab)
+		}
+	}
+	r.armQuiet(e)
+}
+
+// Oversized counts lines the watcher skipped for their length.
+func (r *Relay) Oversized(n int) {
+	r.enqueue(func() { r.counters.Oversized += int64(n) })
+}
+
+// BootstrapDone tells the relay the watcher has read every existing log's
+// recent history: the folded states are published once, flagged bootstrap,
+// and evidence from now on is live.
+func (r *Relay) BootstrapDone() {
+	r.enqueue(func() {
+		for _, e := range r.sortedEntries() {
+			if e.booting {
+				r.settle(e)
+			}
+		}
+	})
+}
+
+// settle ends a session's bootstrap: its state so far is history, published
+// once so subscribers are current.
+func (r *Relay) settle(e *entry) {
+	if !e.booting {
+		return
+	}
+	e.booting = false
+	e.s.Settle()
+	r.moved(e)
+	r.publish(e, sessionChange(e), true)
+}
+
+// armQuiet schedules the quiet-period check for logs without explicit turn
+// ends.
+func (r *Relay) armQuiet(e *entry) {
+	if e.quietTimer != nil {
+		e.quietTimer()
+	}
+	id := e.s.ID
+	seen := e.lastLog
+	e.quietTimer = r.clock.AfterFunc(r.cfg.TurnQuiet, func() {
+		r.enqueue(func() {
+			cur := r.sessions[id]
+			if cur == nil || !cur.lastLog.Equal(seen) {
+				return
+			}
+			if ch, ok := cur.s.Quiet(); ok {
+				r.moved(cur)
+				r.publish(cur, ch, false)
+			}
+		})
+	})
+}
+
+// Ack acknowledges a finished turn: done → ready.
+func (r *Relay) Ack(ctx context.Context, id string) error {
+	var err error
+	if e := r.do(ctx, func() {
+		e := r.sessions[id]
+		if e == nil {
+			err = fmt.Errorf("%w: %s", ErrUnknownSession, id)
+			return
+		}
+		if ch, ok := e.s.Acknowledge(); ok {
+			r.moved(e)
+			r.publish(e, ch, false)
+		}
+	}); e != nil {
+		return e
+	}
+	return err
+}
+
+// TabClosed ends every session of a tab and unbinds it.
+func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
+	n := 0
+	err := r.do(ctx, func() {
+		delete(r.tabs, tab)
+		r.closeWindow(tab)
+		for _, e := range r.sortedEntries() {
+			if e.tab != tab {
+				continue
+			}
+			n++
+			if ch, ok := e.s.End(session.ReasonTabClosed, "api.tab_closed"); ok {
+				r.moved(e)
+				r.publish(e, ch, false)
+			}
+		}
+	})
+	return n, err
+}
+
+// Status returns every session and the counters.
+func (r *Relay) Status(ctx context.Context) (Status, error) {
+	var st Status
+	err := r.do(ctx, func() {
+		for _, e := range r.sortedEntries() {
+			st.Sessions = append(st.Sessions, r.event(e, sessionChange(e)))
+		}
+		st.Worktrees = r.worktreeStates()
+		st.Counters = r.counters
+	})
+	return st, err
+}
+
+// entry returns the session with id, creating it ready.
+func (r *Relay) entry(id string, agent parsers.Agent) *entry {
+	e := r.sessions[id]
+	if e == nil {
+		s := session.New(agent)
+		s.ID = id
+		e = &entry{s: s, since: r.clock.Now()}
+		r.sessions[id] = e
+	}
+	return e
+}
+
+// locate assigns the session to its worktree once its cwd is known.
+func (r *Relay) locate(e *entry) {
+	if e.worktree == "" && e.s.Cwd != "" {
+		e.worktree = Worktree(r.cfg.Worktrees, e.s.Cwd)
+	}
+}
+
+// sessionChange is a session's current state as a change.
+func sessionChange(e *entry) session.Change {
+	return session.Change{State: e.s.State, Reason: e.s.Reason, Detail: e.s.Detail, Source: e.s.Source, Rule: e.s.Rule}
+}
+
+// moved stamps a state change's time.
+func (r *Relay) moved(e *entry) { e.since = r.clock.Now() }
+
+func (r *Relay) event(e *entry, ch session.Change) Event {
+	return Event{
+		Session: e.s.ID, Agent: string(e.s.Agent), Tab: e.tab, Cwd: e.s.Cwd, Worktree: e.worktree,
+		State: string(ch.State), Reason: ch.Reason, Detail: ch.Detail, Source: ch.Source,
+		Rule: ch.Rule, Since: e.since,
+	}
+}
+
+func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {
+	r.seq++
+	ev := r.event(e, ch)
+	ev.Seq, ev.Bootstrap = r.seq, bootstrap
+	if e.worktree != "" {
+		ev.WorktreeState = r.rowState(e.worktree)
+	}
+	r.log.Debug().Str("session", ev.Session).Str("state", ev.State).Str("reason", ev.Reason).
+		Str("source", ev.Source).Str("rule", ev.Rule).Uint64("seq", ev.Seq).Msg("state")
+	for sub := range r.subs {
+		select {
+		case sub.ch <- ev:
+		default:
+			r.counters.SubscribersDropped++
+			r.drop(sub, fmt.Sprintf("subscriber fell more than %d changes behind; resubscribe for a fresh snapshot", r.cfg.Backlog))
+		}
+	}
+}
+
+func (r *Relay) sortedEntries() []*entry {
+	out := make([]*entry, 0, len(r.sessions))
+	for _, e := range r.sessions {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].s.ID < out[j].s.ID })
+	return out
+}
+
+// rowState is the most urgent state of a worktree's sessions.
+func (r *Relay) rowState(wt string) string {
+	best := session.State("")
+	for _, e := range r.sessions {
+		if e.worktree == wt && (best == "" || e.s.State.Urgency() > best.Urgency()) {
+			best = e.s.State
+		}
+	}
+	return string(best)
+}
+
+func (r *Relay) worktreeStates() []WorktreeState {
+	var out []WorktreeState
+	for _, wt := range r.cfg.Worktrees {
+		n := 0
+		for _, e := range r.sessions {
+			if e.worktree == wt {
+				n++
+			}
+		}
+		out = append(out, WorktreeState{Path: wt, State: r.rowState(wt), Sessions: n})
+	}
+	return out
+}
+
+// Worktree is the longest registered worktree containing cwd, or "".
+func Worktree(worktrees []string, cwd string) string {
+	best := ""
+	cwd = filepath.Clean(cwd)
+	for _, wt := range worktrees {
+		w := filepath.Clean(wt)
+		if (cwd == w || strings.HasPrefix(cwd, w+string(filepath.Separator)) || w == string(filepath.Separator)) && len(w) > len(best) {
+			best = w
+		}
+	}
+	return best
+}

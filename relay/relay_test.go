@@ -1,0 +1,411 @@
+package relay
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+const (
+	claude = parsers.AgentClaude
+	codex  = parsers.AgentCodex
+)
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHookRules covers SPEC §3: each hook row and each rule from field
+// experience, through the real relay.
+func TestHookRules(t *testing.T) {
+	bash := `{"command":"go test ./..."}`
+	tests := []struct {
+		name string
+		run  func(h *harness)
+	}{
+		{"session start is ready", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("SessionStart", "s", "source", "startup")))
+			h.expect("ready/session_start/hook.session_start")
+		}},
+		{"prompt, tools with detail, stop", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s", "prompt", "hi")))
+			must(h.t, h.hook("", "claude", claudeHook("PreToolUse", "s", "tool_name", "Bash", "tool_input", bash)))
+			must(h.t, h.hook("", "claude", claudeHook("PostToolUse", "s", "tool_name", "Edit", "tool_input", `{"file_path":"/w/app/a.go"}`)))
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s")))
+			h.expect("working/prompt/hook.prompt", "working/tool/hook.pre_tool", "working/tool/hook.post_tool", "done/turn_end/hook.stop")
+			if d := h.state("s"); d.Detail != "" || d.State != "done" {
+				h.t.Fatalf("after stop: %+v", d)
+			}
+		}},
+		{"permission wait, cleared by PostToolUse", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("PreToolUse", "s", "tool_name", "Bash", "tool_input", bash)))
+			must(h.t, h.hook("", "claude", claudeHook("Notification", "s", "notification_type", "permission_prompt", "message", "Claude needs your permission to use Bash")))
+			must(h.t, h.hook("", "claude", claudeHook("PreToolUse", "s", "tool_name", "Read", "tool_input", `{"file_path":"/w/app/x"}`)))
+			must(h.t, h.hook("", "claude", claudeHook("PostToolUse", "s", "tool_name", "Bash", "tool_input", bash)))
+			h.expect("working/prompt/hook.prompt", "working/tool/hook.pre_tool",
+				"waiting/permission/hook.notification_permission", "working/tool/hook.post_tool")
+		}},
+		{"waiting detail is Claude's message", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("Notification", "s", "notification_type", "permission_prompt", "message", "Claude needs your permission to use Bash")))
+			if d := h.state("s").Detail; d != "Claude needs your permission to use Bash" {
+				h.t.Fatalf("detail %q", d)
+			}
+		}},
+		{"codex permission request detail is tool: detail", func(h *harness) {
+			must(h.t, h.hook("", "codex", claudeHook("PermissionRequest", "s", "tool_name", "Bash", "tool_input", `{"command":"rm -rf build"}`)))
+			h.expect("waiting/permission/hook.permission_request")
+			if d := h.state("s").Detail; d != "Bash: rm -rf build" {
+				h.t.Fatalf("detail %q", d)
+			}
+		}},
+		{"elicitation dialog is a question", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("Notification", "s", "notification_type", "elicitation_dialog", "message", "Pick one")))
+			h.expect("waiting/question/hook.notification_elicitation")
+		}},
+		{"codex request_user_input tool is a question", func(h *harness) {
+			must(h.t, h.hook("", "codex", claudeHook("PreToolUse", "s", "tool_name", "request_user_input", "tool_input", `{"questions":[]}`)))
+			h.expect("waiting/question/hook.question_tool")
+		}},
+		{"idle_prompt notification changes nothing", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("Notification", "s", "notification_type", "idle_prompt", "message", "Claude is waiting for your input")))
+			h.expect("working/prompt/hook.prompt", "done/turn_end/hook.stop")
+		}},
+		{"denied permission stays waiting until stop", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("PermissionRequest", "s", "tool_name", "Bash", "tool_input", bash)))
+			h.changes()
+			h.clock.Advance(time.Minute)
+			if st := h.state("s").State; st != "waiting" {
+				h.t.Fatalf("state %s", st)
+			}
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s")))
+			h.expect("done/turn_end/hook.stop")
+		}},
+		{"precompact then postcompact inside and outside a turn", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("PreCompact", "s", "trigger", "auto")))
+			must(h.t, h.hook("", "claude", claudeHook("PostCompact", "s", "trigger", "auto")))
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("PreCompact", "s", "trigger", "manual")))
+			must(h.t, h.hook("", "claude", claudeHook("PostCompact", "s", "trigger", "manual")))
+			h.expect("working/prompt/hook.prompt", "compacting/compaction/hook.pre_compact", "working/compaction/hook.post_compact_in_turn",
+				"done/turn_end/hook.stop", "compacting/compaction/hook.pre_compact", "done/compaction/hook.post_compact_outside_turn")
+		}},
+		{"precompact then the log's compaction line, in a turn and outside", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			h.line(claude, "s", cPrompt("s", "go"), false)
+			must(h.t, h.hook("", "claude", claudeHook("PreCompact", "s", "trigger", "auto")))
+			h.line(claude, "s", cCompact("s"), false)
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s")))
+			h.line(claude, "s", cTurnDuration("s", 0), false)
+			must(h.t, h.hook("", "claude", claudeHook("PreCompact", "s", "trigger", "manual")))
+			h.line(claude, "s", cCompact("s"), false)
+			h.expect("working/prompt/hook.prompt", "compacting/compaction/hook.pre_compact", "working/compaction/log.compaction_in_turn",
+				"done/turn_end/hook.stop", "compacting/compaction/hook.pre_compact", "done/compaction/log.compaction_outside_turn")
+		}},
+		{"stop failure is done with error", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("StopFailure", "s", "error_type", "rate_limit")))
+			h.expect("working/prompt/hook.prompt", "done/error/hook.stop_failure")
+		}},
+		{"interrupt-flavoured hooks are a confirmed interrupt", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "a")))
+			must(h.t, h.hook("", "claude", claudeHook("PostToolUseFailure", "a", "tool_name", "Bash", "is_interrupt", "true")))
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "b")))
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "b", "is_interrupt", "true")))
+			must(h.t, h.hook("", "codex", claudeHook("UserPromptSubmit", "c")))
+			must(h.t, h.hook("", "codex", claudeHook("Interrupt", "c")))
+			h.expect("working/prompt/hook.prompt", "ready/interrupted/hook.tool_interrupted",
+				"working/prompt/hook.prompt", "ready/interrupted/hook.stop_interrupted",
+				"working/prompt/hook.prompt", "ready/interrupted/hook.interrupt")
+		}},
+		{"tool failure without interrupt keeps working", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("PostToolUseFailure", "s", "tool_name", "Bash", "tool_input", bash)))
+			h.expect("working/prompt/hook.prompt", "working/tool/hook.post_tool_failure")
+		}},
+		{"session end", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("SessionEnd", "s", "reason", "prompt_input_exit")))
+			h.expect("working/prompt/hook.prompt", "ended/session_end/hook.session_end")
+		}},
+		{"unknown events are accepted and counted", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("TeleportRequested", "s")))
+			h.expect()
+			if n := h.sync().Counters.HooksUnknown; n != 1 {
+				h.t.Fatalf("unknown = %d", n)
+			}
+		}},
+		{"subagent payloads never move the parent to working nor change its detail", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("PreToolUse", "s", "tool_name", "Task", "tool_input", `{"command":"agent"}`)))
+			must(h.t, h.hook("", "claude", claudeHook("PreToolUse", "s", "agent_id", "a1", "tool_name", "Bash", "tool_input", bash)))
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("PostToolUse", "s", "agent_id", "a2", "tool_name", "Bash", "tool_input", bash)))
+			h.expect("working/prompt/hook.prompt", "working/tool/hook.pre_tool", "done/turn_end/hook.stop")
+		}},
+		{"stop with running subagents stays working until the last stops", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("SubagentStart", "s", "agent_id", "a1")))
+			must(h.t, h.hook("", "claude", claudeHook("SubagentStart", "s", "agent_id", "a2")))
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("SubagentStop", "s", "agent_id", "a1")))
+			h.expect("working/prompt/hook.prompt", "working/subagents_pending/hook.subagents_pending")
+			must(h.t, h.hook("", "claude", claudeHook("SubagentStop", "s", "agent_id", "a2")))
+			h.expect("done/turn_end/hook.subagents_done")
+		}},
+		{"a late SubagentStop never revives a finished session", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("SubagentStart", "s", "agent_id", "late")))
+			must(h.t, h.hook("", "claude", claudeHook("SubagentStop", "s", "agent_id", "late")))
+			must(h.t, h.hook("", "claude", claudeHook("SubagentStop", "s", "agent_id", "never-started")))
+			h.expect("working/prompt/hook.prompt", "done/turn_end/hook.stop")
+		}},
+		{"stop payload task list: only running subagents and workflows count", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s", "background_tasks",
+				`[{"type":"local_bash","status":"running","command":"npm run dev"},{"type":"local_agent","status":"completed"}]`)))
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s", "background_tasks",
+				`[{"type":"local_agent","status":"running"},{"type":"local_workflow","status":"pending"}]`)))
+			must(h.t, h.hook("", "claude", claudeHook("Stop", "s", "background_tasks", `[]`)))
+			h.expect("working/prompt/hook.prompt", "done/turn_end/hook.stop", "working/prompt/hook.prompt",
+				"working/subagents_pending/hook.subagents_pending", "done/turn_end/hook.stop")
+		}},
+		{"transcript turn_duration pending counts hold done back without hooks", func(h *harness) {
+			h.line(claude, "s", cPrompt("s", "launch agents"), false)
+			h.line(claude, "s", cTurnDuration("s", 2), false)
+			h.line(claude, "s", cPrompt("s", "<task-notification>\n<status>completed</status>"), false)
+			h.line(claude, "s", cTurnDuration("s", 0), false)
+			h.expect("working/prompt/log.turn_start", "working/subagents_pending/log.subagents_pending",
+				"working/prompt/log.turn_start", "done/turn_end/log.turn_end")
+		}},
+		{"a subagent's permission prompt needs the user; its tool run clears it", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("Notification", "s", "agent_id", "a1", "notification_type", "permission_prompt", "message", "Allow Bash?")))
+			must(h.t, h.hook("", "claude", claudeHook("PostToolUse", "s", "agent_id", "a1", "tool_name", "Bash", "tool_input", bash)))
+			h.expect("working/prompt/hook.prompt", "waiting/permission/hook.subagent_wait", "working/tool/hook.subagent_resumed")
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.run(newHarness(t, Config{}))
+		})
+	}
+}
+
+// TestNestedAgents: a tab is bound to the first conversation reporting from
+// it; another conversation's reports on that tab are dropped and counted,
+// until the bound one ends.
+func TestNestedAgents(t *testing.T) {
+	h := newHarness(t, Config{})
+	must(t, h.hook("tab1", "claude", claudeHook("UserPromptSubmit", "outer")))
+	must(t, h.hook("tab1", "claude", claudeHook("SessionStart", "nested", "source", "startup")))
+	must(t, h.hook("tab1", "claude", claudeHook("Stop", "nested")))
+	h.expect("working/prompt/hook.prompt")
+	if st := h.sync(); st.Counters.HooksDropped != 2 || len(st.Sessions) != 1 {
+		t.Fatalf("dropped %d, sessions %d", st.Counters.HooksDropped, len(st.Sessions))
+	}
+	// /clear: the bound conversation ends, the next one takes the tab.
+	must(t, h.hook("tab1", "claude", claudeHook("SessionEnd", "outer", "reason", "clear")))
+	must(t, h.hook("tab1", "claude", claudeHook("SessionStart", "fresh", "source", "clear")))
+	h.expect("ended/session_end/hook.session_end", "ready/session_start/hook.session_start")
+	if e := h.state("fresh"); e.Tab != "tab1" {
+		t.Fatalf("fresh session tab %q", e.Tab)
+	}
+}
+
+// TestLogAndHookDedupe: whichever source reports a transition first wins;
+// the other's duplicate is absorbed, and a lagging log never flaps a newer
+// state.
+func TestLogAndHookDedupe(t *testing.T) {
+	h := newHarness(t, Config{})
+	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+	h.line(claude, "s", cPrompt("s", "first"), false)
+	h.line(claude, "s", cFinal("s"), false)
+	must(t, h.hook("", "claude", claudeHook("Stop", "s")))
+	// The next prompt's hook beats the previous turn's turn_duration.
+	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+	h.line(claude, "s", cTurnDuration("s", 0), false)
+	h.line(claude, "s", cPrompt("s", "second"), false)
+	h.line(claude, "s", cFinal("s"), false)
+	h.line(claude, "s", cTurnDuration("s", 0), false) // the log wins this end
+	must(t, h.hook("", "claude", claudeHook("Stop", "s")))
+	h.expect("working/prompt/hook.prompt", "done/turn_end/hook.stop", "working/prompt/hook.prompt", "done/turn_end/log.turn_end")
+	// A lagging final line after Stop does not put a spinner back.
+	h.line(claude, "s", cFinal("s"), false)
+	h.expect()
+}
+
+// TestLogOnly: sessions without hooks are driven by their logs alone.
+func TestLogOnly(t *testing.T) {
+	h := newHarness(t, Config{TurnQuiet: 3 * time.Second})
+	h.line(claude, "s", cPrompt("s", "hi"), false)
+	h.line(claude, "s", cFinal("s"), false)
+	h.expect("working/prompt/log.turn_start")
+	h.clock.Advance(2 * time.Second)
+	h.expect()
+	h.clock.Advance(2 * time.Second)
+	h.expect("done/turn_end/log.quiet_after_final")
+	h.line(claude, "s", cPrompt("s", "again"), false)
+	h.line(claude, "s", cMarker("s", false), false)
+	h.expect("working/prompt/log.turn_start", "ready/interrupted/log.interrupt")
+
+	x := "x1"
+	h.line(codex, x, xEvent("task_started", `,"turn_id":"t1"`), false)
+	h.line(codex, x, xEvent("user_message", `,"message":"go"`), false)
+	h.line(codex, x, xEvent("task_complete", `,"turn_id":"t1"`), false)
+	h.expect("working/prompt/log.turn_start", "done/turn_end/log.turn_end")
+	if e := h.state("s"); e.Cwd != "/w/app" || e.Agent != "claude" {
+		t.Fatalf("identity from the log: %+v", e)
+	}
+}
+
+// TestBootstrap: history read at start-up builds state without publishing
+// historic transitions; an old marker does not count as a live interrupt.
+func TestBootstrap(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.line(claude, "s", cPrompt("s", "old"), true)
+	h.line(claude, "s", cMarker("s", false), true)
+	h.line(claude, "s", cPrompt("s", "older still running"), true)
+	h.expect()
+	if st := h.state("s").State; st != "working" {
+		t.Fatalf("bootstrapped state %s", st)
+	}
+	h.r.BootstrapDone()
+	h.expect("working/prompt/log.turn_start")
+	h.line(claude, "s", cMarker("s", false), false)
+	h.expect("ready/interrupted/log.interrupt")
+}
+
+func TestAckAndTabClosed(t *testing.T) {
+	h := newHarness(t, Config{})
+	must(t, h.hook("t1", "claude", claudeHook("UserPromptSubmit", "s")))
+	must(t, h.hook("t1", "claude", claudeHook("Stop", "s")))
+	must(t, h.r.Ack(h.ctx, "s"))
+	must(t, h.r.Ack(h.ctx, "s")) // idempotent
+	if err := h.r.Ack(h.ctx, "nope"); !errors.Is(err, ErrUnknownSession) {
+		t.Fatalf("ack unknown: %v", err)
+	}
+	n, err := h.r.TabClosed(h.ctx, "t1")
+	if err != nil || n != 1 {
+		t.Fatalf("tab closed: %d %v", n, err)
+	}
+	h.expect("working/prompt/hook.prompt", "done/turn_end/hook.stop", "ready/acknowledged/api.ack", "ended/tab_closed/api.tab_closed")
+}
+
+func TestWorktreeAggregation(t *testing.T) {
+	h := newHarness(t, Config{Worktrees: []string{"/w", "/w/app/", "/w/application"}})
+	must(t, h.hook("", "claude", jsonObj("hook_event_name", "UserPromptSubmit", "session_id", "a", "cwd", "/w/app/sub")))
+	must(t, h.hook("", "claude", jsonObj("hook_event_name", "Notification", "session_id", "b", "cwd", "/w/app", "notification_type", "permission_prompt")))
+	must(t, h.hook("", "claude", jsonObj("hook_event_name", "UserPromptSubmit", "session_id", "c", "cwd", "/w/docs")))
+	must(t, h.hook("", "claude", jsonObj("hook_event_name", "Stop", "session_id", "c", "cwd", "/w/docs")))
+	st := h.sync()
+	where := map[string]string{}
+	for _, s := range st.Sessions {
+		where[s.Session] = s.Worktree
+	}
+	if where["a"] != "/w/app" || where["b"] != "/w/app" || where["c"] != "/w" {
+		t.Fatalf("worktrees %v", where)
+	}
+	rows := map[string]string{}
+	for _, w := range st.Worktrees {
+		rows[w.Path] = w.State
+	}
+	if rows["/w/app"] != "waiting" || rows["/w"] != "done" || rows["/w/application"] != "" {
+		t.Fatalf("rows %v", rows)
+	}
+}
+
+func TestBadHooks(t *testing.T) {
+	h := newHarness(t, Config{})
+	for _, p := range []string{`not json`, `[]`, `{"session_id":"s"}`, `{"hook_event_name":"Stop"}`, `{"hook_event_name":7,"session_id":"s"}`} {
+		if err := h.hook("", "claude", p); err == nil {
+			t.Errorf("%s: accepted", p)
+		}
+	}
+	if err := h.hook("", "gemini", claudeHook("Stop", "s")); err == nil || !strings.Contains(err.Error(), "unknown agent") {
+		t.Errorf("unknown agent: %v", err)
+	}
+	if n := h.sync().Counters.BadRequests; n != 6 {
+		t.Fatalf("bad requests = %d", n)
+	}
+	h.expect()
+}
+
+// TestSlowSubscriberDropped: a subscriber that stops reading is dropped with
+// a reason after the backlog; the relay and other subscribers go on.
+func TestSlowSubscriberDropped(t *testing.T) {
+	h := newHarness(t, Config{Backlog: 4})
+	slow, err := h.r.Subscribe(h.ctx)
+	must(t, err)
+	for i := 0; i < 10; i++ {
+		must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+		must(t, h.hook("", "claude", claudeHook("Stop", "s")))
+		h.changes() // the harness's own subscriber keeps up
+	}
+	n := 0
+	for range slow.C() {
+		n++
+	}
+	if n != 4 || !strings.Contains(slow.Err(), "resubscribe") {
+		t.Fatalf("slow subscriber got %d events, err %q", n, slow.Err())
+	}
+	if h.sync().Counters.SubscribersDropped != 1 {
+		t.Fatal("drop not counted")
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	h := newHarness(t, Config{})
+	must(t, h.hook("t", "claude", claudeHook("UserPromptSubmit", "s")))
+	h.sync()
+	sub, err := h.r.Subscribe(h.ctx)
+	must(t, err)
+	ev := <-sub.C()
+	if !ev.Snapshot || ev.Session != "s" || ev.State != "working" || ev.Tab != "t" || ev.Seq != 1 {
+		t.Fatalf("snapshot %+v", ev)
+	}
+	sub.Cancel()
+}
+
+func TestFollowsTranscriptPath(t *testing.T) {
+	h := newHarness(t, Config{})
+	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+	must(t, h.hook("", "claude", claudeHook("Stop", "s")))
+	h.sync()
+	h.follow.mu.Lock()
+	defer h.follow.mu.Unlock()
+	if len(h.follow.follows) != 1 || h.follow.follows[0] != "/logs/s.jsonl" {
+		t.Fatalf("follows %v", h.follow.follows)
+	}
+}
+
+func TestWorktreeMatch(t *testing.T) {
+	wts := []string{"/", "/home/u/src", "/home/u/src/app", "/home/u/src/app2"}
+	tests := map[string]string{
+		"/home/u/src/app":        "/home/u/src/app",
+		"/home/u/src/app/x/y":    "/home/u/src/app",
+		"/home/u/src/app2":       "/home/u/src/app2",
+		"/home/u/src/applesauce": "/home/u/src",
+		"/etc":                   "/",
+	}
+	for cwd, want := range tests {
+		if got := Worktree(wts, cwd); got != want {
+			t.Errorf("%s: %s, want %s", cwd, got, want)
+		}
+	}
+	if got := Worktree([]string{"/a"}, "/b"); got != "" {
+		t.Errorf("unregistered: %q", got)
+	}
+}

@@ -1,0 +1,275 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/parsers/lines"
+)
+
+// DefaultSocket is $XDG_RUNTIME_DIR/logwatch/logwatch.sock, or a per-user
+// directory under the system temp dir when XDG_RUNTIME_DIR is unset.
+func DefaultSocket() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "logwatch", "logwatch.sock")
+	}
+	return filepath.Join(os.TempDir(), "logwatch-"+strconv.Itoa(os.Getuid()), "logwatch.sock")
+}
+
+// ErrAlreadyRunning is returned by Listen when a live daemon owns the socket.
+var ErrAlreadyRunning = errors.New("another logwatch daemon is already serving this socket")
+
+// Listen prepares the socket: its directory private (0700), a stale socket
+// left by a crashed daemon replaced, a live one refused, the socket 0600.
+func Listen(path string) (*net.UnixListener, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("socket directory: %w", err)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("socket directory: %w", err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("socket directory %s is open to other users and cannot be made private: %w", dir, err)
+		}
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&fs.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s exists and is not a socket; not replacing it", path)
+		}
+		c, err := net.DialTimeout("unix", path, 500*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return nil, fmt.Errorf("%w: %s (stop it first, or set a different socket)", ErrAlreadyRunning, path)
+		}
+		// Nobody answers: a crashed daemon's leftover.
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("removing stale socket: %w", err)
+		}
+	}
+	old := syscall.Umask(0o177)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("socket permissions: %w", err)
+	}
+	return ln, nil
+}
+
+// Server answers the socket protocol for a Relay.
+type Server struct {
+	relay *Relay
+	log   zerolog.Logger
+	// PeerUID reads the uid of a connection's peer; a seam for tests.
+	PeerUID func(*net.UnixConn) (int, error)
+	// UID is the only uid allowed to connect (the daemon's own).
+	UID int
+	// MaxConns bounds concurrent connections, so one flooding client cannot
+	// exhaust the daemon.
+	MaxConns int
+	// IdleTimeout closes a request connection that sends nothing.
+	IdleTimeout time.Duration
+}
+
+// NewServer returns a server for r that admits only this process's uid.
+func NewServer(r *Relay, log zerolog.Logger) *Server {
+	return &Server{relay: r, log: log.With().Str("component", "api").Logger(),
+		PeerUID: peerUID, UID: os.Getuid(), MaxConns: 256, IdleTimeout: time.Minute}
+}
+
+// Serve accepts connections until ctx ends, then closes ln and waits for
+// the connections to finish.
+func (s *Server) Serve(ctx context.Context, ln *net.UnixListener) error {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, s.MaxConns)
+	conns := map[net.Conn]bool{}
+	var mu sync.Mutex
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+		mu.Lock()
+		for c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	for {
+		c, err := ln.AcceptUnix()
+		if err != nil {
+			if ctx.Err() != nil {
+				wg.Wait()
+				return nil
+			}
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				continue
+			}
+			wg.Wait()
+			return fmt.Errorf("accept: %w", err)
+		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			s.relay.countBad()
+			writeLine(c, Response{Error: "too many connections"})
+			c.Close()
+			continue
+		}
+		mu.Lock()
+		conns[c] = true
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.serveConn(ctx, c)
+			c.Close()
+			mu.Lock()
+			delete(conns, c)
+			mu.Unlock()
+			<-slots
+		}()
+	}
+}
+
+func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
+	uid, err := s.PeerUID(c)
+	if err != nil || uid != s.UID {
+		s.relay.countBad()
+		s.log.Warn().Int("peer_uid", uid).Err(err).Msg("connection from another user refused")
+		writeLine(c, Response{Error: "permission denied: peer is not the daemon's user"})
+		return
+	}
+	rd := lines.New(c, 0, 0, MaxRequest)
+	for {
+		c.SetReadDeadline(time.Now().Add(s.IdleTimeout))
+		skipped := rd.Oversized
+		l, err := rd.Next()
+		for ; skipped < rd.Oversized; skipped++ {
+			s.relay.countBad()
+			if !writeLine(c, Response{Error: fmt.Sprintf("request longer than %d bytes", MaxRequest)}) {
+				return
+			}
+		}
+		if err != nil {
+			return // the peer closed, went idle, or the connection broke
+		}
+		req, err := DecodeRequest(l.Bytes)
+		if err != nil {
+			s.relay.countBad()
+			if !writeLine(c, Response{Error: err.Error()}) {
+				return
+			}
+			continue
+		}
+		if req.Op == OpSubscribe {
+			s.stream(ctx, c)
+			return
+		}
+		resp := s.relay.Handle(ctx, req)
+		if !writeLine(c, resp) {
+			return
+		}
+	}
+}
+
+// Handle runs one non-streaming request. The HTTP listener shares it.
+func (r *Relay) Handle(ctx context.Context, req Request) Response {
+	var err error
+	resp := Response{}
+	switch req.Op {
+	case OpHook:
+		err = r.Hook(ctx, req.Agent, req.Tab, req.Payload)
+	case OpKey:
+		var at time.Time
+		if req.At != nil {
+			at = *req.At
+		}
+		err = r.Key(ctx, req.Tab, req.Key, at)
+	case OpAck:
+		err = r.Ack(ctx, req.Session)
+	case OpTabClosed:
+		resp.Ended, err = r.TabClosed(ctx, req.Tab)
+	case OpStatus:
+		var st Status
+		st, err = r.Status(ctx)
+		resp.Status = &st
+	default:
+		r.countBad()
+		err = fmt.Errorf("%w: op %q cannot be used here", ErrBadRequest, req.Op)
+	}
+	if err != nil {
+		return Response{Error: err.Error()}
+	}
+	resp.OK = true
+	return resp
+}
+
+// stream serves a subscription: a Response, the snapshot, then changes.
+func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
+	sub, err := s.relay.Subscribe(ctx)
+	if err != nil {
+		writeLine(c, Response{Error: err.Error()})
+		return
+	}
+	defer sub.Cancel()
+	c.SetReadDeadline(time.Time{})
+	// The peer closing its end ends the stream.
+	gone := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, c)
+		close(gone)
+	}()
+	if !writeLine(c, Response{OK: true}) {
+		return
+	}
+	for {
+		select {
+		case ev, ok := <-sub.C():
+			if !ok {
+				if why := sub.Err(); why != "" {
+					writeLine(c, Response{Error: why})
+				}
+				return
+			}
+			if !writeLine(c, ev) {
+				return
+			}
+		case <-gone:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (r *Relay) countBad() { r.enqueue(func() { r.counters.BadRequests++ }) }
+
+// writeLine writes v as one JSON line, with a deadline so a stuck peer
+// cannot hold a connection goroutine forever.
+func writeLine(c net.Conn, v any) bool {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	_, err = c.Write(append(b, '\n'))
+	return err == nil
+}

@@ -1,0 +1,194 @@
+package session
+
+import (
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// Tools whose call is a question to the user: the agent waits on an answer.
+var questionTools = map[string]bool{"AskUserQuestion": true, "request_user_input": true}
+
+// Hook folds one hook event into the session (SPEC §3). Unknown events are
+// accepted and change nothing; the caller counts them.
+func (s *Session) Hook(h parsers.Hook) (Change, bool) {
+	s.hooked = true
+	s.identity(h.SessionID, h.Cwd, "")
+	if h.AgentID != "" {
+		return s.subagentHook(h)
+	}
+	switch h.Event {
+	case "SessionStart":
+		if h.Source == "compact" {
+			return s.compactionEnded(SourceHook, "hook.session_start_compact")
+		}
+		// A fresh start, /clear or resume: a new turn history.
+		s.turnOpen, s.doneDeferred, s.subWaiting = false, false, false
+		s.subagents, s.hasList, s.listed, s.logPending = nil, false, 0, 0
+		s.hook.pos, s.log.pos = s.turn, s.turn
+		return s.set(Ready, ReasonStart, "", SourceHook, "hook.session_start")
+	case "UserPromptSubmit":
+		if ch, ok := s.start(&s.hook, SourceHook, "hook.prompt", true); ok {
+			return ch, ok
+		}
+		// The echo of a turn the log opened: still clears a wait.
+		return s.set(Working, ReasonPrompt, "", SourceHook, "hook.prompt")
+	case "PreToolUse":
+		if questionTools[h.ToolName] {
+			return s.wait(ReasonQuestion, ToolDetail(h.ToolName, h.ToolInput, s.Cwd), "hook.question_tool")
+		}
+		if s.State == Waiting {
+			// A wait is cleared by a tool that ran (PostToolUse), not by
+			// one about to ask.
+			return Change{}, false
+		}
+		return s.toolWork(h, "hook.pre_tool")
+	case "PostToolUse":
+		return s.toolWork(h, "hook.post_tool")
+	case "PostToolUseFailure":
+		if h.IsInterrupt {
+			return s.end(&s.hook, Ready, ReasonInterrupted, SourceHook, "hook.tool_interrupted")
+		}
+		return s.toolWork(h, "hook.post_tool_failure")
+	case "Notification":
+		switch h.NotificationType {
+		case "permission_prompt":
+			return s.wait(ReasonPermission, Cap(h.Message), "hook.notification_permission")
+		case "elicitation_dialog":
+			return s.wait(ReasonQuestion, Cap(h.Message), "hook.notification_elicitation")
+		}
+		// idle_prompt is a reminder ~60 s after a turn ended, not a new wait.
+		return Change{}, false
+	case "PermissionRequest":
+		return s.wait(ReasonPermission, s.permissionText(h), "hook.permission_request")
+	case "PreCompact":
+		return s.set(Compacting, ReasonCompaction, h.Trigger, SourceHook, "hook.pre_compact")
+	case "PostCompact":
+		return s.compactionEnded(SourceHook, "hook.post_compact")
+	case "Stop", "StopFailure", "Interrupt":
+		return s.stop(h)
+	case "SubagentStart", "SubagentStop":
+		// Without agent_id there is no subagent to book.
+		return Change{}, false
+	case "SessionEnd":
+		s.turnOpen, s.doneDeferred = false, false
+		return s.set(Ended, ReasonSessionEnd, "", SourceHook, "hook.session_end")
+	}
+	return Change{}, false
+}
+
+// stop handles the turn-ending events.
+func (s *Session) stop(h parsers.Hook) (Change, bool) {
+	switch h.Event {
+	case "Interrupt":
+		return s.end(&s.hook, Ready, ReasonInterrupted, SourceHook, "hook.interrupt")
+	case "StopFailure":
+		return s.end(&s.hook, Done, ReasonError, SourceHook, "hook.stop_failure")
+	}
+	if h.IsInterrupt {
+		return s.end(&s.hook, Ready, ReasonInterrupted, SourceHook, "hook.stop_interrupted")
+	}
+	if h.HasBackground {
+		s.hasList, s.listed = true, h.Background
+	} else {
+		s.hasList = false
+	}
+	return s.end(&s.hook, Done, ReasonTurnEnd, SourceHook, "hook.stop")
+}
+
+// subagentHook handles payloads a subagent's activity produced (they carry
+// agent_id). They only keep the pending-subagent set, except that the user
+// is needed when a subagent asks for permission, and that wait clears when
+// the subagent's tool then runs.
+func (s *Session) subagentHook(h parsers.Hook) (Change, bool) {
+	switch h.Event {
+	case "SubagentStart":
+		if s.finished() {
+			return Change{}, false // a late start never revives a finished session
+		}
+		if s.subagents == nil {
+			s.subagents = map[string]bool{}
+		}
+		s.subagents[h.AgentID] = true
+	case "SubagentStop":
+		delete(s.subagents, h.AgentID)
+		if s.doneDeferred && !s.hasList && len(s.subagents) == 0 && s.State == Working {
+			s.doneDeferred = false
+			return s.set(Done, ReasonTurnEnd, "", SourceHook, "hook.subagents_done")
+		}
+	case "Notification":
+		if h.NotificationType == "permission_prompt" || h.NotificationType == "elicitation_dialog" {
+			if s.finished() {
+				return Change{}, false
+			}
+			reason := ReasonPermission
+			if h.NotificationType == "elicitation_dialog" {
+				reason = ReasonQuestion
+			}
+			ch, ok := s.wait(reason, Cap(h.Message), "hook.subagent_wait")
+			s.subWaiting = ok || s.subWaiting
+			return ch, ok
+		}
+	case "PermissionRequest":
+		if s.finished() {
+			return Change{}, false
+		}
+		ch, ok := s.wait(ReasonPermission, s.permissionText(h), "hook.subagent_wait")
+		s.subWaiting = ok || s.subWaiting
+		return ch, ok
+	case "PostToolUse":
+		if s.State == Waiting && s.subWaiting {
+			s.subWaiting = false
+			return s.set(Working, ReasonTool, s.Detail, SourceHook, "hook.subagent_resumed")
+		}
+	}
+	return Change{}, false
+}
+
+// finished reports a session whose turn is over: nothing a subagent does
+// may bring it back.
+func (s *Session) finished() bool {
+	return !s.turnOpen && (s.State == Done || s.State == Ready || s.State == Ended)
+}
+
+func (s *Session) toolWork(h parsers.Hook, rule string) (Change, bool) {
+	if !s.turnOpen {
+		// A tool call with no turn open: the hooks missed the start (or it
+		// is a Stop-hook continuation). Work is going on all the same.
+		s.reopen(&s.hook)
+	}
+	s.subWaiting = false
+	return s.set(Working, ReasonTool, ToolDetail(h.ToolName, h.ToolInput, s.Cwd), SourceHook, rule)
+}
+
+func (s *Session) wait(reason, detail, rule string) (Change, bool) {
+	if s.State == Ended {
+		return Change{}, false
+	}
+	return s.set(Waiting, reason, detail, SourceHook, rule)
+}
+
+// permissionText is the waiting detail for a permission request:
+// "tool_name: detail" (SPEC §6).
+func (s *Session) permissionText(h parsers.Hook) string {
+	d := ToolDetail(h.ToolName, h.ToolInput, s.Cwd)
+	switch {
+	case h.ToolName == "":
+		return Cap(d)
+	case d == "":
+		return Cap(h.ToolName)
+	}
+	return Cap(h.ToolName + ": " + d)
+}
+
+// Acknowledge marks a finished turn as seen: done → ready.
+func (s *Session) Acknowledge() (Change, bool) {
+	if s.State != Done {
+		return Change{}, false
+	}
+	return s.set(Ready, ReasonAcknowledged, "", SourceAPI, "api.ack")
+}
+
+// End ends the session for a reason outside the agent (its tab closed).
+func (s *Session) End(reason, rule string) (Change, bool) {
+	s.turnOpen, s.doneDeferred = false, false
+	return s.set(Ended, reason, "", SourceAPI, rule)
+}

@@ -1,0 +1,505 @@
+package watcher
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// root is one configured log directory.
+type root struct {
+	path    string
+	agent   parsers.Agent
+	present bool
+}
+
+// wantDir reports whether a directory depth levels below the root is part of
+// the agent's layout: Claude <slug>/<id>/subagents, Codex YYYY/MM/DD.
+func (rt *root) wantDir(depth int, name string) bool {
+	if rt.agent == parsers.AgentClaude {
+		return depth == 1 || depth == 2 || depth == 3 && name == "subagents"
+	}
+	return depth >= 1 && depth <= 3
+}
+
+// wantFile reports whether a file depth levels below the root is a log:
+// Claude <slug>/<id>.jsonl and <slug>/<id>/subagents/agent-*.jsonl, Codex
+// YYYY/MM/DD/rollout-*.jsonl.
+func (rt *root) wantFile(depth int, name string) bool {
+	if !strings.HasSuffix(name, ".jsonl") {
+		return false
+	}
+	if rt.agent == parsers.AgentClaude {
+		return depth == 2 || depth == 4 && strings.HasPrefix(name, "agent-")
+	}
+	return depth == 4 && strings.HasPrefix(name, "rollout-")
+}
+
+// dir is a directory of the layout. Owned by the Run loop, except files,
+// which is guarded by Watcher.mu.
+type dir struct {
+	path    string
+	root    *root
+	depth   int
+	watched bool
+	files   map[string]*file
+}
+
+type dirEntry = os.DirEntry
+
+func readDirEntries(path string) ([]dirEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// guessAgent names the agent for a path outside every root from its shape;
+// AgentUnknown leaves it to the content.
+func guessAgent(path string) parsers.Agent {
+	base := filepath.Base(path)
+	switch {
+	case strings.HasPrefix(base, "rollout-"):
+		return parsers.AgentCodex
+	case filepath.Base(filepath.Dir(path)) == "subagents" && strings.HasPrefix(base, "agent-"):
+		return parsers.AgentClaude
+	}
+	return parsers.AgentUnknown
+}
+
+// sessionOf derives the session a log belongs to from its path: the Claude
+// file stem (the parent session's for subagent files), the Codex rollout's
+// trailing uuid ("" when the name has none: the session_meta id is used).
+func sessionOf(path string, agent parsers.Agent) (session string, subagent bool) {
+	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	switch agent {
+	case parsers.AgentClaude:
+		if filepath.Base(filepath.Dir(path)) == "subagents" && strings.HasPrefix(stem, "agent-") {
+			return filepath.Base(filepath.Dir(filepath.Dir(path))), true
+		}
+		return stem, false
+	case parsers.AgentCodex:
+		if len(stem) >= 36 && isUUID(stem[len(stem)-36:]) {
+			return stem[len(stem)-36:], false
+		}
+	}
+	return "", false
+}
+
+func isUUID(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// warnOnce logs a problem with a path the first time it is seen; clearWarn
+// forgets it when the path recovers, so a later failure is logged again.
+func (w *Watcher) warnOnce(path, what string, err error, msg string) {
+	k := what + "\x00" + path
+	if w.warned[k] {
+		return
+	}
+	w.warned[k] = true
+	w.stats.unreadable.Add(1)
+	w.log.Warn().Err(err).Str("path", path).Msg(msg)
+}
+
+func (w *Watcher) clearWarn(path, what string) {
+	k := what + "\x00" + path
+	if w.warned[k] {
+		delete(w.warned, k)
+		w.stats.unreadable.Add(-1)
+		w.log.Info().Str("path", path).Msg("readable again")
+	}
+}
+
+// checkRoots sets up every root that is not being watched yet. A missing
+// root is waited for by watching its nearest existing ancestor (and by the
+// poll tick).
+func (w *Watcher) checkRoots() {
+	for _, rt := range w.roots {
+		if !rt.present {
+			w.checkRoot(rt)
+		}
+	}
+	// Ancestor watches no missing root needs any more are released.
+	needed := map[string]bool{}
+	for _, rt := range w.roots {
+		if !rt.present {
+			if a := nearestDir(filepath.Dir(rt.path)); a != "" {
+				needed[a] = true
+			}
+		}
+	}
+	for a := range w.ancestors {
+		if !needed[a] {
+			delete(w.ancestors, a)
+			if w.dirs[a] == nil && !w.extra[a] {
+				_ = w.dw.Remove(a)
+			}
+		}
+	}
+}
+
+func (w *Watcher) checkRoot(rt *root) {
+	for {
+		fi, err := os.Stat(rt.path)
+		if err == nil && fi.IsDir() {
+			w.clearWarn(rt.path, "root")
+			rt.present = true
+			w.addDir(rt.path, rt, 0)
+			w.countDirs()
+			return
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			w.warnOnce(rt.path, "root", err, "log root unreadable; retrying")
+			return
+		}
+		if w.dw == nil {
+			return
+		}
+		a := nearestDir(filepath.Dir(rt.path))
+		if a == "" || w.ancestors[a] {
+			return
+		}
+		if err := w.dw.Add(a); err != nil {
+			return // the poll tick looks for it instead
+		}
+		w.ancestors[a] = true
+		// Look again: the root may have appeared before the watch existed.
+	}
+}
+
+func nearestDir(p string) string {
+	for {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return ""
+		}
+		p = parent
+	}
+}
+
+// addDir watches a directory, then lists it: a file created between the two
+// is found by the listing, one created after by an event.
+func (w *Watcher) addDir(path string, rt *root, depth int) {
+	if w.dirs[path] != nil {
+		return
+	}
+	d := &dir{path: path, root: rt, depth: depth, files: map[string]*file{}}
+	w.dirs[path] = d
+	w.watch(d)
+	w.scan(d)
+}
+
+func (w *Watcher) watch(d *dir) {
+	if w.dw == nil || d.watched {
+		return
+	}
+	err := w.dw.Add(d.path)
+	switch {
+	case err == nil:
+		d.watched = true
+		w.clearWarn(d.path, "watch")
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EMFILE):
+		if !w.limitLog {
+			w.limitLog = true
+			w.log.Warn().Err(err).Str("path", d.path).Dur("interval", w.cfg.PollInterval).
+				Msg("directory watch limit reached; polling the directories beyond it (raise fs.inotify.max_user_watches)")
+		}
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		w.warnOnce(d.path, "watch", err, "cannot watch directory; polling it")
+	}
+}
+
+// scan lists a directory: new subdirectories are added, new logs are
+// tracked, changed ones are kicked, and known files that are gone are kicked
+// so their readers drain and report them.
+func (w *Watcher) scan(d *dir) {
+	entries, err := w.readDir(d.path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			w.dropDir(d)
+			return
+		}
+		w.warnOnce(d.path, "read", err, "cannot read directory; its logs are skipped until it can be read")
+		return
+	}
+	w.clearWarn(d.path, "read")
+	var seen map[string]bool
+	w.mu.Lock()
+	known := len(d.files)
+	w.mu.Unlock()
+	if known > 0 {
+		seen = make(map[string]bool, known)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		p := filepath.Join(d.path, name)
+		if e.IsDir() {
+			if w.dirs[p] == nil && d.root.wantDir(d.depth+1, name) {
+				w.addDir(p, d.root, d.depth+1)
+			}
+			continue
+		}
+		if !e.Type().IsRegular() || !d.root.wantFile(d.depth+1, name) {
+			continue
+		}
+		if seen != nil {
+			seen[p] = true
+		}
+		w.saw(d, p)
+	}
+	if known > 0 {
+		w.mu.Lock()
+		for p, f := range d.files {
+			if !seen[p] {
+				w.kickLocked(f)
+			}
+		}
+		w.mu.Unlock()
+	}
+}
+
+// saw handles a log found in a listing: track it if new, kick it if it
+// changed since it was last read.
+func (w *Watcher) saw(d *dir, p string) {
+	w.mu.Lock()
+	f := w.files[p]
+	if f == nil {
+		f = w.newFile(p, d, d.root.agent, !w.starting, w.ckpt[p])
+		if w.starting {
+			w.bootQueue = append(w.bootQueue, f)
+		} else {
+			w.kickLocked(f)
+		}
+		w.mu.Unlock()
+		return
+	}
+	if f.dir != d {
+		f.dir = d
+		d.files[p] = f
+	}
+	w.mu.Unlock()
+	if w.starting {
+		return
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		w.kick(f)
+		return
+	}
+	pos := f.position()
+	if _, ino := fileID(fi); fi.Size() != pos.size || ino != pos.ino {
+		w.kick(f)
+	}
+}
+
+// newFile registers a file. Called with w.mu held.
+func (w *Watcher) newFile(p string, d *dir, agent parsers.Agent, booted bool, ck *ckptEntry) *file {
+	f := &file{path: p, dir: d, agent: agent, booted: booted, wake: make(chan struct{}, 1)}
+	f.session, f.subagent = sessionOf(p, agent)
+	switch {
+	case booted:
+		f.pos = filePos{fresh: true, lineKnown: true}
+	case ck != nil:
+		f.ckpt = ck
+		f.pos = ck.pos()
+	}
+	w.files[p] = f
+	if d != nil {
+		d.files[p] = f
+	}
+	return f
+}
+
+// dropDir forgets a directory that was removed or renamed away, with
+// everything below it; its files' readers find them gone.
+func (w *Watcher) dropDir(d *dir) {
+	prefix := d.path + string(filepath.Separator)
+	for p, sub := range w.dirs {
+		if p != d.path && !strings.HasPrefix(p, prefix) {
+			continue
+		}
+		delete(w.dirs, p)
+		if sub.watched && w.dw != nil {
+			_ = w.dw.Remove(p) // already gone with the directory, or renamed away
+		}
+		w.mu.Lock()
+		for _, f := range sub.files {
+			w.kickLocked(f)
+		}
+		w.mu.Unlock()
+		if sub.depth == 0 {
+			sub.root.present = false
+		}
+	}
+	w.countDirs()
+	w.checkRoots()
+}
+
+func (w *Watcher) countDirs() {
+	var watched int64
+	for _, d := range w.dirs {
+		if d.watched {
+			watched++
+		}
+	}
+	w.stats.dirs.Store(int64(len(w.dirs)))
+	w.stats.watched.Store(watched)
+}
+
+// event handles one directory event. It is a hint: the reader re-checks the
+// file, and a missed event is made good by the sweep.
+func (w *Watcher) event(ev fsnotify.Event) {
+	if ev.Op == fsnotify.Chmod {
+		return
+	}
+	p := ev.Name
+	parent := filepath.Dir(p)
+	if ev.Has(fsnotify.Create) && w.ancestors[parent] {
+		w.checkRoots()
+	}
+	if d := w.dirs[p]; d != nil {
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			w.dropDir(d)
+		}
+		return
+	}
+	w.mu.Lock()
+	f := w.files[p]
+	if f != nil {
+		w.kickLocked(f)
+	}
+	_, wanted := w.wanted[p]
+	w.mu.Unlock()
+	if f != nil {
+		return
+	}
+	if wanted {
+		w.checkWanted()
+		return
+	}
+	pd := w.dirs[parent]
+	if pd == nil || !(ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write)) {
+		return
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return
+	}
+	name := filepath.Base(p)
+	switch {
+	case fi.IsDir():
+		if pd.root.wantDir(pd.depth+1, name) {
+			w.addDir(p, pd.root, pd.depth+1)
+			w.countDirs()
+		}
+	case fi.Mode().IsRegular() && pd.root.wantFile(pd.depth+1, name):
+		w.saw(pd, p)
+	}
+}
+
+// sweep is the reconcile pass: re-arm failed watches, re-list every
+// directory, re-stat every file.
+func (w *Watcher) sweep() {
+	w.checkRoots()
+	for _, d := range w.dirList() {
+		if w.dirs[d.path] != d {
+			continue // dropped meanwhile
+		}
+		w.watch(d)
+		w.scan(d)
+	}
+	w.countDirs()
+	w.checkWanted()
+}
+
+// poll covers what events cannot: directories without a watch, roots and
+// followed files that do not exist yet.
+func (w *Watcher) poll() {
+	for _, rt := range w.roots {
+		if !rt.present {
+			w.checkRoots()
+			break
+		}
+	}
+	w.checkWanted()
+	for _, d := range w.dirList() {
+		if !d.watched && w.dirs[d.path] == d {
+			w.scan(d)
+		}
+	}
+	w.countDirs()
+}
+
+func (w *Watcher) dirList() []*dir {
+	l := make([]*dir, 0, len(w.dirs))
+	for _, d := range w.dirs {
+		l = append(l, d)
+	}
+	return l
+}
+
+// checkWanted looks for files named by Follow that were not found yet.
+func (w *Watcher) checkWanted() {
+	w.mu.Lock()
+	var paths []string
+	for p := range w.wanted {
+		paths = append(paths, p)
+	}
+	w.mu.Unlock()
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			// Watch its directory for a quicker find than the poll tick.
+			if parent := filepath.Dir(p); w.dw != nil && w.dirs[parent] == nil && !w.extra[parent] {
+				if w.dw.Add(parent) == nil {
+					w.extra[parent] = true
+				}
+			}
+			continue
+		}
+		d := w.dirs[filepath.Dir(p)]
+		agent := guessAgent(p)
+		if d != nil && d.root.wantFile(d.depth+1, filepath.Base(p)) {
+			agent = d.root.agent
+		} else {
+			d = nil
+		}
+		w.mu.Lock()
+		existed := w.wanted[p]
+		delete(w.wanted, p)
+		f := w.files[p]
+		if f == nil {
+			// A file that existed when it was named has history: bootstrap it.
+			f = w.newFile(p, d, agent, !existed, nil)
+		}
+		w.kickLocked(f)
+		w.mu.Unlock()
+	}
+}

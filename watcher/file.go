@@ -1,0 +1,647 @@
+package watcher
+
+import (
+	"bytes"
+	"errors"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/lines"
+	"github.com/logwatch/logwatch/watcher/follow"
+)
+
+const (
+	sigMax     = 1024    // bytes at the start of a file that identify its generation
+	batchLines = 256     // lines read before the file is re-checked and they are delivered
+	batchBytes = 4 << 20 // likewise in bytes
+)
+
+// filePos is where a file's reading stands and which generation it is.
+type filePos struct {
+	gen       int
+	dev, ino  uint64
+	sig       uint64 // hash of the first sigLen bytes
+	sigLen    int
+	offset    int64 // just after the last line delivered
+	line      int   // lines before offset, when lineKnown
+	lineKnown bool
+	size      int64 // size when last read
+	fresh     bool  // no generation adopted yet (a new file, or deletion reported): the next file at the path starts at 0
+}
+
+// file is one followed log.
+type file struct {
+	path string
+	wake chan struct{} // capacity 1: pending "look at the file"
+
+	// Guarded by Watcher.mu.
+	dir     *dir
+	running bool
+
+	// Owned by the goroutine that runs the file; running hands them over
+	// through Watcher.mu.
+	agent    parsers.Agent
+	session  string
+	subagent bool
+	booted   bool
+	ckpt     *ckptEntry
+	warned   bool
+
+	mu  sync.Mutex
+	pos filePos
+}
+
+func (f *file) position() filePos {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pos
+}
+
+func (f *file) update(fn func(*filePos)) {
+	f.mu.Lock()
+	fn(&f.pos)
+	f.mu.Unlock()
+}
+
+// notifier is implemented by followers that learn about new lines on their
+// own (a push-based follower); the reader then also wakes on them.
+type notifier interface {
+	Notify() <-chan struct{}
+}
+
+// kindSkip marks a batch entry that moves the position without a record:
+// the fragment before the first newline of a bootstrap window.
+const kindSkip Kind = 255
+
+// reader is the state of one file's reading goroutine.
+type reader struct {
+	w      *Watcher
+	f      *file
+	log    zerolog.Logger
+	fd     *os.File
+	fol    follow.Follower
+	notify <-chan struct{}
+	parser parsers.Parser
+	det    parsers.Detector
+	over   int // follower's oversized count already reported
+
+	numKnown bool  // line numbers are known
+	delta    int   // added to the follower's line numbers
+	skipFrom int64 // a bootstrap window's leading fragment starts here; -1: none
+	resume   int64 // bootstrap: the checkpoint offset; lines before it are Replay
+	booting  bool
+
+	head  []byte // the generation's first bytes as consumed, up to sigMax
+	sig   [sigMax]byte
+	batch []Record
+}
+
+// follow runs f's reader until the file goes idle, is deleted, or the
+// watcher stops. A one-shot run (start-up) reads once and hands the file to
+// a long-lived reader only if it was written meanwhile.
+func (w *Watcher) follow(f *file, oneShot bool) {
+	defer w.wg.Done()
+	r := &reader{w: w, f: f, log: w.rlog.With().Str("path", f.path).Logger(), skipFrom: -1, resume: -1,
+		head: make([]byte, 0, sigMax)}
+	defer r.closeFile()
+	var idle *time.Timer
+	for {
+		if r.read() && w.forget(f) {
+			return
+		}
+		if oneShot {
+			w.mu.Lock()
+			if len(f.wake) > 0 && !w.closing {
+				w.wg.Add(1)
+				go w.follow(f, false)
+			} else {
+				f.running = false
+			}
+			w.mu.Unlock()
+			return
+		}
+		if idle == nil {
+			idle = time.NewTimer(w.cfg.IdleTimeout)
+			defer idle.Stop()
+		} else {
+			idle.Reset(w.cfg.IdleTimeout)
+		}
+		select {
+		case <-f.wake:
+		case <-r.notify:
+		case <-idle.C:
+			if w.park(f) {
+				return
+			}
+		case <-w.ctx.Done():
+			return
+		}
+	}
+}
+
+// read brings the file up to date. It returns true when the file is gone
+// (reported with KindDeleted once).
+func (r *reader) read() bool {
+	if r.fd != nil {
+		fi, err := os.Stat(r.f.path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			r.pump() // drain what the open descriptor still has
+			return r.gone()
+		case err == nil && !r.sameFile(fi):
+			// Replaced by another file: finish this one, then start that.
+			r.pump()
+			r.closeFile()
+		}
+	}
+	if r.fd == nil {
+		ok, gone := r.open()
+		if gone {
+			return r.gone()
+		}
+		if !ok {
+			return false
+		}
+	}
+	r.pump()
+	return false
+}
+
+func (r *reader) sameFile(fi os.FileInfo) bool {
+	dev, ino := fileID(fi)
+	p := r.f.position()
+	return dev == p.dev && ino == p.ino
+}
+
+// gone reports the file deleted, once.
+func (r *reader) gone() bool {
+	r.closeFile()
+	p := r.f.position()
+	if p.fresh || !r.f.booted {
+		return true
+	}
+	rec := r.record(KindDeleted)
+	rec.Offset, rec.End = p.offset, p.offset
+	r.emit(rec)
+	r.w.stats.deleted.Add(1)
+	r.f.update(func(p *filePos) { *p = filePos{gen: p.gen + 1, lineKnown: true, fresh: true} })
+	return true
+}
+
+// open opens the file and positions the follower: at the delivered offset
+// when the file is the same generation, at 0 when it is not.
+func (r *reader) open() (ok, gone bool) {
+	fd, err := os.Open(r.f.path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, true
+		}
+		r.warn(err, "cannot open log; retrying on its next change")
+		return false, false
+	}
+	fi, err := fd.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	if err != nil {
+		fd.Close()
+		r.warn(err, "cannot read log")
+		return false, false
+	}
+	if r.f.warned {
+		r.f.warned = false
+		r.log.Info().Msg("log readable again")
+	}
+	r.fd = fd
+	if !r.f.booted {
+		r.f.booted = true
+		r.bootstrap(fi)
+		return true, false
+	}
+	p := r.f.position()
+	switch {
+	case p.fresh:
+		dev, ino := fileID(fi)
+		r.f.update(func(p *filePos) { p.dev, p.ino, p.fresh = dev, ino, false })
+		r.start(0, 0, true)
+	case !r.sameGen(fi, p):
+		r.newGen(fi)
+	default:
+		r.start(p.offset, p.line, p.lineKnown)
+	}
+	return true, false
+}
+
+func (r *reader) warn(err error, msg string) {
+	if !r.f.warned {
+		r.f.warned = true
+		r.w.stats.unreadable.Add(1)
+		r.log.Warn().Err(err).Msg(msg)
+	}
+}
+
+// start positions a new follower at off, with num lines before it.
+func (r *reader) start(off int64, num int, known bool) {
+	r.closeFollower()
+	r.parser = nil
+	r.head = r.head[:0]
+	r.fillHead(int64(r.f.position().sigLen))
+	if off > 0 && r.f.agent == parsers.AgentCodex {
+		// The Codex parser takes the first session_meta as the session's
+		// identity; feed it line 1 so a later fork copy is not taken.
+		if l, ok := r.firstLine(); ok {
+			_, _ = r.parserFor(l.Bytes).Parse(l.Bytes)
+		}
+	}
+	fol, err := r.w.opener.Open(r.fd, off, num)
+	if err != nil {
+		r.warn(err, "cannot start reading log")
+		r.closeFile()
+		return
+	}
+	r.fol = fol
+	r.over = 0
+	r.numKnown, r.delta = known, 0
+	if n, ok := fol.(notifier); ok {
+		r.notify = n.Notify()
+	}
+}
+
+// firstLine reads line 1 with its own follower.
+func (r *reader) firstLine() (lines.Line, bool) {
+	fol, err := r.w.opener.Open(r.fd, 0, 0)
+	if err != nil {
+		return lines.Line{}, false
+	}
+	defer fol.Close()
+	l, err := fol.Next()
+	if err != nil || l.Num != 1 {
+		return lines.Line{}, false
+	}
+	l.Bytes = append([]byte(nil), l.Bytes...)
+	return l, true
+}
+
+// parserFor returns the file's parser, detecting the agent from line if it
+// is not known yet (a followed file outside every root).
+func (r *reader) parserFor(line []byte) parsers.Parser {
+	if r.parser != nil {
+		return r.parser
+	}
+	if r.f.agent == parsers.AgentUnknown {
+		a := r.det.Line(line)
+		if a == parsers.AgentUnknown {
+			return nil
+		}
+		r.f.agent = a
+		r.f.session, r.f.subagent = sessionOf(r.f.path, a)
+	}
+	r.parser = parsers.New(r.f.agent)
+	return r.parser
+}
+
+// bootstrap positions a file found at start-up: at its checkpoint when the
+// checkpoint is this generation, else after the first newline of its last
+// BootstrapBytes. Everything up to the end of the file now is history.
+func (r *reader) bootstrap(fi os.FileInfo) {
+	size := fi.Size()
+	dev, ino := fileID(fi)
+	ck := r.f.ckpt
+	r.f.ckpt = nil
+	r.resume = -1
+	p := filePos{dev: dev, ino: ino, lineKnown: true}
+	if ck != nil {
+		cp := ck.pos()
+		if cp.dev == dev && cp.ino == ino && size >= cp.offset && r.prefixOK(cp, size) {
+			p, r.resume = cp, cp.offset
+		}
+	}
+	start := max(size-r.w.cfg.BootstrapBytes, 0)
+	if r.resume >= 0 && r.resume < start {
+		start = r.resume // whatever was written while down is read whole
+	}
+	if r.resume < 0 && start > 0 {
+		p.lineKnown = false
+	}
+	r.f.update(func(fp *filePos) { *fp = p })
+	r.head = r.head[:0]
+	r.fillHead(int64(p.sigLen))
+
+	r.booting = true
+	defer func() { r.booting, r.resume = false, -1 }()
+	r.closeFollower()
+	r.parser = nil
+	if start > 0 && r.f.agent != parsers.AgentClaude {
+		// Codex names its session on line 1 only.
+		if l, ok := r.firstLine(); ok {
+			rec := r.lineRecord(l, 1)
+			rec.Replay = r.resume >= l.End
+			r.emit(rec)
+		}
+	}
+	fol, err := r.w.opener.Open(r.fd, start, 0)
+	if err != nil {
+		r.warn(err, "cannot start reading log")
+		r.closeFile()
+		return
+	}
+	r.fol, r.over = fol, 0
+	if n, ok := fol.(notifier); ok {
+		r.notify = n.Notify()
+	}
+	r.numKnown, r.delta = start == 0, 0
+	r.skipFrom = -1
+	if start > 0 && start != r.resume {
+		var b [1]byte
+		if _, err := r.fd.ReadAt(b[:], start-1); err != nil || b[0] != '\n' {
+			r.skipFrom = start
+		}
+	}
+	r.pump()
+}
+
+// sameGen reports whether the file is still the generation p describes.
+func (r *reader) sameGen(fi os.FileInfo, p filePos) bool {
+	dev, ino := fileID(fi)
+	if dev != p.dev || ino != p.ino || fi.Size() < p.offset {
+		return false
+	}
+	return r.prefixOK(p, fi.Size())
+}
+
+// prefixOK re-reads the first bytes of the file and checks them against p's
+// signature, and that the byte before p's offset is a newline.
+func (r *reader) prefixOK(p filePos, size int64) bool {
+	if size < int64(p.sigLen) {
+		return false
+	}
+	if p.sigLen > 0 {
+		if n, _ := r.fd.ReadAt(r.sig[:p.sigLen], 0); n < p.sigLen || hash(r.sig[:p.sigLen]) != p.sig {
+			return false
+		}
+	}
+	if p.offset > 0 {
+		var one [1]byte
+		if _, err := r.fd.ReadAt(one[:], p.offset-1); err != nil || one[0] != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// The signature covers the first bytes of the generation exactly as the
+// reader consumed them (line bytes and their line ends), so that a rewrite
+// racing a read is caught even when the new content starts like the old:
+// the line made of old and new bytes no longer matches the file.
+
+// grow extends the consumed head with a line; bytes the reader skipped (an
+// oversized line, the start of a bootstrap window) are taken from the file.
+func (r *reader) grow(l lines.Line) {
+	if len(r.head) >= sigMax {
+		return
+	}
+	r.fillHead(l.Offset)
+	if int64(len(r.head)) != l.Offset {
+		return
+	}
+	r.head = append(r.head, l.Bytes...)
+	if l.End-l.Offset-int64(len(l.Bytes)) == 2 {
+		r.head = append(r.head, '\r')
+	}
+	r.head = append(r.head, '\n')
+	if len(r.head) > sigMax {
+		r.head = r.head[:sigMax]
+	}
+}
+
+// fillHead extends the head from the file up to offset to (at most sigMax).
+func (r *reader) fillHead(to int64) {
+	n := len(r.head)
+	to = min(to, sigMax)
+	if int64(n) >= to {
+		return
+	}
+	r.head = r.head[:to]
+	if m, _ := r.fd.ReadAt(r.head[n:to], int64(n)); m < int(to)-n {
+		r.head = r.head[:n+m]
+	}
+}
+
+// headOK reports whether the file still starts with the consumed head.
+func (r *reader) headOK() bool {
+	n := len(r.head)
+	if n == 0 {
+		return true
+	}
+	m, _ := r.fd.ReadAt(r.sig[:n], 0)
+	return m == n && bytes.Equal(r.sig[:n], r.head)
+}
+
+func hash(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+// newGen restarts the file at offset 0 as a new generation.
+func (r *reader) newGen(fi os.FileInfo) {
+	dev, ino := fileID(fi)
+	var gen int
+	r.f.update(func(p *filePos) {
+		gen = p.gen + 1
+		*p = filePos{gen: gen, dev: dev, ino: ino, lineKnown: true}
+	})
+	r.w.stats.resets.Add(1)
+	r.log.Info().Int("gen", gen).Msg("log truncated or rewritten; reading it again from the start")
+	r.batch = r.batch[:0]
+	r.head = r.head[:0]
+	r.skipFrom, r.resume = -1, -1
+	r.emit(r.record(KindReset))
+	r.start(0, 0, true)
+}
+
+// pump delivers every complete line up to the end of the file, in batches,
+// checking the file's generation before and after reading each batch: a
+// truncate and rewrite between two reads must never yield a line made of
+// the old offset and the new content.
+func (r *reader) pump() {
+	for r.fol != nil {
+		fi, err := r.fd.Stat()
+		if err != nil {
+			r.warn(err, "cannot stat log")
+			return
+		}
+		if p := r.f.position(); fi.Size() < p.offset || !r.prefixOK(p, fi.Size()) {
+			r.newGen(fi)
+			continue
+		}
+		more, err := r.fill()
+		if err != nil {
+			r.warn(err, "cannot read log")
+			return
+		}
+		if fi, err = r.fd.Stat(); err != nil {
+			r.warn(err, "cannot stat log")
+			return
+		}
+		if fi.Size() < r.fol.Offset() || !r.headOK() {
+			r.newGen(fi)
+			continue
+		}
+		if !r.deliver() {
+			return
+		}
+		size, sig, n := fi.Size(), hash(r.head), len(r.head)
+		r.f.update(func(fp *filePos) { fp.size, fp.sig, fp.sigLen = size, sig, n })
+		if !more {
+			return
+		}
+	}
+}
+
+// fill reads the next batch. more is false at the end of the data.
+func (r *reader) fill() (more bool, err error) {
+	r.batch = r.batch[:0]
+	size := 0
+	for len(r.batch) < batchLines && size < batchBytes {
+		l, err := r.fol.Next()
+		if n := r.fol.Oversized(); n > r.over {
+			end, num := r.fol.Offset(), r.fol.LineNum()
+			if err == nil {
+				end, num = l.Offset, l.Num-1
+			}
+			rec := r.record(KindOversized)
+			rec.Offset, rec.End, rec.Count = end, end, n-r.over
+			rec.Line = r.num(num)
+			rec.Replay = r.resume >= end
+			r.batch = append(r.batch, rec)
+			r.over = n
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				r.fillHead(r.fol.Offset()) // past skipped lines at the end
+				return false, nil
+			}
+			return false, err
+		}
+		size += len(l.Bytes)
+		r.grow(l)
+		if l.Offset == r.skipFrom {
+			// The tail of a line that began before the bootstrap window.
+			r.skipFrom = -1
+			r.batch = append(r.batch, Record{Kind: kindSkip, End: l.End, Replay: r.resume >= l.End})
+			continue
+		}
+		if l.Offset == r.resume && !r.numKnown {
+			// The checkpoint knows the line number here.
+			if p := r.f.position(); p.lineKnown {
+				r.numKnown, r.delta = true, p.line-(l.Num-1)
+			}
+		}
+		rec := r.lineRecord(l, r.num(l.Num))
+		rec.Replay = r.resume >= l.End
+		r.batch = append(r.batch, rec)
+	}
+	return true, nil
+}
+
+func (r *reader) num(n int) int {
+	if !r.numKnown {
+		return 0
+	}
+	return n + r.delta
+}
+
+func (r *reader) record(k Kind) Record {
+	return Record{Kind: k, Path: r.f.path, Agent: r.f.agent, Session: r.f.session,
+		Subagent: r.f.subagent, Gen: r.f.position().gen, Bootstrap: r.booting}
+}
+
+// lineRecord parses one line.
+func (r *reader) lineRecord(l lines.Line, num int) Record {
+	p := r.parserFor(l.Bytes)
+	rec := r.record(KindLine)
+	rec.Offset, rec.End, rec.Line = l.Offset, l.End, num
+	if p == nil {
+		return rec
+	}
+	ev, err := p.Parse(l.Bytes)
+	if err != nil {
+		rec.Malformed = true
+		return rec
+	}
+	rec.Evidence = ev
+	if r.f.session == "" && ev.SessionID != "" {
+		r.f.session = ev.SessionID // a rollout without a uuid in its name
+	}
+	rec.Agent, rec.Session = r.f.agent, r.f.session
+	return rec
+}
+
+// deliver hands the batch to the consumer, blocking while it is busy, and
+// advances the position record by record. It returns false when the
+// watcher stops.
+func (r *reader) deliver() bool {
+	for i := range r.batch {
+		rec := &r.batch[i]
+		if rec.Kind != kindSkip {
+			if !r.emit(*rec) {
+				r.batch = r.batch[:0]
+				return false
+			}
+			switch {
+			case rec.Kind == KindOversized:
+				r.w.stats.oversized.Add(int64(rec.Count))
+			case rec.Malformed:
+				r.w.stats.malformed.Add(1)
+			}
+		}
+		if rec.Replay {
+			continue
+		}
+		end, line := rec.End, rec.Line
+		r.f.update(func(p *filePos) {
+			if end > p.offset {
+				p.offset = end
+				p.line, p.lineKnown = line, line > 0
+			}
+		})
+	}
+	if len(r.batch) > 0 {
+		r.w.dirty.Store(true)
+	}
+	r.batch = r.batch[:0]
+	return true
+}
+
+func (r *reader) emit(rec Record) bool {
+	select {
+	case r.w.out <- rec:
+		r.w.stats.delivered.Add(1)
+		return true
+	case <-r.w.ctx.Done():
+		return false
+	}
+}
+
+func (r *reader) closeFollower() {
+	if r.fol != nil {
+		_ = r.fol.Close()
+		r.fol, r.notify = nil, nil
+	}
+}
+
+func (r *reader) closeFile() {
+	r.closeFollower()
+	if r.fd != nil {
+		_ = r.fd.Close()
+		r.fd = nil
+	}
+}

@@ -1,0 +1,90 @@
+package watcher
+
+import (
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// Kind says what a Record reports.
+type Kind uint8
+
+const (
+	// KindLine is one complete line with its parsed Evidence.
+	KindLine Kind = iota
+	// KindReset starts a new generation of the file at offset 0: it was
+	// truncated, rewritten in place or replaced by another file. Lines of the
+	// old generation that were not read before it changed are gone.
+	KindReset
+	// KindOversized reports Count lines skipped for exceeding MaxLineBytes,
+	// just before Offset.
+	KindOversized
+	// KindDeleted: the file is gone. Every complete line it had while it was
+	// open has been delivered; no more records follow for this generation.
+	KindDeleted
+)
+
+var kindNames = [...]string{"line", "reset", "oversized", "deleted"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind?"
+}
+
+// Record is one item of the watcher's output. Records of one file arrive in
+// file order; records of different files interleave.
+type Record struct {
+	Kind     Kind
+	Path     string
+	Agent    parsers.Agent
+	Session  string // Claude: the file stem or, for a subagent file, the parent session id; Codex: the rollout id
+	Subagent bool   // a Claude subagents/agent-*.jsonl file: it never drives the session's state
+	Gen      int    // generation of the file, counted from 0 per path within one run
+
+	// Offset and End bracket the line (End is just after its newline).
+	Offset, End int64
+	// Line is the 1-based line number, or 0 when unknown: a file first seen
+	// at start-up is read from its recent tail, and the lines before that
+	// window are never counted.
+	Line int
+
+	Evidence  parsers.Evidence
+	Malformed bool // the line is not valid JSON; Evidence is empty
+
+	// Bootstrap marks history: lines already in the file at start-up, or
+	// written while the watcher was down. Fold them into state; never
+	// publish them as live transitions.
+	Bootstrap bool
+	// Replay marks bootstrap lines that an earlier run already delivered
+	// (before its checkpoint). They are resent so that a fresh relay can
+	// rebuild state; first deliveries are exactly once per generation.
+	Replay bool
+
+	// Count is the number of lines skipped (KindOversized).
+	Count int
+}
+
+// Position is where reading a file stands.
+type Position struct {
+	Gen    int
+	Offset int64 // just after the last line delivered
+	Line   int   // lines before Offset, 0 when unknown
+	Size   int64 // file size when last read
+}
+
+// Stats are counters for status output.
+type Stats struct {
+	Files       int  // files known
+	Active      int  // files with a reader open
+	Dirs        int  // directories known
+	Watched     int  // directories with a watch
+	Polled      int  // directories polled for lack of a watch
+	Polling     bool // watches could not be had at all
+	Overflows   int64
+	Oversized   int64
+	Malformed   int64
+	Resets      int64
+	Deleted     int64
+	Unreadable  int // directories or files that could not be read
+	Delivered   int64
+}
