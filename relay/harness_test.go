@@ -20,6 +20,9 @@ type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
 	timers []*fakeTimer
+	// settle runs after each fired timer, so work the timer enqueued (and
+	// the timers that work arms) happens before time moves on.
+	settle func()
 }
 
 type fakeTimer struct {
@@ -81,6 +84,9 @@ func (c *fakeClock) Advance(d time.Duration) {
 		c.now = next.at
 		c.mu.Unlock()
 		next.f()
+		if c.settle != nil {
+			c.settle()
+		}
 	}
 }
 
@@ -128,6 +134,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	h := &harness{t: t, clock: newFakeClock(), follow: &fakeFollower{}, ctx: ctx,
 		off: map[string]int64{}, parser: map[string]parsers.Parser{}}
 	h.r = New(cfg, h.clock, h.follow, zerolog.Nop())
+	h.clock.settle = func() { h.r.Status(ctx) }
 	go h.r.Run(ctx)
 	sub, err := h.r.Subscribe(ctx)
 	if err != nil {

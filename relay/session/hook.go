@@ -163,6 +163,10 @@ func (s *Session) wait(reason, detail, rule string) (Change, bool) {
 	if s.State == Ended {
 		return Change{}, false
 	}
+	if !s.turnOpen {
+		// Only a turn asks for permission: the hooks missed its start.
+		s.reopen(&s.hook)
+	}
 	return s.set(Waiting, reason, detail, SourceHook, rule)
 }
 

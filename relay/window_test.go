@@ -1,0 +1,272 @@
+package relay
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bound starts a Claude session bound to tab t1, working on a prompt.
+func bound(t *testing.T) *harness {
+	h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: time.Hour})
+	must(t, h.hook("t1", "claude", claudeHook("UserPromptSubmit", "s")))
+	h.line(claude, "s", cPrompt("s", "count to 100"), false)
+	h.expect("working/prompt/hook.prompt")
+	return h
+}
+
+func TestWindowConfirmed(t *testing.T) {
+	h := bound(t)
+	must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+	h.clock.Advance(50 * time.Millisecond)
+	h.line(claude, "s", cMarker("s", false), false)
+	h.line(claude, "s", cMeta("s"), false) // metadata after the marker does not count
+	h.expect("ready/interrupted/key.confirmed")
+	st := h.sync()
+	if e := h.state("s"); e.Source != "key+log" {
+		t.Fatalf("source %q", e.Source)
+	}
+	c := st.Counters
+	if c.Keys != 1 || c.InterruptCandidates != 1 || c.InterruptsConfirmed != 1 || c.InterruptsUnconfirmed != 0 || c.KeyToMarkerLastMs != 50 {
+		t.Fatalf("counters %+v", c)
+	}
+}
+
+func TestWindowUnconfirmed(t *testing.T) {
+	h := bound(t)
+	must(t, h.r.Key(h.ctx, "t1", KeyCtrlC, time.Time{}))
+	h.clock.Advance(1999 * time.Millisecond)
+	h.expect()
+	h.clock.Advance(2 * time.Millisecond)
+	h.expect()
+	if c := h.sync().Counters; c.InterruptsUnconfirmed != 1 || c.InterruptCandidates != 1 {
+		t.Fatalf("counters %+v", c)
+	}
+	if st := h.state("s").State; st != "working" {
+		t.Fatalf("a key alone changed the state to %s", st)
+	}
+	// A marker after the window still ends the turn, from the log alone.
+	h.line(claude, "s", cMarker("s", false), false)
+	h.expect("ready/interrupted/log.interrupt")
+}
+
+func TestWindowPokesTheLog(t *testing.T) {
+	h := bound(t)
+	h.follow.mu.Lock()
+	h.follow.pokes = 0
+	h.follow.mu.Unlock()
+	must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+	h.clock.Advance(100 * time.Millisecond)
+	h.sync()
+	h.follow.mu.Lock()
+	n := h.follow.pokes
+	h.follow.mu.Unlock()
+	if n != 5 { // at the key, then every 25 ms
+		t.Fatalf("pokes = %d", n)
+	}
+	h.clock.Advance(3 * time.Second)
+	h.sync()
+	h.follow.mu.Lock()
+	after := h.follow.pokes
+	h.follow.mu.Unlock()
+	if after > 5+2000/25+1 {
+		t.Fatalf("pokes went on after the window: %d", after)
+	}
+}
+
+func TestWindowHookMovedOnFirst(t *testing.T) {
+	for _, ev := range []string{"UserPromptSubmit", "Stop", "SessionEnd"} {
+		t.Run(ev, func(t *testing.T) {
+			h := bound(t)
+			must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+			must(t, h.hook("t1", "claude", claudeHook(ev, "s")))
+			h.changes()
+			if c := h.sync().Counters; c.InterruptsUnconfirmed != 1 {
+				t.Fatalf("counters %+v", c)
+			}
+		})
+	}
+}
+
+func TestWindowIdleKeysMeanNothing(t *testing.T) {
+	h := bound(t)
+	must(t, h.hook("t1", "claude", claudeHook("Stop", "s")))
+	h.expect("done/turn_end/hook.stop")
+	must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+	must(t, h.r.Key(h.ctx, "unknown-tab", KeyEsc, time.Time{}))
+	h.clock.Advance(3 * time.Second)
+	h.expect()
+	if c := h.sync().Counters; c.Keys != 2 || c.InterruptCandidates != 0 {
+		t.Fatalf("counters %+v", c)
+	}
+}
+
+func TestWindowRepeatedPressesAreOneCandidate(t *testing.T) {
+	h := bound(t)
+	for i := 0; i < 3; i++ {
+		must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+		h.clock.Advance(100 * time.Millisecond)
+	}
+	h.line(claude, "s", cMarker("s", false), false)
+	h.expect("ready/interrupted/key.confirmed")
+	if c := h.sync().Counters; c.Keys != 3 || c.InterruptCandidates != 1 || c.KeyToMarkerLastMs != 300 {
+		t.Fatalf("counters %+v", c)
+	}
+}
+
+// TestWindowPermissionRejection: Esc at a permission prompt; Claude writes
+// the "for tool use" marker.
+func TestWindowPermissionRejection(t *testing.T) {
+	h := bound(t)
+	must(t, h.hook("t1", "claude", claudeHook("PermissionRequest", "s", "tool_name", "Bash", "tool_input", `{"command":"rm -rf /"}`)))
+	h.expect("waiting/permission/hook.permission_request")
+	must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+	h.line(claude, "s", cToolResult("s", "The user doesn't want to proceed with this tool use."), false)
+	h.line(claude, "s", cMarker("s", true), false)
+	h.expect("ready/interrupted/key.confirmed")
+}
+
+// TestWindowCodexAbortThenQueuedTurn: Esc aborts and a queued prompt starts
+// the next turn at once; the session ends up working.
+func TestWindowCodexAbortThenQueuedTurn(t *testing.T) {
+	h := newHarness(t, Config{TurnQuiet: time.Hour})
+	must(t, h.hook("t1", "codex", claudeHook("UserPromptSubmit", "x", "turn_id", "u1")))
+	h.line(codex, "x", xEvent("task_started", `,"turn_id":"u1"`), false)
+	must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+	h.line(codex, "x", `{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<turn_aborted>\nThe user interrupted the previous turn on purpose.\n</turn_aborted>"}]}}`, false)
+	h.line(codex, "x", xEvent("turn_aborted", `,"turn_id":"u1","reason":"interrupted"`), false)
+	h.line(codex, "x", xEvent("task_started", `,"turn_id":"u2"`), false)
+	h.expect("working/prompt/hook.prompt", "ready/interrupted/key.confirmed", "working/prompt/log.turn_start")
+	if st := h.state("x").State; st != "working" {
+		t.Fatalf("final %s", st)
+	}
+}
+
+// TestNeverAFalseReady is the property behind SPEC §5: over random
+// interleavings of keys, hooks and log lines on a virtual clock,
+// ready/interrupted is published exactly when the rules say, and never in
+// response to anything but a real marker line.
+//
+// The oracle models the rules independently: a turn is opened by whichever
+// source reports it first (hooks lead, the log lags and only echoes a turn it
+// is behind on); a marker interrupts when it is the log's evidence for the
+// turn in progress; its source is key+log when a key pressed while the
+// session worked or waited opened a window that is still open (2 s, not
+// closed by a hook prompt/stop or the turn ending).
+func TestNeverAFalseReady(t *testing.T) {
+	const runs = 300
+	for seed := int64(1); seed <= runs; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: time.Hour})
+		must(t, h.hook("t1", "claude", claudeHook("SessionStart", "s")))
+		h.changes()
+		var (
+			turn, hookPos, logPos int
+			open                  bool
+			state                 = "ready"
+			windowOpen            bool
+			windowAt              time.Time
+			trace                 []string
+		)
+		fail := func(format string, args ...any) {
+			t.Fatalf("seed %d: %s\ntrace:\n  %s", seed, fmt.Sprintf(format, args...), strings.Join(trace, "\n  "))
+		}
+		for step := 0; step < 40; step++ {
+			if windowOpen && !h.clock.Now().Before(windowAt.Add(2*time.Second)) {
+				windowOpen = false
+			}
+			var kind, want string // want: the expected interrupt rule, "" for none
+			switch n := rng.Intn(100); {
+			case n < 15:
+				kind = "key"
+				must(t, h.r.Key(h.ctx, "t1", []string{KeyEsc, KeyCtrlC}[rng.Intn(2)], time.Time{}))
+				if !windowOpen && (state == "working" || state == "waiting") {
+					windowOpen, windowAt = true, h.clock.Now()
+				}
+			case n < 25:
+				kind = "hook prompt"
+				must(t, h.hook("t1", "claude", claudeHook("UserPromptSubmit", "s")))
+				if !(open && hookPos < turn) {
+					turn++
+				}
+				hookPos, open, state, windowOpen = turn, true, "working", false
+			case n < 30:
+				kind = "hook stop"
+				must(t, h.hook("t1", "claude", claudeHook("Stop", "s")))
+				hookPos, open, state, windowOpen = turn, false, "done", false
+			case n < 35:
+				kind = "hook permission"
+				must(t, h.hook("t1", "claude", claudeHook("PermissionRequest", "s", "tool_name", "Bash")))
+				if !open {
+					hookPos, open = turn, true
+				}
+				state = "waiting"
+			case n < 45:
+				kind = "log prompt"
+				h.line(claude, "s", cPrompt("s", "do it"), false)
+				if logPos < turn {
+					logPos = turn
+				} else {
+					turn++
+					logPos, open, state = turn, true, "working"
+				}
+			case n < 55:
+				kind = "log marker"
+				h.line(claude, "s", cMarker("s", rng.Intn(2) == 0), false)
+				if logPos == turn && open {
+					want = "log.interrupt"
+					if windowOpen {
+						want = "key.confirmed"
+					}
+					open, state, windowOpen = false, "ready", false
+				}
+			case n < 62:
+				kind = "log marker in tool output"
+				h.line(claude, "s", cToolResult("s", "[Request interrupted by user]"), false)
+			case n < 67:
+				kind = "log marker as prompt prefix"
+				h.line(claude, "s", cPrompt("s", "[Request interrupted by user] no wait"), false)
+				if logPos < turn {
+					logPos = turn
+				} else {
+					turn++
+					logPos, open, state = turn, true, "working"
+				}
+			case n < 75:
+				kind = "log metadata"
+				h.line(claude, "s", cMeta("s"), false)
+			case n < 80:
+				kind = "log turn end"
+				h.line(claude, "s", cTurnDuration("s", 0), false)
+				if logPos == turn && open {
+					open, state, windowOpen = false, "done", false
+				}
+			default:
+				d := time.Duration(rng.Intn(1500)) * time.Millisecond
+				kind = "advance " + d.String()
+				h.clock.Advance(d)
+			}
+			changes := h.changes()
+			got := h.state("s")
+			trace = append(trace, fmt.Sprintf("%-28s → %-8s %v", kind, got.State, changes))
+			var rules []string
+			for _, c := range changes {
+				if r, ok := strings.CutPrefix(c, "ready/interrupted/"); ok {
+					rules = append(rules, r)
+				}
+			}
+			switch {
+			case want == "" && len(rules) > 0:
+				fail("ready/interrupted (%v) after %q; the rules say no interrupt", rules, kind)
+			case want != "" && (len(rules) != 1 || rules[0] != want):
+				fail("after %q: interrupts %v, want exactly one by %s", kind, rules, want)
+			case (kind == "key" || strings.HasPrefix(kind, "advance")) && len(changes) > 0:
+				fail("%s changed the state: %v", kind, changes)
+			case got.State != state:
+				fail("state %s, the model says %s", got.State, state)
+			}
+		}
+	}
+}
