@@ -158,15 +158,16 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 		return
 	}
 	rd := lines.New(c, 0, 0, MaxRequest)
+	rd.ReportOversized = true
 	for {
 		c.SetReadDeadline(time.Now().Add(s.IdleTimeout))
-		skipped := rd.Oversized
 		l, err := rd.Next()
-		for ; skipped < rd.Oversized; skipped++ {
+		if errors.Is(err, lines.ErrOversized) {
 			s.relay.countBad()
 			if !writeLine(c, Response{Error: fmt.Sprintf("request longer than %d bytes", MaxRequest)}) {
 				return
 			}
+			continue
 		}
 		if err != nil {
 			return // the peer closed, went idle, or the connection broke

@@ -42,6 +42,10 @@ type Reader struct {
 
 	// Oversized counts lines skipped for exceeding the maximum.
 	Oversized int
+	// ReportOversized makes Next return ErrOversized for each skipped line
+	// (a request/response protocol must answer it at once) instead of
+	// skipping silently.
+	ReportOversized bool
 }
 
 // New returns a Reader over r starting at stream offset off with line number
@@ -87,8 +91,8 @@ func (rd *Reader) Pending() int64 {
 	return int64(rd.tail - rd.head)
 }
 
-// ErrOversized is never returned by Next; oversized lines are skipped. It is
-// exported for callers that report skipped lines in the same error vocabulary.
+// ErrOversized is returned by Next for a skipped line when ReportOversized
+// is set; the Line then gives its number and extent but no bytes.
 var ErrOversized = errors.New("line longer than the maximum")
 
 // Next returns the next complete line. At the end of the available data it
@@ -102,18 +106,19 @@ func (rd *Reader) Next() (Line, error) {
 			lineOff := rd.off
 			rd.off += int64(i + 1)
 			rd.num++
-			if rd.skipping {
+			if rd.skipping || i > rd.max {
 				// The tail of an oversized line: drop it and count the line.
+				if rd.skipping {
+					lineOff = rd.skipStart
+				}
 				rd.skipping = false
 				rd.Oversized++
+				if rd.ReportOversized {
+					return Line{Offset: lineOff, End: rd.off, Num: rd.num}, ErrOversized
+				}
 				continue
 			}
 			b := rd.buf[start : start+i]
-			if i > rd.max {
-				// Fits the buffer only because the buffer is max+1 long.
-				rd.Oversized++
-				continue
-			}
 			if n := len(b); n > 0 && b[n-1] == '\r' {
 				b = b[:n-1]
 			}

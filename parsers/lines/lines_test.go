@@ -277,3 +277,20 @@ func (c *chunked) Read(p []byte) (int, error) {
 	c.b = c.b[n:]
 	return n, nil
 }
+
+func TestReportOversized(t *testing.T) {
+	rd := New(strings.NewReader("ok\n"+strings.Repeat("x", 50)+"\nnext\n"), 0, 0, 10)
+	rd.ReportOversized = true
+	l, err := rd.Next()
+	if err != nil || string(l.Bytes) != "ok" {
+		t.Fatalf("%q %v", l.Bytes, err)
+	}
+	l, err = rd.Next()
+	if !errors.Is(err, ErrOversized) || l.Num != 2 || l.Offset != 3 || l.End != 54 {
+		t.Fatalf("oversized: %+v %v", l, err)
+	}
+	l, err = rd.Next()
+	if err != nil || string(l.Bytes) != "next" || l.Num != 3 {
+		t.Fatalf("after: %q %v", l.Bytes, err)
+	}
+}

@@ -1,0 +1,373 @@
+package relay_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/client"
+)
+
+// daemon is a real relay serving a real unix socket in a temp dir.
+type daemon struct {
+	r      *relay.Relay
+	srv    *relay.Server
+	socket string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startDaemon(t *testing.T, tune func(*relay.Server)) *daemon {
+	t.Helper()
+	// Unix socket paths are short; t.TempDir() can be too long.
+	dir, err := os.MkdirTemp("", "lw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	socket := filepath.Join(dir, "run", "logwatch.sock")
+	ln, err := relay.Listen(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := relay.New(relay.Config{}, nil, nil, zerolog.Nop())
+	srv := relay.NewServer(r, zerolog.Nop())
+	if tune != nil {
+		tune(srv)
+	}
+	d := &daemon{r: r, srv: srv, socket: socket, cancel: cancel, done: make(chan error, 1)}
+	go r.Run(ctx)
+	go func() { d.done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-d.done:
+		case <-time.After(5 * time.Second):
+			t.Error("server did not stop")
+		}
+	})
+	return d
+}
+
+// raw sends lines on one connection and returns the response lines.
+func raw(t *testing.T, socket string, reqs ...string) []string {
+	t.Helper()
+	c, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	rd := bufio.NewReader(c)
+	var out []string
+	for _, r := range reqs {
+		if _, err := io.WriteString(c, r+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %.60q: %v", r, err)
+		}
+		out = append(out, strings.TrimSpace(line))
+	}
+	return out
+}
+
+func TestListenPermissions(t *testing.T) {
+	d := startDaemon(t, nil)
+	st, err := os.Stat(filepath.Dir(d.socket))
+	if err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("dir mode %v %v", st.Mode().Perm(), err)
+	}
+	st, err = os.Stat(d.socket)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode %v %v", st.Mode().Perm(), err)
+	}
+}
+
+func TestListenOpenDirMadePrivate(t *testing.T) {
+	dir, _ := os.MkdirTemp("", "lw")
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	ln, err := relay.Listen(filepath.Join(dir, "s.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if st, _ := os.Stat(dir); st.Mode().Perm() != 0o700 {
+		t.Fatalf("dir mode %v", st.Mode().Perm())
+	}
+}
+
+func TestSecondDaemonRefused(t *testing.T) {
+	d := startDaemon(t, nil)
+	_, err := relay.Listen(d.socket)
+	if !errors.Is(err, relay.ErrAlreadyRunning) {
+		t.Fatalf("err = %v, want ErrAlreadyRunning", err)
+	}
+	// The first daemon still serves.
+	if got := raw(t, d.socket, `{"op":"status"}`); !strings.Contains(got[0], `"ok":true`) {
+		t.Fatalf("status after refused second daemon: %s", got[0])
+	}
+}
+
+func TestStaleSocketReplaced(t *testing.T) {
+	dir, _ := os.MkdirTemp("", "lw")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "s.sock")
+	// A crashed daemon leaves its socket file behind.
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal("stale socket not left behind")
+	}
+	ln2, err := relay.Listen(path)
+	if err != nil {
+		t.Fatalf("stale socket not replaced: %v", err)
+	}
+	ln2.Close()
+}
+
+func TestNotASocketRefused(t *testing.T) {
+	dir, _ := os.MkdirTemp("", "lw")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "s.sock")
+	os.WriteFile(path, []byte("precious"), 0o600)
+	if _, err := relay.Listen(path); err == nil || !strings.Contains(err.Error(), "not a socket") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "precious" {
+		t.Fatal("a regular file was replaced")
+	}
+}
+
+// TestOtherUIDRefused tests the peer check at its seam: the kernel reports
+// the peer's uid; a different uid is answered with an error and nothing it
+// sends reaches the relay.
+func TestOtherUIDRefused(t *testing.T) {
+	d := startDaemon(t, func(s *relay.Server) {
+		s.PeerUID = func(*net.UnixConn) (int, error) { return s.UID + 1, nil }
+	})
+	c, err := net.Dial("unix", d.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The refusal comes before anything is read from the peer.
+	io.WriteString(c, `{"op":"hook","payload":{"hook_event_name":"UserPromptSubmit","session_id":"s"}}`+"\n")
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	if !strings.Contains(line, "permission denied") {
+		t.Fatalf("response %q", line)
+	}
+	st, err := d.r.Status(context.Background())
+	if err != nil || len(st.Sessions) != 0 || st.Counters.HooksReceived != 0 {
+		t.Fatalf("a refused peer reached the relay: %+v %v", st, err)
+	}
+}
+
+func TestRealPeerUID(t *testing.T) {
+	d := startDaemon(t, nil)
+	if got := raw(t, d.socket, `{"op":"status"}`); !strings.Contains(got[0], `"ok":true`) {
+		t.Fatalf("own uid refused: %s", got[0])
+	}
+}
+
+// TestBadRequests: each kind of bad input gets a clear error on the same
+// connection, is counted, and the connection keeps working.
+func TestBadRequests(t *testing.T) {
+	d := startDaemon(t, nil)
+	huge := `{"op":"hook","payload":{"x":"` + strings.Repeat("a", relay.MaxRequest) + `"}}`
+	tests := []struct{ req, want string }{
+		{`not json`, "bad request"},
+		{`{"op":"teleport"}`, "unknown op"},
+		{`{}`, "missing op"},
+		{`{"op":"ack"}`, `ack needs \"session`},
+		{`{"op":"ack","session":42}`, "cannot unmarshal"},
+		{`{"op":"key","tab":"t","key":"f1"}`, "unknown key"},
+		{`{"op":"hook","payload":"string"}`, "JSON object payload"},
+		{`{"op":"hook","payload":{"session_id":"s"}}`, "hook_event_name"},
+		{`{"op":"hook","agent":"gemini","payload":{"hook_event_name":"Stop","session_id":"s"}}`, "unknown agent"},
+		{`{"op":"ack","session":"nobody"}`, "unknown session"},
+		{`{"op":"status"} {"op":"status"}`, "one JSON object per line"},
+		{huge, "longer than"},
+	}
+	var reqs []string
+	for _, tc := range tests {
+		reqs = append(reqs, tc.req)
+	}
+	reqs = append(reqs, `{"op":"status"}`)
+	got := raw(t, d.socket, reqs...)
+	for i, tc := range tests {
+		if !strings.Contains(got[i], tc.want) || strings.Contains(got[i], `"ok":true`) {
+			t.Errorf("%.50s: response %s, want error containing %q", tc.req, got[i], tc.want)
+		}
+	}
+	var resp relay.Response
+	if err := json.Unmarshal([]byte(got[len(got)-1]), &resp); err != nil || !resp.OK {
+		t.Fatalf("connection did not survive bad input: %s", got[len(got)-1])
+	}
+	if resp.Status.Counters.BadRequests < int64(len(tests)-1) {
+		t.Fatalf("bad requests counted %d", resp.Status.Counters.BadRequests)
+	}
+}
+
+// TestFloodDoesNotBlockOthers: one client hammering bad requests does not
+// stop another client from being served, nor touch its sessions.
+func TestFloodDoesNotBlockOthers(t *testing.T) {
+	d := startDaemon(t, nil)
+	ctx := context.Background()
+	c, err := client.Dial(ctx, d.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Hook(ctx, "claude", "tab", []byte(`{"hook_event_name":"UserPromptSubmit","session_id":"mine"}`)); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	flooded := make(chan int)
+	go func() {
+		n := 0
+		conn, err := net.Dial("unix", d.socket)
+		if err != nil {
+			flooded <- 0
+			return
+		}
+		defer conn.Close()
+		rd := bufio.NewReader(conn)
+		for {
+			select {
+			case <-stop:
+				flooded <- n
+				return
+			default:
+			}
+			io.WriteString(conn, `{"op":"hook","payload":{"hook_event_name":"Stop","session_id":"mine","x":`+"\n")
+			if _, err := rd.ReadString('\n'); err != nil {
+				flooded <- n
+				return
+			}
+			n++
+		}
+	}()
+	for i := 0; i < 50; i++ {
+		st, err := c.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Sessions) != 1 || st.Sessions[0].State != "working" {
+			t.Fatalf("flood touched the session: %+v", st.Sessions)
+		}
+	}
+	close(stop)
+	if n := <-flooded; n == 0 {
+		t.Fatal("the flood never ran")
+	}
+}
+
+func TestSubscribeOverSocket(t *testing.T) {
+	d := startDaemon(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, _ := client.Dial(ctx, d.socket)
+	must(t, c.Hook(ctx, "codex", "t1", []byte(`{"hook_event_name":"UserPromptSubmit","session_id":"a","cwd":"/w"}`)))
+	sub, err := client.Dial(ctx, d.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, wait, err := sub.Subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := <-evs
+	if !snap.Snapshot || snap.Session != "a" || snap.State != "working" || snap.Agent != "codex" || snap.Tab != "t1" {
+		t.Fatalf("snapshot %+v", snap)
+	}
+	must(t, c.Hook(ctx, "codex", "t1", []byte(`{"hook_event_name":"Stop","session_id":"a"}`)))
+	ev := <-evs
+	if ev.Snapshot || ev.State != "done" || ev.Seq <= snap.Seq || ev.Rule != "hook.stop" || ev.Source != "hook" {
+		t.Fatalf("change %+v", ev)
+	}
+	cancel()
+	for range evs {
+	}
+	if err := wait(); err != nil {
+		t.Fatalf("stream end: %v", err)
+	}
+}
+
+func TestClientNoDaemon(t *testing.T) {
+	_, err := client.Dial(context.Background(), filepath.Join(t.TempDir(), "none.sock"))
+	if !errors.Is(err, client.ErrNoDaemon) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestHTTPListener(t *testing.T) {
+	d := startDaemon(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := d.srv.ServeHTTP(ctx, "0.0.0.0:0"); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("non-loopback address: %v", err)
+	}
+	// Find a free loopback port, then serve on it.
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	go d.srv.ServeHTTP(ctx, addr)
+	var resp *http.Response
+	var err error
+	for i := 0; i < 100; i++ {
+		resp, err = http.Post("http://"+addr+"/hook?agent=claude&tab=t9", "application/json",
+			bytes.NewReader([]byte(`{"hook_event_name":"UserPromptSubmit","session_id":"h"}`)))
+		if err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	resp, err = http.Post("http://"+addr+"/api", "application/json", strings.NewReader(`{"op":"nope"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Fatalf("bad api request: status %d", resp.StatusCode)
+	}
+	st, _ := d.r.Status(ctx)
+	if len(st.Sessions) != 1 || st.Sessions[0].Tab != "t9" || st.Sessions[0].State != "working" {
+		t.Fatalf("sessions %+v", st.Sessions)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
