@@ -115,6 +115,7 @@ type Counters struct {
 	KeyToMarkerLastMs     int64 `json:"key_to_marker_last_ms"`
 	KeyToMarkerMaxMs      int64 `json:"key_to_marker_max_ms"`
 	SubscribersDropped    int64 `json:"subscribers_dropped"`
+	Subscribers           int64 `json:"subscribers"` // connected now
 }
 
 // Status is a point-in-time view of everything.
@@ -468,6 +469,7 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 		}
 		st.Worktrees = r.worktreeStates()
 		st.Counters = r.counters
+		st.Counters.Subscribers = int64(len(r.subs))
 	})
 	return st, err
 }

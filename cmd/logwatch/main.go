@@ -68,7 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.code != exitFindings {
+		if ee.err != nil {
 			fmt.Fprintln(stderr, "logwatch:", ee.err)
 		}
 		return ee.code
@@ -102,7 +102,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.String("log-format", "auto", "log format: auto, console, json")
 	pf.String("socket", "", "daemon socket (default $XDG_RUNTIME_DIR/logwatch/logwatch.sock)")
 	root.AddCommand(newVerifyCmd(a), newHookCmd(), newKeyCmd(a), newAckCmd(a), newTabClosedCmd(a),
-		newStatusCmd(a), newEventsCmd(a), newRunCmd(a))
+		newStatusCmd(a), newEventsCmd(a), newRunCmd(a), newWrapCmd(a))
 	return root
 }
 
