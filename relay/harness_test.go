@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -12,93 +11,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/relay/vclock"
 )
-
-// fakeClock is the relay's clock under test: time moves only when a test
-// advances it, and due timers fire in order.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-	// settle runs after each fired timer, so work the timer enqueued (and
-	// the timers that work arms) happens before time moves on.
-	settle func()
-}
-
-type fakeTimer struct {
-	at      time.Time
-	f       func()
-	stopped bool
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{at: c.now.Add(d), f: f}
-	c.timers = append(c.timers, t)
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		was := !t.stopped
-		t.stopped = true
-		return was
-	}
-}
-
-// Advance moves time forward by d, firing every timer that falls due, in
-// time order (timers they create fire too if they fall within d).
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	end := c.now.Add(d)
-	c.mu.Unlock()
-	for {
-		c.mu.Lock()
-		sort.SliceStable(c.timers, func(i, j int) bool { return c.timers[i].at.Before(c.timers[j].at) })
-		var next *fakeTimer
-		for i, t := range c.timers {
-			if t.stopped {
-				continue
-			}
-			if !t.at.After(end) {
-				next = t
-				c.timers = append(c.timers[:i], c.timers[i+1:]...)
-			}
-			break
-		}
-		if next == nil {
-			c.now = end
-			c.timers = pruneStopped(c.timers)
-			c.mu.Unlock()
-			return
-		}
-		c.now = next.at
-		c.mu.Unlock()
-		next.f()
-		if c.settle != nil {
-			c.settle()
-		}
-	}
-}
-
-func pruneStopped(ts []*fakeTimer) []*fakeTimer {
-	out := ts[:0]
-	for _, t := range ts {
-		if !t.stopped {
-			out = append(out, t)
-		}
-	}
-	return out
-}
 
 // fakeFollower records what the relay asks of the watcher.
 type fakeFollower struct {
@@ -119,7 +33,7 @@ func (f *fakeFollower) Poke(string) bool {
 type harness struct {
 	t      *testing.T
 	r      *Relay
-	clock  *fakeClock
+	clock  *vclock.Clock
 	follow *fakeFollower
 	sub    *Subscription
 	ctx    context.Context
@@ -131,10 +45,10 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	h := &harness{t: t, clock: newFakeClock(), follow: &fakeFollower{}, ctx: ctx,
+	h := &harness{t: t, clock: vclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), follow: &fakeFollower{}, ctx: ctx,
 		off: map[string]int64{}, parser: map[string]parsers.Parser{}}
 	h.r = New(cfg, h.clock, h.follow, zerolog.Nop())
-	h.clock.settle = func() { h.r.Status(ctx) }
+	h.clock.Settle = func() { h.r.Status(ctx) }
 	go h.r.Run(ctx)
 	sub, err := h.r.Subscribe(ctx)
 	if err != nil {

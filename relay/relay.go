@@ -9,6 +9,7 @@ package relay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -26,15 +27,15 @@ import (
 type Config struct {
 	// Worktrees are registered worktree roots: a session belongs to the
 	// longest one that prefixes its cwd.
-	Worktrees []string
+	Worktrees []string `json:"worktrees"`
 	// InterruptWindow is how long a key press waits for the log's marker.
-	InterruptWindow time.Duration
+	InterruptWindow time.Duration `json:"interrupt_window"`
 	// TurnQuiet is how long a log stays quiet after a final-looking
 	// assistant line before a turn without an explicit end record is done.
-	TurnQuiet time.Duration
+	TurnQuiet time.Duration `json:"turn_quiet"`
 	// Backlog is how many changes a subscriber may fall behind before it is
 	// dropped.
-	Backlog int
+	Backlog int `json:"backlog"`
 }
 
 // DefaultConfig is what the daemon runs with unless configured otherwise.
@@ -75,7 +76,8 @@ type LogLine struct {
 	Line      int
 	Evidence  parsers.Evidence
 	Malformed bool
-	Bootstrap bool // history read at start-up, not happening now
+	Bootstrap bool   // history read at start-up, not happening now
+	Raw       []byte // the line's bytes, only when recording
 }
 
 // Event is one published change (or, with Snapshot, one session's current
@@ -160,6 +162,7 @@ type Relay struct {
 
 	inbox chan func()
 	done  chan struct{}
+	rec   Recorder // nil unless recording
 
 	// Owned by the Run goroutine.
 	sessions map[string]*entry
@@ -168,6 +171,7 @@ type Relay struct {
 	seq      uint64
 	counters Counters
 	windows  map[string]*window // tab → open interrupt-confirmation window
+	offsets  map[string]int64   // path → end of the last line received
 }
 
 // New returns a relay. follow may be nil (no watcher: hooks only).
@@ -197,7 +201,14 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		tabs:     map[string]string{},
 		subs:     map[*Subscription]bool{},
 		windows:  map[string]*window{},
+		offsets:  map[string]int64{},
 	}
+}
+
+// SetRecorder makes the relay record its inputs and outputs. Call before Run.
+func (r *Relay) SetRecorder(rec Recorder) {
+	r.rec = rec
+	r.record(RecordLine{Kind: RecStart, Config: &r.cfg})
 }
 
 // Run processes work until ctx ends. It is the only goroutine that touches
@@ -269,7 +280,10 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 		r.enqueue(func() { r.counters.BadRequests++ })
 		return fmt.Errorf("unknown agent %q (want claude or codex)", agent)
 	}
-	return r.do(ctx, func() { r.hook(h, tab) })
+	return r.do(ctx, func() {
+		r.record(RecordLine{Kind: RecHook, Agent: agent, Tab: tab, Payload: append(json.RawMessage(nil), payload...)})
+		r.hook(h, tab)
+	})
 }
 
 func (r *Relay) hook(h parsers.Hook, tab string) {
@@ -332,6 +346,9 @@ func (r *Relay) Log(l LogLine) {
 }
 
 func (r *Relay) logLine(l LogLine) {
+	r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
+		Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap})
+	r.offsets[l.Path] = l.End
 	r.counters.Lines++
 	if l.Malformed {
 		r.counters.Malformed++
@@ -340,6 +357,7 @@ func (r *Relay) logLine(l LogLine) {
 	if l.Subagent || l.Session == "" {
 		return // a subagent's own transcript never drives a session
 	}
+	_, known := r.sessions[l.Session]
 	e := r.entry(l.Session, l.Agent)
 	if e.path == "" || e.path == l.Path {
 		e.path, e.offset = l.Path, l.End
@@ -352,8 +370,21 @@ func (r *Relay) logLine(l LogLine) {
 	}
 	r.settle(e)
 	e.lastLog = r.clock.Now()
+	if e.s.State == session.Ended {
+		// The log of an ended session grows again: the conversation was
+		// resumed in a new process. It is back, ready, before this line.
+		if ch, ok := e.s.Resume(session.SourceLog, "log.session_resumed"); ok {
+			r.moved(e)
+			r.publish(e, ch, false)
+		}
+	}
 	ch, ok := e.s.Log(l.Evidence)
 	r.locate(e)
+	if !ok && !known {
+		// A log that appeared while we watch is a new session: announce
+		// it, ready, even before its first turn.
+		ch, ok = e.s.Announce(session.SourceLog, "log.new_session")
+	}
 	if ok {
 		r.confirm(e, l, &ch)
 		r.moved(e)
@@ -379,6 +410,7 @@ func (r *Relay) Oversized(n int) {
 // and evidence from now on is live.
 func (r *Relay) BootstrapDone() {
 	r.enqueue(func() {
+		r.record(RecordLine{Kind: RecBootstrapDone})
 		for _, e := range r.sortedEntries() {
 			if e.booting {
 				r.settle(e)
@@ -425,6 +457,7 @@ func (r *Relay) armQuiet(e *entry) {
 func (r *Relay) Ack(ctx context.Context, id string) error {
 	var err error
 	if e := r.do(ctx, func() {
+		r.record(RecordLine{Kind: RecAck, Session: id})
 		e := r.sessions[id]
 		if e == nil {
 			err = fmt.Errorf("%w: %s", ErrUnknownSession, id)
@@ -444,6 +477,7 @@ func (r *Relay) Ack(ctx context.Context, id string) error {
 func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 	n := 0
 	err := r.do(ctx, func() {
+		r.record(RecordLine{Kind: RecTabClosed, Tab: tab})
 		delete(r.tabs, tab)
 		r.closeWindow(tab)
 		for _, e := range r.sortedEntries() {
@@ -460,6 +494,28 @@ func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 	return n, err
 }
 
+// Gone ends a session whose agent process is known to be gone (SPEC §2:
+// ended). A host app that watches processes reports it; replay uses it for
+// a recorded process exit.
+func (r *Relay) Gone(ctx context.Context, id string) error {
+	var err error
+	if e := r.do(ctx, func() {
+		r.record(RecordLine{Kind: RecGone, Session: id})
+		e := r.sessions[id]
+		if e == nil {
+			err = fmt.Errorf("%w: %s", ErrUnknownSession, id)
+			return
+		}
+		if ch, ok := e.s.End(session.ReasonProcessGone, "api.process_gone"); ok {
+			r.moved(e)
+			r.publish(e, ch, false)
+		}
+	}); e != nil {
+		return e
+	}
+	return err
+}
+
 // Status returns every session and the counters.
 func (r *Relay) Status(ctx context.Context) (Status, error) {
 	var st Status
@@ -472,6 +528,14 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 		st.Counters.Subscribers = int64(len(r.subs))
 	})
 	return st, err
+}
+
+// LogOffset is the end of the last line received from path (0 if none):
+// a replay waits on it to know the watcher delivered what it wrote.
+func (r *Relay) LogOffset(ctx context.Context, path string) (int64, error) {
+	var off int64
+	err := r.do(ctx, func() { off = r.offsets[path] })
+	return off, err
 }
 
 // entry returns the session with id, creating it ready.
@@ -516,6 +580,7 @@ func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {
 	if e.worktree != "" {
 		ev.WorktreeState = r.rowState(e.worktree)
 	}
+	r.record(RecordLine{Kind: RecChange, Event: &ev})
 	r.log.Debug().Str("session", ev.Session).Str("state", ev.State).Str("reason", ev.Reason).
 		Str("source", ev.Source).Str("rule", ev.Rule).Uint64("seq", ev.Seq).Msg("state")
 	for sub := range r.subs {

@@ -40,7 +40,13 @@ func (r *Relay) Key(ctx context.Context, tab, key string, at time.Time) error {
 		r.enqueue(func() { r.counters.BadRequests++ })
 		return fmt.Errorf("key report without a tab")
 	}
-	return r.do(ctx, func() { r.key(tab, key, at) })
+	return r.do(ctx, func() {
+		if at.IsZero() {
+			at = r.clock.Now()
+		}
+		r.record(RecordLine{Kind: RecKey, Tab: tab, Key: key, At: &at})
+		r.key(tab, key, at)
+	})
 }
 
 func (r *Relay) key(tab, key string, at time.Time) {

@@ -123,12 +123,22 @@ func newTabClosedCmd(a *app) *cobra.Command {
 }
 
 func newStatusCmd(a *app) *cobra.Command {
-	var asJSON, all bool
+	var asJSON, all, watch bool
 	cmd := &cobra.Command{
-		Use:   "status [--json] [--all]",
+		Use:   "status [--json] [--all] [--watch]",
 		Short: "Show every session's state and the daemon's counters",
-		Args:  cobra.NoArgs,
+		Long: `Shows every session's state and the daemon's counters. --watch keeps a live view
+instead: sessions grouped by worktree, most urgent first, redrawn in place as
+changes arrive (plain lines, one per change, when stdout is not a terminal;
+NO_COLOR turns colours off).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if watch {
+				if asJSON {
+					return withCode(exitUsage, errors.New("--watch and --json do not mix: `logwatch events --json` is the stream for tools"))
+				}
+				return a.watchStatus(all)
+			}
 			return a.call(func(ctx context.Context, c *client.Client) error {
 				st, err := c.Status(ctx)
 				if err != nil {
@@ -146,6 +156,7 @@ func newStatusCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
 	cmd.Flags().BoolVar(&all, "all", false, "include sessions idle for more than a day")
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "a live view, updated on every change (Ctrl+C ends it)")
 	return cmd
 }
 

@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +35,9 @@ type Config struct {
 	// TurnQuiet ends a turn that has no explicit end record (Claude SDK and
 	// 1.0.x sessions, old Codex files) this long after its final message.
 	TurnQuiet time.Duration `mapstructure:"turn_quiet"`
+	// RecordMaxBytes bounds a `run --record` file; past it recording stops
+	// with a warning.
+	RecordMaxBytes int64 `mapstructure:"record_max_bytes"`
 
 	// File is the configuration file that was read ("" for none) and Host
 	// the hostname whose overrides were merged ("" for none).
@@ -68,6 +74,7 @@ var defaults = map[string]any{
 	"max_line_bytes":        32 << 20,
 	"worktrees":             []string{},
 	"turn_quiet":            "3s",
+	"record_max_bytes":      256 << 20,
 	"http":                  "",
 	"checkpoint":            "${XDG_STATE_HOME:-~/.local/state}/logwatch/checkpoint.json",
 	"log.level":             "info",
@@ -86,6 +93,14 @@ var flagKeys = map[string]string{
 // LOGWATCH_CONFIG, or the user's config dir), then the file's hosts.<hostname>
 // overrides, then LOGWATCH_* environment variables, then flags.
 func load(file string, flags *pflag.FlagSet) (Config, error) {
+	cfg, _, err := loadWithOrigins(file, flags)
+	return cfg, err
+}
+
+// loadWithOrigins is load that also says where each key's value came from
+// (`logwatch config`): "default", "file PATH", "host NAME (PATH)",
+// "env LOGWATCH_…" or "flag --…".
+func loadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]string, error) {
 	v := viper.New()
 	for k, d := range defaults {
 		v.SetDefault(k, d)
@@ -96,7 +111,7 @@ func load(file string, flags *pflag.FlagSet) (Config, error) {
 	for name, key := range flagKeys {
 		if f := flags.Lookup(name); f != nil {
 			if err := v.BindPFlag(key, f); err != nil {
-				return Config{}, fmt.Errorf("flag %s: %w", name, err)
+				return Config{}, nil, fmt.Errorf("flag %s: %w", name, err)
 			}
 		}
 	}
@@ -111,6 +126,8 @@ func load(file string, flags *pflag.FlagSet) (Config, error) {
 			file = filepath.Join(dir, "logwatch", "config.yaml")
 		}
 	}
+	var fileKeys, hostKeys map[string]bool
+	var keyErr error
 	if file != "" {
 		v.SetConfigFile(file)
 		v.SetConfigType("yaml")
@@ -118,29 +135,36 @@ func load(file string, flags *pflag.FlagSet) (Config, error) {
 		switch {
 		case err == nil:
 			cfg.File = file
+			// What the file itself sets, before defaults are mixed in: for
+			// origins, and to refuse keys logwatch does not know (a typo
+			// would otherwise leave the default silently in place).
+			fileKeys = flattenKeys(file)
+			keyErr = checkKeys(file, fileKeys)
 		case !explicit && errors.Is(err, fs.ErrNotExist):
 			// No user config: defaults it is.
 		default:
-			return Config{}, fmt.Errorf("config %s: %w", file, err)
+			return Config{}, nil, fmt.Errorf("config %s: %w", file, err)
 		}
 	}
 	if host, over := hostOverrides(v); over != nil {
 		if err := v.MergeConfigMap(over); err != nil {
-			return Config{}, fmt.Errorf("config hosts.%s: %w", host, err)
+			return Config{}, nil, fmt.Errorf("config hosts.%s: %w", host, err)
 		}
 		cfg.Host = host
+		hostKeys = map[string]bool{}
+		flattenMap("", over, hostKeys)
 	}
 	file, host := cfg.File, cfg.Host
 	// Check durations first: the decoder's own message drops the value.
 	for _, key := range []string{"interrupt.window", "interrupt.esc_timeout", "turn_quiet"} {
 		if s, ok := v.Get(key).(string); ok {
 			if _, err := time.ParseDuration(s); err != nil {
-				return Config{}, fmt.Errorf("config: %s: invalid duration %q (want e.g. 2s, 30ms)", key, s)
+				return Config{}, nil, fmt.Errorf("config: %s: invalid duration %q (want e.g. 2s, 30ms)", key, s)
 			}
 		}
 	}
 	if err := v.Unmarshal(&cfg); err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
+		return Config{}, nil, fmt.Errorf("config: %w", err)
 	}
 	cfg.File, cfg.Host = file, host
 	for i, r := range cfg.Agents.Claude.Roots {
@@ -154,7 +178,197 @@ func load(file string, flags *pflag.FlagSet) (Config, error) {
 	}
 	cfg.Socket = expandPath(cfg.Socket)
 	cfg.Checkpoint = expandPath(cfg.Checkpoint)
-	return cfg, cfg.validate()
+
+	origins := map[string]string{}
+	for key := range defaults {
+		origins[key] = "default"
+		if fileKeys[key] {
+			origins[key] = "file " + file
+		}
+		if hostKeys[key] {
+			origins[key] = "host " + host + " (" + file + ")"
+		}
+		if env := "LOGWATCH_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_")); os.Getenv(env) != "" {
+			origins[key] = "env " + env
+		}
+		for name, k := range flagKeys {
+			if f := flags.Lookup(name); k == key && f != nil && f.Changed {
+				origins[key] = "flag --" + name
+			}
+		}
+	}
+	// Unknown keys are reported with the values' errors; the values read are
+	// still returned, for the hook client, which must find the socket anyway.
+	return cfg, origins, errors.Join(keyErr, cfg.validate())
+}
+
+// flattenKeys reads a YAML file's keys as dotted paths (hosts.* excluded:
+// checkKeys looks inside each host on its own).
+func flattenKeys(path string) map[string]bool {
+	fv := viper.New()
+	fv.SetConfigFile(path)
+	fv.SetConfigType("yaml")
+	keys := map[string]bool{}
+	if fv.ReadInConfig() != nil {
+		return keys
+	}
+	flattenMap("", fv.AllSettings(), keys)
+	return keys
+}
+
+func flattenMap(prefix string, m map[string]any, out map[string]bool) {
+	for k, val := range m {
+		key := strings.ToLower(prefix + k)
+		if sub, ok := val.(map[string]any); ok && len(sub) > 0 && key != "hosts" {
+			flattenMap(key+".", sub, out)
+			continue
+		}
+		out[key] = true
+	}
+}
+
+// knownKey reports whether key is a configuration key, or a section of
+// them (an empty `interrupt: {}`).
+func knownKey(key string) bool {
+	if _, ok := defaults[key]; ok {
+		return true
+	}
+	for k := range defaults {
+		if strings.HasPrefix(k, key+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkKeys refuses keys the configuration does not have, at the top level
+// and inside each hosts.<name> section, naming the closest known key.
+func checkKeys(file string, keys map[string]bool) error {
+	var errs []error
+	bad := func(key, shown string) {
+		msg := fmt.Sprintf("config %s: unknown key %q", file, shown)
+		if s := closestKey(key); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		errs = append(errs, errors.New(msg))
+	}
+	for key := range keys {
+		if key == "hosts" {
+			continue
+		}
+		if !knownKey(key) {
+			bad(key, key)
+		}
+	}
+	fv := viper.New()
+	fv.SetConfigFile(file)
+	fv.SetConfigType("yaml")
+	if fv.ReadInConfig() == nil {
+		hosts, _ := fv.Get("hosts").(map[string]any)
+		for name, over := range hosts {
+			m, ok := over.(map[string]any)
+			if !ok {
+				if over != nil {
+					errs = append(errs, fmt.Errorf("config %s: hosts.%s must be a mapping of keys to override", file, name))
+				}
+				continue
+			}
+			hk := map[string]bool{}
+			flattenMap("", m, hk)
+			for key := range hk {
+				if !knownKey(key) || key == "hosts" {
+					bad(key, "hosts."+name+"."+key)
+				}
+			}
+		}
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
+}
+
+// closestKey is the known key nearest to a misspelt one (edit distance at
+// most 3), or "".
+func closestKey(key string) string {
+	best, bestD := "", 4
+	keys := slices.Sorted(maps.Keys(defaults))
+	for _, k := range keys {
+		if d := editDistance(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// checkRoots refuses log roots that exist but cannot be listed: the daemon
+// would watch nothing there without saying so. A missing root is fine (it
+// is waited for).
+func (c Config) checkRoots() error {
+	var errs []error
+	for _, r := range c.roots() {
+		if err := rootReadable(r.path); err != nil {
+			errs = append(errs, fmt.Errorf("agents.%s.roots: %w", r.agent, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// rootReadable is nil for a missing or listable directory.
+func rootReadable(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", path)
+	}
+	f, err := os.Open(path)
+	if err == nil {
+		_, err = f.Readdirnames(1)
+		f.Close()
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s exists but cannot be read: %w", path, err)
+	}
+	return nil
+}
+
+type agentRoot struct{ agent, path string }
+
+func (c Config) roots() []agentRoot {
+	var out []agentRoot
+	for _, r := range c.Agents.Claude.Roots {
+		out = append(out, agentRoot{"claude", r})
+	}
+	for _, r := range c.Agents.Codex.Roots {
+		out = append(out, agentRoot{"codex", r})
+	}
+	return out
 }
 
 // hostOverrides finds this machine's entry under hosts: (hostnames match

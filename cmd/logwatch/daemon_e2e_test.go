@@ -325,6 +325,7 @@ func TestE2ELogsOnly(t *testing.T) {
 		`{"timestamp":"2026-05-16T20:53:47.000Z","type":"session_meta","payload":{"id":"019e0000-0000-7000-8000-0000000000c1","cwd":"/w/app","cli_version":"0.130.0"}}`,
 		`{"timestamp":"2026-05-16T20:53:48.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"u1"}}`)
 	id := "019e0000-0000-7000-8000-0000000000c1"
+	e.want(id, "ready", "session_start", "log") // a new log is a new session, announced at once
 	e.want(id, "working", "prompt", "log")
 	e.append(codexLog,
 		`{"timestamp":"2026-05-16T20:54:07.894Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<turn_aborted>\nThe user interrupted the previous turn on purpose.\n</turn_aborted>"}]}}`,

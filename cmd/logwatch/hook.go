@@ -69,7 +69,9 @@ func hookSocket(configFile string) string {
 	if s := os.Getenv("LOGWATCH_SOCKET"); s != "" {
 		return expandPath(s)
 	}
-	if cfg, err := load(configFile, pflag.NewFlagSet("hook", pflag.ContinueOnError)); err == nil && cfg.Socket != "" {
+	// A configuration error is not the hook's to report: a socket that was
+	// read is used all the same.
+	if cfg, _ := load(configFile, pflag.NewFlagSet("hook", pflag.ContinueOnError)); cfg.Socket != "" {
 		return cfg.Socket
 	}
 	return relay.DefaultSocket()

@@ -11,27 +11,36 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/ingest"
 	"github.com/logwatch/logwatch/watcher"
 )
 
 func newRunCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var record string
+	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the daemon in the foreground (for a service manager or the host app)",
 		Long: `Watches the configured agent log roots, receives hook events and key reports, and
 serves every session's state on the unix socket until SIGINT or SIGTERM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// A root that exists but cannot be read would be watched
+			// as empty without a word: refuse to start instead.
+			if err := a.cfg.checkRoots(); err != nil {
+				return withCode(exitUsage, fmt.Errorf("config: %w", err))
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			return a.serve(ctx)
+			return a.serve(ctx, record)
 		},
 	}
+	cmd.Flags().StringVar(&record, "record", "", "record every input and change to this new file (0600), for `logwatch replay`")
+	return cmd
 }
 
 // serve wires watcher → relay → socket (and the optional HTTP listener) and
 // runs them until ctx ends.
-func (a *app) serve(ctx context.Context) error {
+func (a *app) serve(ctx context.Context, record string) error {
 	socket := a.socketPath()
 	ln, err := relay.Listen(socket)
 	if err != nil {
@@ -53,6 +62,16 @@ func (a *app) serve(ctx context.Context) error {
 		TurnQuiet:       a.cfg.TurnQuiet,
 	}, relay.SystemClock{}, w, a.log)
 	srv := relay.NewServer(r, a.log)
+	if record != "" {
+		rec, err := relay.NewFileRecorder(record, a.cfg.RecordMaxBytes, a.log)
+		if err != nil {
+			ln.Close()
+			return withCode(exitUsage, err)
+		}
+		defer rec.Close()
+		r.SetRecorder(rec)
+		a.log.Info().Str("path", record).Int64("max_bytes", a.cfg.RecordMaxBytes).Msg("recording")
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -70,7 +89,7 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	goRun("relay", func() error { return r.Run(ctx) })
 	goRun("watcher", func() error { return w.Run(ctx) })
-	goRun("pump", func() error { pump(ctx, w, r); return nil })
+	goRun("pump", func() error { ingest.Pump(ctx, w, r, ingest.Options{Raw: record != ""}); return nil })
 	goRun("socket", func() error { return srv.Serve(ctx, ln) })
 	if a.cfg.HTTP != "" {
 		goRun("http", func() error { return srv.ServeHTTP(ctx, a.cfg.HTTP) })
@@ -89,33 +108,4 @@ func (a *app) serve(ctx context.Context) error {
 	}
 	a.log.Info().Msg("logwatch stopped")
 	return nil
-}
-
-// pump hands the watcher's records to the relay, in order. The relay's inbox
-// applies back-pressure: a busy relay slows the watcher, nothing is dropped.
-func pump(ctx context.Context, w *watcher.Watcher, r *relay.Relay) {
-	ready := w.Ready()
-	for {
-		select {
-		case <-ready:
-			r.BootstrapDone()
-			ready = nil
-		case rec, ok := <-w.Records():
-			if !ok {
-				return
-			}
-			switch rec.Kind {
-			case watcher.KindLine:
-				r.Log(relay.LogLine{
-					Path: rec.Path, Session: rec.Session, Agent: rec.Agent, Subagent: rec.Subagent,
-					Offset: rec.Offset, End: rec.End, Line: rec.Line, Evidence: rec.Evidence,
-					Malformed: rec.Malformed, Bootstrap: rec.Bootstrap,
-				})
-			case watcher.KindOversized:
-				r.Oversized(rec.Count)
-			}
-		case <-ctx.Done():
-			return
-		}
-	}
 }

@@ -191,6 +191,17 @@ func (s *Session) Acknowledge() (Change, bool) {
 	return s.set(Ready, ReasonAcknowledged, "", SourceAPI, "api.ack")
 }
 
+// Resume brings an ended session back, ready: its conversation continues in
+// a new process. The turn history starts afresh.
+func (s *Session) Resume(from, rule string) (Change, bool) {
+	if s.State != Ended {
+		return Change{}, false
+	}
+	s.turnOpen, s.doneDeferred, s.subWaiting = false, false, false
+	s.hook.pos, s.log.pos = s.turn, s.turn
+	return s.set(Ready, ReasonResumed, "", from, rule)
+}
+
 // End ends the session for a reason outside the agent (its tab closed).
 func (s *Session) End(reason, rule string) (Change, bool) {
 	s.turnOpen, s.doneDeferred = false, false

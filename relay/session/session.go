@@ -60,6 +60,7 @@ const (
 	ReasonAcknowledged     = "acknowledged"
 	ReasonSessionEnd       = "session_end"
 	ReasonTabClosed        = "tab_closed"
+	ReasonProcessGone      = "process_gone"
 )
 
 // Sources of a change.
@@ -151,6 +152,15 @@ func (s *Session) Pending() int {
 func (s *Session) Settle() {
 	s.log.pos = s.turn
 	s.announced = true
+}
+
+// Announce reports the session's current state as a change the first time
+// it is called for a session nothing has been reported about yet.
+func (s *Session) Announce(from, rule string) (Change, bool) {
+	if s.announced {
+		return Change{}, false
+	}
+	return s.set(s.State, s.Reason, s.Detail, from, rule)
 }
 
 // CompactionTrigger is the compaction's trigger: as logged when the agent

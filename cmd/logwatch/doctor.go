@@ -1,0 +1,586 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/relay/client"
+)
+
+// Check statuses. warn and fail are findings (exit 1); skip is a check
+// that does not apply here (an agent that is not installed).
+const (
+	checkOK   = "ok"
+	checkSkip = "skip"
+	checkWarn = "warn"
+	checkFail = "fail"
+)
+
+// finding is one doctor check's result: what it saw, and how to fix it.
+type finding struct {
+	Check   string   `json:"check"`
+	Status  string   `json:"status"`
+	Summary string   `json:"summary"`
+	Details []string `json:"details,omitempty"`
+	Fix     string   `json:"fix,omitempty"`
+}
+
+// knownFormats are the newest agent versions (major.minor) whose logs the
+// parsers were checked against (../shared/realworld). A newer one may write
+// lines the parsers do not know: check a recent log with `logwatch verify`,
+// then raise the number.
+var knownFormats = map[string][2]int{"claude": {2, 1}, "codex": {0, 147}}
+
+// doctorEnv is what the checks look at; tests point it at fakes.
+type doctorEnv struct {
+	cfg    Config
+	socket string
+	proc   string // /proc, for inotify limits and usage
+	now    time.Time
+}
+
+func newDoctorCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [--json]",
+		Short: "Check this machine's setup and explain each problem with a fix",
+		Long: `Checks that the daemon is reachable and its socket private, the log roots exist and
+are readable, the inotify limits cover the directories to watch, the hooks are
+installed for each agent found, recent logs come from agent versions the parsers
+know, and the clock is sane. Works with the daemon down (and says so).
+
+Exit status: 0 when everything is fine, 1 with findings, 2 on a bad configuration.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			env := doctorEnv{cfg: a.cfg, socket: a.socketPath(), proc: "/proc", now: time.Now()}
+			fs := runDoctor(env)
+			if asJSON {
+				healthy := !hasFindings(fs)
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(struct {
+					Healthy bool      `json:"healthy"`
+					Checks  []finding `json:"checks"`
+				}{healthy, fs}); err != nil {
+					return withCode(exitUsage, err)
+				}
+			} else {
+				writeFindings(a.stdout, fs)
+			}
+			if hasFindings(fs) {
+				return withCode(exitFindings, nil)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"healthy": bool, "checks": [...]} as JSON`)
+	return cmd
+}
+
+func runDoctor(env doctorEnv) []finding {
+	out := []finding{checkDaemon(env), checkSocket(env), checkRoots(env)}
+	if runtime.GOOS == "linux" {
+		out = append(out, checkInotify(env))
+	}
+	out = append(out, checkHooks(env, "claude"), checkHooks(env, "codex"))
+	scan := scanRecentLogs(env)
+	return append(out, checkFormats(scan), checkClock(env, scan))
+}
+
+func hasFindings(fs []finding) bool {
+	return slices.ContainsFunc(fs, func(f finding) bool { return f.Status == checkWarn || f.Status == checkFail })
+}
+
+func writeFindings(w io.Writer, fs []finding) {
+	for _, f := range fs {
+		fmt.Fprintf(w, "%-6s %-12s  %s\n", "["+f.Status+"]", f.Check, f.Summary)
+		for _, d := range f.Details {
+			fmt.Fprintf(w, "%21s%s\n", "", d)
+		}
+		if f.Fix != "" && (f.Status == checkWarn || f.Status == checkFail) {
+			fmt.Fprintf(w, "%16s fix: %s\n", "", f.Fix)
+		}
+	}
+	n := 0
+	for _, f := range fs {
+		if f.Status == checkWarn || f.Status == checkFail {
+			n++
+		}
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "\nall checks passed")
+	} else {
+		fmt.Fprintf(w, "\n%d finding(s)\n", n)
+	}
+}
+
+func checkDaemon(env doctorEnv) finding {
+	f := finding{Check: "daemon"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, env.socket)
+	if err == nil {
+		defer c.Close()
+		var st relayStatus
+		st, err = statusOf(ctx, c)
+		if err == nil {
+			f.Status, f.Summary = checkOK, fmt.Sprintf("running on %s (%d sessions)", env.socket, st.sessions)
+			return f
+		}
+	}
+	f.Status = checkFail
+	f.Summary = "not reachable on " + env.socket
+	f.Details = []string{err.Error()}
+	f.Fix = "start it: `logwatch run` (or `logwatch service install`); if it runs, give both the same --socket / LOGWATCH_SOCKET"
+	return f
+}
+
+type relayStatus struct{ sessions int }
+
+func statusOf(ctx context.Context, c *client.Client) (relayStatus, error) {
+	st, err := c.Status(ctx)
+	return relayStatus{len(st.Sessions)}, err
+}
+
+// checkSocket checks what SPEC §8 promises: the directory 0700, the socket
+// 0600, both the user's own.
+func checkSocket(env doctorEnv) finding {
+	f := finding{Check: "socket"}
+	fi, err := os.Lstat(env.socket)
+	if err != nil {
+		f.Status, f.Summary = checkFail, "no socket at "+env.socket
+		f.Details = []string{"the daemon is not running, or it serves another socket"}
+		f.Fix = "start `logwatch run`; `logwatch config` shows which socket this machine's configuration names"
+		return f
+	}
+	var problems []string
+	if fi.Mode()&fs.ModeSocket == 0 {
+		problems = append(problems, env.socket+" is not a socket")
+	}
+	if p := fi.Mode().Perm(); p&0o077 != 0 {
+		problems = append(problems, fmt.Sprintf("socket mode is %04o: other users can connect", p))
+	}
+	dir := filepath.Dir(env.socket)
+	if di, err := os.Stat(dir); err == nil {
+		if p := di.Mode().Perm(); p&0o077 != 0 {
+			problems = append(problems, fmt.Sprintf("directory %s mode is %04o, want 0700", dir, p))
+		}
+		if st, ok := di.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+			problems = append(problems, fmt.Sprintf("directory %s belongs to uid %d, not you (%d)", dir, st.Uid, os.Getuid()))
+		}
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		problems = append(problems, fmt.Sprintf("socket belongs to uid %d, not you (%d)", st.Uid, os.Getuid()))
+	}
+	if len(problems) > 0 {
+		f.Status, f.Summary, f.Details = checkFail, env.socket+" is not private", problems
+		f.Fix = "stop the daemon, `chmod 700 " + dir + "`, and start it again (it recreates the socket 0600)"
+		return f
+	}
+	f.Status, f.Summary = checkOK, env.socket+" is private (0700 directory, 0600 socket, yours)"
+	return f
+}
+
+func checkRoots(env doctorEnv) finding {
+	f := finding{Check: "roots"}
+	var bad, present int
+	for _, r := range env.cfg.roots() {
+		err := rootReadable(r.path)
+		_, statErr := os.Stat(r.path)
+		switch {
+		case err != nil:
+			bad++
+			f.Details = append(f.Details, r.agent+": "+err.Error())
+		case statErr != nil:
+			f.Details = append(f.Details, r.agent+": "+r.path+" does not exist yet (waited for)")
+		default:
+			present++
+			f.Details = append(f.Details, r.agent+": "+r.path+" readable")
+		}
+	}
+	switch {
+	case bad > 0:
+		f.Status, f.Summary = checkFail, fmt.Sprintf("%d log root(s) cannot be read: sessions there are invisible", bad)
+		f.Fix = "give yourself read and execute permission on them (chmod u+rx DIR), or change agents.*.roots in the configuration"
+	case present == 0:
+		f.Status, f.Summary = checkWarn, "no configured log root exists yet: no agent has run here, or the roots point elsewhere"
+		f.Fix = "run an agent once, or set agents.claude.roots / agents.codex.roots (see `logwatch config`)"
+	default:
+		f.Status, f.Summary = checkOK, fmt.Sprintf("%d log root(s) readable", present)
+	}
+	return f
+}
+
+// watchedDirs counts the directories the watcher would watch: the layout
+// levels below each existing root (SPEC §4 layouts, three levels deep).
+func watchedDirs(cfg Config) int {
+	n := 0
+	for _, r := range cfg.roots() {
+		root := filepath.Clean(r.path)
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			depth := strings.Count(strings.TrimPrefix(p, root), string(filepath.Separator))
+			if depth > 3 {
+				return filepath.SkipDir
+			}
+			n++
+			return nil
+		})
+	}
+	return n
+}
+
+// checkInotify compares the user's inotify limits with what is used now
+// plus what the daemon needs (one instance, a watch per directory).
+func checkInotify(env doctorEnv) finding {
+	f := finding{Check: "inotify"}
+	maxWatches, err1 := readInt(filepath.Join(env.proc, "sys/fs/inotify/max_user_watches"))
+	maxInst, err2 := readInt(filepath.Join(env.proc, "sys/fs/inotify/max_user_instances"))
+	if err1 != nil || err2 != nil {
+		f.Status, f.Summary = checkSkip, "inotify limits not readable: "+errors.Join(err1, err2).Error()
+		return f
+	}
+	dirs := watchedDirs(env.cfg)
+	usedInst, usedWatches := inotifyUsage(env.proc, os.Getuid())
+	needInst, needWatches := usedInst, usedWatches
+	if !daemonUp(env.socket) {
+		// Its own instance and watches are not counted yet.
+		needInst, needWatches = needInst+1, needWatches+dirs
+	}
+	f.Details = []string{
+		fmt.Sprintf("watches: %d in use by your processes, %d directories to watch, limit %d (fs.inotify.max_user_watches)", usedWatches, dirs, maxWatches),
+		fmt.Sprintf("instances: %d in use by your processes, limit %d (fs.inotify.max_user_instances)", usedInst, maxInst),
+	}
+	var over []string
+	if needWatches > maxWatches {
+		over = append(over, fmt.Sprintf("fs.inotify.max_user_watches=%d", max(2*needWatches, 65536)))
+	}
+	if needInst > maxInst {
+		over = append(over, fmt.Sprintf("fs.inotify.max_user_instances=%d", max(2*needInst, 256)))
+	}
+	if len(over) > 0 {
+		f.Status, f.Summary = checkFail, "the inotify limits are too low: directories beyond them are only polled, and changes show late"
+		f.Fix = "raise them: `sudo sysctl " + strings.Join(over, " ") + "` (and the same lines in /etc/sysctl.d/90-logwatch.conf to keep them)"
+		return f
+	}
+	f.Status, f.Summary = checkOK, fmt.Sprintf("limits cover the %d directories to watch", dirs)
+	return f
+}
+
+func daemonUp(socket string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, socket)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+func readInt(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
+}
+
+// inotifyUsage counts the inotify instances (fds) and watches ("inotify wd:"
+// lines in their fdinfo) of the processes a user owns.
+func inotifyUsage(proc string, uid int) (instances, watches int) {
+	pids, _ := os.ReadDir(proc)
+	for _, p := range pids {
+		if _, err := strconv.Atoi(p.Name()); err != nil {
+			continue
+		}
+		pdir := filepath.Join(proc, p.Name())
+		if fi, err := os.Stat(pdir); err != nil || fi.Sys() == nil || int(fi.Sys().(*syscall.Stat_t).Uid) != uid {
+			continue
+		}
+		fds, _ := os.ReadDir(filepath.Join(pdir, "fd"))
+		for _, fd := range fds {
+			if l, _ := os.Readlink(filepath.Join(pdir, "fd", fd.Name())); l != "anon_inode:inotify" {
+				continue
+			}
+			instances++
+			if b, err := os.ReadFile(filepath.Join(pdir, "fdinfo", fd.Name())); err == nil {
+				watches += strings.Count(string(b), "inotify wd:")
+			}
+		}
+	}
+	return instances, watches
+}
+
+// agentHome is the agent's own configuration directory.
+func agentHome(agent string) string {
+	if agent == "claude" {
+		return expandPath("${CLAUDE_CONFIG_DIR:-~/.claude}")
+	}
+	return expandPath("${CODEX_HOME:-~/.codex}")
+}
+
+func checkHooks(env doctorEnv, agent string) finding {
+	f := finding{Check: agent + " hooks"}
+	spec := hookSpecs[agent]
+	found := false
+	if _, err := os.Stat(agentHome(agent)); err == nil {
+		found = true
+	}
+	for _, r := range env.cfg.roots() {
+		if _, err := os.Stat(r.path); err == nil && r.agent == agent {
+			found = true
+		}
+	}
+	if !found {
+		f.Status, f.Summary = checkSkip, agent+" not found on this machine ("+agentHome(agent)+" absent)"
+		return f
+	}
+	path, _ := settingsPath(agent, "user")
+	fix := "logwatch hooks install --agent " + agent
+	src, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		f.Status, f.Summary, f.Fix = checkFail, path+" cannot be read: "+err.Error(), "fix its permissions, then "+fix
+		return f
+	}
+	installed, commands, err := spec.hookStatus(src)
+	if err != nil {
+		f.Status, f.Summary = checkFail, path+" cannot be parsed: "+err.Error()
+		f.Details = []string{agent + " itself may be ignoring this file"}
+		f.Fix = "repair the JSON (or move the file aside), then " + fix
+		return f
+	}
+	var missing []string
+	for _, ev := range spec.events {
+		if !slices.Contains(installed, ev) {
+			missing = append(missing, ev)
+		}
+	}
+	var stale []string
+	for _, c := range commands {
+		w := shellFields(c)
+		if len(w) == 0 || !filepath.IsAbs(w[0]) {
+			stale = append(stale, c+" (not an absolute path: agents run hooks without your shell's PATH)")
+		} else if fi, err := os.Stat(w[0]); err != nil || fi.Mode()&0o111 == 0 {
+			stale = append(stale, c+" (no executable at "+w[0]+")")
+		}
+	}
+	switch {
+	case len(installed) == 0:
+		f.Status, f.Summary = checkFail, "not installed in "+path+": without hooks there is no waiting state, and changes show later"
+		f.Fix = fix
+	case len(missing) > 0:
+		f.Status, f.Summary = checkFail, fmt.Sprintf("%d of %d events hooked in %s", len(installed), len(spec.events), path)
+		f.Details = []string{"missing: " + strings.Join(missing, ", ")}
+		f.Fix = fix
+	case len(stale) > 0:
+		f.Status, f.Summary, f.Details = checkFail, "hooks in "+path+" run a binary that is not there", stale
+		f.Fix = fix + " (updates the path)"
+	default:
+		f.Status, f.Summary = checkOK, fmt.Sprintf("installed in %s for all %d events", path, len(spec.events))
+		if agent == "codex" {
+			f.Details = []string{"Codex runs them only once trusted (\"Trust all and continue\", or /hooks)"}
+		}
+	}
+	return f
+}
+
+// logScan is what the recent logs say: agent versions, unknown line types
+// and the newest timestamps.
+type logScan struct {
+	files    map[string]int            // agent -> files read
+	versions map[string]map[string]int // agent -> version -> files
+	unknown  map[string]map[string]int // agent -> line type -> lines
+	newest   time.Time                 // newest line timestamp
+	newestAt string                    // and its file
+	mtime    time.Time                 // newest file modification
+	mtimeAt  string
+}
+
+// scanRecentLogs reads the head of the most recently modified logs of each
+// agent (at most 20 files, 256 KiB each: the version is on the first lines).
+func scanRecentLogs(env doctorEnv) logScan {
+	s := logScan{files: map[string]int{}, versions: map[string]map[string]int{}, unknown: map[string]map[string]int{}}
+	type logFile struct {
+		agent, path string
+		mod         time.Time
+	}
+	var all []logFile
+	for _, r := range env.cfg.roots() {
+		root := filepath.Clean(r.path)
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			depth := strings.Count(strings.TrimPrefix(p, root), string(filepath.Separator))
+			if d.IsDir() && depth > 3 {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") && !strings.Contains(p, string(filepath.Separator)+"subagents"+string(filepath.Separator)) {
+				if fi, err := d.Info(); err == nil {
+					all = append(all, logFile{r.agent, p, fi.ModTime()})
+				}
+			}
+			return nil
+		})
+	}
+	slices.SortFunc(all, func(a, b logFile) int { return b.mod.Compare(a.mod) })
+	per := map[string]int{}
+	for _, lf := range all {
+		if lf.mod.After(s.mtime) {
+			s.mtime, s.mtimeAt = lf.mod, lf.path
+		}
+		if per[lf.agent] >= 20 {
+			continue
+		}
+		per[lf.agent]++
+		s.readHead(lf.agent, lf.path)
+	}
+	return s
+}
+
+func (s *logScan) readHead(agent, path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	s.files[agent]++
+	p := parsers.New(parsers.Agent(agent))
+	rd := bufio.NewReaderSize(io.LimitReader(f, 256<<10), 64<<10)
+	seen := ""
+	for {
+		line, err := rd.ReadSlice('\n')
+		if err != nil {
+			break // the rest, or a line longer than the buffer
+		}
+		ev, perr := p.Parse(line)
+		if perr != nil {
+			continue
+		}
+		if ev.AgentVersion != "" && seen == "" {
+			seen = ev.AgentVersion
+		}
+		if ev.Unknown {
+			if s.unknown[agent] == nil {
+				s.unknown[agent] = map[string]int{}
+			}
+			s.unknown[agent][ev.Type]++
+		}
+		if t, err := time.Parse(time.RFC3339Nano, ev.At); err == nil && t.After(s.newest) {
+			s.newest, s.newestAt = t, path
+		}
+	}
+	if seen != "" {
+		if s.versions[agent] == nil {
+			s.versions[agent] = map[string]int{}
+		}
+		s.versions[agent][seen]++
+	}
+}
+
+// newerThanKnown reports whether version v is past the newest format the
+// parsers know for agent.
+func newerThanKnown(agent, v string) bool {
+	known, ok := knownFormats[agent]
+	if !ok {
+		return false
+	}
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(strings.TrimLeft(parts[1], "v"))
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return major > known[0] || major == known[0] && minor > known[1]
+}
+
+func checkFormats(s logScan) finding {
+	f := finding{Check: "formats"}
+	var newer []string
+	for _, agent := range []string{"claude", "codex"} {
+		vs := slices.Sorted(func(yield func(string) bool) {
+			for v := range s.versions[agent] {
+				if !yield(v) {
+					return
+				}
+			}
+		})
+		if len(vs) > 0 {
+			k := knownFormats[agent]
+			f.Details = append(f.Details, fmt.Sprintf("%s: versions %s in %d recent logs (parsers know up to %d.%d)",
+				agent, strings.Join(vs, ", "), s.files[agent], k[0], k[1]))
+		}
+		for _, v := range vs {
+			if newerThanKnown(agent, v) {
+				newer = append(newer, agent+" "+v)
+			}
+		}
+		if u := s.unknown[agent]; len(u) > 0 {
+			var ts []string
+			for t, n := range u {
+				ts = append(ts, fmt.Sprintf("%s×%d", t, n))
+			}
+			slices.Sort(ts)
+			f.Details = append(f.Details, agent+": line types the parsers do not know (ignored): "+strings.Join(ts, ", "))
+		}
+	}
+	switch {
+	case len(newer) > 0:
+		f.Status = checkWarn
+		f.Summary = "logs from agent versions newer than the formats the parsers know: " + strings.Join(newer, ", ")
+		f.Fix = "run `logwatch verify` on a recent log and compare turns, interrupts and final_state with what happened; update logwatch if they are wrong"
+	case len(s.files) == 0:
+		f.Status, f.Summary = checkSkip, "no agent logs under the roots yet"
+	default:
+		f.Status, f.Summary = checkOK, "recent logs come from agent versions the parsers know"
+	}
+	return f
+}
+
+// checkClock catches a clock far off: log lines or files from the future
+// make the interrupt window and ages meaningless.
+func checkClock(env doctorEnv, s logScan) finding {
+	f := finding{Check: "clock"}
+	const slack = 2 * time.Minute
+	var problems []string
+	if env.now.Year() < 2025 {
+		problems = append(problems, "the system clock says "+env.now.Format(time.RFC3339))
+	}
+	if s.newest.After(env.now.Add(slack)) {
+		problems = append(problems, fmt.Sprintf("a log line is dated %s, %s ahead of now (%s)",
+			s.newest.Format(time.RFC3339), s.newest.Sub(env.now).Round(time.Second), s.newestAt))
+	}
+	if s.mtime.After(env.now.Add(slack)) {
+		problems = append(problems, fmt.Sprintf("a log file was modified %s ahead of now (%s)",
+			s.mtime.Sub(env.now).Round(time.Second), s.mtimeAt))
+	}
+	if len(problems) > 0 {
+		f.Status, f.Summary, f.Details = checkFail, "the clock looks wrong", problems
+		f.Fix = "synchronise it (`timedatectl set-ntp true` on Linux; System Settings › Date & Time on macOS)"
+		return f
+	}
+	f.Status, f.Summary = checkOK, "now is "+env.now.Format(time.RFC3339)+"; no log is dated in the future"
+	return f
+}

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// hookSpec is what logwatch installs for one agent: the events SPEC §3 uses,
+// the handler timeout, and which events take a tool matcher.
+type hookSpec struct {
+	agent   string
+	events  []string
+	timeout int
+	// matcher is written on the tool events (nil: no matcher key at all,
+	// which every agent reads as "all").
+	matcher   *string
+	toolEvent map[string]bool
+}
+
+var star = "*"
+
+var hookSpecs = map[string]hookSpec{
+	// Claude Code's settings.json: "*" matches every tool.
+	"claude": {
+		agent: "claude",
+		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+			"Notification", "PermissionRequest", "PreCompact", "PostCompact", "Stop", "StopFailure",
+			"SubagentStart", "SubagentStop", "SessionEnd"},
+		timeout: 5,
+		matcher: &star,
+		toolEvent: map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true,
+			"PermissionRequest": true},
+	},
+	// Codex's hooks.json: its matchers are regular expressions, where "*"
+	// would not compile; an absent matcher matches every tool.
+	"codex": {
+		agent: "codex",
+		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+			"Stop", "StopFailure", "Interrupt", "PreCompact", "PostCompact", "SubagentStart", "SubagentStop"},
+		timeout: 3,
+	},
+}
+
+// hookCommand is the command line the agents run: the binary by absolute
+// path, quoted for the shell when it needs to be.
+func hookCommand(bin, agent string) string {
+	return shellQuote(bin) + " hook --agent " + agent
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:@%=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// isOurCommand recognises a logwatch hook handler whatever path the binary
+// had: its first word is a program named logwatch and its second is "hook".
+// A moved binary is then updated in place rather than installed twice.
+func isOurCommand(cmd string) bool {
+	f := shellFields(cmd)
+	if len(f) < 2 || f[1] != "hook" {
+		return false
+	}
+	name := filepath.Base(f[0])
+	return name == "logwatch" || name == "logwatch.exe"
+}
+
+// shellFields splits a command line into words, honouring simple quotes.
+func shellFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// group is the matcher group logwatch owns for one event, on one line as
+// the agents' documentation writes them.
+func (h hookSpec) group(event, command string) inline {
+	var g omap
+	if h.matcher != nil && h.toolEvent[event] {
+		g = append(g, kv{"matcher", *h.matcher})
+	}
+	return inline{append(g, kv{"hooks", []any{omap{{"type", "command"}, {"command", command}, {"timeout", h.timeout}}}})}
+}
+
+// errUnsupportedShape is a settings file that parses but is not laid out as
+// the agent documents (hooks not an object, an event not an array).
+var errUnsupportedShape = errors.New("unexpected layout")
+
+// ourHandler is one logwatch handler found in an event's array.
+type ourHandler struct {
+	group, handler int
+	alone          bool // the only handler of its group
+	exact          bool // alone, and the group is exactly what we would write
+}
+
+// findOurs lists the logwatch handlers in an event's array of groups.
+func (h hookSpec) findOurs(event string, arr *jnode, command string) []ourHandler {
+	var out []ourHandler
+	for gi, g := range arr.elems {
+		hs := g.get("hooks")
+		if g.kind != '{' || hs == nil || hs.kind != '[' {
+			continue
+		}
+		for hi, hd := range hs.elems {
+			c := hd.get("command")
+			if hd.kind != '{' || c == nil || c.kind != '"' || !(isOurCommand(c.str) || command != "" && c.str == command) {
+				continue
+			}
+			o := ourHandler{group: gi, handler: hi, alone: len(hs.elems) == 1}
+			o.exact = o.alone && h.isExact(event, g, hd, command)
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// isExact reports whether a group holds exactly what install would write
+// (other keys the user added to it are kept and do not count).
+func (h hookSpec) isExact(event string, g, hd *jnode, command string) bool {
+	m := g.get("matcher")
+	switch {
+	case h.matcher != nil && h.toolEvent[event]:
+		if m == nil || m.kind != '"' || m.str != *h.matcher {
+			return false
+		}
+	case m != nil && !(m.kind == '"' && (m.str == "" || m.str == "*")):
+		return false
+	}
+	typ, c, to := hd.get("type"), hd.get("command"), hd.get("timeout")
+	return typ != nil && typ.str == "command" && c.str == command && to != nil && to.kind == 'v'
+}
+
+// planHooks returns the edited file: install puts exactly one logwatch
+// group per event (updating a stale one in place), uninstall removes every
+// logwatch handler and the arrays and objects left empty by that. Each step
+// re-parses the result, so every splice works on true offsets.
+func (h hookSpec) planHooks(src []byte, command string, install bool) ([]byte, error) {
+	if strings.TrimSpace(strings.TrimPrefix(string(src), "\xef\xbb\xbf")) == "" {
+		if !install {
+			return src, nil
+		}
+		src = []byte("{}\n")
+	}
+	for step := 0; ; step++ {
+		root, err := parseJSONC(src)
+		if err != nil {
+			return nil, err
+		}
+		if step > 4*len(h.events)+64 {
+			return nil, errors.New("internal error: hook edits do not converge")
+		}
+		// Uninstall drops a "hooks" object left empty only when it
+		// removed something from it: an empty one the user keeps stays.
+		sp, err := h.nextEdit(src, root, command, install, step > 0)
+		if err != nil || sp == nil {
+			return src, err
+		}
+		src = sp.apply(src)
+	}
+}
+
+// nextEdit finds the first change still needed, or nil when the file is as
+// it should be.
+func (h hookSpec) nextEdit(src []byte, root *jnode, command string, install, removed bool) (*splice, error) {
+	if root.kind != '{' {
+		return nil, fmt.Errorf("%w: the file is not a JSON object", errUnsupportedShape)
+	}
+	st := detectStyle(src, root)
+	hooks := root.get("hooks")
+	if hooks == nil {
+		if !install {
+			return nil, nil
+		}
+		var events omap
+		for _, ev := range h.events {
+			events = append(events, kv{ev, []any{h.group(ev, command)}})
+		}
+		return h.insertMember(src, root, st, "hooks", events), nil
+	}
+	if hooks.kind != '{' {
+		return nil, fmt.Errorf("%w: \"hooks\" is not an object", errUnsupportedShape)
+	}
+	for _, ev := range h.events {
+		arr := hooks.get(ev)
+		if arr == nil {
+			if !install {
+				continue
+			}
+			return h.insertMember(src, hooks, st, ev, []any{h.group(ev, command)}), nil
+		}
+		if arr.kind != '[' {
+			return nil, fmt.Errorf("%w: \"hooks\".%q is not an array", errUnsupportedShape, ev)
+		}
+		ours := h.findOurs(ev, arr, command)
+		keep := -1 // the one group install keeps
+		if install {
+			for i, o := range ours {
+				if o.exact {
+					keep = i
+					break
+				}
+			}
+			if keep < 0 {
+				for _, o := range ours {
+					if o.alone {
+						// A moved binary or another timeout: rewrite
+						// the group where it stands.
+						g := arr.elems[o.group]
+						ci, _ := lineIndent(src, g.start)
+						sp := splice{g.start, g.end, render(h.group(ev, command), h.childStyle(src, arr, st), ci)}
+						return &sp, nil
+					}
+				}
+				sp := h.appendTo(src, arr, st, h.group(ev, command))
+				return &sp, nil
+			}
+		}
+		for i, o := range ours {
+			if i == keep {
+				continue
+			}
+			g := arr.elems[o.group]
+			if o.alone {
+				if arr.count() == 1 && !install {
+					// The event's array would be left empty: drop the key.
+					sp := removeChild(src, hooks, hooks.index(ev))
+					return &sp, nil
+				}
+				sp := removeChild(src, arr, o.group)
+				return &sp, nil
+			}
+			sp := removeChild(src, g.get("hooks"), o.handler)
+			return &sp, nil
+		}
+	}
+	if !install && removed && hooks.count() == 0 {
+		// Ours was the last event: the "hooks" object goes too.
+		sp := removeChild(src, root, root.index("hooks"))
+		return &sp, nil
+	}
+	return nil, nil
+}
+
+// childStyle is the style for a new child of n: one line when n's children
+// share a line.
+func (h hookSpec) childStyle(src []byte, n *jnode, st jstyle) jstyle {
+	if _, multi := childIndent(src, n); !multi {
+		st.indent = ""
+	}
+	return st
+}
+
+func (h hookSpec) insertMember(src []byte, obj *jnode, st jstyle, key string, v any) *splice {
+	ci, _ := childIndent(src, obj)
+	k, _ := marshalNoEscape(key)
+	sp := appendChild(src, obj, k+st.colon+render(v, h.childStyle(src, obj, st), ci))
+	return &sp
+}
+
+func (h hookSpec) appendTo(src []byte, arr *jnode, st jstyle, v any) splice {
+	ci, _ := childIndent(src, arr)
+	return appendChild(src, arr, render(v, h.childStyle(src, arr, st), ci))
+}
+
+// hookStatus summarises a settings file for doctor: the events that have a
+// logwatch handler and the commands those run.
+func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string, err error) {
+	if strings.TrimSpace(string(src)) == "" {
+		return nil, nil, nil
+	}
+	root, err := parseJSONC(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	hooks := root.get("hooks")
+	if hooks == nil || hooks.kind != '{' {
+		return nil, nil, nil
+	}
+	seen := map[string]bool{}
+	for _, ev := range h.events {
+		arr := hooks.get(ev)
+		if arr == nil || arr.kind != '[' {
+			continue
+		}
+		ours := h.findOurs(ev, arr, "")
+		if len(ours) == 0 {
+			continue
+		}
+		installed = append(installed, ev)
+		for _, o := range ours {
+			c := arr.elems[o.group].get("hooks").elems[o.handler].get("command").str
+			if !seen[c] {
+				seen[c] = true
+				commands = append(commands, c)
+			}
+		}
+	}
+	return installed, commands, nil
+}

@@ -1,0 +1,96 @@
+// Package ingest connects the log watcher's output to the relay: the one
+// place that knows both, used by the daemon and by replay.
+package ingest
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/watcher"
+)
+
+// Source is what Pump needs from the watcher.
+type Source interface {
+	Records() <-chan watcher.Record
+	Ready() <-chan struct{}
+}
+
+// Options tune a Pump.
+type Options struct {
+	// Raw reads each line's bytes back from its file for the relay's
+	// recorder (a recording must hold the log bytes to replay them).
+	Raw bool
+}
+
+// Pump hands the watcher's records to the relay, in order, until the
+// watcher closes its output or ctx ends. The relay's inbox applies
+// back-pressure: a busy relay slows the watcher, nothing is dropped. When
+// the watcher has bootstrapped every file it found at start, the relay is
+// told its history is complete.
+func Pump(ctx context.Context, src Source, r *relay.Relay, opt Options) {
+	ready := src.Ready()
+	files := map[string]*os.File{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for {
+		select {
+		case <-ready:
+			r.BootstrapDone()
+			ready = nil
+		case rec, ok := <-src.Records():
+			if !ok {
+				return
+			}
+			switch rec.Kind {
+			case watcher.KindLine:
+				l := relay.LogLine{
+					Path: rec.Path, Session: rec.Session, Agent: rec.Agent, Subagent: rec.Subagent,
+					Offset: rec.Offset, End: rec.End, Line: rec.Line, Evidence: rec.Evidence,
+					Malformed: rec.Malformed, Bootstrap: rec.Bootstrap,
+				}
+				if opt.Raw {
+					l.Raw = readRaw(files, rec)
+				}
+				r.Log(l)
+			case watcher.KindOversized:
+				r.Oversized(rec.Count)
+			case watcher.KindReset, watcher.KindDeleted:
+				if f := files[rec.Path]; f != nil {
+					f.Close()
+					delete(files, rec.Path)
+				}
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// readRaw reads a line's bytes (without its newline) back from the file.
+func readRaw(files map[string]*os.File, rec watcher.Record) []byte {
+	f := files[rec.Path]
+	if f == nil {
+		var err error
+		if f, err = os.Open(rec.Path); err != nil {
+			return nil
+		}
+		files[rec.Path] = f
+	}
+	n := rec.End - rec.Offset - 1
+	if n < 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, rec.Offset); err != nil && err != io.EOF {
+		return nil
+	}
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		b = b[:len(b)-1]
+	}
+	return b
+}

@@ -1,0 +1,246 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/relay"
+)
+
+// FromRecording turns a logwatch recording into inputs and the relay
+// configuration it ran with.
+func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
+	cfg := relay.DefaultConfig()
+	var out []Input
+	for _, l := range lines {
+		switch l.Kind {
+		case relay.RecStart:
+			if l.Config != nil {
+				cfg = *l.Config
+			}
+		case relay.RecLog:
+			agent := parsers.Agent(l.Agent)
+			out = append(out, Input{At: l.T, Kind: relay.RecLog, Agent: agent, Rel: LayoutPath(agent, l.Path),
+				Data: []byte(l.Raw + "\n"), Bootstrap: l.Bootstrap})
+		case relay.RecHook:
+			out = append(out, Input{At: l.T, Kind: relay.RecHook, HookAgent: l.Agent, Tab: l.Tab, Payload: l.Payload})
+		case relay.RecKey:
+			at := l.T
+			if l.At != nil {
+				at = *l.At
+			}
+			out = append(out, Input{At: at, Kind: relay.RecKey, Tab: l.Tab, Key: l.Key})
+		case relay.RecAck:
+			out = append(out, Input{At: l.T, Kind: relay.RecAck, Session: l.Session})
+		case relay.RecTabClosed:
+			out = append(out, Input{At: l.T, Kind: relay.RecTabClosed, Tab: l.Tab})
+		case relay.RecGone:
+			out = append(out, Input{At: l.T, Kind: relay.RecGone, Session: l.Session})
+		case relay.RecBootstrapDone:
+			out = append(out, Input{At: l.T, Kind: relay.RecBootstrapDone})
+		}
+	}
+	return out, cfg
+}
+
+// PeerEvent is one line of a peer (Irrlicht) recording's events.jsonl.
+type PeerEvent struct {
+	Seq            int64     `json:"seq"`
+	TS             time.Time `json:"ts"`
+	Kind           string    `json:"kind"`
+	SessionID      string    `json:"session_id"`
+	FileSize       int64     `json:"file_size"`
+	TranscriptPath string    `json:"transcript_path"`
+	CWD            string    `json:"cwd"`
+	HookName       string    `json:"hook_name"`
+	NewState       string    `json:"new_state"`
+	PrevState      string    `json:"prev_state"`
+	Adapter        string    `json:"adapter"`
+}
+
+// Peer is a peer recording folder read for replay: the inputs, and the
+// recorded events the expected phases refer to.
+type Peer struct {
+	Agent  parsers.Agent
+	Inputs []Input
+	Events []PeerEvent // every recorded event, in order
+	Start  time.Time   // the first recorded event
+}
+
+// IsPeerRecording reports whether dir holds a peer recording
+// (events.jsonl and transcript.jsonl).
+func IsPeerRecording(dir string) bool {
+	for _, f := range []string{"events.jsonl", "transcript.jsonl"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// NormalizeSession maps a peer session id to ours: Codex rollout stems
+// (rollout-<ts>-<uuid>) are their uuid.
+func NormalizeSession(id string) string {
+	if strings.HasPrefix(id, "rollout-") && len(id) >= 36 {
+		return id[len(id)-36:]
+	}
+	return id
+}
+
+// realSession reports peer rows that are agent sessions with a transcript
+// (not pre-session or subagent rows).
+func realSession(id string) bool {
+	return id != "" && !strings.HasPrefix(id, "proc-") && !strings.HasPrefix(id, "agent-")
+}
+
+// HookOverride adds payload fields a peer recording did not keep (only hook
+// names are recorded), per hook name: e.g. tool_name for PermissionRequest.
+type HookOverride map[string]map[string]any
+
+// ReadPeer reads a peer recording folder: the transcript is split into one
+// file per real session (their parts are concatenated in order of first
+// appearance, each as long as the largest file_size recorded for it), grown
+// on the recorded write schedule; recorded hooks become minimal payloads.
+func ReadPeer(dir string, hooks HookOverride) (*Peer, error) {
+	events, err := readPeerEvents(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == 0 {
+		return nil, fmt.Errorf("%s: no events", dir)
+	}
+	transcript, err := os.ReadFile(filepath.Join(dir, "transcript.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	p := &Peer{Events: events, Start: events[0].TS, Agent: parsers.AgentClaude}
+	for _, ev := range events {
+		if ev.Adapter == "codex" || strings.HasPrefix(ev.SessionID, "rollout-") || strings.Contains(ev.TranscriptPath, "/rollout-") {
+			p.Agent = parsers.AgentCodex
+			break
+		}
+	}
+	// Sessions in order of first appearance, with their final sizes and
+	// file names.
+	var order []string
+	size := map[string]int64{}
+	name := map[string]string{}
+	cwd := map[string]string{}
+	for _, ev := range events {
+		id := NormalizeSession(ev.SessionID)
+		if !realSession(ev.SessionID) {
+			continue
+		}
+		if _, seen := size[id]; !seen && (ev.Kind == "transcript_new" || ev.Kind == "transcript_activity") {
+			order = append(order, id)
+			size[id] = 0
+		}
+		if ev.FileSize > size[id] {
+			size[id] = ev.FileSize
+		}
+		if ev.TranscriptPath != "" && name[id] == "" {
+			name[id] = ev.TranscriptPath
+		}
+		if ev.CWD != "" && cwd[id] == "" {
+			cwd[id] = ev.CWD
+		}
+	}
+	parts := map[string][]byte{}
+	var off int64
+	for _, id := range order {
+		end := off + size[id]
+		if end > int64(len(transcript)) {
+			// A resumed session can point its lifetimes at one file that
+			// the recording holds twice; its first copy is the file.
+			if size[id] <= int64(len(transcript)) && seenBefore(parts, transcript[:size[id]]) {
+				continue
+			}
+			return nil, fmt.Errorf("%s: transcript is %d bytes, sessions need %d", dir, len(transcript), end)
+		}
+		parts[id] = transcript[off:end]
+		off = end
+	}
+	rel := map[string]string{}
+	for id, path := range name {
+		rel[id] = LayoutPath(p.Agent, path)
+		if p.Agent == parsers.AgentCodex && strings.Count(rel[id], string(filepath.Separator)) < 3 {
+			// Place rollouts in a date folder the watcher expects.
+			rel[id] = filepath.Join("2026", "01", "01", filepath.Base(path))
+		}
+	}
+	grown := map[string]int64{}
+	for _, ev := range events {
+		id := NormalizeSession(ev.SessionID)
+		switch ev.Kind {
+		case "transcript_new", "transcript_activity":
+			buf, ok := parts[id]
+			if !ok || !realSession(ev.SessionID) || ev.FileSize <= grown[id] || rel[id] == "" {
+				continue
+			}
+			n := ev.FileSize
+			if n > int64(len(buf)) {
+				n = int64(len(buf))
+			}
+			p.Inputs = append(p.Inputs, Input{At: ev.TS, Kind: relay.RecLog, Agent: p.Agent, Rel: rel[id],
+				Data: buf[grown[id]:n]})
+			grown[id] = n
+		case "process_exited":
+			// What the host app reports when the agent's tab or process
+			// goes away: the session ends.
+			if realSession(ev.SessionID) && rel[id] != "" {
+				p.Inputs = append(p.Inputs, Input{At: ev.TS, Kind: relay.RecGone, Session: id})
+			}
+		case "hook_received":
+			payload := map[string]any{"hook_event_name": ev.HookName, "session_id": id}
+			if c := cwd[id]; c != "" {
+				payload["cwd"] = c
+			}
+			for k, v := range hooks[ev.HookName] {
+				payload[k] = v
+			}
+			b, _ := json.Marshal(payload)
+			p.Inputs = append(p.Inputs, Input{At: ev.TS, Kind: relay.RecHook, HookAgent: string(p.Agent), Payload: b})
+		}
+	}
+	return p, nil
+}
+
+func seenBefore(parts map[string][]byte, b []byte) bool {
+	for _, p := range parts {
+		if string(p) == string(b) {
+			return true
+		}
+	}
+	return false
+}
+
+func readPeerEvents(path string) ([]PeerEvent, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []PeerEvent
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var ev PeerEvent
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+		out = append(out, ev)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].TS.Equal(out[j].TS) {
+			return out[i].TS.Before(out[j].TS)
+		}
+		return out[i].Seq < out[j].Seq
+	})
+	return out, nil
+}

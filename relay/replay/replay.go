@@ -1,0 +1,278 @@
+// Package replay feeds a recording back through the real watcher, parsers
+// and relay on a virtual clock and returns the state timeline. Log bytes are
+// written to files under temporary roots on the recorded schedule, so the
+// real file watcher and parsers run; hooks and keys are injected at their
+// recorded times. After each input the replay waits until the relay has
+// processed it, which makes the timeline the same, byte for byte, run after
+// run.
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/ingest"
+	"github.com/logwatch/logwatch/relay/vclock"
+	"github.com/logwatch/logwatch/watcher"
+)
+
+// Input is one thing that happened to the relay, at its recorded time.
+type Input struct {
+	At   time.Time
+	Kind string // relay.RecLog, RecHook, RecKey, RecAck, RecTabClosed, RecBootstrapDone
+
+	// log: Data is appended to the file at Rel under the Agent's root.
+	Agent     parsers.Agent
+	Rel       string
+	Data      []byte
+	Bootstrap bool // history present before the relay started
+
+	// hook, key, ack, tab_closed
+	HookAgent string
+	Tab       string
+	Payload   []byte
+	Key       string
+	Session   string
+}
+
+// Entry is one published change on the replayed timeline.
+type Entry struct {
+	At      time.Time `json:"at"`
+	Offset  int64     `json:"offset_ms"` // since the first input
+	Session string    `json:"session"`
+	Agent   string    `json:"agent"`
+	Tab     string    `json:"tab,omitempty"`
+	State   string    `json:"state"`
+	Reason  string    `json:"reason"`
+	Detail  string    `json:"detail,omitempty"`
+	Source  string    `json:"source"`
+	Rule    string    `json:"rule"`
+}
+
+// Options tune a replay.
+type Options struct {
+	Config relay.Config
+	// Tail is how long the clock runs on after the last input, so quiet
+	// periods and windows can expire.
+	Tail time.Duration
+	// Wait bounds how long the replay waits (wall time) for the watcher to
+	// deliver one write.
+	Wait time.Duration
+	Log  zerolog.Logger
+}
+
+// ErrStalled is returned when the watcher did not deliver a write in time.
+var ErrStalled = errors.New("replay: the watcher did not deliver a write")
+
+// Run replays inputs (ordered by time; ties keep their order) and returns
+// the timeline of published changes.
+func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("replay: empty recording")
+	}
+	if opt.Tail == 0 {
+		opt.Tail = 10 * time.Second
+	}
+	if opt.Wait == 0 {
+		opt.Wait = 10 * time.Second
+	}
+	sort.SliceStable(inputs, func(i, j int) bool { return inputs[i].At.Before(inputs[j].At) })
+	dir, err := os.MkdirTemp("", "logwatch-replay")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	roots := map[parsers.Agent]string{
+		parsers.AgentClaude: filepath.Join(dir, "claude", "projects"),
+		parsers.AgentCodex:  filepath.Join(dir, "codex", "sessions"),
+	}
+	for _, r := range roots {
+		if err := os.MkdirAll(r, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	// History the recording started with is on disk before the watcher
+	// starts, to be bootstrapped like at a real start.
+	rest := inputs[:0:0]
+	for _, in := range inputs {
+		if in.Kind == relay.RecLog && in.Bootstrap {
+			if err := appendTo(roots, in); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if in.Kind != relay.RecBootstrapDone {
+			rest = append(rest, in)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := inputs[0].At
+	clock := vclock.New(start)
+	w, err := watcher.New(watcher.Config{
+		ClaudeRoots:  []string{roots[parsers.AgentClaude]},
+		CodexRoots:   []string{roots[parsers.AgentCodex]},
+		PollInterval: 20 * time.Millisecond,
+	}, opt.Log)
+	if err != nil {
+		return nil, err
+	}
+	r := relay.New(opt.Config, clock, w, opt.Log)
+	clock.Settle = func() { r.Status(ctx) }
+	runErr := make(chan error, 2)
+	go func() { runErr <- r.Run(ctx) }()
+	go func() { runErr <- w.Run(ctx) }()
+	go ingest.Pump(ctx, w, r, ingest.Options{})
+	sub, err := r.Subscribe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-w.Ready():
+	case <-time.After(opt.Wait):
+		return nil, fmt.Errorf("%w: bootstrap", ErrStalled)
+	}
+	// The pump tells the relay; wait until it has.
+	if _, err := r.Status(ctx); err != nil {
+		return nil, err
+	}
+
+	var timeline []Entry
+	drain := func() error {
+		if _, err := r.Status(ctx); err != nil {
+			return err
+		}
+		for {
+			select {
+			case ev, ok := <-sub.C():
+				if !ok {
+					return fmt.Errorf("replay: subscription ended: %s", sub.Err())
+				}
+				if ev.Snapshot {
+					continue
+				}
+				timeline = append(timeline, Entry{At: ev.Since, Offset: ev.Since.Sub(start).Milliseconds(),
+					Session: ev.Session, Agent: ev.Agent, Tab: ev.Tab, State: ev.State, Reason: ev.Reason,
+					Detail: ev.Detail, Source: ev.Source, Rule: ev.Rule})
+			default:
+				return nil
+			}
+		}
+	}
+	if err := drain(); err != nil {
+		return nil, err
+	}
+	for _, in := range rest {
+		clock.AdvanceTo(in.At)
+		if err := drain(); err != nil {
+			return nil, err
+		}
+		if err := apply(ctx, r, w, roots, in, opt.Wait); err != nil {
+			return nil, err
+		}
+		if err := drain(); err != nil {
+			return nil, err
+		}
+	}
+	clock.AdvanceTo(clock.Now().Add(opt.Tail))
+	if err := drain(); err != nil {
+		return nil, err
+	}
+	return timeline, nil
+}
+
+func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, roots map[parsers.Agent]string, in Input, wait time.Duration) error {
+	switch in.Kind {
+	case relay.RecLog:
+		if err := appendTo(roots, in); err != nil {
+			return err
+		}
+		path := filepath.Join(roots[in.Agent], in.Rel)
+		st, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		deadline := time.Now().Add(wait)
+		for {
+			// Hurry a file the watcher already follows; a new one is left to
+			// discovery (poking an unknown file would follow it as history).
+			if _, known := w.Position(path); known {
+				w.Poke(path)
+			}
+			off, err := r.LogOffset(ctx, path)
+			if err != nil {
+				return err
+			}
+			if off >= st.Size() {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%w: %s up to byte %d (got %d)", ErrStalled, in.Rel, st.Size(), off)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	case relay.RecHook:
+		// A hook the live daemon rejected is rejected again; that is part
+		// of the recording, not a replay failure.
+		_ = r.Hook(ctx, in.HookAgent, in.Tab, in.Payload)
+	case relay.RecKey:
+		_ = r.Key(ctx, in.Tab, in.Key, in.At)
+	case relay.RecAck:
+		_ = r.Ack(ctx, in.Session)
+	case relay.RecTabClosed:
+		_, _ = r.TabClosed(ctx, in.Tab)
+	case relay.RecGone:
+		_ = r.Gone(ctx, in.Session)
+	}
+	return nil
+}
+
+func appendTo(roots map[parsers.Agent]string, in Input) error {
+	root, ok := roots[in.Agent]
+	if !ok || in.Rel == "" || strings.Contains(in.Rel, "..") {
+		return fmt.Errorf("replay: log input for agent %q at %q cannot be placed", in.Agent, in.Rel)
+	}
+	path := filepath.Join(root, in.Rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(in.Data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// LayoutPath is where a log belongs under its agent's root: the last path
+// components that carry the layout the watcher discovers (Claude
+// <slug>/<id>.jsonl or <slug>/<id>/subagents/agent-*.jsonl; Codex
+// YYYY/MM/DD/rollout-*.jsonl).
+func LayoutPath(agent parsers.Agent, path string) string {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	keep := 2
+	switch {
+	case agent == parsers.AgentCodex:
+		keep = 4
+	case len(parts) >= 3 && parts[len(parts)-2] == "subagents":
+		keep = 4
+	}
+	if keep > len(parts) {
+		keep = len(parts)
+	}
+	return filepath.Join(parts[len(parts)-keep:]...)
+}
