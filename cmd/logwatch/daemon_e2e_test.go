@@ -25,17 +25,24 @@ type e2e struct {
 	claude string // Claude projects root
 	codex  string // Codex sessions root
 	daemon *exec.Cmd
+	args   []string // extra arguments to `run`
 	events chan map[string]any
 }
 
 func startE2E(t *testing.T, extraEnv ...string) *e2e {
+	t.Helper()
+	return startE2EArgs(t, nil, extraEnv...)
+}
+
+// startE2EArgs starts the daemon with extra `run` arguments.
+func startE2EArgs(t *testing.T, args []string, extraEnv ...string) *e2e {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "lwe2e") // short: unix socket paths are limited
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	e := &e2e{t: t, dir: dir, socket: filepath.Join(dir, "run", "lw.sock"),
+	e := &e2e{t: t, dir: dir, args: args, socket: filepath.Join(dir, "run", "lw.sock"),
 		claude: filepath.Join(dir, "home", ".claude", "projects"), codex: filepath.Join(dir, "home", ".codex", "sessions")}
 	e.env = append([]string{
 		"HOME=" + filepath.Join(dir, "home"),
@@ -54,7 +61,7 @@ func startE2E(t *testing.T, extraEnv ...string) *e2e {
 
 func (e *e2e) start() {
 	e.t.Helper()
-	cmd := exec.Command(bin, "run")
+	cmd := exec.Command(bin, append([]string{"run"}, e.args...)...)
 	cmd.Env = e.env
 	logf, err := os.Create(filepath.Join(e.dir, fmt.Sprintf("daemon-%d.log", time.Now().UnixNano())))
 	if err != nil {

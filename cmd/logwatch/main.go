@@ -103,7 +103,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.String("socket", "", "daemon socket (default $XDG_RUNTIME_DIR/logwatch/logwatch.sock)")
 	root.AddCommand(newVerifyCmd(a), newHookCmd(), newKeyCmd(a), newAckCmd(a), newTabClosedCmd(a),
 		newStatusCmd(a), newEventsCmd(a), newRunCmd(a), newWrapCmd(a), newHooksCmd(a),
-		newServiceCmd(a), newConfigCmd(a, &configFile), newDoctorCmd(a))
+		newServiceCmd(a), newConfigCmd(a, &configFile), newDoctorCmd(a), newReplayCmd(a))
 	return root
 }
 

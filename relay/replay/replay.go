@@ -9,6 +9,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -225,7 +226,7 @@ func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, roots map[pa
 	case relay.RecHook:
 		// A hook the live daemon rejected is rejected again; that is part
 		// of the recording, not a replay failure.
-		_ = r.Hook(ctx, in.HookAgent, in.Tab, in.Payload)
+		_ = r.Hook(ctx, in.HookAgent, in.Tab, relocate(in.Payload, in.HookAgent, roots))
 	case relay.RecKey:
 		_ = r.Key(ctx, in.Tab, in.Key, in.At)
 	case relay.RecAck:
@@ -236,6 +237,31 @@ func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, roots map[pa
 		_ = r.Gone(ctx, in.Session)
 	}
 	return nil
+}
+
+// relocate points a hook's transcript_path at the replayed copy of the file,
+// so the relay follows the replay's log, not the original.
+func relocate(payload []byte, agent string, roots map[parsers.Agent]string) []byte {
+	var m map[string]any
+	if json.Unmarshal(payload, &m) != nil {
+		return payload
+	}
+	path, _ := m["transcript_path"].(string)
+	if path == "" {
+		return payload
+	}
+	a := parsers.Agent(agent)
+	if strings.Contains(path, "/rollout-") {
+		a = parsers.AgentCodex
+	} else if a != parsers.AgentCodex {
+		a = parsers.AgentClaude
+	}
+	m["transcript_path"] = filepath.Join(roots[a], LayoutPath(a, path))
+	b, err := json.Marshal(m)
+	if err != nil {
+		return payload
+	}
+	return b
 }
 
 func appendTo(roots map[parsers.Agent]string, in Input) error {

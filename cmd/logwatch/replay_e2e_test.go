@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestRecordReplayRoundTrip records a scripted session with the real daemon
+// (hooks, a key, log lines, an interrupt), replays the recording, and gets
+// the same timeline; replaying twice gives the same bytes.
+func TestRecordReplayRoundTrip(t *testing.T) {
+	recDir := t.TempDir()
+	rec := filepath.Join(recDir, "session.rec.jsonl")
+	e := startE2EArgs(t, []string{"--record", rec})
+	transcript := filepath.Join(e.claude, "-w-app", "r1.jsonl")
+	prompt := func(text string) string {
+		return `{"type":"user","sessionId":"r1","cwd":"/w/app","version":"2.1.143","message":{"role":"user","content":"` + text + `"}}`
+	}
+
+	e.hook("tabR", "claude", hookJSON("SessionStart", "r1", "transcript_path", transcript))
+	e.want("r1", "ready", "session_start", "hook")
+	e.hook("tabR", "claude", hookJSON("UserPromptSubmit", "r1", "transcript_path", transcript))
+	e.want("r1", "working", "prompt", "hook")
+	e.append(transcript, prompt("count to a thousand"))
+	if _, stderr, code := cli(t, e.env, "key", "--tab", "tabR", "esc"); code != 0 {
+		t.Fatalf("key: %s", stderr)
+	}
+	e.append(transcript, `{"type":"user","sessionId":"r1","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}`)
+	e.want("r1", "ready", "interrupted", "key+log")
+	e.hook("tabR", "claude", hookJSON("UserPromptSubmit", "r1"))
+	e.want("r1", "working", "prompt", "hook")
+	e.append(transcript, prompt("just say ok"))
+	e.hook("tabR", "claude", hookJSON("PreToolUse", "r1", "tool_name", "Bash", "tool_input", `{"command":"echo ok"}`))
+	e.want("r1", "working", "tool", "hook")
+	e.hook("tabR", "claude", hookJSON("Stop", "r1"))
+	e.want("r1", "done", "turn_end", "hook")
+	if _, stderr, code := cli(t, e.env, "ack", "--session", "r1"); code != 0 {
+		t.Fatalf("ack: %s", stderr)
+	}
+	e.want("r1", "ready", "acknowledged", "api")
+	e.daemon.Process.Signal(syscall.SIGTERM)
+	e.daemon.Wait()
+
+	st, err := os.Stat(rec)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("recording: %v %v", st, err)
+	}
+	live := recordedChanges(t, rec)
+	if len(live) < 6 {
+		t.Fatalf("recording holds %d changes", len(live))
+	}
+	for _, kind := range []string{`"kind":"hook"`, `"kind":"key"`, `"kind":"log"`, `"kind":"ack"`, `"hook_event_name":"PreToolUse"`, `"raw":`} {
+		if b, _ := os.ReadFile(rec); !strings.Contains(string(b), kind) {
+			t.Errorf("recording lacks %s", kind)
+		}
+	}
+
+	out1, stderr, code := cli(t, nil, "replay", "--json", rec)
+	if code != 0 {
+		t.Fatalf("replay: %d %s", code, stderr)
+	}
+	out2, _, _ := cli(t, nil, "replay", "--json", rec)
+	if out1 != out2 {
+		t.Fatalf("replay is not deterministic:\n%s\n---\n%s", out1, out2)
+	}
+	var got struct {
+		Timeline []struct{ Session, State, Reason, Source, Rule string }
+	}
+	if err := json.Unmarshal([]byte(out1), &got); err != nil {
+		t.Fatal(err)
+	}
+	var replayed []string
+	for _, e := range got.Timeline {
+		replayed = append(replayed, strings.Join([]string{e.Session, e.State, e.Reason, e.Source, e.Rule}, "/"))
+	}
+	if strings.Join(replayed, "\n") != strings.Join(live, "\n") {
+		t.Fatalf("replayed timeline differs from the recorded one:\nlive:\n  %s\nreplayed:\n  %s",
+			strings.Join(live, "\n  "), strings.Join(replayed, "\n  "))
+	}
+	text, _, code := cli(t, nil, "replay", rec)
+	if code != 0 || !strings.Contains(text, "key.confirmed") {
+		t.Fatalf("text replay: %d\n%s", code, text)
+	}
+}
+
+// recordedChanges reads the changes the live daemon published.
+func recordedChanges(t *testing.T, path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var l struct {
+			Kind  string
+			Event *struct{ Session, State, Reason, Source, Rule string }
+		}
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		if l.Kind == "change" && l.Event != nil {
+			ev := l.Event
+			out = append(out, strings.Join([]string{ev.Session, ev.State, ev.Reason, ev.Source, ev.Rule}, "/"))
+		}
+	}
+	return out
+}
+
+// TestReplayPeerScenarioCLI runs the issue's command on a peer recording.
+func TestReplayPeerScenarioCLI(t *testing.T) {
+	dir := "../../../shared/realworld/irrlicht-scenarios/claudecode/2-20_user-esc-interrupt"
+	recs, _ := filepath.Glob(filepath.Join(dir, "recordings", "*"))
+	if len(recs) == 0 {
+		t.Skip("peer scenarios not present")
+	}
+	out, stderr, code := cli(t, nil, "replay", "--expect", filepath.Join(dir, "expected.jsonl"), recs[0])
+	if code != 0 || !strings.Contains(out, "3/3 phases passed") || !strings.Contains(out, "interrupted") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	// A failing phase exits 1 with a readable reason.
+	exp := filepath.Join(t.TempDir(), "expected.jsonl")
+	write(t, exp, `{"schema_version":1,"scenario_id":"x"}
+{"phase":"never_waits","expected_state":"waiting","relative_to":"start"}
+`)
+	out, _, code = cli(t, nil, "replay", "--expect", exp, recs[0])
+	if code != 1 || !strings.Contains(out, "FAIL  never_waits: no transition to waiting") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
