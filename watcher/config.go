@@ -15,9 +15,10 @@ type Config struct {
 
 	MaxLineBytes int // longer lines are skipped and counted; default 32 MiB
 
-	// ReconcileInterval is the period of the sweep that re-lists every
-	// directory, re-stats every file and re-arms failed watches: events are
-	// only a latency optimisation, the sweep is the source of truth.
+	// ReconcileInterval is the period of the sweep that re-arms failed
+	// watches and, every sixth time (and at once after an event queue
+	// overflow), re-lists every directory and re-stats every file: events
+	// are only a latency optimisation, the sweep is the source of truth.
 	ReconcileInterval time.Duration // default 10s
 	// PollInterval is how often directories without a watch (watch limit
 	// reached, or no inotify at all) and missing roots are checked.

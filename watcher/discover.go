@@ -308,13 +308,12 @@ func (w *Watcher) saw(d *dir, p string) {
 	if w.starting {
 		return
 	}
-	fi, err := os.Lstat(p)
+	size, ino, err := statPath(p)
 	if err != nil {
 		w.kick(f)
 		return
 	}
-	pos := f.position()
-	if _, ino := fileID(fi); fi.Size() != pos.size || ino != pos.ino {
+	if pos := f.position(); size != pos.size || ino != pos.ino {
 		w.kick(f)
 	}
 }
@@ -329,6 +328,10 @@ func (w *Watcher) newFile(p string, d *dir, agent parsers.Agent, booted bool, ck
 	case ck != nil:
 		f.ckpt = ck
 		f.pos = ck.pos()
+	}
+	if g, ok := w.nextGen[p]; ok {
+		f.pos.gen = g
+		delete(w.nextGen, p)
 	}
 	w.files[p] = f
 	if d != nil {
@@ -424,16 +427,27 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	}
 }
 
-// sweep is the reconcile pass: re-arm failed watches, re-list every
-// directory, re-stat every file.
-func (w *Watcher) sweep() {
+// fullSweepEvery: one reconcile sweep in this many re-lists every watched
+// directory and re-stats its files. The others only re-arm failed watches
+// and cover unwatched directories: inotify loses events only by overflowing,
+// and an overflow triggers a full sweep at once. This keeps 10 000 quiet
+// files cheap (one full sweep a minute with the default interval).
+const fullSweepEvery = 6
+
+// sweep is the reconcile pass: re-arm failed watches, re-list directories,
+// re-stat files.
+func (w *Watcher) sweep(full bool) {
+	w.sweeps++
+	full = full || w.sweeps%fullSweepEvery == 0
 	w.checkRoots()
 	for _, d := range w.dirList() {
 		if w.dirs[d.path] != d {
 			continue // dropped meanwhile
 		}
 		w.watch(d)
-		w.scan(d)
+		if full || !d.watched {
+			w.scan(d)
+		}
 	}
 	w.countDirs()
 	w.checkWanted()
@@ -442,6 +456,12 @@ func (w *Watcher) sweep() {
 // poll covers what events cannot: directories without a watch, roots and
 // followed files that do not exist yet.
 func (w *Watcher) poll() {
+	w.mu.Lock()
+	wanted := len(w.wanted)
+	w.mu.Unlock()
+	if wanted == 0 && w.stats.dirs.Load() == w.stats.watched.Load() && w.allRoots() {
+		return // nothing events do not cover
+	}
 	for _, rt := range w.roots {
 		if !rt.present {
 			w.checkRoots()
@@ -455,6 +475,15 @@ func (w *Watcher) poll() {
 		}
 	}
 	w.countDirs()
+}
+
+func (w *Watcher) allRoots() bool {
+	for _, rt := range w.roots {
+		if !rt.present {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *Watcher) dirList() []*dir {

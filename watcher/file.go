@@ -97,6 +97,7 @@ type reader struct {
 	skipFrom int64 // a bootstrap window's leading fragment starts here; -1: none
 	resume   int64 // bootstrap: the checkpoint offset; lines before it are Replay
 	booting  bool
+	verified bool // the open file passed a full check since the follower started
 
 	head  []byte // the generation's first bytes as consumed, up to sigMax
 	sig   [sigMax]byte
@@ -217,6 +218,7 @@ func (r *reader) open() (ok, gone bool) {
 	}
 	if r.f.warned {
 		r.f.warned = false
+		r.w.stats.unreadable.Add(-1)
 		r.log.Info().Msg("log readable again")
 	}
 	r.fd = fd
@@ -250,6 +252,7 @@ func (r *reader) warn(err error, msg string) {
 // start positions a new follower at off, with num lines before it.
 func (r *reader) start(off int64, num int, known bool) {
 	r.closeFollower()
+	r.verified = false
 	r.parser = nil
 	r.head = r.head[:0]
 	r.fillHead(int64(r.f.position().sigLen))
@@ -321,6 +324,9 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 		cp := ck.pos()
 		if cp.dev == dev && cp.ino == ino && size >= cp.offset && r.prefixOK(cp, size) {
 			p, r.resume = cp, cp.offset
+		} else {
+			r.log.Debug().Int64("offset", cp.offset).Bool("same_inode", cp.dev == dev && cp.ino == ino).
+				Int64("size", size).Msg("checkpoint is for another generation; bootstrapping the file afresh")
 		}
 	}
 	start := max(size-r.w.cfg.BootstrapBytes, 0)
@@ -337,6 +343,7 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 	r.booting = true
 	defer func() { r.booting, r.resume = false, -1 }()
 	r.closeFollower()
+	r.verified = false
 	r.parser = nil
 	if start > 0 && r.f.agent != parsers.AgentClaude {
 		// Codex names its session on line 1 only.
@@ -377,7 +384,8 @@ func (r *reader) sameGen(fi os.FileInfo, p filePos) bool {
 }
 
 // prefixOK re-reads the first bytes of the file and checks them against p's
-// signature, and that the byte before p's offset is a newline.
+// signature, and that the byte before p's offset is a newline (once per
+// open: afterwards each batch's own check covers it).
 func (r *reader) prefixOK(p filePos, size int64) bool {
 	if size < int64(p.sigLen) {
 		return false
@@ -387,7 +395,7 @@ func (r *reader) prefixOK(p filePos, size int64) bool {
 			return false
 		}
 	}
-	if p.offset > 0 {
+	if p.offset > 0 && !r.verified {
 		var one [1]byte
 		if _, err := r.fd.ReadAt(one[:], p.offset-1); err != nil || one[0] != '\n' {
 			return false
@@ -495,6 +503,7 @@ func (r *reader) pump() {
 			r.newGen(fi)
 			continue
 		}
+		r.verified = true
 		if !r.deliver() {
 			return
 		}
@@ -640,6 +649,7 @@ func (r *reader) closeFollower() {
 
 func (r *reader) closeFile() {
 	r.closeFollower()
+	r.verified = false
 	if r.fd != nil {
 		_ = r.fd.Close()
 		r.fd = nil

@@ -14,3 +14,13 @@ func fileID(fi os.FileInfo) (dev, ino uint64) {
 	}
 	return 0, 0
 }
+
+// statPath returns a path's size and inode without allocating: the full
+// sweep re-stats every known file.
+func statPath(path string) (size int64, ino uint64, err error) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		return 0, 0, err
+	}
+	return st.Size, uint64(st.Ino), nil
+}

@@ -359,7 +359,7 @@ func runModel(t *testing.T, seed uint64) {
 	cfg := testConfig(dir)
 	cfg.MaxLineBytes = modelMaxLine
 	cfg.ReconcileInterval = 100 * time.Millisecond
-	log := testLogger(t).Level(zerolog.WarnLevel)
+	log := testLogger(t).Level(modelLogLevel())
 	var done []Record
 	r := start(t, cfg, log)
 	steps := 25 + m.rng.IntN(20)
@@ -384,7 +384,7 @@ func runModel(t *testing.T, seed uint64) {
 			t.Logf("seed %d operations:\n  %s", seed, strings.Join(m.log, "\n  "))
 		}
 	}()
-	complete := func(recs []Record) bool {
+	missing := func(recs []Record) (string, []string) {
 		got := map[string]bool{}
 		for _, rec := range append(done[:len(done):len(done)], recs...) {
 			if rec.Kind == KindLine && !rec.Replay {
@@ -392,17 +392,37 @@ func runModel(t *testing.T, seed uint64) {
 			}
 		}
 		for _, f := range m.files {
-			if f.exists {
-				for _, id := range m.cur(f).lines {
-					if !got[id] {
-						return false
-					}
+			if !f.exists {
+				continue
+			}
+			var miss []string
+			for _, id := range m.cur(f).lines {
+				if !got[id] {
+					miss = append(miss, id)
 				}
 			}
+			if len(miss) > 0 {
+				return f.path, miss
+			}
 		}
-		return true
+		return "", nil
 	}
-	r.waitFor("every line of the live generations", complete)
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		path, miss := missing(r.records())
+		if path == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			pos, ok := r.w.Position(path)
+			st, _ := os.Stat(path)
+			t.Errorf("%s: lines %v never delivered; position %+v (known %v), size %d, stats %+v",
+				path, miss, pos, ok, st.Size(), r.w.Stats())
+			m.dump(append(done, r.records()...), path)
+			t.FailNow()
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	r.stop()
 	m.check(append(done, r.records()...))
 }
@@ -435,8 +455,10 @@ func (m *model) check(recs []Record) {
 			got := delivered[key]
 			for i, n := range got {
 				if n != i+1 {
-					t.Fatalf("%s (%s): delivered %v, want a prefix of 1..%d in order, once each",
+					t.Errorf("%s (%s): delivered %v, want a prefix of 1..%d in order, once each",
 						key, f.path, got, len(g.lines))
+					m.dump(recs, f.path)
+					t.FailNow()
 				}
 			}
 			if len(got) > len(g.lines) {
@@ -444,8 +466,27 @@ func (m *model) check(recs []Record) {
 			}
 			alive := f.exists && gi == len(f.gens)-1
 			if alive && len(got) != len(g.lines) {
+				m.dump(recs, f.path)
 				t.Fatalf("%s (%s): live generation got %d of %d lines", key, f.path, len(got), len(g.lines))
 			}
 		}
 	}
+}
+
+func modelLogLevel() zerolog.Level {
+	if os.Getenv("WATCHER_MODEL_DEBUG") != "" {
+		return zerolog.DebugLevel
+	}
+	return zerolog.WarnLevel
+}
+
+// dump logs every record of path, run by run.
+func (m *model) dump(recs []Record, path string) {
+	var b strings.Builder
+	for _, r := range recs {
+		if r.Path == path {
+			fmt.Fprintf(&b, "\n  %s gen=%d [%d,%d) line=%d id=%s boot=%v replay=%v", r.Kind, r.Gen, r.Offset, r.End, r.Line, r.Evidence.At, r.Bootstrap, r.Replay)
+		}
+	}
+	m.t.Logf("records of %s:%s", path, b.String())
 }

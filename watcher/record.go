@@ -39,7 +39,7 @@ type Record struct {
 	Agent    parsers.Agent
 	Session  string // Claude: the file stem or, for a subagent file, the parent session id; Codex: the rollout id
 	Subagent bool   // a Claude subagents/agent-*.jsonl file: it never drives the session's state
-	Gen      int    // generation of the file, counted from 0 per path within one run
+	Gen      int    // generation at this path, counted from 0 within one run
 
 	// Offset and End bracket the line (End is just after its newline).
 	Offset, End int64
@@ -74,17 +74,17 @@ type Position struct {
 
 // Stats are counters for status output.
 type Stats struct {
-	Files       int  // files known
-	Active      int  // files with a reader open
-	Dirs        int  // directories known
-	Watched     int  // directories with a watch
-	Polled      int  // directories polled for lack of a watch
-	Polling     bool // watches could not be had at all
-	Overflows   int64
-	Oversized   int64
-	Malformed   int64
-	Resets      int64
-	Deleted     int64
-	Unreadable  int // directories or files that could not be read
-	Delivered   int64
+	Files      int  // files known
+	Active     int  // files with a reader open
+	Dirs       int  // directories known
+	Watched    int  // directories with a watch
+	Polled     int  // directories polled for lack of a watch
+	Polling    bool // watches could not be had at all
+	Overflows  int64
+	Oversized  int64
+	Malformed  int64
+	Resets     int64
+	Deleted    int64
+	Unreadable int // directories or files that could not be read
+	Delivered  int64
 }

@@ -82,10 +82,12 @@ type Watcher struct {
 	warned    map[string]bool // one warning per path and kind
 	polling   bool            // no watches at all
 	limitLog  bool            // the watch-limit fallback was logged
+	sweeps    int             // reconcile sweeps so far
 
 	mu      sync.Mutex // guards files, dir.files, file.running, wanted, closing
 	files   map[string]*file
 	wanted  map[string]bool // named by Follow, not found yet: whether it existed then
+	nextGen map[string]int  // first generation of a path whose file was dropped
 	closing bool
 
 	stats struct {
@@ -126,6 +128,7 @@ func New(cfg Config, log zerolog.Logger, opts ...Option) (*Watcher, error) {
 		warned:        map[string]bool{},
 		files:         map[string]*file{},
 		wanted:        map[string]bool{},
+		nextGen:       map[string]int{},
 	}
 	add := func(paths []string, agent parsers.Agent) error {
 		for _, p := range paths {
@@ -241,8 +244,8 @@ func (w *Watcher) bootstrap(files []*file) {
 func (w *Watcher) claim(f *file) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if f.running || w.closing {
-		return false
+	if f.running || w.closing || w.files[f.path] != f {
+		return false // being read, or dropped since it was queued
 	}
 	f.running = true
 	w.wg.Add(1)
@@ -279,12 +282,12 @@ func (w *Watcher) loop(ctx context.Context) error {
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				w.stats.overflows.Add(1)
 				w.log.Warn().Msg("inotify queue overflowed; rescanning everything")
-				w.sweep()
+				w.sweep(true)
 				continue
 			}
 			w.log.Warn().Err(err).Msg("directory watcher error")
 		case <-sweep.C:
-			w.sweep()
+			w.sweep(false)
 		case <-poll.C:
 			w.poll()
 		case <-w.req:
@@ -308,7 +311,9 @@ func (w *Watcher) Follow(path string) {
 	w.mu.Lock()
 	f := w.files[path]
 	if f == nil {
-		w.wanted[path] = err == nil
+		if _, ok := w.wanted[path]; !ok {
+			w.wanted[path] = err == nil
+		}
 	} else {
 		w.kickLocked(f)
 	}
@@ -339,7 +344,10 @@ func (w *Watcher) Poke(path string) bool {
 	return f != nil
 }
 
-// Position reports how far path has been delivered.
+// Position reports how far path has been delivered: a record counts once
+// it has been handed to Records, so Position may trail the newest record on
+// the channel by the one being handed over. The interrupt window takes it as
+// its baseline and calls Poke to read past it.
 func (w *Watcher) Position(path string) (Position, bool) {
 	w.mu.Lock()
 	f := w.files[filepath.Clean(path)]
@@ -387,6 +395,9 @@ func (w *Watcher) kick(f *file) {
 }
 
 func (w *Watcher) kickLocked(f *file) {
+	if w.files[f.path] != f {
+		return // dropped; whatever is at the path now has its own file
+	}
 	if f.running {
 		select {
 		case f.wake <- struct{}{}:
@@ -422,6 +433,8 @@ func (w *Watcher) forget(f *file) bool {
 	}
 	if w.files[f.path] == f {
 		delete(w.files, f.path)
+		// Generations keep counting at this path.
+		w.nextGen[f.path] = f.position().gen
 	}
 	if f.dir != nil && f.dir.files[f.path] == f {
 		delete(f.dir.files, f.path)

@@ -43,8 +43,8 @@ type Opener interface {
 }
 
 // Readers opens Reader followers. Their line buffers are pooled: a reader
-// only holds one while a partial line is pending, so thousands of followed
-// files cost no buffer memory while they are quiet.
+// holds one only while reading (or while a long partial line is pending), so
+// thousands of followed files cost no buffer memory while they are quiet.
 type Readers struct {
 	max  int
 	pool sync.Pool
@@ -85,15 +85,22 @@ func (r *Reader) Next() (lines.Line, error) {
 	l, err := r.rd.Next()
 	if err != nil {
 		r.sync()
-		// Keep the buffer while it holds a partial or oversized line, so
-		// it is not read again on every write until its newline comes.
-		if r.rd.Pending() == 0 {
+		// A partial line is read again from the file next time rather than
+		// kept: bytes held across calls could belong to a generation that
+		// has since been rewritten in place. Only a long partial line (an
+		// oversized one, or a huge record written in pieces) is kept, so it
+		// is not rescanned on every write.
+		if r.rd.Pending() <= keepPending {
 			r.rs.pool.Put(r.rd)
 			r.rd = nil
 		}
 	}
 	return l, err
 }
+
+// keepPending is the longest partial line a Reader reads again rather than
+// keeps buffered between calls.
+const keepPending = 64 << 10
 
 func (r *Reader) sync() {
 	r.off, r.num = r.rd.Offset(), r.rd.LineNum()
