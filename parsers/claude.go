@@ -24,6 +24,23 @@ var claudeMeta = map[string]bool{
 	"atis-latch": true, "worktree-state": true, "frame-link": true,
 }
 
+var claudeTypeNames = names("user", "assistant", "system")
+
+var claudeMetaNames = names("summary", "file-history-snapshot", "queue-operation", "progress", "attachment",
+	"custom-title", "ai-title", "agent-name", "agent-color", "agent-setting", "tag", "mode", "permission-mode",
+	"pr-link", "last-prompt", "atis-latch", "worktree-state", "frame-link")
+
+var claudeSystemNames, claudeSystemTypes = systemNames()
+
+func systemNames() (map[string]string, map[string]string) {
+	n, t := map[string]string{}, map[string]string{}
+	for sub := range claudeSystem {
+		n[sub] = sub
+		t[sub] = "system/" + sub
+	}
+	return n, t
+}
+
 var claudeSystem = map[string]bool{
 	"": true, "compact_boundary": true, "stop_hook_summary": true, "turn_duration": true,
 	"api_error": true, "local_command": true, "informational": true, "away_summary": true,
@@ -48,7 +65,8 @@ var claudeLocalCommands = map[string]bool{
 
 // Claude parses Claude Code transcript lines.
 type Claude struct {
-	p fastjson.Parser
+	p  fastjson.Parser
+	id identity
 }
 
 // NewClaude returns a Claude transcript parser.
@@ -63,31 +81,36 @@ func (c *Claude) Parse(line []byte) (Evidence, error) {
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return Evidence{}, ErrMalformed
 	}
-	typ := string(v.GetStringBytes("type"))
-	ev := Evidence{Type: typ}
-	switch typ {
+	tb := v.GetStringBytes("type")
+	ev := Evidence{}
+	switch string(tb) {
 	case "user", "assistant", "system":
+		ev.Type = claudeTypeNames[string(tb)]
 	default:
-		ev.Unknown = !claudeMeta[typ]
+		ev.Type = intern(tb, claudeMetaNames)
+		ev.Unknown = !claudeMeta[ev.Type]
 		return ev, nil
 	}
-	ev.At = string(v.GetStringBytes("timestamp"))
-	ev.SessionID = string(v.GetStringBytes("sessionId"))
-	ev.Cwd = string(v.GetStringBytes("cwd"))
-	ev.AgentVersion = string(v.GetStringBytes("version"))
+	ev.SessionID = c.id.session.get(v.GetStringBytes("sessionId"))
+	ev.Cwd = c.id.cwd.get(v.GetStringBytes("cwd"))
+	ev.AgentVersion = c.id.version.get(v.GetStringBytes("version"))
 	if v.GetBool("isSidechain") {
 		ev.Kind = KindSidechain
 		return ev, nil
 	}
-	switch typ {
+	switch ev.Type {
 	case "user":
 		claudeUser(v, &ev)
 	case "assistant":
 		claudeAssistant(v, &ev)
 	case "system":
-		sub := string(v.GetStringBytes("subtype"))
+		sb := v.GetStringBytes("subtype")
+		sub := intern(sb, claudeSystemNames)
 		if sub != "" {
-			ev.Type = "system/" + sub
+			ev.Type = intern(sb, claudeSystemTypes)
+			if ev.Type == sub {
+				ev.Type = "system/" + sub // unknown subtype: built once
+			}
 		}
 		ev.Unknown = !claudeSystem[sub]
 		switch sub {
@@ -103,6 +126,11 @@ func (c *Claude) Parse(line []byte) (Evidence, error) {
 			// A retry in progress, not the end of the turn.
 			ev.Kind = KindActivity
 		}
+	}
+	if ev.Kind != KindNone && ev.Kind != KindActivity && ev.Kind != KindTool && ev.Kind != KindSidechain {
+		// Only turn evidence is reported with its time; copying every
+		// line's timestamp would cost an allocation per line.
+		ev.At = string(v.GetStringBytes("timestamp"))
 	}
 	return ev, nil
 }

@@ -45,6 +45,45 @@ var codexItems = map[string]bool{
 	"context_compaction": true, "agent_message": true,
 }
 
+// Interning tables: known values cost no allocation per line.
+var (
+	codexOuterNames = keysOf(codexOuter)
+	codexEventNames = names(append(append(keys(codexQuiet), keys(codexActivity)...), "task_started", "turn_started",
+		"task_complete", "turn_complete", "turn_aborted", "user_message", "agent_message", "context_compacted", "item_completed")...)
+	codexEventTypes    = prefixAll(codexEventNames, "event_msg/")
+	codexItemNames     = keysOf(codexItems)
+	codexResponseTypes = prefixAll(codexItemNames, "response_item/")
+	codexItemKinds     = names("UserMessage", "AgentMessage", "Reasoning", "CommandExecution", "FileChange",
+		"McpToolCall", "Plan", "Extension", "ContextCompaction", "WebSearch", "ImageGeneration")
+	codexItemTypes = prefixAll(codexItemKinds, "event_msg/item_completed/")
+)
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func keysOf(m map[string]bool) map[string]string { return names(keys(m)...) }
+
+func prefixAll(m map[string]string, prefix string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = prefix + k
+	}
+	return out
+}
+
+// prefixed is prefix+b, from the table when b is known.
+func prefixed(b []byte, table map[string]string, prefix string) string {
+	if s, ok := table[string(b)]; ok {
+		return s
+	}
+	return prefix + string(b)
+}
+
 // Codex parses Codex rollout lines of every era: bare (2025), envelope v1,
 // envelope v2 (task_* persisted) and paginated (item_completed).
 type Codex struct {
@@ -71,6 +110,11 @@ func (c *Codex) Parse(line []byte) (Evidence, error) {
 		return Evidence{}, ErrMalformed
 	}
 	ev := c.parse(v)
+	if ev.Kind != KindNone && ev.Kind != KindActivity && ev.Kind != KindTool {
+		// Only turn evidence is reported with its time (one allocation
+		// saved on every other line).
+		ev.At = string(v.GetStringBytes("timestamp"))
+	}
 	switch ev.Kind {
 	case KindCompaction:
 		c.compacted = true
@@ -83,11 +127,11 @@ func (c *Codex) Parse(line []byte) (Evidence, error) {
 
 func (c *Codex) parse(v *fastjson.Value) Evidence {
 	payload := v.Get("payload")
-	typ := string(v.GetStringBytes("type"))
+	typ := intern(v.GetStringBytes("type"), codexOuterNames)
 	if payload == nil || payload.Type() != fastjson.TypeObject {
 		return c.bare(v, typ)
 	}
-	ev := Evidence{Type: typ, At: string(v.GetStringBytes("timestamp"))}
+	ev := Evidence{Type: typ}
 	switch typ {
 	case "session_meta":
 		c.meta(payload, &ev)
@@ -110,7 +154,7 @@ func (c *Codex) bare(v *fastjson.Value, typ string) Evidence {
 	case typ == "" && v.Get("record_type") != nil:
 		return Evidence{Type: "record_type/" + string(v.GetStringBytes("record_type"))}
 	case typ == "" && v.Get("id") != nil && v.Get("timestamp") != nil:
-		ev := Evidence{Type: "header", At: string(v.GetStringBytes("timestamp"))}
+		ev := Evidence{Type: "header"}
 		c.meta(v, &ev)
 		return ev
 	case typ == "":
@@ -139,9 +183,13 @@ func (c *Codex) meta(p *fastjson.Value, ev *Evidence) {
 }
 
 func (c *Codex) event(p *fastjson.Value, ev *Evidence) {
-	et := string(p.GetStringBytes("type"))
-	ev.Type = "event_msg/" + et
-	ev.TurnID = string(p.GetStringBytes("turn_id"))
+	eb := p.GetStringBytes("type")
+	et := intern(eb, codexEventNames)
+	ev.Type = prefixed(eb, codexEventTypes, "event_msg/")
+	switch et {
+	case "task_started", "turn_started", "task_complete", "turn_complete", "turn_aborted":
+		ev.TurnID = string(p.GetStringBytes("turn_id"))
+	}
 	switch et {
 	case "task_started", "turn_started":
 		ev.Kind, ev.Explicit = KindTurnStart, true
@@ -173,8 +221,9 @@ func (c *Codex) event(p *fastjson.Value, ev *Evidence) {
 			ev.Kind = KindCompaction
 		}
 	case "item_completed":
-		it := string(p.GetStringBytes("item", "type"))
-		ev.Type += "/" + it
+		ib := p.GetStringBytes("item", "type")
+		it := intern(ib, codexItemKinds)
+		ev.Type = prefixed(ib, codexItemTypes, "event_msg/item_completed/")
 		switch it {
 		case "UserMessage":
 			ev.Kind = KindPrompt
@@ -202,9 +251,10 @@ func (c *Codex) event(p *fastjson.Value, ev *Evidence) {
 // duplicates (or is injected beside) the user_message event, so only the bare
 // era treats one as a prompt.
 func (c *Codex) item(p *fastjson.Value, ev *Evidence, bare bool) {
-	it := string(p.GetStringBytes("type"))
+	ib := p.GetStringBytes("type")
+	it := intern(ib, codexItemNames)
 	if !bare {
-		ev.Type = "response_item/" + it
+		ev.Type = prefixed(ib, codexResponseTypes, "response_item/")
 		if !codexItems[it] {
 			ev.Unknown = true
 			return

@@ -137,3 +137,39 @@ func New(agent Agent) Parser {
 	}
 	return nil
 }
+
+// names builds an interning table: a lookup by a []byte key converted with
+// string(b) does not allocate, so known values cost nothing per line.
+func names(list ...string) map[string]string {
+	m := make(map[string]string, len(list))
+	for _, s := range list {
+		m[s] = s
+	}
+	return m
+}
+
+// intern returns the table's copy of b, or a new string for a value the
+// table does not know.
+func intern(b []byte, table map[string]string) string {
+	if s, ok := table[string(b)]; ok {
+		return s
+	}
+	return string(b)
+}
+
+// field remembers the last value of a per-line field (session id, cwd,
+// version) so that the same value on every line is not copied every time.
+type field struct{ last string }
+
+func (f *field) get(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if string(b) != f.last {
+		f.last = string(b)
+	}
+	return f.last
+}
+
+// identity is the per-file memory of the identity fields.
+type identity struct{ session, cwd, version field }
