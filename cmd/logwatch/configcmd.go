@@ -93,6 +93,7 @@ func configValues(c Config, socket string) map[string]any {
 		"max_line_bytes":        c.MaxLineBytes,
 		"worktrees":             c.Worktrees,
 		"turn_quiet":            c.TurnQuiet.String(),
+		"record_max_bytes":      c.RecordMaxBytes,
 		"http":                  c.HTTP,
 		"checkpoint":            c.Checkpoint,
 		"log.level":             c.Log.Level,

@@ -112,17 +112,18 @@ func (e *e2e) subscribe() {
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
-	e.events = make(chan map[string]any, 1024)
+	events := make(chan map[string]any, 1024)
+	e.events = events // a restart replaces the field; this reader keeps its own channel
 	go func() {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			var ev map[string]any
 			if json.Unmarshal(sc.Bytes(), &ev) == nil {
-				e.events <- ev
+				events <- ev
 			}
 		}
-		close(e.events)
+		close(events)
 	}()
 	e.t.Cleanup(func() { cancel(); cmd.Wait() })
 	// Changes published before the stream is live would arrive as snapshot

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 )
 
@@ -64,7 +63,7 @@ func isOurCommand(cmd string) bool {
 	if len(f) < 2 || f[1] != "hook" {
 		return false
 	}
-	name := filepath.Base(f[0])
+	name := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
 	return name == "logwatch" || name == "logwatch.exe"
 }
 

@@ -107,6 +107,8 @@ atomically. --dry-run prints the change as a diff instead.`,
 		c.Flags().StringVar(&scope, "scope", "user", "user (the agent's home settings) or project (the working directory's)")
 		c.Flags().StringVar(&file, "file", "", "edit this settings file instead (one agent only)")
 		_ = c.MarkFlagRequired("agent")
+		_ = c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions([]string{"claude", "codex"}, cobra.ShellCompDirectiveNoFileComp))
+		_ = c.RegisterFlagCompletionFunc("scope", cobra.FixedCompletions([]string{"user", "project"}, cobra.ShellCompDirectiveNoFileComp))
 	}
 	run := func(install bool) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {

@@ -460,6 +460,16 @@ func appendChild(src []byte, n *jnode, text string) splice {
 	}
 	gap = gap[ws:]
 	_, e := n.childSpan(cnt - 1)
+	// A // comment closing the last child's line stays with that child.
+	if rest := src[e:]; true {
+		eol := bytes.IndexByte(rest, '\n')
+		if eol < 0 {
+			eol = len(rest)
+		}
+		if line := bytes.TrimLeft(rest[:eol], " \t"); bytes.HasPrefix(line, []byte("//")) {
+			return splice{e, e + eol, "," + string(rest[:eol]) + gap + text}
+		}
+	}
 	return splice{e, e, "," + gap + text}
 }
 
@@ -487,7 +497,13 @@ func removeChild(src []byte, n *jnode, i int) splice {
 	case cnt == 1:
 		return splice{n.start + 1, n.end - 1, ""}
 	case i == cnt-1:
+		// Comments between the two children stay, without the comma and
+		// the line break that led to the removed one.
 		_, pe := n.childSpan(i - 1)
+		gap := strings.Replace(string(src[pe:s]), ",", "", 1)
+		if strings.Contains(gap, "//") || strings.Contains(gap, "/*") {
+			return splice{pe, e, strings.TrimRight(gap, " \t\r\n")}
+		}
 		return splice{pe, e, ""}
 	default:
 		ns, _ := n.childSpan(i + 1)

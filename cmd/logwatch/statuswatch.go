@@ -90,12 +90,12 @@ func renderSessions(w io.Writer, sessions []relay.Event, now time.Time, width in
 		counts[s.State]++
 	}
 	var summary []string
-	for _, st := range []string{"waiting", "working", "compacting", "done", "ready", "ended"} {
+	for _, st := range []string{"waiting", "working", "compacting", "done", "ready"} { // ended ones are history
 		if counts[st] > 0 {
 			summary = append(summary, fmt.Sprintf("%d %s", counts[st], st))
 		}
 	}
-	head := fmt.Sprintf("logwatch  %d sessions", len(sessions))
+	head := fmt.Sprintf("%d sessions", len(sessions))
 	if len(summary) > 0 {
 		head += ": " + strings.Join(summary, ", ")
 	}

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with a golden file (rewritten with -update).
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		var d bytes.Buffer
+		unifiedDiff(&d, path, "got", want, got)
+		t.Errorf("%s differs:\n%s", path, d.String())
+	}
+}
+
+// TestHookFiles runs install and uninstall over copies of real-world
+// settings files (testdata/setup/<agent>-<case>/before.json; none for a
+// file that does not exist yet): the result of install is a golden file,
+// install is idempotent, a moved binary is updated in place, and uninstall
+// gives back the original bytes (or after-uninstall.json when the original
+// held logwatch entries of its own or a "hooks" object left empty).
+func TestHookFiles(t *testing.T) {
+	dirs, _ := filepath.Glob("testdata/setup/*")
+	if len(dirs) < 5 {
+		t.Fatalf("setup cases missing: %v", dirs)
+	}
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		agent, _, _ := strings.Cut(name, "-")
+		spec := hookSpecs[agent]
+		t.Run(name, func(t *testing.T) {
+			before, err := os.ReadFile(filepath.Join(dir, "before.json"))
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatal(err)
+			}
+			cmd := hookCommand("/usr/local/bin/logwatch", agent)
+			installed, err := spec.planHooks(before, cmd, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join(dir, "after-install.json"), installed)
+			if _, err := parseJSONC(installed); err != nil {
+				t.Fatalf("install wrote a file that does not parse: %v", err)
+			}
+			got, _, _ := spec.hookStatus(installed)
+			if len(got) != len(spec.events) {
+				t.Errorf("%d events hooked, want %d", len(got), len(spec.events))
+			}
+
+			again, err := spec.planHooks(installed, cmd, true)
+			if err != nil || !bytes.Equal(again, installed) {
+				t.Errorf("second install changed the file (err %v)", err)
+			}
+
+			moved, err := spec.planHooks(installed, hookCommand("/opt/new place/logwatch", agent), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(moved), " hook --agent"); n != len(spec.events) {
+				t.Errorf("moved binary: %d logwatch handlers, want %d", n, len(spec.events))
+			}
+			if strings.Contains(string(moved), "/usr/local/bin/logwatch") || !strings.Contains(string(moved), `'/opt/new place/logwatch' hook`) {
+				t.Errorf("moved binary not updated in place:\n%s", moved)
+			}
+
+			removed, err := spec.planHooks(installed, cmd, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := before
+			if b, err := os.ReadFile(filepath.Join(dir, "after-uninstall.json")); err == nil || *update {
+				golden(t, filepath.Join(dir, "after-uninstall.json"), removed)
+				want = b
+			}
+			if before == nil && !*update {
+				want = []byte("{}\n")
+			}
+			if !*update && !bytes.Equal(removed, want) {
+				var d bytes.Buffer
+				unifiedDiff(&d, "want", "got", want, removed)
+				t.Errorf("uninstall did not restore the file:\n%s", d.String())
+			}
+			// Nothing of logwatch's is left, and every other tool's command is.
+			if strings.Contains(string(removed), "hook --agent") {
+				t.Errorf("uninstall left a logwatch handler:\n%s", removed)
+			}
+			for _, c := range otherCommands(t, spec, before) {
+				if !strings.Contains(string(removed), c) || !strings.Contains(string(installed), c) {
+					t.Errorf("another tool's command %q was lost", c)
+				}
+			}
+		})
+	}
+}
+
+// otherCommands lists the handler commands in a file that are not logwatch's.
+func otherCommands(t *testing.T, spec hookSpec, src []byte) []string {
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil
+	}
+	root, err := parseJSONC(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	if hooks := root.get("hooks"); hooks != nil {
+		for _, m := range hooks.members {
+			for _, g := range m.val.elems {
+				for _, h := range g.get("hooks").elems {
+					if c := h.get("command"); c != nil && !isOurCommand(c.str) {
+						out = append(out, string(src[c.start+1:c.end-1]))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestIsOurCommand(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"/usr/local/bin/logwatch hook --agent claude":    true,
+		"logwatch hook --agent codex":                    true,
+		"'/Users/me/my tools/logwatch' hook --agent x":   true,
+		"/home/u/go/bin/logwatch hook":                   true,
+		"/usr/local/bin/logwatch run":                    false,
+		"/usr/bin/logwatcher hook --agent claude":        false,
+		"echo logwatch hook":                             false,
+		"python3 ~/.claude/hooks/logwatch.py hook":       false,
+		`"C:\Program Files\logwatch.exe" hook --agent x`: true,
+	} {
+		if got := isOurCommand(cmd); got != want {
+			t.Errorf("isOurCommand(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+func TestParseJSONCRefuses(t *testing.T) {
+	for src, want := range map[string]string{
+		`{"a": 1,}`:                      "line 1, column 9: trailing comma",
+		"{\n  \"a\": [1, 2,]\n}":         "line 2, column 14: trailing comma",
+		`{"a": "x}`:                      "unterminated string",
+		`{"a" 1}`:                        `expected ':' after key "a"`,
+		`{"a": 1} {}`:                    "after the end of the document",
+		"{/* open comment":               "unterminated /* comment",
+		`{"a": tru}`:                     "invalid literal",
+		"{\n  \"permissions\": {\n  }\n": "unexpected end of file",
+	} {
+		_, err := parseJSONC([]byte(src))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseJSONC(%q) = %v, want an error with %q", src, err, want)
+		}
+	}
+	// Comments and a BOM are fine.
+	if _, err := parseJSONC([]byte("\xef\xbb\xbf// c\n{\"a\": /* x */ 1 // y\n}\n")); err != nil {
+		t.Errorf("JSONC refused: %v", err)
+	}
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	a := "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"
+	b := "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk"
+	var out bytes.Buffer
+	unifiedDiff(&out, "old", "new", []byte(a), []byte(b))
+	want := `--- old
++++ new
+@@ -1,5 +1,5 @@
+ a
+-b
++B
+ c
+ d
+ e
+@@ -8,3 +8,4 @@
+ h
+ i
+ j
++k
+\ No newline at end of file
+`
+	if out.String() != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", out.String(), want)
+	}
+	out.Reset()
+	unifiedDiff(&out, "old", "new", []byte(a), []byte(a))
+	if out.Len() != 0 {
+		t.Errorf("no change, yet a diff: %q", out.String())
+	}
+}
+
+// TestHooksCLI is the command as a user runs it: it writes through a
+// symlink with a backup and the file's mode, is idempotent, prints a diff
+// with --dry-run, refuses an unparsable file untouched, and uninstall puts
+// the user's bytes back.
+func TestHooksCLI(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	dotfiles := filepath.Join(home, "dotfiles")
+	claudeDir := filepath.Join(home, ".claude")
+	for _, d := range []string{dotfiles, claudeDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orig, err := os.ReadFile("testdata/setup/claude-full/before.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(dotfiles, "claude-settings.json")
+	if err := os.WriteFile(real, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(claudeDir, "settings.json")
+	if err := os.Symlink(real, settings); err != nil {
+		t.Fatal(err)
+	}
+
+	stdout, stderr, code := cli(t, env, "hooks", "install", "--agent", "claude", "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "--- "+settings) || !strings.Contains(stdout, "+    \"SessionEnd\": [") ||
+		!strings.Contains(stdout, bin+" hook --agent claude") {
+		t.Fatalf("dry run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(real); !bytes.Equal(b, orig) {
+		t.Fatal("--dry-run wrote the file")
+	}
+
+	stdout, stderr, code = cli(t, env, "hooks", "install", "--agent", "claude")
+	if code != 0 || !strings.Contains(stdout, "installed logwatch hooks for 14 events") {
+		t.Fatalf("install: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if fi, err := os.Lstat(settings); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symlink was replaced by a file")
+	}
+	if fi, _ := os.Stat(real); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(real + backupSuffix); !bytes.Equal(b, orig) {
+		t.Error("backup does not hold the original")
+	}
+	installed, _ := os.ReadFile(real)
+	if !strings.Contains(string(installed), `"command": "`+bin+` hook --agent claude", "timeout": 5`) {
+		t.Errorf("hook command not by absolute path:\n%s", installed)
+	}
+
+	stdout, _, code = cli(t, env, "hooks", "install", "--agent", "claude")
+	if after, _ := os.ReadFile(real); code != 0 || !bytes.Equal(after, installed) || !strings.Contains(stdout, "nothing to change") {
+		t.Fatalf("second install: exit %d, changed %v\n%s", code, !bytes.Equal(after, installed), stdout)
+	}
+
+	stdout, _, code = cli(t, env, "hooks", "uninstall", "--agent", "claude")
+	if after, _ := os.ReadFile(real); code != 0 || !bytes.Equal(after, orig) {
+		t.Fatalf("uninstall did not restore the file: exit %d\n%s\n%s", code, stdout, after)
+	}
+
+	// Codex: the file and its directory are created; the trust prompt is
+	// explained.
+	stdout, _, code = cli(t, env, "hooks", "install", "--agent", "codex")
+	if code != 0 || !strings.Contains(stdout, "Trust all and continue") {
+		t.Fatalf("codex install: exit %d\n%s", code, stdout)
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".codex", "hooks.json")); err != nil || !strings.Contains(string(b), `"Interrupt": [`) {
+		t.Fatalf("codex hooks.json: %v\n%s", err, b)
+	}
+
+	// An unparsable file is refused, with where and why, and left alone.
+	broken := []byte("{\n  \"model\": \"opus\",\n  \"hooks\": {\n}\n")
+	if err := os.WriteFile(real, broken, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = cli(t, env, "hooks", "install", "--agent", "claude")
+	if code != 2 || !strings.Contains(stderr, "cannot parse it as JSON (line 5, column 1: unexpected end of file") {
+		t.Fatalf("broken file: exit %d\n%s", code, stderr)
+	}
+	if b, _ := os.ReadFile(real); !bytes.Equal(b, broken) {
+		t.Error("a file that could not be parsed was rewritten")
+	}
+
+	_, stderr, code = cli(t, env, "hooks", "install", "--agent", "gemini")
+	if code != 2 || !strings.Contains(stderr, `unknown --agent "gemini"`) {
+		t.Errorf("unknown agent: exit %d %s", code, stderr)
+	}
+	_, stderr, code = cli(t, env, "hooks", "install")
+	if code != 2 || !strings.Contains(stderr, `"agent" not set`) {
+		t.Errorf("no agent: exit %d %s", code, stderr)
+	}
+}

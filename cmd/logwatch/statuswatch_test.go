@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/logwatch/logwatch/relay"
+)
+
+// watchSessions covers every state, grouping by worktree and by cwd, a
+// detail too long for the line and a path too long for the header.
+func watchSessions(now time.Time) []relay.Event {
+	ago := func(d time.Duration) time.Time { return now.Add(-d) }
+	return []relay.Event{
+		{Session: "a1", Agent: "claude", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app", State: "working", Reason: "tool", Detail: "go test ./... -run TestEverything -count=1 -race -timeout 10m", Since: ago(12 * time.Second)},
+		{Session: "a2", Agent: "codex", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app/web", State: "waiting", Reason: "permission", Detail: "Bash: rm -rf build", Since: ago(3 * time.Minute)},
+		{Session: "a3", Agent: "claude", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app", State: "ended", Reason: "session_end", Since: ago(5 * time.Hour)},
+		{Session: "b1", Agent: "claude", Cwd: "/tmp/scratch", State: "done", Reason: "turn_end", Since: ago(40 * time.Second)},
+		{Session: "c1", Agent: "codex", Worktree: "/home/dev/src/infra", State: "compacting", Reason: "compaction", Since: ago(2 * time.Second)},
+		{Session: "d1", Agent: "claude", Cwd: "/home/dev/very/long/path/to/a/project/that/does/not/fit/in/eighty/columns/at/all/really", State: "ready", Reason: "interrupted", Since: ago(50 * time.Hour)},
+	}
+}
+
+func TestRenderSessionsGolden(t *testing.T) {
+	now := time.Date(2026, 3, 4, 10, 20, 30, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		color bool
+	}{{"watch-80.golden", false}, {"watch-80-color.golden", true}} {
+		var b bytes.Buffer
+		renderSessions(&b, watchSessions(now), now, 80, tc.color)
+		golden(t, "testdata/status/"+tc.name, b.Bytes())
+		if !tc.color {
+			for _, line := range strings.Split(b.String(), "\n") {
+				if n := utf8.RuneCountInString(line); n > 80 {
+					t.Errorf("line of %d columns: %q", n, line)
+				}
+			}
+		}
+		if tc.color != strings.Contains(b.String(), "\x1b[") {
+			t.Errorf("%s: colour codes present = %v", tc.name, !tc.color)
+		}
+	}
+	var b bytes.Buffer
+	renderSessions(&b, nil, now, 80, false)
+	if !strings.Contains(b.String(), "no sessions yet") {
+		t.Errorf("empty view: %q", b.String())
+	}
+}
+
+// TestStatusWatchPlain follows a real daemon with stdout not a terminal: one
+// plain line per change, no escape sequences.
+func TestStatusWatchPlain(t *testing.T) {
+	e := startE2E(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, "status", "--watch")
+	cmd.Env = e.env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); cmd.Wait() }()
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	// Wait for the watcher's subscription (the e2e harness has one too).
+	deadline := time.Now().Add(10 * time.Second)
+	for counter(e.status(), "subscribers") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("status --watch never subscribed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	e.hook("t1", "claude", hookJSON("PermissionRequest", "w1", "tool_name", "Bash", "tool_input", `{"command":"make deploy"}`))
+	select {
+	case l := <-lines:
+		for _, s := range []string{"waiting", "claude", "/w/app", "permission", "make deploy"} {
+			if !strings.Contains(l, s) {
+				t.Errorf("line lacks %q: %q", s, l)
+			}
+		}
+		if strings.Contains(l, "\x1b") {
+			t.Errorf("escape sequence in plain output: %q", l)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no line for the change")
+	}
+}
