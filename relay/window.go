@@ -64,7 +64,12 @@ func (r *Relay) key(tab, key string, at time.Time) {
 	r.counters.InterruptCandidates++
 	w := &window{session: e.s.ID, key: key, at: at, baseline: e.offset}
 	r.windows[tab] = w
-	w.stop = append(w.stop, r.clock.AfterFunc(r.cfg.InterruptWindow, func() {
+	// The window runs from the press, not from when its report arrived.
+	left := r.cfg.InterruptWindow - r.clock.Now().Sub(at)
+	if left > r.cfg.InterruptWindow {
+		left = r.cfg.InterruptWindow // a press stamped in the future counts from now
+	}
+	w.stop = append(w.stop, r.clock.AfterFunc(left, func() {
 		r.enqueue(func() {
 			if r.windows[tab] == w {
 				r.counters.InterruptsUnconfirmed++

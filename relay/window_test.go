@@ -270,3 +270,16 @@ func TestNeverAFalseReady(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowRunsFromThePress: a key reported late (a host app's report
+// arriving after the press) gets what is left of the window, not a new one.
+func TestWindowRunsFromThePress(t *testing.T) {
+	h := bound(t)
+	must(t, h.r.Key(h.ctx, "t1", KeyEsc, h.clock.Now().Add(-1500*time.Millisecond)))
+	h.clock.Advance(600 * time.Millisecond)
+	if c := h.sync().Counters; c.InterruptsUnconfirmed != 1 {
+		t.Fatalf("window still open 2.1 s after the press: %+v", c)
+	}
+	h.line(claude, "s", cMarker("s", false), false)
+	h.expect("ready/interrupted/log.interrupt")
+}

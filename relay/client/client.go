@@ -23,8 +23,9 @@ var ErrNoDaemon = errors.New("logwatch daemon is not running")
 
 // Client is one connection to the daemon. It is not safe for concurrent use.
 type Client struct {
-	conn net.Conn
-	rd   *bufio.Reader
+	conn   net.Conn
+	rd     *bufio.Reader
+	broken error // set once an exchange failed; the connection is closed
 }
 
 // Dial connects to the daemon's socket.
@@ -44,16 +45,43 @@ func Dial(ctx context.Context, socket string) (*Client, error) {
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }
 
-// Do sends one request and reads its response. The context's deadline, if
-// any, bounds the whole exchange.
+// Do sends one request and reads its response. The context bounds the whole
+// exchange. After a failed exchange the connection is closed: a late answer
+// must never be taken for the next request's.
 func (c *Client) Do(ctx context.Context, req relay.Request) (relay.Response, error) {
+	if c.broken != nil {
+		return relay.Response{}, c.broken
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		c.conn.SetDeadline(dl)
 		defer c.conn.SetDeadline(time.Time{})
 	}
+	stop := context.AfterFunc(ctx, func() { c.conn.SetDeadline(time.Now()) })
+	defer stop()
+	resp, err := c.exchange(req)
+	if err != nil {
+		var app *appError
+		if !errors.As(err, &app) {
+			c.broken = fmt.Errorf("connection closed after an earlier failure: %w", err)
+			c.conn.Close()
+		}
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+		}
+	}
+	return resp, err
+}
+
+// appError is the daemon's answer to a request it refused: the connection
+// is still in step.
+type appError struct{ msg string }
+
+func (e *appError) Error() string { return e.msg }
+
+func (c *Client) exchange(req relay.Request) (relay.Response, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
-		return relay.Response{}, err
+		return relay.Response{}, &appError{msg: err.Error()}
 	}
 	if _, err := c.conn.Write(append(b, '\n')); err != nil {
 		return relay.Response{}, fmt.Errorf("send: %w", err)
@@ -67,7 +95,7 @@ func (c *Client) Do(ctx context.Context, req relay.Request) (relay.Response, err
 		return relay.Response{}, fmt.Errorf("bad response: %w", err)
 	}
 	if !resp.OK {
-		return resp, errors.New(resp.Error)
+		return resp, &appError{msg: resp.Error}
 	}
 	return resp, nil
 }
