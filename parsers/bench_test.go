@@ -65,22 +65,35 @@ func benchLoad(b *testing.B, agent string) ([]benchFile, int64) {
 	return files, total
 }
 
-// benchParse feeds every sample file, in file order, to a fresh parser per
-// file (as verify does), and reports MB/s of line bytes.
+// benchParse feeds every sample file, in file order, to the parser and
+// reports MB/s of line bytes. "new-per-file" makes a fresh parser for each
+// file, as verify does today; "reused" keeps one parser for every file, the
+// cost without re-growing fastjson's scratch space per file (for Codex it
+// also carries per-file state across files, which only makes it do less).
 func benchParse(b *testing.B, agent string, newParser func() parsers.Parser) {
 	files, total := benchLoad(b, agent)
-	b.SetBytes(total)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		for _, f := range files {
+	for _, reuse := range []bool{false, true} {
+		name := "new-per-file"
+		if reuse {
+			name = "reused"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(total)
+			b.ReportAllocs()
 			p := newParser()
-			for _, l := range f.lines {
-				if _, err := p.Parse(l); err != nil {
-					b.Fatalf("%s: %v", f.path, err)
+			for b.Loop() {
+				for _, f := range files {
+					if !reuse {
+						p = newParser()
+					}
+					for _, l := range f.lines {
+						if _, err := p.Parse(l); err != nil {
+							b.Fatalf("%s: %v", f.path, err)
+						}
+					}
 				}
 			}
-		}
+		})
 	}
 }
 

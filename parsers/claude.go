@@ -127,11 +127,7 @@ func (c *Claude) Parse(line []byte) (Evidence, error) {
 			ev.Kind = KindActivity
 		}
 	}
-	if ev.Kind != KindNone && ev.Kind != KindActivity && ev.Kind != KindTool && ev.Kind != KindSidechain {
-		// Only turn evidence is reported with its time; copying every
-		// line's timestamp would cost an allocation per line.
-		ev.At = string(v.GetStringBytes("timestamp"))
-	}
+	ev.At = string(v.GetStringBytes("timestamp"))
 	return ev, nil
 }
 

@@ -110,11 +110,7 @@ func (c *Codex) Parse(line []byte) (Evidence, error) {
 		return Evidence{}, ErrMalformed
 	}
 	ev := c.parse(v)
-	if ev.Kind != KindNone && ev.Kind != KindActivity && ev.Kind != KindTool {
-		// Only turn evidence is reported with its time (one allocation
-		// saved on every other line).
-		ev.At = string(v.GetStringBytes("timestamp"))
-	}
+	ev.At = string(v.GetStringBytes("timestamp"))
 	switch ev.Kind {
 	case KindCompaction:
 		c.compacted = true
