@@ -13,11 +13,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/logwatch/logwatch/bench/stats"
 	"github.com/logwatch/logwatch/relay/client"
 )
 
@@ -122,20 +122,9 @@ func runs(bin, socket, home string, n int) []time.Duration {
 	return out
 }
 
-func pct(ds []time.Duration, p int) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (len(s)*p + 99) / 100
-	if i < 1 {
-		i = 1
-	}
-	if i > len(s) {
-		i = len(s)
-	}
-	return s[i-1]
-}
+func pct(ds []time.Duration, p float64) time.Duration { return stats.Pct(ds, p) }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+func ms(d time.Duration) float64 { return stats.Ms(d) }
 
 func verdict(ok bool) string {
 	if ok {

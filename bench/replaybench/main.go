@@ -13,12 +13,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/bench/stats"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/replay"
 )
@@ -98,10 +98,6 @@ func report(name string, ds []time.Duration) {
 		fmt.Printf("  %-22s no samples\n", name)
 		return
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	p := func(q int) time.Duration { return ds[(len(ds)-1)*q/100] }
 	fmt.Printf("  %-22s n=%-3d p50 %8.1f ms  p90 %8.1f ms  max %8.1f ms\n", name, len(ds),
-		ms(p(50)), ms(p(90)), ms(ds[len(ds)-1]))
+		stats.Ms(stats.Pct(ds, 50)), stats.Ms(stats.Pct(ds, 90)), stats.Ms(stats.Pct(ds, 100)))
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -13,8 +13,9 @@ package main
 import (
 	"fmt"
 	"os"
-	"slices"
 	"time"
+
+	"github.com/logwatch/logwatch/bench/stats"
 )
 
 func main() {
@@ -37,15 +38,7 @@ func main() {
 }
 
 // pct returns the p-th percentile (0-100) of samples.
-func pct(samples []time.Duration, p float64) time.Duration {
-	if len(samples) == 0 {
-		return 0
-	}
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	i := int(float64(len(s)-1) * p / 100)
-	return s[i]
-}
+func pct(samples []time.Duration, p float64) time.Duration { return stats.Pct(samples, p) }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 

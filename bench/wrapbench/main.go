@@ -27,7 +27,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +34,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/term"
 
+	"github.com/logwatch/logwatch/bench/stats"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
 )
@@ -344,15 +344,10 @@ func plainPTY(args []string) int {
 
 func median(ds []time.Duration) time.Duration { return pct(ds, 50) }
 
-func pct(ds []time.Duration, p int) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := (len(s)*p + 99) / 100
-	return s[max(i-1, 0)]
-}
+func pct(ds []time.Duration, p float64) time.Duration { return stats.Pct(ds, p) }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+func ms(d time.Duration) float64 { return stats.Ms(d) }
 
 func check(err error) {
 	if err != nil {

@@ -57,6 +57,26 @@ func (a *app) call(f func(ctx context.Context, c *client.Client) error) error {
 	return nil
 }
 
+// subscribe opens a change stream that ends on SIGINT/SIGTERM; done
+// releases it.
+func (a *app) subscribe() (<-chan relay.Event, func() error, func(), error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	c, err := a.dial(dctx)
+	cancel()
+	if err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	evs, wait, err := c.Subscribe(ctx)
+	if err != nil {
+		c.Close()
+		stop()
+		return nil, nil, nil, withCode(exitFindings, err)
+	}
+	return evs, wait, func() { c.Close(); stop() }, nil
+}
+
 func newKeyCmd(a *app) *cobra.Command {
 	var tab string
 	cmd := &cobra.Command{
@@ -212,19 +232,11 @@ func newEventsCmd(a *app) *cobra.Command {
 		Short: "Stream state changes: a snapshot of every session, then each change",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			c, err := a.dial(dctx)
-			cancel()
+			evs, wait, done, err := a.subscribe()
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			evs, wait, err := c.Subscribe(ctx)
-			if err != nil {
-				return withCode(exitFindings, err)
-			}
+			defer done()
 			enc := json.NewEncoder(a.stdout)
 			for ev := range evs {
 				if asJSON {

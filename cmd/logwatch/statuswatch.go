@@ -2,14 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -164,19 +161,11 @@ func shortAge(d time.Duration) string {
 // no flicker), at most every 100 ms and once a second for the ages; elsewhere
 // it prints one plain line per change.
 func (a *app) watchStatus(all bool) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	c, err := a.dial(dctx)
-	cancel()
+	evs, wait, done, err := a.subscribe()
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	evs, wait, err := c.Subscribe(ctx)
-	if err != nil {
-		return withCode(exitFindings, err)
-	}
+	defer done()
 	f, isFile := a.stdout.(*os.File)
 	tty := isFile && isatty.IsTerminal(f.Fd())
 	color := tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
