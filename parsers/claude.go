@@ -75,6 +75,9 @@ func NewClaude() *Claude { return &Claude{} }
 // Agent implements Parser.
 func (c *Claude) Agent() Agent { return AgentClaude }
 
+// Reset implements Parser.
+func (c *Claude) Reset() { c.id = identity{} }
+
 // Parse implements Parser.
 func (c *Claude) Parse(line []byte) (Evidence, error) {
 	v, err := c.p.ParseBytes(line)

@@ -103,6 +103,9 @@ func NewCodex() *Codex { return &Codex{} }
 // Agent implements Parser.
 func (c *Codex) Agent() Agent { return AgentCodex }
 
+// Reset implements Parser.
+func (c *Codex) Reset() { c.metaSeen, c.compacted = false, false }
+
 // Parse implements Parser.
 func (c *Codex) Parse(line []byte) (Evidence, error) {
 	v, err := c.p.ParseBytes(line)
@@ -304,10 +307,12 @@ func (c *Codex) item(p *fastjson.Value, ev *Evidence, bare bool) {
 	}
 }
 
+// codexFirstText is the head of a message's first text: only prefixes are
+// ever looked at, and the text can be a whole pasted file.
 func codexFirstText(p *fastjson.Value) string {
 	for _, b := range p.GetArray("content") {
 		if t := b.GetStringBytes("text"); t != nil {
-			return string(t)
+			return string(t[:min(len(t), 64)])
 		}
 	}
 	return ""

@@ -125,6 +125,9 @@ var ErrMalformed = errors.New("malformed line")
 type Parser interface {
 	Parse(line []byte) (Evidence, error)
 	Agent() Agent
+	// Reset forgets what the parser learned about its file, so that it can
+	// read another one with its scratch space warm.
+	Reset()
 }
 
 // New returns the parser for agent, or nil for AgentUnknown.

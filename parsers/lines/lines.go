@@ -70,6 +70,19 @@ func (rd *Reader) Reset(r io.Reader, off int64, num int) {
 	rd.Oversized = 0
 }
 
+// Rewind goes back to the start of the stream without reading it again,
+// when everything read so far is still in the buffer (as it is after a look
+// at a file's first lines). It reports whether it could.
+func (rd *Reader) Rewind() bool {
+	// buf[0] is at stream offset off-head; a skipped oversized line drops
+	// the buffer, which moves that past 0.
+	if rd.off-int64(rd.head) != 0 || rd.skipping {
+		return false
+	}
+	rd.head, rd.off, rd.num, rd.Oversized = 0, 0, 0, 0
+	return true
+}
+
 // Offset is the stream offset just after the last complete line consumed
 // (returned or skipped): the safe point to resume from.
 func (rd *Reader) Offset() int64 {

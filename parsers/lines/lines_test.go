@@ -2,6 +2,7 @@ package lines
 
 import (
 	"bytes"
+	"fmt"
 	"errors"
 	"io"
 	"os"
@@ -292,5 +293,31 @@ func TestReportOversized(t *testing.T) {
 	l, err = rd.Next()
 	if err != nil || string(l.Bytes) != "next" || l.Num != 3 {
 		t.Fatalf("after: %q %v", l.Bytes, err)
+	}
+}
+
+func TestRewind(t *testing.T) {
+	rd := New(strings.NewReader("a\nb\nc"), 0, 0, 0)
+	rd.Next()
+	rd.Next()
+	if !rd.Rewind() {
+		t.Fatal("could not rewind within the first buffer")
+	}
+	var got []string
+	for {
+		l, err := rd.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, fmt.Sprintf("%s@%d#%d", l.Bytes, l.Offset, l.Num))
+	}
+	if strings.Join(got, " ") != "a@0#1 b@2#2" || rd.Pending() != 1 {
+		t.Fatalf("after rewind: %v pending %d", got, rd.Pending())
+	}
+	// Past the first buffer the bytes are gone: no rewind.
+	big := New(strings.NewReader(strings.Repeat("x", 100)+"\n"+strings.Repeat("y", 100)+"\nz\n"), 0, 0, 10)
+	big.Next()
+	if big.Rewind() {
+		t.Fatal("rewound over a dropped oversized line")
 	}
 }

@@ -174,13 +174,25 @@ func Collect(paths []string) ([]string, []error) {
 
 // analyzer holds the per-worker scratch space reused across files.
 type analyzer struct {
-	max    int
-	reader *lines.Reader
-	detect parsers.Detector
+	max     int
+	reader  *lines.Reader
+	detect  parsers.Detector
+	parsers map[parsers.Agent]parsers.Parser
 }
 
 func newAnalyzer(max int) *analyzer {
-	return &analyzer{max: max, reader: lines.New(nil, 0, 0, max)}
+	return &analyzer{max: max, reader: lines.New(nil, 0, 0, max), parsers: map[parsers.Agent]parsers.Parser{}}
+}
+
+// parser returns the worker's parser for agent, reset for a new file.
+func (a *analyzer) parser(agent parsers.Agent) parsers.Parser {
+	p := a.parsers[agent]
+	if p == nil {
+		p = parsers.New(agent)
+		a.parsers[agent] = p
+	}
+	p.Reset()
+	return p
 }
 
 // detectLines bounds how far into a file the agent is looked for.
@@ -218,12 +230,15 @@ func (a *analyzer) file(path string) File {
 		f.FinalReason = session.ReasonStart
 		return f
 	}
-	if _, err := fh.Seek(0, io.SeekStart); err != nil {
-		f.Error = err.Error()
-		return f
+	if !rd.Rewind() {
+		// Detection read past the first buffer: read the start again.
+		if _, err := fh.Seek(0, io.SeekStart); err != nil {
+			f.Error = err.Error()
+			return f
+		}
+		rd.Reset(fh, 0, 0)
 	}
-	rd.Reset(fh, 0, 0)
-	a.fold(&f, parsers.New(f.Agent))
+	a.fold(&f, a.parser(f.Agent))
 	return f
 }
 

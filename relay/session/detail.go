@@ -3,6 +3,7 @@ package session
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
@@ -20,6 +21,9 @@ var (
 	targetFields  = []string{"url", "query", "Query"}
 )
 
+// parserPool keeps ToolDetail from allocating a parser per tool call.
+var parserPool = sync.Pool{New: func() any { return new(fastjson.Parser) }}
+
 // ToolDetail is the short text saying what a tool call acts on: its command,
 // else its path (relative to cwd, or the base name outside it), else its URL
 // or query. input is the tool input as a JSON object; "" when nothing fits.
@@ -27,7 +31,8 @@ func ToolDetail(tool string, input []byte, cwd string) string {
 	if len(input) == 0 {
 		return ""
 	}
-	var p fastjson.Parser
+	p := parserPool.Get().(*fastjson.Parser)
+	defer parserPool.Put(p)
 	v, err := p.ParseBytes(input)
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return ""
@@ -90,7 +95,9 @@ func isShell(s string) bool {
 
 // patchFile is the file named on a patch's first Add/Update/Delete line.
 func patchFile(patch string) string {
-	for _, line := range strings.Split(patch, "\n") {
+	for rest := patch; rest != ""; {
+		line, next, _ := strings.Cut(rest, "\n")
+		rest = next
 		line = strings.TrimRight(line, "\r")
 		for _, p := range []string{"*** Add File:", "*** Update File:", "*** Delete File:"} {
 			if rest, ok := strings.CutPrefix(line, p); ok {
@@ -120,9 +127,16 @@ func ShortPath(path, cwd string) string {
 
 // Cap shortens s to MaxText characters (runes), marking the cut with "…".
 func Cap(s string) string {
-	if utf8.RuneCountInString(s) <= MaxText {
+	if len(s) <= MaxText || utf8.RuneCountInString(s) <= MaxText {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:MaxText-1]) + "…"
+	// Cut after MaxText-1 runes without decoding the rest.
+	n := 0
+	for i := range s {
+		if n == MaxText-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
