@@ -109,8 +109,7 @@ type reader struct {
 // a long-lived reader only if it was written meanwhile.
 func (w *Watcher) follow(f *file, oneShot bool) {
 	defer w.wg.Done()
-	r := &reader{w: w, f: f, log: w.rlog.With().Str("path", f.path).Logger(), skipFrom: -1, resume: -1,
-		head: make([]byte, 0, sigMax)}
+	r := w.newReader(f)
 	defer r.closeFile()
 	var idle *time.Timer
 	for {
@@ -145,6 +144,11 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 			return
 		}
 	}
+}
+
+func (w *Watcher) newReader(f *file) *reader {
+	return &reader{w: w, f: f, log: w.rlog.With().Str("path", f.path).Logger(), skipFrom: -1, resume: -1,
+		head: make([]byte, 0, sigMax)}
 }
 
 // read brings the file up to date. It returns true when the file is gone
@@ -493,10 +497,12 @@ func (r *reader) pump() {
 		more, err := r.fill()
 		if err != nil {
 			r.warn(err, "cannot read log")
+			r.drop()
 			return
 		}
 		if fi, err = r.fd.Stat(); err != nil {
 			r.warn(err, "cannot stat log")
+			r.drop()
 			return
 		}
 		if fi.Size() < r.fol.Offset() || !r.headOK() {
@@ -505,6 +511,7 @@ func (r *reader) pump() {
 		}
 		r.verified = true
 		if !r.deliver() {
+			r.drop()
 			return
 		}
 		size, sig, n := fi.Size(), hash(r.head), len(r.head)
@@ -513,6 +520,16 @@ func (r *reader) pump() {
 			return
 		}
 	}
+}
+
+// drop abandons a batch that was read but not (wholly) delivered. The
+// follower has already moved past its lines, so the next batch would start
+// after them and the position would jump over them. Closing the file makes
+// the next read reopen it at the delivered position, checking its
+// generation again, and read those lines again.
+func (r *reader) drop() {
+	r.batch = r.batch[:0]
+	r.closeFile()
 }
 
 // fill reads the next batch. more is false at the end of the data.
@@ -602,7 +619,6 @@ func (r *reader) deliver() bool {
 		rec := &r.batch[i]
 		if rec.Kind != kindSkip {
 			if !r.emit(*rec) {
-				r.batch = r.batch[:0]
 				return false
 			}
 			switch {
@@ -630,7 +646,14 @@ func (r *reader) deliver() bool {
 	return true
 }
 
+// emit hands rec to the consumer. Once the watcher stops it refuses every
+// record, even when the channel has room (select would pick at random):
+// after one refusal no later record of the file may get through, or the
+// position would move past the refused ones.
 func (r *reader) emit(rec Record) bool {
+	if r.w.ctx.Err() != nil {
+		return false
+	}
 	select {
 	case r.w.out <- rec:
 		r.w.stats.delivered.Add(1)
