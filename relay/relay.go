@@ -281,7 +281,9 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 		return fmt.Errorf("unknown agent %q (want claude or codex)", agent)
 	}
 	return r.do(ctx, func() {
-		r.record(RecordLine{Kind: RecHook, Agent: agent, Tab: tab, Payload: append(json.RawMessage(nil), payload...)})
+		if r.rec != nil {
+			r.record(RecordLine{Kind: RecHook, Agent: agent, Tab: tab, Payload: append(json.RawMessage(nil), payload...)})
+		}
 		r.hook(h, tab)
 	})
 }
@@ -346,8 +348,10 @@ func (r *Relay) Log(l LogLine) {
 }
 
 func (r *Relay) logLine(l LogLine) {
-	r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
-		Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap})
+	if r.rec != nil { // the hot path: build nothing unless recording
+		r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
+			Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap})
+	}
 	r.offsets[l.Path] = l.End
 	r.counters.Lines++
 	if l.Malformed {
