@@ -147,7 +147,6 @@ type entry struct {
 	worktree   string
 	since      time.Time
 	path       string // the session's log file, when known
-	offset     int64  // end of the last log line read
 	booting    bool   // folded bootstrap history not yet settled
 	lastLog    time.Time
 	quietTimer func() bool
@@ -262,11 +261,11 @@ func (r *Relay) enqueue(f func()) {
 func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) error {
 	h, err := parsers.ParseHook(payload)
 	if err != nil {
-		r.enqueue(func() { r.counters.BadRequests++ })
+		r.countBad()
 		return err
 	}
 	if h.SessionID == "" {
-		r.enqueue(func() { r.counters.BadRequests++ })
+		r.countBad()
 		return errors.New("hook payload has no session_id")
 	}
 	switch parsers.Agent(agent) {
@@ -277,7 +276,7 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 			h.Agent = parsers.AgentClaude
 		}
 	default:
-		r.enqueue(func() { r.counters.BadRequests++ })
+		r.countBad()
 		return fmt.Errorf("unknown agent %q (want claude or codex)", agent)
 	}
 	return r.do(ctx, func() {
@@ -363,8 +362,8 @@ func (r *Relay) logLine(l LogLine) {
 	}
 	_, known := r.sessions[l.Session]
 	e := r.entry(l.Session, l.Agent)
-	if e.path == "" || e.path == l.Path {
-		e.path, e.offset = l.Path, l.End
+	if e.path == "" {
+		e.path = l.Path
 	}
 	if l.Bootstrap {
 		e.booting = true

@@ -33,11 +33,11 @@ type window struct {
 // pressed; zero means now.
 func (r *Relay) Key(ctx context.Context, tab, key string, at time.Time) error {
 	if key != KeyEsc && key != KeyCtrlC {
-		r.enqueue(func() { r.counters.BadRequests++ })
+		r.countBad()
 		return fmt.Errorf("unknown key %q (want esc or ctrl-c)", key)
 	}
 	if tab == "" {
-		r.enqueue(func() { r.counters.BadRequests++ })
+		r.countBad()
 		return fmt.Errorf("key report without a tab")
 	}
 	return r.do(ctx, func() {
@@ -62,7 +62,7 @@ func (r *Relay) key(tab, key string, at time.Time) {
 		return // a key alone never changes state; idle keys mean nothing
 	}
 	r.counters.InterruptCandidates++
-	w := &window{session: e.s.ID, key: key, at: at, baseline: e.offset}
+	w := &window{session: e.s.ID, key: key, at: at, baseline: r.offsets[e.path]}
 	r.windows[tab] = w
 	// The window runs from the press, not from when its report arrived.
 	left := r.cfg.InterruptWindow - r.clock.Now().Sub(at)

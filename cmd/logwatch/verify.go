@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -45,9 +44,7 @@ Exit status: 0 when every file was read, 1 when an expectation did not hold,
 				rep.WriteText(a.stdout)
 			}
 			switch {
-			case errors.Is(err, verify.ErrUnreadable):
-				return withCode(exitUsage, err)
-			case err != nil:
+			case err != nil: // unreadable paths (verify.ErrUnreadable)
 				return withCode(exitUsage, err)
 			case rep.Totals.Mismatches > 0:
 				return withCode(exitFindings, fmt.Errorf("%d expectation(s) not met", rep.Totals.Mismatches))
