@@ -26,20 +26,11 @@ var claudeMeta = map[string]bool{
 
 var claudeTypeNames = names("user", "assistant", "system")
 
-var claudeMetaNames = names("summary", "file-history-snapshot", "queue-operation", "progress", "attachment",
-	"custom-title", "ai-title", "agent-name", "agent-color", "agent-setting", "tag", "mode", "permission-mode",
-	"pr-link", "last-prompt", "atis-latch", "worktree-state", "frame-link")
-
-var claudeSystemNames, claudeSystemTypes = systemNames()
-
-func systemNames() (map[string]string, map[string]string) {
-	n, t := map[string]string{}, map[string]string{}
-	for sub := range claudeSystem {
-		n[sub] = sub
-		t[sub] = "system/" + sub
-	}
-	return n, t
-}
+var (
+	claudeMetaNames   = keysOf(claudeMeta)
+	claudeSystemNames = keysOf(claudeSystem)
+	claudeSystemTypes = prefixAll(claudeSystemNames, "system/")
+)
 
 var claudeSystem = map[string]bool{
 	"": true, "compact_boundary": true, "stop_hook_summary": true, "turn_duration": true,
@@ -110,10 +101,7 @@ func (c *Claude) Parse(line []byte) (Evidence, error) {
 		sb := v.GetStringBytes("subtype")
 		sub := intern(sb, claudeSystemNames)
 		if sub != "" {
-			ev.Type = intern(sb, claudeSystemTypes)
-			if ev.Type == sub {
-				ev.Type = "system/" + sub // unknown subtype: built once
-			}
+			ev.Type = prefixed(sb, claudeSystemTypes, "system/")
 		}
 		ev.Unknown = !claudeSystem[sub]
 		switch sub {

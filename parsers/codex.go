@@ -58,32 +58,6 @@ var (
 	codexItemTypes = prefixAll(codexItemKinds, "event_msg/item_completed/")
 )
 
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
-func keysOf(m map[string]bool) map[string]string { return names(keys(m)...) }
-
-func prefixAll(m map[string]string, prefix string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k := range m {
-		out[k] = prefix + k
-	}
-	return out
-}
-
-// prefixed is prefix+b, from the table when b is known.
-func prefixed(b []byte, table map[string]string, prefix string) string {
-	if s, ok := table[string(b)]; ok {
-		return s
-	}
-	return prefix + string(b)
-}
-
 // Codex parses Codex rollout lines of every era: bare (2025), envelope v1,
 // envelope v2 (task_* persisted) and paginated (item_completed).
 type Codex struct {

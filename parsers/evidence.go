@@ -160,6 +160,32 @@ func intern(b []byte, table map[string]string) string {
 	return string(b)
 }
 
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func keysOf(m map[string]bool) map[string]string { return names(keys(m)...) }
+
+func prefixAll(m map[string]string, prefix string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = prefix + k
+	}
+	return out
+}
+
+// prefixed is prefix+b, from the table when b is known.
+func prefixed(b []byte, table map[string]string, prefix string) string {
+	if s, ok := table[string(b)]; ok {
+		return s
+	}
+	return prefix + string(b)
+}
+
 // field remembers the last value of a per-line field (session id, cwd,
 // version) so that the same value on every line is not copied every time.
 type field struct{ last string }
