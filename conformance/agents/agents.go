@@ -1,0 +1,80 @@
+// Package agents pins the real agent releases the live conformance suite
+// (../) runs against. The same file is what the suite last passed with, so
+// doctor and `logwatch version` read it as the known-good versions.
+package agents
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+//go:embed agents.json
+var pinnedJSON []byte
+
+// EnvDir names the environment variable that points at the npm prefix the
+// pinned agents are installed in (DIR/node_modules/.bin/<bin>).
+const EnvDir = "LOGWATCH_AGENTS_DIR"
+
+// Agent is one pinned agent CLI.
+type Agent struct {
+	Name     string   `json:"name"`     // logwatch's agent name: claude, codex
+	Version  string   `json:"version"`  // the release the suite passed with
+	Bin      string   `json:"bin"`      // the executable npm links in node_modules/.bin
+	Packages []string `json:"packages"` // npm package specs to install
+}
+
+type file struct {
+	Agents []Agent `json:"agents"`
+}
+
+var pinned = mustParse(pinnedJSON)
+
+func mustParse(b []byte) []Agent {
+	var f file
+	if err := json.Unmarshal(b, &f); err != nil {
+		panic(fmt.Sprintf("conformance/agents: agents.json: %v", err))
+	}
+	return f.Agents
+}
+
+// Pinned returns every pinned agent, in file order.
+func Pinned() []Agent { return append([]Agent(nil), pinned...) }
+
+// Get returns the pinned agent with the given name.
+func Get(name string) (Agent, bool) {
+	for _, a := range pinned {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Agent{}, false
+}
+
+// KnownGood returns the version the suite last passed with for an agent, or
+// "" when the agent is not pinned.
+func KnownGood(name string) string {
+	a, _ := Get(name)
+	return a.Version
+}
+
+// BinPath returns where the agent's executable is under an npm prefix dir.
+func (a Agent) BinPath(dir string) string {
+	return filepath.Join(dir, "node_modules", ".bin", a.Bin)
+}
+
+// Find returns the agent's executable under $LOGWATCH_AGENTS_DIR, or an
+// error naming what is missing.
+func (a Agent) Find() (string, error) {
+	dir := os.Getenv(EnvDir)
+	if dir == "" {
+		return "", fmt.Errorf("%s is not set", EnvDir)
+	}
+	p := a.BinPath(dir)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("%s %s: %w", a.Name, a.Version, err)
+	}
+	return p, nil
+}
