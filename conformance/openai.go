@@ -1,0 +1,352 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// OpenAI is a fake OpenAI Responses API on 127.0.0.1 for Codex: POST
+// /v1/responses answered with the SSE stream Codex parses. What it answers
+// is scripted by the prompt (see OpenAIScript), so one server serves every
+// turn of a scenario; every request is appended to requests.jsonl in the
+// scenario folder, with the kind the server took it for.
+type OpenAI struct {
+	// URL is the base URL for Codex's model_providers base_url (…/v1).
+	URL string
+
+	script OpenAIScript
+	srv    *http.Server
+	ln     net.Listener
+
+	mu   sync.Mutex
+	n    int
+	log  *os.File
+	reqs []OpenAIRequest
+}
+
+// OpenAIScript decides the reply to one request. Keyword prompts make
+// scenarios readable: the prompt says what the model will do.
+type OpenAIScript func(OpenAIRequest) OpenAIReply
+
+// OpenAIRequest is one request as the server understood it.
+type OpenAIRequest struct {
+	N        int             `json:"n"`
+	At       time.Time       `json:"at"`
+	Method   string          `json:"method"`
+	Path     string          `json:"path"`
+	Kind     string          `json:"kind"` // turn, tool_result, title, compact, other
+	LastUser string          `json:"last_user,omitempty"`
+	Tools    int             `json:"tools"`
+	Body     json.RawMessage `json:"body,omitempty"`
+
+	// Ended is when the stream ended and how: complete, or client_gone when
+	// Codex closed the connection mid-stream (an interrupt).
+	Ended   time.Time `json:"-"`
+	Outcome string    `json:"-"`
+}
+
+// OpenAIReply is one scripted model response: Text streamed as Chunks
+// deltas with Delay between them, or one exec_command function call.
+type OpenAIReply struct {
+	Text   string
+	Chunks int
+	Delay  time.Duration
+	// Exec, when set, replies with an exec_command call for this command
+	// that asks for escalation, so Codex shows its approval prompt.
+	Exec string
+}
+
+// Request kinds.
+const (
+	OpenAIReqTurn       = "turn"
+	OpenAIReqToolResult = "tool_result"
+	OpenAIReqTitle      = "title"
+	OpenAIReqCompact    = "compact"
+	OpenAIReqOther      = "other"
+)
+
+// Prompt keywords the default script understands.
+const (
+	OpenAISlow = "SLOW" // a long answer streamed over OpenAISlowStream
+	OpenAITool = "TOOL" // an exec_command needing approval, then a short answer
+)
+
+// OpenAISlowStream is how long a SLOW answer takes to stream: long enough for a
+// key to land mid-stream on a loaded machine.
+const OpenAISlowStream = 8 * time.Second
+
+// OpenAIApprovalCommand is the command a TOOL prompt asks to run.
+const OpenAIApprovalCommand = "touch approved.txt"
+
+// DefaultOpenAIScript answers a title request with a title, a compaction
+// request with a summary, a tool result with a closing sentence, a SLOW
+// prompt slowly, a TOOL prompt with an exec_command call, and anything else
+// with one short sentence.
+func DefaultOpenAIScript(r OpenAIRequest) OpenAIReply {
+	switch {
+	case r.Kind == OpenAIReqTitle:
+		return OpenAIReply{Text: "Fake title"}
+	case r.Kind == OpenAIReqCompact:
+		return OpenAIReply{Text: "Summary: the user asked for greetings; nothing else is pending.", Chunks: 4, Delay: 300 * time.Millisecond}
+	case r.Kind == OpenAIReqToolResult:
+		return OpenAIReply{Text: "The command ran. Done."}
+	case strings.Contains(r.LastUser, OpenAISlow):
+		words := strings.Repeat("streaming slowly ", 40)
+		return OpenAIReply{Text: words, Chunks: 40, Delay: OpenAISlowStream / 40}
+	case strings.Contains(r.LastUser, OpenAITool):
+		return OpenAIReply{Exec: OpenAIApprovalCommand}
+	}
+	return OpenAIReply{Text: fmt.Sprintf("Hello from the fake model (%d).", r.N)}
+}
+
+// StartOpenAI serves on a free 127.0.0.1 port until ctx ends or Close,
+// logging requests into dir/requests.jsonl.
+func StartOpenAI(ctx context.Context, dir string, script OpenAIScript) (*OpenAI, error) {
+	if script == nil {
+		script = DefaultOpenAIScript
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "requests.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("openai: request log: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("openai: listen: %w", err)
+	}
+	s := &OpenAI{URL: "http://" + ln.Addr().String() + "/v1", script: script, ln: ln, log: f}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), BaseContext: func(net.Listener) context.Context { return ctx }}
+	go func() { _ = s.srv.Serve(ln) }()
+	go func() { <-ctx.Done(); s.Close() }()
+	return s, nil
+}
+
+// Close stops the server and closes the request log.
+func (s *OpenAI) Close() {
+	_ = s.srv.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log != nil {
+		s.log.Close()
+		s.log = nil
+	}
+}
+
+// Requests returns the requests so far, in arrival order.
+func (s *OpenAI) Requests() []OpenAIRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]OpenAIRequest, len(s.reqs))
+	copy(out, s.reqs)
+	for i := range out {
+		out[i].Body = nil
+	}
+	return out
+}
+
+// WaitRequest waits until a request matching ok has arrived and returns it.
+func (s *OpenAI) WaitRequest(ctx context.Context, ok func(OpenAIRequest) bool) (OpenAIRequest, error) {
+	for {
+		for _, r := range s.Requests() {
+			if ok(r) {
+				return r, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return OpenAIRequest{}, fmt.Errorf("openai: no such request among %d: %w", len(s.Requests()), ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (s *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := openaiClassify(body)
+	req.At, req.Method, req.Path = time.Now().UTC(), r.Method, r.URL.Path
+	if r.Header.Get("Content-Encoding") != "" {
+		req.Kind = OpenAIReqOther
+	}
+	s.mu.Lock()
+	s.n++
+	req.N = s.n
+	s.record(req, body)
+	s.mu.Unlock()
+
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" || req.Kind == OpenAIReqOther {
+		http.Error(w, `{"error":{"message":"the fake serves only POST /v1/responses, uncompressed"}}`, http.StatusNotFound)
+		return
+	}
+	outcome := s.stream(r.Context(), w, req.N, s.script(req))
+	s.mu.Lock()
+	for i := range s.reqs {
+		if s.reqs[i].N == req.N {
+			s.reqs[i].Ended, s.reqs[i].Outcome = time.Now().UTC(), outcome
+		}
+	}
+	s.mu.Unlock()
+}
+
+// record keeps and logs a request; s.mu is held.
+func (s *OpenAI) record(req OpenAIRequest, body []byte) {
+	s.reqs = append(s.reqs, req)
+	if s.log == nil {
+		return
+	}
+	req.Body = nil
+	if json.Valid(body) {
+		req.Body = body
+	}
+	b, _ := json.Marshal(req)
+	_, _ = s.log.Write(append(b, '\n'))
+}
+
+// openaiClassify reads what Codex asked for from the request body.
+func openaiClassify(body []byte) OpenAIRequest {
+	var in struct {
+		Tools []json.RawMessage `json:"tools"`
+		Input []struct {
+			Type    string          `json:"type"`
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"input"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return OpenAIRequest{Kind: OpenAIReqOther}
+	}
+	req := OpenAIRequest{Tools: len(in.Tools), Kind: OpenAIReqTurn}
+	last := ""
+	for _, it := range in.Input {
+		if it.Type == "message" && it.Role == "user" {
+			if t := openaiInputText(it.Content); !strings.HasPrefix(t, "<") {
+				req.LastUser = t
+			}
+		}
+		last = it.Type
+	}
+	switch {
+	case openaiIsCompaction(req.LastUser):
+		req.Kind = OpenAIReqCompact
+	case len(in.Tools) == 0:
+		req.Kind = OpenAIReqTitle
+	case last == "function_call_output":
+		req.Kind = OpenAIReqToolResult
+	}
+	return req
+}
+
+// openaiIsCompaction tells Codex's compaction request: 0.169's /compact is
+// an ordinary POST /v1/responses with no tools whose last user message is
+// this prompt (it never calls /responses/compact on a custom provider).
+func openaiIsCompaction(user string) bool {
+	return strings.Contains(user, "CONTEXT CHECKPOINT COMPACTION")
+}
+
+func openaiInputText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// stream writes one Responses SSE stream and says how it ended.
+func (s *OpenAI) stream(ctx context.Context, w http.ResponseWriter, n int, rep OpenAIReply) string {
+	fl, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	send := func(ev map[string]any) error {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b); err != nil {
+			return err
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		return ctx.Err()
+	}
+	resp := fmt.Sprintf("resp_%d", n)
+	if send(map[string]any{"type": "response.created", "response": map[string]any{"id": resp}}) != nil {
+		return "client_gone"
+	}
+	var item map[string]any
+	if rep.Exec != "" {
+		args, _ := json.Marshal(map[string]any{"cmd": rep.Exec, "sandbox_permissions": "require_escalated", "justification": "the conformance suite needs approval"})
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": fmt.Sprintf("call_%d", n), "name": "exec_command", "arguments": string(args), "status": "completed"}
+		if send(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item}) != nil {
+			return "client_gone"
+		}
+	} else {
+		id := fmt.Sprintf("msg_%d", n)
+		if send(map[string]any{"type": "response.output_item.added", "output_index": 0,
+			"item": map[string]any{"type": "message", "id": id, "role": "assistant", "status": "in_progress", "content": []any{}}}) != nil {
+			return "client_gone"
+		}
+		for _, d := range openaiChunks(rep.Text, rep.Chunks) {
+			if rep.Delay > 0 {
+				select {
+				case <-ctx.Done():
+					return "client_gone"
+				case <-time.After(rep.Delay):
+				}
+			}
+			if send(map[string]any{"type": "response.output_text.delta", "item_id": id, "output_index": 0, "content_index": 0, "delta": d}) != nil {
+				return "client_gone"
+			}
+		}
+		item = map[string]any{"type": "message", "id": id, "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": rep.Text, "annotations": []any{}}}}
+	}
+	if send(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item}) != nil {
+		return "client_gone"
+	}
+	usage := map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
+		"output_tokens": 20, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 120}
+	if send(map[string]any{"type": "response.completed", "response": map[string]any{"id": resp, "usage": usage}}) != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return "client_gone"
+		}
+	}
+	return "complete"
+}
+
+// chunks splits text into n deltas (at least one).
+func openaiChunks(text string, n int) []string {
+	if n <= 1 || len(text) <= n {
+		return []string{text}
+	}
+	out := make([]string, 0, n)
+	size := (len(text) + n - 1) / n
+	for len(text) > 0 {
+		k := min(size, len(text))
+		out = append(out, text[:k])
+		text = text[k:]
+	}
+	return out
+}

@@ -1,0 +1,172 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// openaiPost sends a Responses request and returns the SSE data objects.
+func openaiPost(t *testing.T, url, body string) []map[string]any {
+	t.Helper()
+	resp, err := http.Post(url+"/responses", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var evs []map[string]any
+	sc := bufio.NewScanner(resp.Body)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "event: "); ok {
+			event = v
+		}
+		if v, ok := strings.CutPrefix(line, "data: "); ok {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(v), &m); err != nil {
+				t.Fatalf("data %q: %v", v, err)
+			}
+			if m["type"] != event {
+				t.Fatalf("event %q carries data of type %v", event, m["type"])
+			}
+			evs = append(evs, m)
+		}
+	}
+	return evs
+}
+
+func openaiTypes(evs []map[string]any) string {
+	var ts []string
+	for _, e := range evs {
+		ts = append(ts, e["type"].(string))
+	}
+	return strings.Join(ts, " ")
+}
+
+func TestOpenAIServer(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := StartOpenAI(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := `"tools":[{"type":"function","name":"exec_command"}]`
+	user := func(text string) string {
+		return `{"type":"message","role":"user","content":[{"type":"input_text","text":` + jsonString(text) + `}]}`
+	}
+	env := user("<environment_context>cwd</environment_context>")
+
+	// A short answer: the whole stream in order, the text in the final item.
+	evs := openaiPost(t, s.URL, `{"model":"m",`+tools+`,"input":[`+env+`,`+user("say hello")+`]}`)
+	want := "response.created response.output_item.added response.output_text.delta response.output_item.done response.completed"
+	if got := openaiTypes(evs); got != want {
+		t.Fatalf("stream %q, want %q", got, want)
+	}
+	item := evs[3]["item"].(map[string]any)
+	if text := item["content"].([]any)[0].(map[string]any)["text"]; text != "Hello from the fake model (1)." {
+		t.Errorf("answer %q", text)
+	}
+	if u := evs[4]["response"].(map[string]any)["usage"].(map[string]any); u["total_tokens"] != 120.0 {
+		t.Errorf("usage %v", u)
+	}
+
+	// A TOOL prompt: one exec_command call asking for escalation.
+	evs = openaiPost(t, s.URL, `{"model":"m",`+tools+`,"input":[`+user("run TOOL please")+`]}`)
+	item = evs[len(evs)-2]["item"].(map[string]any)
+	var args map[string]string
+	_ = json.Unmarshal([]byte(item["arguments"].(string)), &args)
+	if item["type"] != "function_call" || item["name"] != "exec_command" || args["cmd"] != OpenAIApprovalCommand || args["sandbox_permissions"] != "require_escalated" {
+		t.Errorf("tool call %v", item)
+	}
+
+	// The tool's result, the title request and the compaction request.
+	openaiPost(t, s.URL, `{"model":"m",`+tools+`,"input":[`+user("run TOOL please")+`,{"type":"function_call","call_id":"call_2"},{"type":"function_call_output","call_id":"call_2","output":"ok"}]}`)
+	openaiPost(t, s.URL, `{"model":"m","tools":[],"input":[`+user("Generate a concise, single-line task title")+`]}`)
+	openaiPost(t, s.URL, `{"model":"m","tools":[],"input":[`+user("say hello")+`,`+user("You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary")+`]}`)
+
+	// A SLOW answer the client walks away from mid-stream.
+	rctx, rcancel := context.WithCancel(ctx)
+	req, _ := http.NewRequestWithContext(rctx, "POST", s.URL+"/responses", strings.NewReader(`{"model":"m",`+tools+`,"input":[`+user("SLOW please")+`]}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(line, "response.output_text.delta") {
+			break
+		}
+	}
+	rcancel()
+	resp.Body.Close()
+
+	wait, wcancel := context.WithTimeout(ctx, 5*time.Second)
+	defer wcancel()
+	if _, err := s.WaitRequest(wait, func(r OpenAIRequest) bool { return r.N == 6 && r.Outcome != "" }); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range s.Requests() {
+		got = append(got, r.Kind+"/"+r.Outcome)
+	}
+	wantKinds := "turn/complete turn/complete tool_result/complete title/complete compact/complete turn/client_gone"
+	if strings.Join(got, " ") != wantKinds {
+		t.Errorf("requests %q, want %q", strings.Join(got, " "), wantKinds)
+	}
+
+	// Not the Responses endpoint: refused, and still logged.
+	if r, err := http.Get(s.URL + "/models"); err != nil || r.StatusCode != 404 {
+		t.Errorf("GET /models: %v %v", r, err)
+	}
+	s.Close()
+	b, err := os.ReadFile(filepath.Join(dir, "requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 7 {
+		t.Fatalf("request log has %d lines, want 7", len(lines))
+	}
+	var first struct {
+		N        int             `json:"n"`
+		Kind     string          `json:"kind"`
+		LastUser string          `json:"last_user"`
+		Body     json.RawMessage `json:"body"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first.N != 1 || first.Kind != "turn" || first.LastUser != "say hello" || len(first.Body) == 0 {
+		t.Errorf("first logged request %+v (%v)", first, err)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func TestOpenAIChunks(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		n    int
+		want int
+	}{{"abc", 0, 1}, {"abc", 5, 1}, {"abcdefgh", 4, 4}, {"abcdefghi", 4, 3}} {
+		parts := openaiChunks(c.text, c.n)
+		if len(parts) != c.want || strings.Join(parts, "") != c.text {
+			t.Errorf("openaiChunks(%q, %d) = %q", c.text, c.n, parts)
+		}
+	}
+}
