@@ -1,0 +1,642 @@
+// Package conformance is the live conformance suite: the real agent CLIs
+// (pinned in agents/agents.json) run in a real terminal (a tmux pane) under
+// the real `logwatch wrap`, with a real daemon, hooks installed by the real
+// `logwatch hooks install`, against fake model servers on loopback; each
+// scenario asserts the exact timeline `logwatch events --json` publishes.
+//
+// This file is the agent-neutral harness: finding the agents, building the
+// logwatch binary, the per-scenario daemon, pane, timeline and artifacts.
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/conformance/agents"
+)
+
+// InstallCommand is the one command that installs the pinned agents.
+const InstallCommand = "conformance/install-agents"
+
+// EnvArtifacts, when set, is a directory every scenario keeps its files in
+// (daemon log, request logs, pane output, timeline); otherwise they live in
+// a temp dir that is removed unless the scenario failed.
+const EnvArtifacts = "LOGWATCH_CONFORMANCE_ARTIFACTS"
+
+// AgentsDir is where the pinned agents are looked for: $LOGWATCH_AGENTS_DIR,
+// else the install script's default, ~/.cache/logwatch/agents.
+func AgentsDir() string {
+	if d := os.Getenv(agents.EnvDir); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "logwatch", "agents")
+}
+
+// RequireAgent returns the pinned agent's executable. Without it the test
+// is skipped with the command that installs it, or fails under CI=true.
+// Under the race detector the suite is skipped: it tests external binaries
+// and runs once, in the plain `go test ./...`.
+func RequireAgent(t *testing.T, name string) (agents.Agent, string) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("conformance: skipped under -race (it drives external binaries; the plain `go test ./...` runs it)")
+	}
+	a, ok := agents.Get(name)
+	if !ok {
+		t.Fatalf("conformance: %s is not pinned in conformance/agents/agents.json", name)
+	}
+	p := a.BinPath(AgentsDir())
+	if _, err := os.Stat(p); err != nil {
+		msg := fmt.Sprintf("conformance: %s %s not found at %s; install the pinned agents with `%s` (then LOGWATCH_AGENTS_DIR=%s, the default)",
+			name, a.Version, p, InstallCommand, AgentsDir())
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + " — under CI=true a missing agent is a failure")
+		}
+		t.Skip(msg)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		msg := "conformance: tmux not found (the scenarios' terminal); `" + InstallCommand + "` installs it"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return a, p
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+	buildDir  string
+)
+
+// Logwatch returns the real logwatch binary, built once per test run.
+func Logwatch(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "lwconf-bin")
+		if buildErr != nil {
+			return
+		}
+		builtBin = filepath.Join(buildDir, "logwatch")
+		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/logwatch/logwatch/cmd/logwatch").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build logwatch: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+// Cleanup removes the built binary; TestMain calls it.
+func Cleanup() {
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+}
+
+// Scenario is one isolated world: a temp HOME, a work dir, a daemon on its
+// own socket with a live `logwatch events --json`, and the panes started in
+// it. Everything it writes is in Dir.
+type Scenario struct {
+	T     *testing.T
+	Agent string // pinned agent name, for the latency summary
+	Bin   string // the logwatch binary
+	Dir   string // artifacts: daemon.log, requests, pane output, timeline
+	Home  string
+	Work  string // the agent's cwd
+	// Env is the environment of everything the scenario runs: HOME, XDG
+	// dirs, PATH, LOGWATCH_SOCKET. Add to it before starting panes.
+	Env []string
+
+	socket   string
+	short    string // short temp dir for sockets
+	daemon   *exec.Cmd
+	daemonLg string
+	Timeline *Timeline
+	panes    []*Pane
+	mu       sync.Mutex
+	presses  []time.Time // key presses awaiting their ready
+}
+
+// NewScenario makes the world and starts the daemon and the subscription.
+func NewScenario(t *testing.T, agent string) *Scenario {
+	t.Helper()
+	s := &Scenario{T: t, Agent: agent, Bin: Logwatch(t)}
+	short, err := os.MkdirTemp("", "lwc") // unix socket paths are short
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.short = short
+	if base := os.Getenv(EnvArtifacts); base != "" {
+		s.Dir = filepath.Join(base, sanitize(t.Name()))
+		os.RemoveAll(s.Dir)
+	} else {
+		s.Dir = filepath.Join(short, "art")
+	}
+	s.Home = filepath.Join(s.Dir, "home")
+	s.Work = filepath.Join(s.Home, "work")
+	for _, d := range []string{s.Work, filepath.Join(s.Home, ".config"), filepath.Join(s.Home, ".state")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The work dir's real path: agents key their project settings by it.
+	if w, err := filepath.EvalSymlinks(s.Work); err == nil {
+		s.Work = w
+	}
+	s.socket = filepath.Join(short, "lw.sock")
+	s.Env = []string{
+		"HOME=" + s.Home,
+		"USER=" + envOr("USER", "conformance"),
+		"XDG_CONFIG_HOME=" + filepath.Join(s.Home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(s.Home, ".state"),
+		"XDG_RUNTIME_DIR=" + short,
+		"LOGWATCH_SOCKET=" + s.socket,
+		"PATH=" + os.Getenv("PATH"),
+		"LANG=C.UTF-8",
+		"TERM=xterm-256color",
+	}
+	t.Cleanup(s.cleanup)
+	s.startDaemon()
+	s.Timeline = s.subscribe()
+	return s
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func sanitize(s string) string { return unsafeName.ReplaceAllString(s, "_") }
+
+// SetEnv adds or replaces KEY=VALUE entries in Env.
+func (s *Scenario) SetEnv(kv ...string) {
+	for _, e := range kv {
+		k := e[:strings.IndexByte(e, '=')+1]
+		out := s.Env[:0]
+		for _, old := range s.Env {
+			if !strings.HasPrefix(old, k) {
+				out = append(out, old)
+			}
+		}
+		s.Env = append(out, e)
+	}
+}
+
+// WriteFile writes a file under Home (rel is relative to it).
+func (s *Scenario) WriteFile(rel, content string) {
+	s.T.Helper()
+	p := filepath.Join(s.Home, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		s.T.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		s.T.Fatal(err)
+	}
+}
+
+// Logwatch runs the logwatch binary with the scenario's environment.
+func (s *Scenario) Logwatch(args ...string) (string, error) {
+	cmd := exec.Command(s.Bin, args...)
+	cmd.Env = s.Env
+	cmd.Dir = s.Work
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// InstallHooks runs the real `logwatch hooks install --agent A --bin BIN`.
+func (s *Scenario) InstallHooks(agent string) {
+	s.T.Helper()
+	if out, err := s.Logwatch("hooks", "install", "--agent", agent, "--bin", s.Bin); err != nil {
+		s.T.Fatalf("hooks install --agent %s: %v\n%s", agent, err, out)
+	}
+}
+
+func (s *Scenario) startDaemon() {
+	s.T.Helper()
+	s.daemonLg = filepath.Join(s.Dir, "daemon.log")
+	f, err := os.Create(s.daemonLg)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	cmd := exec.Command(s.Bin, "run")
+	cmd.Env = append(append([]string{}, s.Env...), "LOGWATCH_LOG_LEVEL=debug", "LOGWATCH_LOG_FORMAT=json")
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		s.T.Fatal(err)
+	}
+	f.Close()
+	s.daemon = cmd
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if _, err := s.Logwatch("status", "--json"); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.T.Fatal("daemon socket never answered")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *Scenario) cleanup() {
+	for _, p := range s.panes {
+		p.close()
+	}
+	if s.Timeline != nil {
+		s.Timeline.stop()
+	}
+	if s.daemon != nil && s.daemon.ProcessState == nil {
+		s.daemon.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { s.daemon.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			s.daemon.Process.Kill()
+			<-done
+		}
+	}
+	if s.Timeline != nil {
+		s.Timeline.save(filepath.Join(s.Dir, "timeline.jsonl"))
+	}
+	if s.T.Failed() {
+		s.report()
+		s.T.Logf("artifacts kept in %s", s.Dir)
+		return
+	}
+	if os.Getenv(EnvArtifacts) == "" {
+		os.RemoveAll(s.short)
+	} else {
+		os.RemoveAll(s.Dir + "/home") // the agent's install-sized caches
+		os.RemoveAll(s.short)
+	}
+}
+
+// report prints what a failure needs: the timeline, each pane's screen and
+// the daemon log's tail.
+func (s *Scenario) report() {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n=== timeline (%s)\n%s", s.T.Name(), s.Timeline.String())
+	for _, p := range s.panes {
+		fmt.Fprintf(&b, "=== screen of pane %q (%s)\n%s\n", p.Name, p.Tab, p.lastScreen)
+		fmt.Fprintf(&b, "=== last pane output, ANSI stripped\n%s\n", tail(StripANSI(p.rawOutput()), 3000))
+	}
+	log, _ := os.ReadFile(s.daemonLg)
+	fmt.Fprintf(&b, "=== daemon log (last 12 KB of %s)\n%s\n", s.daemonLg, tail(string(log), 12<<10))
+	s.T.Log(b.String())
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+var ansiRE = regexp.MustCompile(`\x1b(\[[0-9;?<=>!]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[()][0-9A-Za-z]|[=>0-9@-Z\\-_])`)
+
+// StripANSI removes escape sequences and carriage returns.
+func StripANSI(s string) string {
+	return strings.ReplaceAll(ansiRE.ReplaceAllString(s, ""), "\r", "")
+}
+
+// Event is one line of `logwatch events --json`, with when it arrived.
+type Event struct {
+	Seq      int64     `json:"seq"`
+	Session  string    `json:"session"`
+	Agent    string    `json:"agent"`
+	Tab      string    `json:"tab"`
+	State    string    `json:"state"`
+	Reason   string    `json:"reason"`
+	Detail   string    `json:"detail"`
+	Source   string    `json:"source"`
+	Rule     string    `json:"rule"`
+	Snapshot bool      `json:"snapshot"`
+	At       time.Time `json:"received"` // when the subscriber read it
+}
+
+func (e Event) String() string {
+	return fmt.Sprintf("%s/%s source=%s tab=%q detail=%q (session %s, rule %s)", e.State, e.Reason, e.Source, e.Tab, e.Detail, short8(e.Session), e.Rule)
+}
+
+func short8(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
+
+// Timeline is the published changes, in order, as a real `logwatch events
+// --json` client received them. Snapshot lines are left out.
+type Timeline struct {
+	s      *Scenario
+	cancel context.CancelFunc
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	events []Event
+	grew   chan struct{}
+	next   int // the cursor Next moves
+	closed bool
+}
+
+func (s *Scenario) subscribe() *Timeline {
+	s.T.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, s.Bin, "events", "--json")
+	cmd.Env = s.Env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		s.T.Fatal(err)
+	}
+	tl := &Timeline{s: s, cancel: cancel, cmd: cmd, grew: make(chan struct{}, 1)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var ev Event
+			if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.State == "" || ev.Snapshot {
+				continue
+			}
+			ev.At = time.Now()
+			tl.mu.Lock()
+			tl.events = append(tl.events, ev)
+			tl.mu.Unlock()
+			select {
+			case tl.grew <- struct{}{}:
+			default:
+			}
+		}
+		tl.mu.Lock()
+		tl.closed = true
+		tl.mu.Unlock()
+		select {
+		case tl.grew <- struct{}{}:
+		default:
+		}
+	}()
+	// Changes published before the stream is live would come as snapshot
+	// lines: wait until the daemon counts the subscriber.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, _ := s.Logwatch("status", "--json")
+		var st struct {
+			Counters map[string]float64 `json:"counters"`
+		}
+		if json.Unmarshal([]byte(out), &st) == nil && st.Counters["subscribers"] >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			s.T.Fatal("subscription never became live")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return tl
+}
+
+func (tl *Timeline) stop() {
+	tl.cancel()
+	tl.cmd.Wait()
+}
+
+// Events returns every change so far.
+func (tl *Timeline) Events() []Event {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	return append([]Event(nil), tl.events...)
+}
+
+func (tl *Timeline) String() string {
+	var b strings.Builder
+	evs := tl.Events()
+	if len(evs) == 0 {
+		b.WriteString("  (no change published)\n")
+	}
+	var t0 time.Time
+	for i, e := range evs {
+		if i == 0 {
+			t0 = e.At
+		}
+		mark := "  "
+		if i == tl.cursor() {
+			mark = "▶ "
+		}
+		fmt.Fprintf(&b, "%s%2d +%6.2fs  %s\n", mark, i, e.At.Sub(t0).Seconds(), e)
+	}
+	return b.String()
+}
+
+func (tl *Timeline) cursor() int {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	return tl.next
+}
+
+func (tl *Timeline) save(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for _, e := range tl.Events() {
+		enc.Encode(e)
+	}
+}
+
+// Any, as a Step field, matches every value.
+const Any = "\x00any"
+
+// Step is one expected change. Every field is compared exactly ("" means
+// empty) except those set to Any. Session "" is the scenario's first
+// session; set it to compare against another one.
+type Step struct {
+	State, Reason, Source, Tab, Detail string
+	Session                            string
+}
+
+func (st Step) String() string {
+	f := func(s string) string {
+		if s == Any {
+			return "*"
+		}
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s/%s source=%s tab=%s detail=%s", st.State, st.Reason, f(st.Source), f(st.Tab), f(st.Detail))
+}
+
+func (st Step) match(e Event, session string) bool {
+	eq := func(want, got string) bool { return want == Any || want == got }
+	wantSession := st.Session
+	if wantSession == "" {
+		wantSession = session
+	}
+	return eq(wantSession, e.Session) && eq(st.State, e.State) && eq(st.Reason, e.Reason) &&
+		eq(st.Source, e.Source) && eq(st.Tab, e.Tab) && eq(st.Detail, e.Detail)
+}
+
+// Session is the id of the first session the timeline published.
+func (tl *Timeline) Session() string {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	if len(tl.events) == 0 {
+		return ""
+	}
+	return tl.events[0].Session
+}
+
+// Next waits for the next published change and fails unless it is want:
+// calling Next for every step, then Quiet, asserts the exact timeline. A
+// ready/interrupted step after Press records the key→ready latency.
+func (tl *Timeline) Next(want Step, timeout time.Duration) Event {
+	tl.s.T.Helper()
+	deadline := time.After(timeout)
+	for {
+		tl.mu.Lock()
+		if tl.next < len(tl.events) {
+			e := tl.events[tl.next]
+			session := tl.events[0].Session
+			tl.next++
+			tl.mu.Unlock()
+			if !want.match(e, session) {
+				tl.s.T.Fatalf("change %d: got %s\n  want %s\ntimeline:\n%s", tl.next-1, e, want, tl)
+			}
+			if e.State == "ready" {
+				tl.s.readyAt(e.At)
+			}
+			return e
+		}
+		closed := tl.closed
+		tl.mu.Unlock()
+		if closed {
+			tl.s.T.Fatalf("the event stream ended while waiting for %s\ntimeline:\n%s", want, tl)
+		}
+		select {
+		case <-tl.grew:
+		case <-deadline:
+			tl.s.T.Fatalf("no change within %s; want %s\ntimeline:\n%s", timeout, want, tl)
+		}
+	}
+}
+
+// Expect is Next for each step in turn.
+func (tl *Timeline) Expect(timeout time.Duration, steps ...Step) {
+	tl.s.T.Helper()
+	for _, st := range steps {
+		tl.Next(st, timeout)
+	}
+}
+
+// Quiet asserts that nothing more is published for d: no flap, no repeat.
+func (tl *Timeline) Quiet(d time.Duration) {
+	tl.s.T.Helper()
+	time.Sleep(d)
+	tl.mu.Lock()
+	extra := tl.events[tl.next:]
+	tl.mu.Unlock()
+	if len(extra) > 0 {
+		tl.s.T.Fatalf("%d change(s) published after the last expected one (a flap or a repeat): first %s\ntimeline:\n%s", len(extra), extra[0], tl)
+	}
+}
+
+// Pending says how many published changes Next has not consumed.
+func (tl *Timeline) Pending() int {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	return len(tl.events) - tl.next
+}
+
+// ----- key→ready latency -----
+
+// Latency is one key press and the ready it led to.
+type Latency struct {
+	Agent, Scenario string
+	D               time.Duration
+}
+
+var (
+	latMu     sync.Mutex
+	latencies []Latency
+)
+
+func (s *Scenario) pressed(at time.Time) {
+	s.mu.Lock()
+	s.presses = append(s.presses, at)
+	s.mu.Unlock()
+}
+
+func (s *Scenario) readyAt(at time.Time) {
+	s.mu.Lock()
+	if len(s.presses) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	p := s.presses[0]
+	s.presses = nil // a ready answers the latest run of presses, measured from the first
+	s.mu.Unlock()
+	latMu.Lock()
+	latencies = append(latencies, Latency{Agent: s.Agent, Scenario: s.T.Name(), D: at.Sub(p)})
+	latMu.Unlock()
+}
+
+// ForgetPresses drops presses that are not meant to end in ready (an Esc at
+// an idle prompt), so they are not measured.
+func (s *Scenario) ForgetPresses() {
+	s.mu.Lock()
+	s.presses = nil
+	s.mu.Unlock()
+}
+
+// Summary is the suite's latency table and wall time, as text.
+func Summary(wall time.Duration) string {
+	latMu.Lock()
+	defer latMu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "conformance: wall time %s on %d CPUs\n", wall.Round(100*time.Millisecond), runtime.NumCPU())
+	by := map[string][]time.Duration{}
+	for _, l := range latencies {
+		by[l.Agent] = append(by[l.Agent], l.D)
+	}
+	names := make([]string, 0, len(by))
+	for n := range by {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ds := by[n]
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		fmt.Fprintf(&b, "conformance: %s key→ready latency over %d presses: p50 %s, max %s\n", n, len(ds),
+			ds[len(ds)/2].Round(time.Millisecond), ds[len(ds)-1].Round(time.Millisecond))
+	}
+	ls := append([]Latency(nil), latencies...)
+	sort.Slice(ls, func(i, j int) bool { return ls[i].Scenario < ls[j].Scenario })
+	for _, l := range ls {
+		fmt.Fprintf(&b, "conformance:   %-60s %s\n", l.Scenario, l.D.Round(time.Millisecond))
+	}
+	return b.String()
+}

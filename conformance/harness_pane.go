@@ -1,0 +1,254 @@
+package conformance
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// tmuxConf is every pane's terminal: the TERM the agents expect, no status
+// line, and a dead pane kept so its last screen can still be read.
+const tmuxConf = `set -g default-terminal "xterm-256color"
+set -g status off
+set -g remain-on-exit on
+set -g history-limit 20000
+set -g escape-time 0
+`
+
+// PaneOptions says what runs in a pane.
+type PaneOptions struct {
+	Name string   // the pane's name in artifacts (default "pane")
+	Argv []string // the agent's command line
+	Env  []string // extra KEY=VALUE for this pane only
+	// Wrap runs the agent under `logwatch wrap --tab Tab`; without it the
+	// agent runs bare and no LOGWATCH_TAB is set.
+	Wrap bool
+	Tab  string // default "tab-" + Name
+	// Cols × Rows is the terminal size (default 120 × 40).
+	Cols, Rows int
+}
+
+// Pane is one terminal: its own tmux server, one window, one pane, typed
+// into with send-keys as a person types.
+type Pane struct {
+	s    *Scenario
+	Name string
+	Tab  string // "" when not wrapped
+	sock string
+	raw  string
+
+	mu         sync.Mutex
+	lastScreen string
+}
+
+// StartPane starts the agent in a new terminal.
+func (s *Scenario) StartPane(o PaneOptions) *Pane {
+	s.T.Helper()
+	if o.Name == "" {
+		o.Name = "pane"
+	}
+	if o.Cols == 0 {
+		o.Cols, o.Rows = 120, 40
+	}
+	p := &Pane{s: s, Name: o.Name, sock: filepath.Join(s.short, "tmux-"+sanitize(o.Name)), raw: filepath.Join(s.Dir, "pane-"+sanitize(o.Name)+".raw")}
+	argv := o.Argv
+	if o.Wrap {
+		p.Tab = o.Tab
+		if p.Tab == "" {
+			p.Tab = "tab-" + o.Name
+		}
+		argv = append([]string{s.Bin, "wrap", "--tab", p.Tab, "--"}, argv...)
+	}
+	conf := filepath.Join(s.short, "tmux.conf")
+	if err := os.WriteFile(conf, []byte(tmuxConf), 0o644); err != nil {
+		s.T.Fatal(err)
+	}
+	var q []string
+	for _, a := range argv {
+		q = append(q, shellQuote(a))
+	}
+	cmd := exec.Command("tmux", "-S", p.sock, "-f", conf, "new-session", "-d", "-s", "main",
+		"-x", strconv.Itoa(o.Cols), "-y", strconv.Itoa(o.Rows), "-c", s.Work, "exec "+strings.Join(q, " "))
+	cmd.Env = append(append([]string{}, s.Env...), o.Env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.T.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	s.panes = append(s.panes, p)
+	p.tmux("pipe-pane", "-t", "main", "-o", "cat >> "+shellQuote(p.raw))
+	return p
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func (p *Pane) tmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// Type types text literally.
+func (p *Pane) Type(text string) {
+	p.s.T.Helper()
+	if out, err := p.tmux("send-keys", "-t", "main", "-l", text); err != nil {
+		p.s.T.Fatalf("send-keys %q: %v %s", text, err, out)
+	}
+}
+
+// Key sends named keys (tmux names: Enter, Escape, C-c, Down, BSpace).
+func (p *Pane) Key(keys ...string) {
+	p.s.T.Helper()
+	if out, err := p.tmux(append([]string{"send-keys", "-t", "main"}, keys...)...); err != nil {
+		p.s.T.Fatalf("send-keys %v: %v %s", keys, err, out)
+	}
+}
+
+// Press sends one key and starts the key→ready clock.
+func (p *Pane) Press(key string) {
+	p.s.T.Helper()
+	at := time.Now()
+	p.Key(key)
+	p.s.pressed(at)
+}
+
+// Submit types a prompt, waits until the agent shows it, and presses Enter
+// (typed text and Enter in one burst would read as a paste).
+func (p *Pane) Submit(text string) {
+	p.s.T.Helper()
+	p.Type(text)
+	p.WaitScreen(text, 15*time.Second)
+	time.Sleep(150 * time.Millisecond)
+	p.Key("Enter")
+}
+
+// Screen is what the terminal shows now (tmux's own emulation).
+func (p *Pane) Screen() string {
+	out, err := p.tmux("capture-pane", "-p", "-t", "main")
+	if err != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.lastScreen
+	}
+	p.mu.Lock()
+	p.lastScreen = out
+	p.mu.Unlock()
+	return out
+}
+
+// WaitScreen waits until the screen shows substr.
+func (p *Pane) WaitScreen(substr string, timeout time.Duration) {
+	p.s.T.Helper()
+	if !p.waitScreen(func(sc string) bool { return strings.Contains(sc, substr) }, timeout) {
+		p.s.T.Fatalf("%q never appeared on the screen within %s", substr, timeout)
+	}
+}
+
+// WaitScreenGone waits until the screen no longer shows substr.
+func (p *Pane) WaitScreenGone(substr string, timeout time.Duration) {
+	p.s.T.Helper()
+	if !p.waitScreen(func(sc string) bool { return !strings.Contains(sc, substr) }, timeout) {
+		p.s.T.Fatalf("%q still on the screen after %s", substr, timeout)
+	}
+}
+
+func (p *Pane) waitScreen(ok func(string) bool, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if ok(p.Screen()) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (p *Pane) rawOutput() string {
+	b, _ := os.ReadFile(p.raw)
+	return string(b)
+}
+
+// PID is the pane's process: `logwatch wrap` when wrapped, else the agent.
+func (p *Pane) PID() int {
+	p.s.T.Helper()
+	out, err := p.tmux("display-message", "-p", "-t", "main", "#{pane_pid}")
+	if err != nil {
+		p.s.T.Fatalf("pane pid: %v %s", err, out)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil {
+		p.s.T.Fatalf("pane pid %q", out)
+	}
+	return pid
+}
+
+// AgentPID is the agent's process (wrap's child when wrapped).
+func (p *Pane) AgentPID() int {
+	p.s.T.Helper()
+	pid := p.PID()
+	if p.Tab == "" {
+		return pid
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		p.s.T.Fatalf("wrap's children: %v", err)
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		p.s.T.Fatal("wrap has no child")
+	}
+	c, _ := strconv.Atoi(f[0])
+	return c
+}
+
+// Dead says whether the pane's process has exited, and its status.
+func (p *Pane) Dead() (bool, int) {
+	out, err := p.tmux("display-message", "-p", "-t", "main", "#{pane_dead} #{pane_dead_status}")
+	if err != nil {
+		return true, -1 // the server is gone with its last pane
+	}
+	f := strings.Fields(out)
+	if len(f) == 0 || f[0] != "1" {
+		return false, 0
+	}
+	code := -1
+	if len(f) > 1 {
+		code, _ = strconv.Atoi(f[1])
+	}
+	return true, code
+}
+
+// WaitExit waits for the pane's process to exit and returns its status.
+func (p *Pane) WaitExit(timeout time.Duration) int {
+	p.s.T.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		p.Screen()
+		if dead, code := p.Dead(); dead {
+			return code
+		}
+		if time.Now().After(deadline) {
+			p.s.T.Fatalf("pane %s did not exit within %s", p.Name, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Close closes the pane as a terminal app closes a tab: the pty goes away
+// and the processes in it get SIGHUP.
+func (p *Pane) Close() {
+	p.s.T.Helper()
+	p.Screen()
+	if out, err := p.tmux("kill-pane", "-t", "main"); err != nil {
+		p.s.T.Fatalf("closing the pane: %v %s", err, out)
+	}
+}
+
+func (p *Pane) close() {
+	p.Screen()
+	p.tmux("kill-server")
+}

@@ -1,0 +1,65 @@
+package conformance
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestMain runs the scenarios more widely in parallel than -parallel's
+// default (GOMAXPROCS): they mostly wait on the agents and the clock. At the
+// end it prints the key→ready latencies and the wall time (go test -v shows
+// them; with LOGWATCH_CONFORMANCE_ARTIFACTS set they are also written to
+// summary.txt there).
+func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "4")
+	}
+	start := time.Now()
+	code := m.Run()
+	sum := Summary(time.Since(start))
+	fmt.Print(sum)
+	if dir := os.Getenv(EnvArtifacts); dir != "" {
+		os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(sum), 0o644)
+	}
+	Cleanup()
+	os.Exit(code)
+}
+
+func TestStripANSI(t *testing.T) {
+	for in, want := range map[string]string{
+		"\x1b[2J\x1b[1;1Hhello\r\n":            "hello\n",
+		"\x1b]0;title\x07text":                 "text",
+		"\x1b[38;2;1;2;3mred\x1b[0m \x1b[?25l": "red ",
+		"a\x1b=b\x1b>c":                        "abc",
+	} {
+		if got := StripANSI(in); got != want {
+			t.Errorf("StripANSI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestStepMatch(t *testing.T) {
+	e := Event{Session: "s1", State: "waiting", Reason: "permission", Source: "hook", Tab: "t", Detail: "Bash: ls"}
+	cases := []struct {
+		st   Step
+		want bool
+	}{
+		{Step{State: "waiting", Reason: "permission", Source: "hook", Tab: "t", Detail: "Bash: ls"}, true},
+		{Step{State: "waiting", Reason: "permission", Source: "hook", Tab: "t", Detail: Any}, true},
+		{Step{State: "waiting", Reason: "permission", Source: "hook", Tab: "t"}, false}, // "" is empty, not any
+		{Step{State: "waiting", Reason: "permission", Source: "log", Tab: "t", Detail: "Bash: ls"}, false},
+		{Step{State: "waiting", Reason: "permission", Source: "hook", Tab: "t", Detail: "Bash: ls", Session: "s2"}, false},
+	}
+	for i, c := range cases {
+		if got := c.st.match(e, "s1"); got != c.want {
+			t.Errorf("case %d: match = %v, want %v", i, got, c.want)
+		}
+	}
+}
