@@ -75,6 +75,9 @@ type AnthropicRequest struct {
 	Kind string          `json:"kind"`
 	Last string          `json:"last"` // the last user text, shortened
 	Body json.RawMessage `json:"body,omitempty"`
+	// Finished is when the answer's stream ended (zero while it runs, or
+	// if the client went away first).
+	Finished time.Time `json:"-"`
 }
 
 // StartAnthropic starts the server on a free loopback port, logging into dir.
@@ -170,9 +173,13 @@ func anthSystemText(raw json.RawMessage) string {
 // anthClassify says what a request is and what the last user turn holds.
 func anthClassify(r *anthRequest) (kind, last string, toolResult bool) {
 	sys := anthSystemText(r.System)
-	if len(r.Messages) > 0 {
-		m := r.Messages[len(r.Messages)-1]
-		last, toolResult = anthTexts(m.Content)
+	// The last user turn: 2.1.328 puts a role "system" message (the
+	// environment) after the first prompt.
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			last, toolResult = anthTexts(r.Messages[i].Content)
+			break
+		}
 	}
 	first := ""
 	if len(r.Messages) > 0 {
@@ -211,6 +218,11 @@ func (a *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.record(AnthropicRequest{N: n, At: time.Now(), Path: r.URL.String(), Kind: kind, Last: short, Body: anthCompactJSON(body)})
 
 	s := newAnthSSE(w, n)
+	defer func() {
+		if s.ok {
+			a.finished(n)
+		}
+	}()
 	switch {
 	case kind == AnthReqTitle:
 		s.text(AnthTitle, 1, 0)
@@ -261,6 +273,28 @@ func (a *Anthropic) record(r AnthropicRequest) {
 	a.reqs = append(a.reqs, r)
 }
 
+func (a *Anthropic) finished(n int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := range a.reqs {
+		if a.reqs[i].N == n {
+			a.reqs[i].Finished = time.Now()
+		}
+	}
+}
+
+// Finished is when the last complete answer to a request of kind ended
+// (zero if none did).
+func (a *Anthropic) Finished(kind string) time.Time {
+	var t time.Time
+	for _, r := range a.Requests() {
+		if r.Kind == kind && r.Finished.After(t) {
+			t = r.Finished
+		}
+	}
+	return t
+}
+
 func anthCompactJSON(b []byte) json.RawMessage {
 	var out bytes.Buffer
 	if json.Compact(&out, b) != nil {
@@ -272,6 +306,7 @@ func anthCompactJSON(b []byte) json.RawMessage {
 
 // anthSSE writes one Messages stream.
 type anthSSE struct {
+	ok bool // message_stop was written
 	w  http.ResponseWriter
 	f  http.Flusher
 	id string
@@ -309,7 +344,7 @@ func (s *anthSSE) start() bool {
 func (s *anthSSE) stop(reason string, out int) {
 	s.event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": reason, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": out}})
-	s.event("message_stop", map[string]any{"type": "message_stop"})
+	s.ok = s.event("message_stop", map[string]any{"type": "message_stop"})
 }
 
 // text streams text in chunks pieces, delay apart.

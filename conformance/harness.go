@@ -282,6 +282,9 @@ func (s *Scenario) cleanup() {
 	if s.Timeline != nil {
 		s.Timeline.save(filepath.Join(s.Dir, "timeline.jsonl"))
 	}
+	if testing.Verbose() && !s.T.Failed() {
+		s.T.Logf("timeline:\n%s", s.Timeline)
+	}
 	if s.T.Failed() {
 		s.report()
 		s.T.Logf("artifacts kept in %s", s.Dir)

@@ -193,11 +193,13 @@ func (p *Pane) AgentPID() int {
 	if p.Tab == "" {
 		return pid
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err != nil {
-		p.s.T.Fatalf("wrap's children: %v", err)
+	// Any of wrap's threads may have forked the agent.
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var f []string
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		f = append(f, strings.Fields(string(b))...)
 	}
-	f := strings.Fields(string(b))
 	if len(f) == 0 {
 		p.s.T.Fatal("wrap has no child")
 	}

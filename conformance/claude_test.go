@@ -1,0 +1,362 @@
+package conformance
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// claudeKey is a syntactically valid API key; the fake server takes any.
+const claudeKey = "sk-ant-api03-conformance-0123456789abcdefghijklmnopqrstuv"
+
+// Timeouts: generous, since two cores run several agents at once.
+const (
+	tStart = 30 * time.Second // an agent's first screen
+	tStep  = 20 * time.Second // one published change
+	// settle is how long "nothing more" is watched for: past the 2 s
+	// confirmation window, and past the ~6 s generic Notification that
+	// follows a permission dialog.
+	settle = 3 * time.Second
+)
+
+// claude is one Claude Code scenario: the world, the fake Messages server
+// and the agent's executable.
+type claude struct {
+	*Scenario
+	api *Anthropic
+	bin string
+}
+
+// newClaude makes a Claude Code world; hooks says whether logwatch's hooks
+// are installed (the real `logwatch hooks install --agent claude`).
+func newClaude(t *testing.T, hooks bool) *claude {
+	t.Helper()
+	_, bin := RequireAgent(t, "claude")
+	t.Parallel()
+	s := NewScenario(t, "claude")
+	api, err := StartAnthropic(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	c := &claude{Scenario: s, api: api, bin: bin}
+	tmp := filepath.Join(s.Dir, "claude-tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.SetEnv(
+		"ANTHROPIC_BASE_URL="+api.URL,
+		"ANTHROPIC_API_KEY="+claudeKey,
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"CLAUDE_CODE_TMPDIR="+tmp,
+	)
+	// Every first-run screen already seen, the work dir trusted.
+	cfg := map[string]any{
+		"hasCompletedOnboarding":   true,
+		"lastOnboardingVersion":    "2.1.328",
+		"lastReleaseNotesSeen":     "2.1.328",
+		"theme":                    "dark",
+		"numStartups":              5,
+		"autoUpdates":              false,
+		"hasSeenTasksHint":         true,
+		"opusProMigrationComplete": true,
+		"customApiKeyResponses": map[string]any{
+			"approved": []string{claudeKey[len(claudeKey)-20:]}, "rejected": []string{}},
+		"projects": map[string]any{s.Work: map[string]any{
+			"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
+	}
+	b, _ := json.MarshalIndent(cfg, "", "  ")
+	s.WriteFile(".claude.json", string(b))
+	if hooks {
+		s.InstallHooks("claude")
+	}
+	return c
+}
+
+// start runs `claude --permission-mode default ARGS…` in a new pane (under
+// wrap unless bare) and waits for its input prompt.
+func (c *claude) start(name string, wrap bool, args ...string) *Pane {
+	c.T.Helper()
+	argv := append([]string{c.bin, "--permission-mode", "default"}, args...)
+	p := c.StartPane(PaneOptions{Name: name, Argv: argv, Wrap: wrap})
+	p.WaitScreen("for shortcuts", tStart)
+	return p
+}
+
+// Expected changes, by what caused them. tab is the pane's tab ("" bare).
+func stReady(tab string) Step {
+	return Step{State: "ready", Reason: "session_start", Source: "hook", Tab: tab}
+}
+func stPrompt(tab string) Step {
+	return Step{State: "working", Reason: "prompt", Source: "hook", Tab: tab}
+}
+func stDone(tab string) Step {
+	return Step{State: "done", Reason: "turn_end", Source: "hook", Tab: tab, Detail: Any}
+}
+
+func stTool(tab, detail string) Step {
+	return Step{State: "working", Reason: "tool", Source: "hook", Tab: tab, Detail: detail}
+}
+func stWaitingBash(tab string) Step {
+	return Step{State: "waiting", Reason: "permission", Source: "hook", Tab: tab, Detail: "Bash: " + AnthToolCommand}
+}
+func stInterrupted(tab, source string) Step {
+	return Step{State: "ready", Reason: "interrupted", Source: source, Tab: tab}
+}
+
+// turn runs one plain prompt to done.
+func (c *claude) turn(p *Pane, prompt string) {
+	c.T.Helper()
+	p.Submit(prompt)
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(stDone(p.Tab), tStep)
+}
+
+func TestClaudePlainPrompt(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Submit("hello plain")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(stDone(p.Tab), tStep)
+	p.WaitScreen(AnthShortAnswer, tStep)
+	c.Timeline.Quiet(settle)
+}
+
+// The Bash tool at the permission dialog: waiting names the tool and the
+// command, and keeps that detail when the generic "Claude needs your
+// permission" Notification follows (~6 s later); approving goes back to
+// working, then done.
+func TestClaudePermissionApprove(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Submit("TOOL please run it")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(stTool(p.Tab, AnthToolCommand), tStep)
+	c.Timeline.Next(stWaitingBash(p.Tab), tStep)
+	p.WaitScreen("Do you want to proceed?", tStep)
+	// Past the generic Notification: nothing new may be published.
+	c.Timeline.Quiet(8 * time.Second)
+	p.Key("Enter")
+	c.Timeline.Next(stTool(p.Tab, AnthToolCommand), tStep)
+	c.Timeline.Next(stDone(p.Tab), tStep)
+	p.WaitScreen(AnthToolDone, tStep)
+	c.Timeline.Quiet(settle)
+	if _, err := os.Stat(filepath.Join(c.Work, "f.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+}
+
+// Esc while the answer streams: ready/interrupted, confirmed by the
+// transcript's marker (key+log).
+func TestClaudeEscMidStream(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Submit("SLOW please")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	p.WaitScreen("word5 ", tStep)
+	p.Press("Escape")
+	c.Timeline.Next(stInterrupted(p.Tab, "key+log"), tStep)
+	p.WaitScreen("Interrupted", tStep)
+	c.Timeline.Quiet(settle)
+}
+
+// Ctrl+C while working interrupts like Esc in Claude Code.
+func TestClaudeCtrlCWorking(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Submit("SLOW please")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	p.WaitScreen("word5 ", tStep)
+	p.Press("C-c")
+	c.Timeline.Next(stInterrupted(p.Tab, "key+log"), tStep)
+	p.WaitScreen("Interrupted", tStep)
+	c.Timeline.Quiet(settle)
+}
+
+// Esc at the permission dialog rejects the tool and ends the turn.
+func TestClaudeEscAtPermission(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Submit("TOOL please run it")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(stTool(p.Tab, AnthToolCommand), tStep)
+	c.Timeline.Next(stWaitingBash(p.Tab), tStep)
+	p.WaitScreen("Do you want to proceed?", tStep)
+	p.Press("Escape")
+	c.Timeline.Next(stInterrupted(p.Tab, "key+log"), tStep)
+	c.Timeline.Quiet(settle)
+	if _, err := os.Stat(filepath.Join(c.Work, "f.txt")); err == nil {
+		t.Error("the rejected command ran")
+	}
+}
+
+// Esc at an idle prompt (before and after a turn), and Esc that closes the
+// slash-command menu, change nothing at all.
+func TestClaudeEscNoChange(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Key("Escape")
+	c.Timeline.Quiet(settle)
+	c.turn(p, "hello plain")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	p.Key("Escape")
+	c.Timeline.Quiet(settle)
+	p.Type("/")
+	p.WaitScreen("/add-dir", tStep)
+	p.Key("Escape")
+	p.WaitScreenGone("/add-dir", tStep)
+	c.Timeline.Quiet(settle)
+	c.ForgetPresses()
+}
+
+// /compact after a turn: compacting, then done (outside a turn).
+func TestClaudeCompact(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "hello before compact")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	p.Submit("/compact")
+	c.Timeline.Next(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: p.Tab, Detail: "manual"}, tStep)
+	c.Timeline.Next(Step{State: "done", Reason: "compaction", Source: Any, Tab: p.Tab}, tStep)
+	p.WaitScreen("Compacted", tStep)
+	c.Timeline.Quiet(settle)
+	if n := c.api.CountKind(AnthReqCompact); n != 1 {
+		t.Errorf("%d compaction requests, want 1", n)
+	}
+}
+
+// A background subagent: the session stays working until the subagent has
+// finished and its result is in, never an early done.
+func TestClaudeBackgroundSubagent(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Submit("AGENT please delegate")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(stTool(p.Tab, ""), tStep)
+	// Stop while the background agent runs.
+	c.Timeline.Next(Step{State: "working", Reason: "subagents_pending", Source: "hook", Tab: p.Tab}, tStep)
+	done := c.Timeline.Next(stDone(p.Tab), 40*time.Second)
+	fin := c.api.Finished(AnthReqSubagent)
+	if fin.IsZero() || done.At.Before(fin) {
+		t.Fatalf("done published at %s, before the subagent finished (%s)\ntimeline:\n%s", done.At.Format(time.StampMilli), fin.Format(time.StampMilli), c.Timeline)
+	}
+	p.WaitScreen("finished", tStep)
+	c.Timeline.Quiet(settle)
+}
+
+// Quitting: /exit, killing the agent, closing the pane. Each ends the
+// session, published once (wrap's tab-closed afterwards adds nothing).
+func TestClaudeExit(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "hello then exit")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	p.Submit("/exit")
+	c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab, Detail: Any}, tStep)
+	if code := p.WaitExit(tStep); code != 0 {
+		t.Errorf("wrap exited %d, want 0", code)
+	}
+	c.Timeline.Quiet(settle)
+}
+
+func TestClaudeKilled(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "hello then kill")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	pid := p.AgentPID()
+	if err := syscallKill(pid); err != nil {
+		t.Fatal(err)
+	}
+	c.Timeline.Next(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: p.Tab}, tStep)
+	p.WaitExit(tStep)
+	c.Timeline.Quiet(settle)
+}
+
+func TestClaudePaneClosed(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "hello then close pane")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	p.Close()
+	c.Timeline.Next(Step{State: "ended", Reason: Any, Source: Any, Tab: p.Tab, Detail: Any}, tStep)
+	c.Timeline.Quiet(settle)
+}
+
+// Resume: the session comes back (announced again) in the right state.
+func TestClaudeResume(t *testing.T) {
+	for _, how := range []string{"continue", "resume"} {
+		t.Run(how, func(t *testing.T) {
+			c := newClaude(t, true)
+			p := c.start("first", true)
+			c.Timeline.Next(stReady(p.Tab), tStep)
+			id := c.Timeline.Session()
+			c.turn(p, "hello plain")
+			p.WaitScreen(AnthShortAnswer, tStep)
+			p.Submit("/exit")
+			c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab, Detail: Any}, tStep)
+			p.WaitExit(tStep)
+			c.Timeline.Quiet(settle)
+			args := []string{"--continue"}
+			if how == "resume" {
+				args = []string{"--resume", id}
+			}
+			q := c.start("second", true, args...)
+			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: q.Tab, Session: Any}, tStep)
+			q.Submit("hello after resume")
+			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "hook", Tab: q.Tab, Session: Any}, tStep)
+			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: q.Tab, Detail: Any, Session: Any}, tStep)
+			c.Timeline.Quiet(settle)
+		})
+	}
+}
+
+// Without hooks the logs alone drive the state. Without hooks nothing binds
+// the wrap tab to the session yet (issue 11), so the tab is empty and the
+// mid-stream Esc is confirmed from the transcript's marker alone (source
+// log): that is what is correct today.
+func TestClaudeNoHooks(t *testing.T) {
+	for _, wrap := range []bool{true, false} {
+		name := "bare"
+		if wrap {
+			name = "wrapped"
+		}
+		t.Run(name+"/plain", func(t *testing.T) {
+			c := newClaude(t, false)
+			p := c.start("main", wrap)
+			p.Submit("hello plain")
+			// 2.1.328 creates the transcript after the prompt.
+			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log"}, tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log"}, tStep)
+			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log", Detail: Any}, tStep)
+			p.WaitScreen(AnthShortAnswer, tStep)
+			c.Timeline.Quiet(settle)
+		})
+		t.Run(name+"/esc-mid-stream", func(t *testing.T) {
+			c := newClaude(t, false)
+			p := c.start("main", wrap)
+			p.Submit("SLOW please")
+			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log"}, tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log"}, tStep)
+			p.WaitScreen("word5 ", tStep)
+			p.Press("Escape")
+			c.Timeline.Next(stInterrupted("", "log"), tStep)
+			p.WaitScreen("Interrupted", tStep)
+			c.Timeline.Quiet(settle)
+		})
+	}
+}
