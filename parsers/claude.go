@@ -22,6 +22,9 @@ var claudeMeta = map[string]bool{
 	"agent-name": true, "agent-color": true, "agent-setting": true, "tag": true,
 	"mode": true, "permission-mode": true, "pr-link": true, "last-prompt": true,
 	"atis-latch": true, "worktree-state": true, "frame-link": true,
+	// 2.1.328 (formats/real-agents.md): request, cost and tool bookkeeping.
+	"api-request": true, "api-request-blob": true, "api-request-shape": true,
+	"cost-state": true, "tools-used": true,
 }
 
 var claudeTypeNames = names("user", "assistant", "system")
@@ -107,8 +110,10 @@ func (c *Claude) Parse(line []byte) (Evidence, error) {
 		switch sub {
 		case "turn_duration":
 			ev.Kind, ev.End = KindTurnEnd, EndNormal
-			a, w := v.Get("pendingBackgroundAgentCount"), v.Get("pendingWorkflowCount")
-			ev.HasPending = a != nil || w != nil
+			// Every turn_duration states the counts: 2.1.328 writes 1 while a
+			// background agent runs and leaves the field out once it is back
+			// to zero, so an absent count is zero, not "unknown".
+			ev.HasPending = true
 			ev.PendingAgents, ev.PendingWorkflows = v.GetInt("pendingBackgroundAgentCount"), v.GetInt("pendingWorkflowCount")
 		case "compact_boundary":
 			ev.Kind = KindCompaction

@@ -114,7 +114,7 @@ type Evidence struct {
 	// (system/turn_duration pendingBackgroundAgentCount / pendingWorkflowCount).
 	PendingAgents    int
 	PendingWorkflows int
-	// HasPending is set when the line carried the counts at all.
+	// HasPending is set on every turn_duration: an absent count is zero.
 	HasPending bool
 }
 

@@ -20,6 +20,8 @@ type want struct {
 	final     bool
 	pending   int
 	session   string
+	// hasPending: the line states the background counts (every turn_duration).
+	hasPending bool
 }
 
 func check(t *testing.T, ev Evidence, w want) {
@@ -50,6 +52,9 @@ func check(t *testing.T, ev Evidence, w want) {
 	}
 	if ev.PendingAgents+ev.PendingWorkflows != w.pending {
 		t.Errorf("pending = %d, want %d", ev.PendingAgents+ev.PendingWorkflows, w.pending)
+	}
+	if ev.HasPending != w.hasPending {
+		t.Errorf("has pending = %v, want %v", ev.HasPending, w.hasPending)
 	}
 	if w.session != "" && ev.SessionID != w.session {
 		t.Errorf("session = %q, want %q", ev.SessionID, w.session)
@@ -120,9 +125,12 @@ func TestClaude(t *testing.T) {
 		{"api error message", `{"type":"assistant",` + env + `,"isApiErrorMessage":true,"error":"rate_limit","message":{"model":"<synthetic>","content":[{"type":"text","text":"You've hit your limit"}]}}`,
 			want{kind: KindTurnEnd, end: EndAPIError}},
 		{"turn duration", `{"type":"system","subtype":"turn_duration","durationMs":1741,` + env + `}`,
-			want{kind: KindTurnEnd, typ: "system/turn_duration", end: EndNormal}},
+			want{kind: KindTurnEnd, typ: "system/turn_duration", end: EndNormal, hasPending: true}},
 		{"turn duration pending", `{"type":"system","subtype":"turn_duration","pendingBackgroundAgentCount":3,"pendingWorkflowCount":1,` + env + `}`,
-			want{kind: KindTurnEnd, end: EndNormal, pending: 4}},
+			want{kind: KindTurnEnd, end: EndNormal, pending: 4, hasPending: true}},
+		// 2.1.328 leaves the field out once the count is back to zero.
+		{"turn duration, count left out", `{"type":"system","subtype":"turn_duration","durationMs":12,"messageCount":5,` + env + `}`,
+			want{kind: KindTurnEnd, end: EndNormal, pending: 0, hasPending: true}},
 		{"compact boundary", `{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":155116},` + env + `}`,
 			want{kind: KindCompaction, typ: "system/compact_boundary", trigger: "auto"}},
 		{"api error retry", `{"type":"system","subtype":"api_error","level":"error","retryAttempt":1,` + env + `}`,
@@ -138,6 +146,14 @@ func TestClaude(t *testing.T) {
 		{"queue operation", `{"type":"queue-operation","operation":"enqueue","content":"[Request interrupted by user]"}`, want{kind: KindNone}},
 		{"progress", `{"type":"progress","data":{"type":"agent_progress"}}`, want{kind: KindNone}},
 		{"unknown type", `{"type":"hologram","x":1}`, want{kind: KindNone, typ: "hologram", unknown: true}},
+		// 2.1.328 metadata lines (formats/real-agents.md).
+		{"api-request", `{"type":"api-request","sessionId":"s1","timestamp":"t","requestId":"r"}`, want{kind: KindNone, typ: "api-request"}},
+		{"api-request-blob", `{"type":"api-request-blob","sessionId":"s1","blob":"x"}`, want{kind: KindNone, typ: "api-request-blob"}},
+		{"api-request-shape", `{"type":"api-request-shape","sessionId":"s1","shape":{}}`, want{kind: KindNone, typ: "api-request-shape"}},
+		{"cost-state", `{"type":"cost-state","sessionId":"s1","totalCostUsd":0}`, want{kind: KindNone, typ: "cost-state"}},
+		{"tools-used", `{"type":"tools-used","sessionId":"s1","tools":["Bash"]}`, want{kind: KindNone, typ: "tools-used"}},
+		{"mode", `{"type":"mode","mode":"normal","sessionId":"s1"}`, want{kind: KindNone, typ: "mode"}},
+		{"atis-latch", `{"type":"atis-latch","atis":"","sessionId":"s1"}`, want{kind: KindNone, typ: "atis-latch"}},
 		{"no type", `{"x":1}`, want{kind: KindNone, unknown: true}},
 		{"user without message", `{"type":"user",` + env + `}`, want{kind: KindNone}},
 		{"content of wrong type", `{"type":"user",` + env + `,"message":{"content":42}}`, want{kind: KindNone}},
@@ -197,6 +213,8 @@ func TestCodex(t *testing.T) {
 		{"unknown item", item(`{"type":"hologram"}`), want{kind: KindNone, unknown: true}},
 		{"unknown outer type", `{` + ts + `,"type":"security_risk_score","payload":{}}`, want{kind: KindNone, unknown: true}},
 		{"world state", `{` + ts + `,"type":"world_state","payload":{"full":true}}`, want{kind: KindNone}},
+		{"token usage record (0.169)", `{` + ts + `,"ordinal":11,"type":"token_usage_record","payload":{"thread_id":"t1","usage":{}}}`,
+			want{kind: KindNone, typ: "token_usage_record"}},
 		{"turn context", `{` + ts + `,"type":"turn_context","payload":{"cwd":"/w"}}`, want{kind: KindNone}},
 		{"bare state line", `{"record_type":"state"}`, want{kind: KindNone}},
 		{"bare user prompt", `{"type":"message","role":"user","content":[{"type":"input_text","text":"checkout 90"}]}`, want{kind: KindPrompt}},
@@ -299,7 +317,9 @@ func TestDetect(t *testing.T) {
 }
 
 // TestRealworldNeverFails parses every real sample line: no line of a real
-// agent log is malformed, and the first lines detect the right agent.
+// agent log is malformed, and the first lines detect the right agent. The
+// captured hook payloads (hook-payloads.jsonl) are not a log: no line of
+// them may be taken for one.
 func TestRealworldNeverFails(t *testing.T) {
 	root := filepath.Join("..", "..", "shared", "realworld")
 	for _, agent := range []Agent{AgentClaude, AgentCodex} {
@@ -319,6 +339,19 @@ func TestRealworldNeverFails(t *testing.T) {
 			p := New(agent)
 			var d Detector
 			n := 0
+			if filepath.Base(f) == "hook-payloads.jsonl" {
+				for sc.Scan() {
+					if got := d.Line(sc.Bytes()); got != AgentUnknown {
+						t.Errorf("%s: a hook payload detected as %s", f, got)
+					}
+					n++
+				}
+				fh.Close()
+				if n == 0 {
+					t.Errorf("%s: empty", f)
+				}
+				continue
+			}
 			for sc.Scan() {
 				n++
 				if n == 1 {
