@@ -1,0 +1,288 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// How Codex 0.169 runs offline in a scenario (../shared/formats/real-agents.md):
+// its own CODEX_HOME with a config.toml naming the fake Responses server as
+// the model provider and the work dir as trusted, `-a on-request -s
+// read-only` so an escalated exec_command asks for approval, and the hooks
+// trusted at the "Hooks need review" screen as a person does it. The TUI
+// starts a shared background server (`codex app-server --managed-daemon`)
+// that outlives it; each scenario has its own CODEX_HOME, so its own server,
+// which cleanup stops.
+
+// Timeouts: generous, since the suite shares 2 cores with everything else.
+const (
+	codexStart = 60 * time.Second // TUI up, server installed and connected
+	codexStep  = 30 * time.Second // one published change
+	// codexQuiet is how long "no change" is watched: past the 2 s
+	// interrupt confirmation window, with a margin.
+	codexQuiet = 3 * time.Second
+)
+
+// codexWorld is one Codex scenario: a logwatch Scenario, a fake Responses
+// server and a CODEX_HOME.
+type codexWorld struct {
+	*Scenario
+	t     *testing.T
+	api   *OpenAI
+	codex string // the pinned codex executable
+	home  string // CODEX_HOME
+	hooks bool
+	// trusted: the hooks were trusted at a start screen already (the trust
+	// is kept in config.toml, later starts do not ask).
+	trusted bool
+}
+
+// newCodex makes the world; hooks installs logwatch's hooks with the real
+// `logwatch hooks install --agent codex`.
+func newCodex(t *testing.T, hooks bool) *codexWorld {
+	t.Helper()
+	_, bin := RequireAgent(t, "codex")
+	t.Parallel()
+	s := NewScenario(t, "codex")
+	ctx, cancel := context.WithCancel(context.Background())
+	api, err := StartOpenAI(ctx, s.Dir, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	w := &codexWorld{Scenario: s, t: t, api: api, codex: bin, home: filepath.Join(s.Home, ".codex"), hooks: hooks}
+	// Cleanups run last-in first-out: the background server is stopped
+	// before the scenario closes its panes and removes its folder.
+	t.Cleanup(func() {
+		w.stopServer()
+		cancel()
+		if t.Failed() {
+			t.Logf("=== model requests (%s)\n%s", filepath.Join(s.Dir, "requests.jsonl"), w.requestSummary())
+		}
+	})
+	s.SetEnv("CODEX_HOME="+w.home, "CONFORMANCE_OPENAI_KEY=sk-conformance-fake")
+	s.WriteFile(".codex/config.toml", codexConfig(api.URL, s.Work))
+	if hooks {
+		s.InstallHooks("codex")
+	}
+	return w
+}
+
+func codexConfig(url, work string) string {
+	return fmt.Sprintf(`model = "fake-model"
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[features]
+enable_request_compression = false
+in_app_updates = false
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+env_key = "CONFORMANCE_OPENAI_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[projects.%q]
+trust_level = "trusted"
+`, url, work)
+}
+
+// codexPane is Codex running in a terminal.
+type codexPane struct {
+	*Pane
+	w *codexWorld
+}
+
+// start runs `codex -a on-request -s read-only ARGS…` in a new pane (under
+// `logwatch wrap --tab TAB` unless tab is ""), trusts the hooks at the
+// first start, and waits until the prompt is connected to its server.
+func (w *codexWorld) start(name, tab string, args ...string) *codexPane {
+	w.t.Helper()
+	argv := append([]string{w.codex, "-a", "on-request", "-s", "read-only"}, args...)
+	p := &codexPane{Pane: w.StartPane(PaneOptions{Name: name, Argv: argv, Wrap: tab != "", Tab: tab}), w: w}
+	if w.hooks && !w.trusted {
+		// "Hooks need review": 1. Review hooks, 2. Trust all and continue.
+		p.WaitScreen("Hooks need review", codexStart)
+		p.trustHooks()
+		w.trusted = true
+	}
+	// The status line names the model once the TUI is connected to its
+	// server; before that the prompt says "loading".
+	p.WaitScreen("fake-model default", codexStart)
+	return p
+}
+
+// trustHooks picks "2. Trust all and continue" on the hooks review screen.
+// A Down typed while the screen is still being drawn can be lost (Enter
+// would then open "1. Review hooks"), so it moves the selection until the
+// screen shows it on the second choice, then confirms.
+func (p *codexPane) trustHooks() {
+	p.w.t.Helper()
+	deadline := time.Now().Add(codexStep)
+	for !strings.Contains(p.Screen(), "› 2. Trust all and continue") {
+		if time.Now().After(deadline) {
+			p.w.t.Fatalf("the hooks review screen never selected \"Trust all and continue\":\n%s", p.Screen())
+		}
+		if strings.Contains(p.Screen(), "› 3. Continue without trusting") {
+			p.Key("Up") // a late Down landed after all
+		} else {
+			p.Key("Down")
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	p.Key("Enter")
+	p.WaitScreenGone("Hooks need review", codexStep)
+}
+
+// submit types a prompt and presses Enter.
+func (p *codexPane) submit(prompt string) { p.Submit(prompt) }
+
+// waitIdle waits until the TUI shows its empty prompt again.
+func (p *codexPane) waitIdle() { p.WaitScreen("Ask Codex to do anything", codexStep) }
+
+// race is one expected change whose source (or tab) is decided by a race
+// between two reporters (the hook and the log see the same turn start a
+// few milliseconds apart): each listed alternative is correct, any other
+// value fails. Fields left nil are compared exactly as in step.
+type race struct {
+	step    Step
+	sources []string
+	tabs    []string
+}
+
+// next consumes one change that must match r.
+func (w *codexWorld) next(r race) Event {
+	w.t.Helper()
+	st := r.step
+	if r.sources != nil {
+		st.Source = Any
+	}
+	if r.tabs != nil {
+		st.Tab = Any
+	}
+	e := w.Timeline.Next(st, codexStep)
+	if r.sources != nil && !slices.Contains(r.sources, e.Source) {
+		w.t.Fatalf("change %s: source %q, want one of %q\ntimeline:\n%s", e, e.Source, r.sources, w.Timeline)
+	}
+	if r.tabs != nil && !slices.Contains(r.tabs, e.Tab) {
+		w.t.Fatalf("change %s: tab %q, want one of %q\ntimeline:\n%s", e, e.Tab, r.tabs, w.Timeline)
+	}
+	return e
+}
+
+// step consumes one change that must be exactly st.
+func (w *codexWorld) step(st Step) Event {
+	w.t.Helper()
+	return w.Timeline.Next(st, codexStep)
+}
+
+// requestSummary is one line per model request, for a failure report.
+func (w *codexWorld) requestSummary() string {
+	var b strings.Builder
+	for _, r := range w.api.Requests() {
+		fmt.Fprintf(&b, "  %2d %s %-11s %-11s tools=%d %q\n", r.N, r.At.Format("15:04:05.000"), r.Kind, r.Outcome, r.Tools, trunc(r.LastUser, 60))
+	}
+	return b.String()
+}
+
+func trunc(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// requests returns the kinds of the model requests so far.
+func (w *codexWorld) requestKinds() []string {
+	var out []string
+	for _, r := range w.api.Requests() {
+		out = append(out, r.Kind)
+	}
+	return out
+}
+
+// stopServer stops the scenario's Codex background server (the app server
+// and its pid-update loop, each in its own session, named in
+// CODEX_HOME/app-server-daemon/*.pid), then any process still running from
+// this CODEX_HOME's installed server package. Only this scenario's
+// processes are signalled: every pid is checked against its command line.
+func (w *codexWorld) stopServer() {
+	dir := filepath.Join(w.home, "app-server-daemon")
+	var pids []int
+	for _, f := range []string{"daemon.pid", "daemon-updater.pid"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		var rec struct {
+			PID int `json:"pid"`
+		}
+		// The file is a JSON record, possibly followed by other text.
+		if err := json.NewDecoder(strings.NewReader(string(b))).Decode(&rec); err == nil && rec.PID > 0 {
+			pids = append(pids, rec.PID)
+		}
+	}
+	pids = append(pids, procsUnder(w.home)...)
+	mine := func(pid int) bool {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		return err == nil && strings.Contains(string(b), w.home)
+	}
+	var live []int
+	for _, pid := range pids {
+		if mine(pid) && !slices.Contains(live, pid) {
+			live = append(live, pid)
+		}
+	}
+	for _, pid := range live {
+		if pgid, err := syscall.Getpgid(pid); err == nil && pgid == pid {
+			_ = syscall.Kill(-pid, syscall.SIGTERM)
+		} else {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for _, pid := range live {
+		for mine(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if mine(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// procsUnder lists processes whose command line names dir (the server runs
+// from CODEX_HOME/packages/…).
+func procsUnder(dir string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(b), dir) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}

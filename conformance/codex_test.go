@@ -1,0 +1,316 @@
+package conformance
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+)
+
+// The Codex 0.169 scenarios. Each asserts the exact published timeline:
+// every change in order, then quiet past the interrupt window (a flap or a
+// repeat fails). Where two reporters race for the same transition (the
+// rollout's task_started and the UserPromptSubmit hook open the same turn
+// a few milliseconds apart), the step names the alternatives that are
+// correct; nothing else passes.
+
+const codexTab = "T1"
+
+var logOrHook = []string{"log", "hook"}
+
+// opening consumes the session's announcement and its first turn start.
+// Codex 0.169 creates the rollout at the first prompt (session_meta and
+// task_started in the same millisecond) and fires SessionStart lazily,
+// after the turn has started. So either the rollout is read first, and
+// the session appears working (no tab yet: nothing but a hook names it),
+// with the late SessionStart changing nothing; or the SessionStart hook
+// wins, and the session appears ready in its tab, then working.
+func (w *codexWorld) opening(tab string, hooks bool) {
+	w.t.Helper()
+	first := w.Timeline.Next(Step{State: Any, Reason: Any, Source: Any, Tab: Any, Detail: Any}, codexStep)
+	logFirst := Step{State: "working", Reason: "prompt", Source: "log"}
+	hookFirst := Step{State: "ready", Reason: "session_start", Source: "hook", Tab: tab}
+	switch {
+	case logFirst.match(first, first.Session):
+	case hooks && hookFirst.match(first, first.Session):
+		w.next(race{step: Step{State: "working", Reason: "prompt", Tab: tab}, sources: logOrHook})
+	default:
+		w.t.Fatalf("the session opened with %s\n  want %s, or %s then working/prompt\ntimeline:\n%s", first, logFirst, hookFirst, w.Timeline)
+	}
+}
+
+// turnEnd consumes the done of a finished turn: the Stop hook or the
+// rollout's task_complete, whichever comes first.
+func (w *codexWorld) turnEnd(tab string, hooks bool) {
+	w.t.Helper()
+	if !hooks {
+		w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: tab})
+		return
+	}
+	w.next(race{step: Step{State: "done", Reason: "turn_end", Tab: tab}, sources: logOrHook})
+}
+
+// promptToDone runs one short prompt to its done, from an idle session
+// that is already announced.
+func (w *codexWorld) promptToDone(p *codexPane, prompt, tab string) {
+	w.t.Helper()
+	p.submit(prompt)
+	w.next(race{step: Step{State: "working", Reason: "prompt", Tab: tab}, sources: logOrHook})
+	w.turnEnd(tab, true)
+	p.waitIdle()
+}
+
+func TestCodexPrompt(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit("say hello")
+	w.opening(codexTab, true)
+	w.turnEnd(codexTab, true)
+	p.WaitScreen("Hello from the fake model", codexStep)
+	w.Timeline.Quiet(codexQuiet)
+	if got := w.requestKinds(); !slices.Equal(got, []string{OpenAIReqTurn, OpenAIReqTitle}) {
+		t.Errorf("model requests %q, want a turn and a title", got)
+	}
+}
+
+func TestCodexApproval(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit("run " + OpenAITool + " please")
+	w.opening(codexTab, true)
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: codexTab, Detail: OpenAIApprovalCommand})
+	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: codexTab, Detail: "Bash: " + OpenAIApprovalCommand})
+	p.WaitScreen("Would you like to run the following command?", codexStep)
+	w.Timeline.Quiet(codexQuiet) // the prompt stays up: still waiting
+	p.Key("Enter")               // 1. Yes, proceed
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: codexTab, Detail: OpenAIApprovalCommand})
+	w.turnEnd(codexTab, true)
+	p.WaitScreen("The command ran. Done.", codexStep)
+	w.Timeline.Quiet(codexQuiet)
+	if _, err := os.Stat(filepath.Join(w.Work, "approved.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+}
+
+// Esc while the answer streams: Codex's Interrupt hook reports it first
+// (before logwatch's key+log confirmation sees turn_aborted), and the
+// confirmation that follows must not publish a second ready.
+func TestCodexEscStreaming(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit(OpenAISlow + " stream please")
+	w.opening(codexTab, true)
+	p.WaitScreen("streaming slowly", codexStep)
+	p.Press("Escape")
+	w.step(Step{State: "ready", Reason: "interrupted", Source: "hook", Tab: codexTab})
+	p.WaitScreen("Conversation interrupted", codexStep)
+	w.Timeline.Quiet(codexQuiet)
+}
+
+func TestCodexEscApproval(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit("run " + OpenAITool + " please")
+	w.opening(codexTab, true)
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: codexTab, Detail: OpenAIApprovalCommand})
+	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: codexTab, Detail: "Bash: " + OpenAIApprovalCommand})
+	p.WaitScreen("Would you like to run the following command?", codexStep)
+	p.Press("Escape")
+	w.step(Step{State: "ready", Reason: "interrupted", Source: "hook", Tab: codexTab})
+	p.WaitScreen("You canceled the request", codexStep)
+	w.Timeline.Quiet(codexQuiet)
+	if _, err := os.Stat(filepath.Join(w.Work, "approved.txt")); err == nil {
+		t.Error("the rejected command ran")
+	}
+}
+
+// Ctrl+C while working opens Codex 0.169's "Task is still running" dialog;
+// it interrupts nothing, so nothing is published, and the turn ends as
+// usual. Esc then closes the dialog at an idle prompt: nothing either.
+func TestCodexCtrlC(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit(OpenAISlow + " stream please")
+	w.opening(codexTab, true)
+	p.WaitScreen("streaming slowly", codexStep)
+	p.Key("C-c")
+	p.WaitScreen("Task is still running", codexStep)
+	w.Timeline.Quiet(codexQuiet)
+	w.turnEnd(codexTab, true)
+	p.Key("Escape")
+	p.WaitScreenGone("Task is still running", codexStep)
+	w.Timeline.Quiet(codexQuiet)
+	if reqs := w.api.Requests(); len(reqs) == 0 || reqs[0].Outcome != "complete" {
+		t.Errorf("the streamed answer was cut: %+v", reqs)
+	}
+}
+
+// Esc at an idle prompt, and Esc that closes the slash-command menu, are
+// keys logwatch sees and must not act on.
+func TestCodexEscIdle(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit("say hello")
+	w.opening(codexTab, true)
+	w.turnEnd(codexTab, true)
+	p.waitIdle()
+	p.Key("Escape")
+	w.Timeline.Quiet(codexQuiet)
+	p.Type("/")
+	p.WaitScreen("/compact", codexStep)
+	p.Key("Escape")
+	p.WaitScreenGone("/compact", codexStep)
+	w.Timeline.Quiet(codexQuiet)
+}
+
+// /compact in 0.169 is a turn of its own (task_started … compacted …
+// task_complete), with the PreCompact hook inside it: compacting, back to
+// working when the compaction line lands inside the turn, then done.
+func TestCodexCompact(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit("say hello")
+	w.opening(codexTab, true)
+	w.turnEnd(codexTab, true)
+	p.waitIdle()
+	p.Submit("/compact")
+	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: codexTab})
+	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: codexTab, Detail: "manual"})
+	w.next(race{step: Step{State: "working", Reason: "compaction", Tab: codexTab}, sources: logOrHook})
+	w.turnEnd(codexTab, true)
+	p.WaitScreen("Context compacted", codexStep)
+	w.Timeline.Quiet(codexQuiet)
+	if !slices.Contains(w.requestKinds(), OpenAIReqCompact) {
+		t.Errorf("no compaction request reached the model: %q", w.requestKinds())
+	}
+}
+
+// endedOnce asserts the session's one ended, and nothing after it. Codex
+// 0.169's /quit and /exit only detach the TUI ("Any running work
+// continues"): SessionEnd fires when the background server stops. So the
+// tab's close ends the session, and stopping the server afterwards (its
+// SessionEnd) must not publish a second ended.
+func (w *codexWorld) endedOnce(tab string, stopServer bool) {
+	w.t.Helper()
+	w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: tab})
+	w.Timeline.Quiet(codexQuiet)
+	if stopServer {
+		w.stopServer()
+		w.Timeline.Quiet(codexQuiet)
+	}
+}
+
+// TestCodexEnd: every way a Codex session ends publishes ended exactly once.
+func TestCodexEnd(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		end  func(p *codexPane)
+	}{
+		{"quit", func(p *codexPane) { p.Submit("/quit") }},
+		{"exit", func(p *codexPane) { p.Submit("/exit") }},
+		{"kill", func(p *codexPane) { _ = syscall.Kill(p.AgentPID(), syscall.SIGKILL) }},
+		{"close_pane", func(p *codexPane) { p.Close() }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newCodex(t, true)
+			p := w.start("a", codexTab)
+			p.submit("say hello")
+			w.opening(codexTab, true)
+			w.turnEnd(codexTab, true)
+			p.waitIdle()
+			c.end(p)
+			w.endedOnce(codexTab, true)
+		})
+	}
+}
+
+// TestCodexPhantom: a TUI that never got a prompt leaves no session, even
+// when its background server stops and flushes a rollout holding only
+// session_meta for it.
+func TestCodexPhantom(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.Submit("/quit")
+	p.WaitExit(codexStep)
+	w.Timeline.Quiet(codexQuiet)
+	w.stopServer()
+	w.Timeline.Quiet(codexQuiet)
+	out, err := w.Logwatch("status", "--json")
+	if err != nil {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	var st struct {
+		Sessions []Event `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil || len(st.Sessions) != 0 {
+		t.Errorf("status lists %d session(s) for a TUI that never got a prompt (%v):\n%s", len(st.Sessions), err, out)
+	}
+}
+
+// TestCodexResume: /quit, then `codex resume --last` in a second tab. 0.169
+// writes nothing to the rollout and fires no hook until the first prompt
+// of the resumed TUI; from then on the session is announced again and its
+// turn tracked. Its hooks run in the background server the first TUI
+// started, with that TUI's LOGWATCH_TAB: the resumed session must not be
+// shown in the closed first tab (SPEC: a wrong tab is worse than none).
+func TestCodexResume(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit("say hello")
+	w.opening(codexTab, true)
+	w.turnEnd(codexTab, true)
+	p.waitIdle()
+	p.Submit("/quit")
+	w.endedOnce(codexTab, false)
+
+	const tab2 = "T2"
+	p2 := w.start("b", tab2, "resume", "--last")
+	p2.WaitScreen("Hello from the fake model", codexStep) // the resumed history
+	w.Timeline.Quiet(codexQuiet)
+	p2.submit("hello again")
+	tabs := []string{"", tab2}
+	w.next(race{step: Step{State: "ready", Reason: Any}, sources: logOrHook, tabs: tabs})
+	w.next(race{step: Step{State: "working", Reason: "prompt"}, sources: logOrHook, tabs: tabs})
+	e := w.next(race{step: Step{State: "done", Reason: "turn_end"}, sources: logOrHook, tabs: tabs})
+	if e.Session != w.Timeline.Session() {
+		t.Errorf("the resumed session is %s, want %s", e.Session, w.Timeline.Session())
+	}
+	w.Timeline.Quiet(codexQuiet)
+}
+
+// No hooks: the rollout alone drives the state, with and without wrap.
+// Without a hook nothing binds the session to wrap's tab (logwatch binds
+// tabs from hook reports only), so wrap's Esc report opens no confirmation
+// window: the rollout's turn_aborted alone is the interrupt (SPEC §5.5,
+// source log), and the session has no tab.
+func TestCodexNoHooks(t *testing.T) {
+	for _, wrap := range []bool{true, false} {
+		name := "wrap"
+		tab := codexTab
+		if !wrap {
+			name, tab = "bare", ""
+		}
+		t.Run("prompt_"+name, func(t *testing.T) {
+			w := newCodex(t, false)
+			p := w.start("a", tab)
+			p.submit("say hello")
+			w.opening(tab, false)
+			w.turnEnd("", false)
+			p.WaitScreen("Hello from the fake model", codexStep)
+			w.Timeline.Quiet(codexQuiet)
+		})
+		t.Run("esc_streaming_"+name, func(t *testing.T) {
+			w := newCodex(t, false)
+			p := w.start("a", tab)
+			p.submit(OpenAISlow + " stream please")
+			w.opening(tab, false)
+			p.WaitScreen("streaming slowly", codexStep)
+			p.Press("Escape")
+			w.step(Step{State: "ready", Reason: "interrupted", Source: "log"})
+			p.WaitScreen("Conversation interrupted", codexStep)
+			w.Timeline.Quiet(codexQuiet)
+		})
+	}
+}
