@@ -246,13 +246,22 @@ func TestClaudeBackgroundSubagent(t *testing.T) {
 	c.Timeline.Next(stTool(p.Tab, ""), tStep)
 	// Stop while the background agent runs.
 	c.Timeline.Next(Step{State: "working", Reason: "subagents_pending", Source: "hook", Tab: p.Tab}, tStep)
-	done := c.Timeline.Next(stDone(p.Tab), 40*time.Second)
-	fin := c.api.Finished(AnthReqSubagent)
-	if fin.IsZero() || done.At.Before(fin) {
-		t.Fatalf("done published at %s, before the subagent finished (%s)\ntimeline:\n%s", done.At.Format(time.StampMilli), fin.Format(time.StampMilli), c.Timeline)
-	}
+	// The subagent's result arrives as a task notification, a new turn.
+	c.Timeline.Next(stPrompt(p.Tab), 40*time.Second)
+	done := c.Timeline.Next(stDone(p.Tab), tStep)
+	c.doneAfterSubagent(done)
 	p.WaitScreen("finished", tStep)
 	c.Timeline.Quiet(settle)
+}
+
+// doneAfterSubagent fails unless done came after the subagent's answer.
+func (c *claude) doneAfterSubagent(done Event) {
+	c.T.Helper()
+	fin := c.api.Finished(AnthReqSubagent)
+	if fin.IsZero() || done.At.Before(fin) {
+		c.T.Fatalf("done published at %s, before the subagent finished (%s)\ntimeline:\n%s",
+			done.At.Format(time.StampMilli), fin.Format(time.StampMilli), c.Timeline)
+	}
 }
 
 // Quitting: /exit, killing the agent, closing the pane. Each ends the
@@ -344,6 +353,22 @@ func TestClaudeNoHooks(t *testing.T) {
 			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log"}, tStep)
 			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log", Detail: Any}, tStep)
 			p.WaitScreen(AnthShortAnswer, tStep)
+			c.Timeline.Quiet(settle)
+		})
+		t.Run(name+"/background-subagent", func(t *testing.T) {
+			c := newClaude(t, false)
+			p := c.start("main", wrap)
+			p.Submit("AGENT please delegate")
+			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log"}, tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log"}, tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "tool", Source: "log"}, tStep)
+			// The first turn_duration carries pendingBackgroundAgentCount: 1.
+			c.Timeline.Next(Step{State: "working", Reason: "subagents_pending", Source: "log"}, tStep)
+			// The task notification's turn, whose turn_duration leaves the
+			// count out: nothing pending any more.
+			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log"}, 40*time.Second)
+			done := c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log"}, tStep)
+			c.doneAfterSubagent(done)
 			c.Timeline.Quiet(settle)
 		})
 		t.Run(name+"/esc-mid-stream", func(t *testing.T) {
