@@ -94,7 +94,7 @@ func stPrompt(tab string) Step {
 	return Step{State: "working", Reason: "prompt", Source: "hook", Tab: tab}
 }
 func stDone(tab string) Step {
-	return Step{State: "done", Reason: "turn_end", Source: "hook", Tab: tab, Detail: Any}
+	return Step{State: "done", Reason: "turn_end", Source: "hook", Tab: tab}
 }
 
 func stTool(tab, detail string) Step {
@@ -227,7 +227,8 @@ func TestClaudeCompact(t *testing.T) {
 	p.WaitScreen(AnthShortAnswer, tStep)
 	p.Submit("/compact")
 	c.Timeline.Next(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: p.Tab, Detail: "manual"}, tStep)
-	c.Timeline.Next(Step{State: "done", Reason: "compaction", Source: Any, Tab: p.Tab}, tStep)
+	// The SessionStart (source compact) that follows the compaction ends it.
+	c.Timeline.Next(Step{State: "done", Reason: "compaction", Source: "hook", Tab: p.Tab}, tStep)
 	p.WaitScreen("Compacted", tStep)
 	c.Timeline.Quiet(settle)
 	if n := c.api.CountKind(AnthReqCompact); n != 1 {
@@ -267,17 +268,21 @@ func (c *claude) doneAfterSubagent(done Event) {
 // Quitting: /exit, killing the agent, closing the pane. Each ends the
 // session, published once (wrap's tab-closed afterwards adds nothing).
 func TestClaudeExit(t *testing.T) {
-	c := newClaude(t, true)
-	p := c.start("main", true)
-	c.Timeline.Next(stReady(p.Tab), tStep)
-	c.turn(p, "hello then exit")
-	p.WaitScreen(AnthShortAnswer, tStep)
-	p.Submit("/exit")
-	c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab, Detail: Any}, tStep)
-	if code := p.WaitExit(tStep); code != 0 {
-		t.Errorf("wrap exited %d, want 0", code)
+	for _, cmd := range []string{"/exit", "/quit"} {
+		t.Run(cmd[1:], func(t *testing.T) {
+			c := newClaude(t, true)
+			p := c.start("main", true)
+			c.Timeline.Next(stReady(p.Tab), tStep)
+			c.turn(p, "hello then exit")
+			p.WaitScreen(AnthShortAnswer, tStep)
+			p.Submit(cmd)
+			c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab}, tStep)
+			if code := p.WaitExit(tStep); code != 0 {
+				t.Errorf("wrap exited %d, want 0", code)
+			}
+			c.Timeline.Quiet(settle)
+		})
 	}
-	c.Timeline.Quiet(settle)
 }
 
 func TestClaudeKilled(t *testing.T) {
@@ -302,7 +307,8 @@ func TestClaudePaneClosed(t *testing.T) {
 	c.turn(p, "hello then close pane")
 	p.WaitScreen(AnthShortAnswer, tStep)
 	p.Close()
-	c.Timeline.Next(Step{State: "ended", Reason: Any, Source: Any, Tab: p.Tab, Detail: Any}, tStep)
+	// SessionEnd (reason other) comes first; wrap's tab-closed adds nothing.
+	c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab}, tStep)
 	c.Timeline.Quiet(settle)
 }
 
@@ -317,7 +323,7 @@ func TestClaudeResume(t *testing.T) {
 			c.turn(p, "hello plain")
 			p.WaitScreen(AnthShortAnswer, tStep)
 			p.Submit("/exit")
-			c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab, Detail: Any}, tStep)
+			c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab}, tStep)
 			p.WaitExit(tStep)
 			c.Timeline.Quiet(settle)
 			args := []string{"--continue"}
@@ -328,7 +334,7 @@ func TestClaudeResume(t *testing.T) {
 			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: q.Tab, Session: Any}, tStep)
 			q.Submit("hello after resume")
 			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "hook", Tab: q.Tab, Session: Any}, tStep)
-			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: q.Tab, Detail: Any, Session: Any}, tStep)
+			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: q.Tab, Session: Any}, tStep)
 			c.Timeline.Quiet(settle)
 		})
 	}
@@ -351,7 +357,7 @@ func TestClaudeNoHooks(t *testing.T) {
 			// 2.1.328 creates the transcript after the prompt.
 			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log"}, tStep)
 			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log"}, tStep)
-			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log", Detail: Any}, tStep)
+			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log"}, tStep)
 			p.WaitScreen(AnthShortAnswer, tStep)
 			c.Timeline.Quiet(settle)
 		})

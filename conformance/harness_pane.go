@@ -209,19 +209,23 @@ func (p *Pane) AgentPID() int {
 
 // Dead says whether the pane's process has exited, and its status.
 func (p *Pane) Dead() (bool, int) {
-	out, err := p.tmux("display-message", "-p", "-t", "main", "#{pane_dead} #{pane_dead_status}")
+	out, err := p.tmux("display-message", "-p", "-t", "main", "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}")
 	if err != nil {
 		return true, -1 // the server is gone with its last pane
 	}
-	f := strings.Fields(out)
-	if len(f) == 0 || f[0] != "1" {
+	f := strings.Split(strings.TrimSpace(out), ":")
+	if len(f) < 3 || f[0] != "1" {
 		return false, 0
 	}
-	code := -1
-	if len(f) > 1 {
-		code, _ = strconv.Atoi(f[1])
+	if f[1] != "" {
+		code, _ := strconv.Atoi(f[1])
+		return true, code
 	}
-	return true, code
+	if f[2] != "" {
+		sig, _ := strconv.Atoi(f[2])
+		return true, 128 + sig
+	}
+	return false, 0 // dead, but tmux has not recorded how yet
 }
 
 // WaitExit waits for the pane's process to exit and returns its status.
