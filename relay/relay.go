@@ -373,7 +373,7 @@ func (r *Relay) logLine(l LogLine) {
 	}
 	r.settle(e)
 	e.lastLog = r.clock.Now()
-	if e.s.State == session.Ended {
+	if e.s.State == session.Ended && resumes(l) {
 		// The log of an ended session grows again: the conversation was
 		// resumed in a new process. It is back, ready, before this line.
 		if ch, ok := e.s.Resume(session.SourceLog, "log.session_resumed"); ok {
@@ -383,7 +383,7 @@ func (r *Relay) logLine(l LogLine) {
 	}
 	ch, ok := e.s.Log(l.Evidence)
 	r.locate(e)
-	if !ok && !known {
+	if !ok && !known && !e.s.Phantom() {
 		// A log that appeared while we watch is a new session: announce
 		// it, ready, even before its first turn.
 		ch, ok = e.s.Announce(session.SourceLog, "log.new_session")
@@ -401,6 +401,18 @@ func (r *Relay) logLine(l LogLine) {
 		}
 	}
 	r.armQuiet(e)
+}
+
+// resumes reports whether a line appended to an ended session's log means
+// a new process took the conversation up. Claude flushes metadata
+// (cost-state, file-history-snapshot, last-prompt) just after SessionEnd, so
+// for Claude only a turn or its output counts; Codex's resume starts by
+// appending session_meta.
+func resumes(l LogLine) bool {
+	if l.Agent == parsers.AgentClaude {
+		return l.Evidence.Kind != parsers.KindNone && l.Evidence.Kind != parsers.KindSidechain
+	}
+	return true
 }
 
 // Oversized counts lines the watcher skipped for their length.
@@ -430,6 +442,9 @@ func (r *Relay) settle(e *entry) {
 	}
 	e.booting = false
 	e.s.Settle()
+	if e.s.Phantom() {
+		return // a log with no turn and no hook: not a row (yet)
+	}
 	r.moved(e)
 	r.publish(e, sessionChange(e), true)
 }
@@ -523,7 +538,7 @@ func (r *Relay) Gone(ctx context.Context, id string) error {
 func (r *Relay) Status(ctx context.Context) (Status, error) {
 	var st Status
 	err := r.do(ctx, func() {
-		for _, e := range r.sortedEntries() {
+		for _, e := range r.rows() {
 			st.Sessions = append(st.Sessions, r.event(e, sessionChange(e)))
 		}
 		st.Worktrees = r.worktreeStates()
@@ -605,6 +620,19 @@ func (r *Relay) sortedEntries() []*entry {
 	return out
 }
 
+// rows are the sessions shown to subscribers and in status: every one but
+// the phantoms (Session.Phantom).
+func (r *Relay) rows() []*entry {
+	all := r.sortedEntries()
+	out := all[:0]
+	for _, e := range all {
+		if !e.s.Phantom() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // rowState is the most urgent state of a worktree's sessions.
 func (r *Relay) rowState(wt string) string {
 	best := session.State("")
@@ -621,7 +649,7 @@ func (r *Relay) worktreeStates() []WorktreeState {
 	for _, wt := range r.cfg.Worktrees {
 		n := 0
 		for _, e := range r.sessions {
-			if e.worktree == wt {
+			if e.worktree == wt && !e.s.Phantom() {
 				n++
 			}
 		}

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -190,6 +191,87 @@ func TestHookRules(t *testing.T) {
 			h.expect("working/prompt/log.turn_start", "working/subagents_pending/log.subagents_pending",
 				"working/prompt/log.turn_start", "done/turn_end/log.turn_end")
 		}},
+		{"the generic permission notification never replaces the specific detail", func(h *harness) {
+			// Claude 2.1.328: PermissionRequest, then ~6 s later Notification
+			// permission_prompt "Claude needs your permission" for the same dialog.
+			echo := `{"command":"echo hi > f.txt","description":"Write hi to f.txt"}`
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("PreToolUse", "s", "tool_name", "Bash", "tool_input", echo)))
+			must(h.t, h.hook("", "claude", claudeHook("PermissionRequest", "s", "tool_name", "Bash", "tool_input", echo)))
+			h.clock.Advance(6 * time.Second)
+			must(h.t, h.hook("", "claude", claudeHook("Notification", "s", "notification_type", "permission_prompt", "message", "Claude needs your permission")))
+			h.expect("working/prompt/hook.prompt", "working/tool/hook.pre_tool", "waiting/permission/hook.permission_request")
+			if d := h.state("s").Detail; d != "Bash: echo hi > f.txt" {
+				h.t.Fatalf("detail %q", d)
+			}
+			// The next wait of the same session is a new one.
+			must(h.t, h.hook("", "claude", claudeHook("PostToolUse", "s", "tool_name", "Bash", "tool_input", echo)))
+			must(h.t, h.hook("", "claude", claudeHook("Notification", "s", "notification_type", "permission_prompt", "message", "Claude needs your permission")))
+			h.expect("working/tool/hook.post_tool", "waiting/permission/hook.notification_permission")
+		}},
+		{"a subagent's generic permission notification keeps the specific detail", func(h *harness) {
+			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("", "claude", claudeHook("PermissionRequest", "s", "agent_id", "a1", "tool_name", "Bash", "tool_input", bash)))
+			must(h.t, h.hook("", "claude", claudeHook("Notification", "s", "agent_id", "a1", "notification_type", "permission_prompt", "message", "Claude needs your permission")))
+			h.expect("working/prompt/hook.prompt", "waiting/permission/hook.subagent_wait")
+			if d := h.state("s").Detail; d != "Bash: go test ./..." {
+				h.t.Fatalf("detail %q", d)
+			}
+		}},
+		{"ended is published once: SessionEnd then the tab closes", func(h *harness) {
+			must(h.t, h.hook("t1", "claude", claudeHook("UserPromptSubmit", "s")))
+			must(h.t, h.hook("t1", "claude", claudeHook("Stop", "s")))
+			must(h.t, h.hook("t1", "claude", claudeHook("SessionEnd", "s", "reason", "prompt_input_exit")))
+			// Claude flushes metadata after SessionEnd: no resume.
+			h.line(claude, "s", cMeta("s"), false)
+			if _, err := h.r.TabClosed(h.ctx, "t1"); err != nil {
+				h.t.Fatal(err)
+			}
+			must(h.t, h.r.Gone(h.ctx, "s"))
+			h.expect("working/prompt/hook.prompt", "done/turn_end/hook.stop", "ended/session_end/hook.session_end")
+		}},
+		{"ended is published once: the tab closes, then SessionEnd", func(h *harness) {
+			must(h.t, h.hook("t1", "claude", claudeHook("UserPromptSubmit", "s")))
+			if _, err := h.r.TabClosed(h.ctx, "t1"); err != nil {
+				h.t.Fatal(err)
+			}
+			must(h.t, h.hook("", "claude", claudeHook("SessionEnd", "s", "reason", "other")))
+			must(h.t, h.hook("", "claude", claudeHook("SessionEnd", "s", "reason", "other")))
+			h.expect("working/prompt/hook.prompt", "ended/tab_closed/api.tab_closed")
+		}},
+		{"claude: metadata after SessionEnd is no resume; a turn is", func(h *harness) {
+			h.line(claude, "s", cPrompt("s", "hi"), false)
+			h.line(claude, "s", cTurnDuration("s", 0), false)
+			must(h.t, h.hook("", "claude", claudeHook("SessionEnd", "s", "reason", "prompt_input_exit")))
+			h.line(claude, "s", cMeta("s"), false)
+			h.line(claude, "s", cPrompt("s", "hello after continue"), false)
+			h.expect("working/prompt/log.turn_start", "done/turn_end/log.turn_end", "ended/session_end/hook.session_end",
+				"ready/resumed/log.session_resumed", "working/prompt/log.turn_start")
+		}},
+		{"codex: SessionStart after task_started does not flap the open turn", func(h *harness) {
+			// Codex 0.169 writes session_meta and task_started at the first
+			// prompt, then runs SessionStart and UserPromptSubmit.
+			h.line(codex, "x", `{"timestamp":"t","type":"session_meta","payload":{"id":"x","cwd":"/w/app","cli_version":"0.169.0"}}`, false)
+			h.line(codex, "x", xEvent("task_started", `,"turn_id":"t1"`), false)
+			must(h.t, h.hook("A1", "codex", claudeHook("SessionStart", "x", "source", "startup")))
+			must(h.t, h.hook("A1", "codex", claudeHook("UserPromptSubmit", "x", "turn_id", "t1", "prompt", "say hello")))
+			must(h.t, h.hook("A1", "codex", claudeHook("Stop", "x", "turn_id", "t1")))
+			h.line(codex, "x", xEvent("task_complete", `,"turn_id":"t1"`), false)
+			h.expect("working/prompt/log.turn_start", "done/turn_end/hook.stop")
+			if st := h.state("x"); st.Tab != "A1" || st.State != "done" {
+				h.t.Fatalf("after the turn: %+v", st)
+			}
+			// A later SessionStart with no turn open (a resume before the
+			// prompt, as older Codex fires it) is still ready.
+			must(h.t, h.hook("A1", "codex", claudeHook("SessionStart", "x", "source", "resume")))
+			h.expect("ready/session_start/hook.session_start")
+		}},
+		{"claude: SessionStart with a stale open turn is ready", func(h *harness) {
+			// A killed process left its turn open; --continue starts afresh.
+			h.line(claude, "s", cPrompt("s", "SLOW then kill"), false)
+			must(h.t, h.hook("", "claude", claudeHook("SessionStart", "s", "source", "resume")))
+			h.expect("working/prompt/log.turn_start", "ready/session_start/hook.session_start")
+		}},
 		{"a subagent's permission prompt needs the user; its tool run clears it", func(h *harness) {
 			must(h.t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
 			must(h.t, h.hook("", "claude", claudeHook("Notification", "s", "agent_id", "a1", "notification_type", "permission_prompt", "message", "Allow Bash?")))
@@ -201,6 +283,50 @@ func TestHookRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.run(newHarness(t, Config{}))
 		})
+	}
+}
+
+// TestCodexPhantom: a Codex 0.169 rollout holding only session_meta (the
+// background server flushed it for a TUI that never got a prompt) is not a
+// row, live or bootstrapped; it becomes one with its first turn or hook.
+// Older Codex writes the rollout at start, so its new log is announced.
+func TestCodexPhantom(t *testing.T) {
+	meta := func(id, version string) string {
+		return fmt.Sprintf(`{"timestamp":"t","type":"session_meta","payload":{"id":%q,"cwd":"/w/app","cli_version":%q}}`, id, version)
+	}
+	rows := func(h *harness) []string {
+		var ids []string
+		for _, s := range h.sync().Sessions {
+			ids = append(ids, s.Session)
+		}
+		return ids
+	}
+	h := newHarness(t, Config{})
+	h.line(codex, "boot", meta("boot", "0.169.0"), true)
+	h.r.BootstrapDone()
+	h.line(codex, "live", meta("live", "0.169.0"), false)
+	h.line(codex, "live", `{"timestamp":"t","type":"turn_context","payload":{"cwd":"/w/app"}}`, false)
+	h.line(codex, "old", meta("old", "0.147.0"), false)
+	h.expect("ready/session_start/log.new_session")
+	if got := strings.Join(rows(h), ","); got != "old" {
+		t.Fatalf("rows %q, want only the 0.147 session", got)
+	}
+	sub, err := h.r.Subscribe(h.ctx)
+	must(t, err)
+	if ev := <-sub.C(); ev.Session != "old" || !ev.Snapshot {
+		t.Fatalf("snapshot %+v", ev)
+	}
+	select {
+	case ev := <-sub.C():
+		t.Fatalf("a phantom in the snapshot: %+v", ev)
+	default:
+	}
+	// The first turn makes it a row, in one change; a hook does too.
+	h.line(codex, "live", xEvent("task_started", `,"turn_id":"t1"`), false)
+	must(t, h.hook("", "codex", claudeHook("SessionStart", "boot", "source", "resume")))
+	h.expect("working/prompt/log.turn_start", "ready/session_start/hook.session_start")
+	if got := strings.Join(rows(h), ","); got != "boot,live,old" {
+		t.Fatalf("rows %q", got)
 	}
 }
 

@@ -33,7 +33,7 @@ func (s *Subscription) Cancel() {
 func (r *Relay) Subscribe(ctx context.Context) (*Subscription, error) {
 	var sub *Subscription
 	err := r.do(ctx, func() {
-		entries := r.sortedEntries()
+		entries := r.rows()
 		sub = &Subscription{ch: make(chan Event, len(entries)+r.cfg.Backlog), r: r}
 		for _, e := range entries {
 			ev := r.event(e, sessionChange(e))

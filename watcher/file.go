@@ -50,6 +50,10 @@ type file struct {
 	agent    parsers.Agent
 	session  string
 	subagent bool
+	// presumed: the agent is the root's, not yet confirmed by a line the
+	// agent writes. A JSONL in a root that holds none (hook payloads kept
+	// beside the transcripts) is not a session, as verify says.
+	presumed bool
 	booted   bool
 	ckpt     *ckptEntry
 	warned   bool
@@ -294,6 +298,20 @@ func (r *reader) firstLine() (lines.Line, bool) {
 	}
 	l.Bytes = append([]byte(nil), l.Bytes...)
 	return l, true
+}
+
+// confirm checks a presumed agent against the line's content: the first
+// line an agent writes settles it (the root's layout still names which
+// agent). Until then the file's lines belong to no session.
+func (r *reader) confirm(line []byte) bool {
+	if !r.f.presumed {
+		return true
+	}
+	if r.det.Line(line) == parsers.AgentUnknown {
+		return false
+	}
+	r.f.presumed = false
+	return true
 }
 
 // parserFor returns the file's parser, detecting the agent from line if it
@@ -592,9 +610,14 @@ func (r *reader) record(k Kind) Record {
 
 // lineRecord parses one line.
 func (r *reader) lineRecord(l lines.Line, num int) Record {
+	confirmed := r.confirm(l.Bytes)
 	p := r.parserFor(l.Bytes)
 	rec := r.record(KindLine)
 	rec.Offset, rec.End, rec.Line = l.Offset, l.End, num
+	if !confirmed {
+		rec.Agent, rec.Session, rec.Subagent = parsers.AgentUnknown, "", false
+		return rec
+	}
 	if p == nil {
 		return rec
 	}

@@ -520,7 +520,10 @@ func TestIdleReopen(t *testing.T) {
 // TestRealworldSameAsVerify: on the real sample logs the watcher reports
 // what `logwatch verify` does — they share the line reader and the parsers.
 func TestRealworldSameAsVerify(t *testing.T) {
-	const rw = "/work/shared/realworld"
+	rw, err := filepath.Abs("../../shared/realworld") // absolute: the watcher reports absolute paths
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat(rw); err != nil {
 		t.Skip("no realworld samples")
 	}
@@ -597,4 +600,32 @@ func lineIDsAll(recs []Record, path string) []Record {
 		}
 	}
 	return l
+}
+
+// TestNotALogUnderARoot: a JSONL in a Claude project folder that holds
+// nothing an agent writes (captured hook payloads, say) is read and counted
+// but belongs to no session, as verify reports it agent unknown; the first
+// line an agent writes makes it the root's agent's log.
+func TestNotALogUnderARoot(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(dir)
+	r := start(t, cfg, testLogger(t))
+	r.ready()
+	p := filepath.Join(dir, "claude", "proj", "hook-payloads.jsonl")
+	mkdir(t, filepath.Dir(p))
+	appendFile(t, p, `{"t":"2026-12-01T06:47:22Z","tab":"s1","payload":{"session_id":"s","hook_event_name":"SessionStart"}}`+"\n"+
+		`{"t":"2026-12-01T06:47:24Z","tab":"s1","payload":{"session_id":"s","hook_event_name":"Stop"}}`+"\n")
+	recs := r.waitFor("payload lines", func(recs []Record) bool { return len(lineIDsAll(recs, p)) == 2 })
+	for _, rec := range lineIDsAll(recs, p) {
+		if rec.Agent != parsers.AgentUnknown || rec.Session != "" || rec.Evidence.Kind != parsers.KindNone || rec.Malformed {
+			t.Errorf("line %d: %+v", rec.Line, rec)
+		}
+	}
+	appendFile(t, p, claudeLine("real", 0)+claudeLine("after", 0))
+	recs = r.waitFor("agent lines", func(recs []Record) bool { return len(lineIDsAll(recs, p)) == 4 })
+	for _, rec := range lineIDsAll(recs, p)[2:] {
+		if rec.Agent != parsers.AgentClaude || rec.Session != "hook-payloads" || rec.Evidence.Type != "system/informational" {
+			t.Errorf("line %d after an agent line: %+v", rec.Line, rec)
+		}
+	}
 }

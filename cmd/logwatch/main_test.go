@@ -69,9 +69,9 @@ func TestVerifyCLI(t *testing.T) {
 		noStdout bool
 	}{
 		{name: "fixtures hold their expectations", args: []string{"verify", "--max-line-bytes", "4096", "../../testdata/verify"},
-			stdout: []string{"claude-partial-tail.jsonl", "partial last line", "interrupt  line 3  user", "14 files"}},
+			stdout: []string{"claude-partial-tail.jsonl", "partial last line", "interrupt  line 3  user", "16 files"}},
 		{name: "max line bytes from the environment", args: []string{"verify", "../../testdata/verify"}, env: []string{"LOGWATCH_MAX_LINE_BYTES=4096"},
-			stdout: []string{"14 files"}},
+			stdout: []string{"16 files"}},
 		{name: "default limit keeps the 10 KB line", args: []string{"verify", "../../testdata/verify/claude-oversized.jsonl"}, code: 1,
 			stdout: []string{"MISMATCH oversized: want 1, got 0"}},
 		{name: "mismatch exits 1 and lists it", args: []string{"verify", log}, code: 1,
@@ -154,7 +154,7 @@ func TestRealworldFromCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Totals.Files != 25 || rep.Totals.Malformed != 0 || rep.Totals.Interrupts != 9 || rep.Totals.Compactions != 10 {
+	if rep.Totals.Files != 52 || rep.Totals.Malformed != 0 || rep.Totals.Interrupts != 21 || rep.Totals.Compactions != 11 {
 		t.Fatalf("totals = %+v", rep.Totals)
 	}
 }

@@ -19,10 +19,11 @@ const (
 
 // goldenFields are what the realworld goldens pin: what each sample's
 // PROVENANCE.md describes (turns, interrupts, compactions, final state) and
-// the counts that prove nothing was lost.
+// the counts that prove nothing was lost, and the line types the parsers do
+// not know (none, for the agents' current releases).
 var goldenFields = []string{"agent", "session_id", "agent_version", "subagent", "lines", "malformed",
 	"oversized", "partial_tail", "sidechain_lines", "turns", "interrupts", "compactions",
-	"final_state", "final_reason"}
+	"final_state", "final_reason", "unknown_types"}
 
 // TestRealworldGolden verifies every real transcript and rollout against its
 // expectation in testdata/realworld. A new sample without a golden fails, so

@@ -20,6 +20,13 @@ func (s *Session) Hook(h parsers.Hook) (Change, bool) {
 		if h.Source == "compact" {
 			return s.compactionEnded(SourceHook, "hook.session_start_compact")
 		}
+		if s.turnOpen && s.Agent == parsers.AgentCodex {
+			// Codex 0.169 fires SessionStart lazily, at the first prompt,
+			// after task_started is in the rollout: the turn it would close
+			// is the one just started. Its UserPromptSubmit follows as the
+			// echo of that turn.
+			return Change{}, false
+		}
 		// A fresh start, /clear or resume: a new turn history.
 		s.turnOpen, s.doneDeferred, s.subWaiting = false, false, false
 		s.subagents, s.hasList, s.listed, s.logPending = nil, false, 0, 0
@@ -51,6 +58,11 @@ func (s *Session) Hook(h parsers.Hook) (Change, bool) {
 	case "Notification":
 		switch h.NotificationType {
 		case "permission_prompt":
+			if s.specificWait() {
+				// The generic "Claude needs your permission…" ~6 s after the
+				// PermissionRequest: the same wait, already named better.
+				return Change{}, false
+			}
 			return s.wait(ReasonPermission, Cap(h.Message), "hook.notification_permission")
 		case "elicitation_dialog":
 			return s.wait(ReasonQuestion, Cap(h.Message), "hook.notification_elicitation")
@@ -70,6 +82,9 @@ func (s *Session) Hook(h parsers.Hook) (Change, bool) {
 		return Change{}, false
 	case "SessionEnd":
 		s.turnOpen, s.doneDeferred = false, false
+		if s.State == Ended {
+			return Change{}, false // already ended (its tab closed first): once is enough
+		}
 		return s.set(Ended, ReasonSessionEnd, "", SourceHook, "hook.session_end")
 	}
 	return Change{}, false
@@ -116,7 +131,7 @@ func (s *Session) subagentHook(h parsers.Hook) (Change, bool) {
 		}
 	case "Notification":
 		if h.NotificationType == "permission_prompt" || h.NotificationType == "elicitation_dialog" {
-			if s.finished() {
+			if s.finished() || h.NotificationType == "permission_prompt" && s.specificWait() {
 				return Change{}, false
 			}
 			reason := ReasonPermission
@@ -170,6 +185,13 @@ func (s *Session) wait(reason, detail, rule string) (Change, bool) {
 	return s.set(Waiting, reason, detail, SourceHook, rule)
 }
 
+// specificWait reports a permission wait that a PermissionRequest already
+// named ("tool: detail"). A permission_prompt Notification for the same wait
+// carries only a generic message and must not replace it.
+func (s *Session) specificWait() bool {
+	return s.State == Waiting && s.Reason == ReasonPermission && s.Detail != "" && s.Rule != "hook.notification_permission"
+}
+
 // permissionText is the waiting detail for a permission request:
 // "tool_name: detail" (SPEC §6).
 func (s *Session) permissionText(h parsers.Hook) string {
@@ -202,8 +224,13 @@ func (s *Session) Resume(from, rule string) (Change, bool) {
 	return s.set(Ready, ReasonResumed, "", from, rule)
 }
 
-// End ends the session for a reason outside the agent (its tab closed).
+// End ends the session for a reason outside the agent (its tab closed, its
+// process gone). A session that already ended (SessionEnd, then its tab
+// closes) keeps how it ended and publishes nothing: ended is said once.
 func (s *Session) End(reason, rule string) (Change, bool) {
 	s.turnOpen, s.doneDeferred = false, false
+	if s.State == Ended {
+		return Change{}, false
+	}
 	return s.set(Ended, reason, "", SourceAPI, rule)
 }

@@ -151,7 +151,20 @@ func (s *Session) Pending() int {
 // judged against the present.
 func (s *Session) Settle() {
 	s.log.pos = s.turn
-	s.announced = true
+	s.announced = s.announced || !s.phantom()
+}
+
+// Phantom reports a session nothing has shown to be real and nothing has
+// published: a Codex rollout holding only session_meta from a release that
+// creates its rollout at the first prompt (parsers.LazyRollout). Codex 0.169
+// flushes such a file, when its background server stops, for a TUI that
+// never got a prompt; it is not a row. It becomes one with its first turn or
+// hook. (Older Codex and Claude write the log as the session starts, so a
+// new log there is a session about to be used.)
+func (s *Session) Phantom() bool { return !s.announced && s.phantom() }
+
+func (s *Session) phantom() bool {
+	return !s.hooked && s.Turns == 0 && s.Agent == parsers.AgentCodex && parsers.LazyRollout(s.AgentVersion)
 }
 
 // Announce reports the session's current state as a change the first time

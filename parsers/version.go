@@ -1,0 +1,55 @@
+package parsers
+
+import "strings"
+
+// CompareVersions orders two agent versions ("2.1.328", "0.104.0-alpha.1",
+// "0.104.0a1") by their numeric major.minor.patch; a suffix after the patch
+// number is ignored. ok is false when either is not a version.
+func CompareVersions(a, b string) (cmp int, ok bool) {
+	x, okA := versionParts(a)
+	y, okB := versionParts(b)
+	if !okA || !okB {
+		return 0, false
+	}
+	for i := range x {
+		switch {
+		case x[i] < y[i]:
+			return -1, true
+		case x[i] > y[i]:
+			return 1, true
+		}
+	}
+	return 0, true
+}
+
+func versionParts(v string) ([3]int, bool) {
+	var out [3]int
+	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
+	if len(parts) < 2 {
+		return out, false
+	}
+	for i, p := range parts {
+		n, digits := 0, 0
+		for digits < len(p) && p[digits] >= '0' && p[digits] <= '9' && digits < 9 {
+			n = n*10 + int(p[digits]-'0')
+			digits++
+		}
+		if digits == 0 || i < len(parts)-1 && digits != len(p) {
+			return out, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+// CodexLazyRollout is the first Codex release observed to create its
+// rollout at the first prompt (session_meta and task_started in the same
+// millisecond), so that a rollout holding only session_meta is a TUI that
+// never got a prompt (formats/real-agents.md).
+const CodexLazyRollout = "0.169.0"
+
+// LazyRollout reports whether a Codex version creates its rollout lazily.
+func LazyRollout(version string) bool {
+	c, ok := CompareVersions(version, CodexLazyRollout)
+	return ok && c >= 0
+}
