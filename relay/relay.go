@@ -406,13 +406,18 @@ func (r *Relay) logLine(l LogLine) {
 // resumes reports whether a line appended to an ended session's log means
 // a new process took the conversation up. Claude flushes metadata
 // (cost-state, file-history-snapshot, last-prompt) just after SessionEnd, so
-// for Claude only a turn or its output counts; Codex's resume starts by
-// appending session_meta.
+// only a turn or its output counts (--continue writes a synthetic assistant
+// line first). Codex 0.169 runs turns in a background server that outlives
+// the TUI: the turn the user left keeps writing its output and task_complete
+// after the tab closed, so only a new turn is a resume.
 func resumes(l LogLine) bool {
-	if l.Agent == parsers.AgentClaude {
-		return l.Evidence.Kind != parsers.KindNone && l.Evidence.Kind != parsers.KindSidechain
+	switch k := l.Evidence.Kind; l.Agent {
+	case parsers.AgentClaude:
+		return k != parsers.KindNone && k != parsers.KindSidechain
+	case parsers.AgentCodex:
+		return k == parsers.KindTurnStart || k == parsers.KindPrompt
 	}
-	return true
+	return false
 }
 
 // Oversized counts lines the watcher skipped for their length.

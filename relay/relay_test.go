@@ -266,6 +266,21 @@ func TestHookRules(t *testing.T) {
 			must(h.t, h.hook("A1", "codex", claudeHook("SessionStart", "x", "source", "resume")))
 			h.expect("ready/session_start/hook.session_start")
 		}},
+		{"codex: the turn left running after its tab closed does not revive it; a new turn does", func(h *harness) {
+			// Codex 0.169: the background server finishes the turn after the TUI was killed.
+			h.line(codex, "x", xEvent("task_started", `,"turn_id":"t1"`), false)
+			must(h.t, h.hook("A1", "codex", claudeHook("UserPromptSubmit", "x", "turn_id", "t1")))
+			if _, err := h.r.TabClosed(h.ctx, "A1"); err != nil {
+				h.t.Fatal(err)
+			}
+			h.line(codex, "x", `{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Streaming slowly"}]}}`, false)
+			h.line(codex, "x", `{"timestamp":"t","type":"token_usage_record","payload":{"thread_id":"x"}}`, false)
+			h.line(codex, "x", xEvent("task_complete", `,"turn_id":"t1"`), false)
+			h.expect("working/prompt/log.turn_start", "ended/tab_closed/api.tab_closed")
+			// codex resume --last: a new turn in the same rollout.
+			h.line(codex, "x", xEvent("task_started", `,"turn_id":"t2"`), false)
+			h.expect("ready/resumed/log.session_resumed", "working/prompt/log.turn_start")
+		}},
 		{"claude: SessionStart with a stale open turn is ready", func(h *harness) {
 			// A killed process left its turn open; --continue starts afresh.
 			h.line(claude, "s", cPrompt("s", "SLOW then kill"), false)
