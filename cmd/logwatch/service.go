@@ -62,7 +62,7 @@ func systemdUnit(d serviceDef) []byte {
 	}
 	fmt.Fprintf(&b, `[Unit]
 Description=logwatch: live state of AI coding agent sessions
-Documentation=https://github.com/logwatch/logwatch
+Documentation=man:logwatch(1) man:logwatch-run(1)
 
 [Service]
 Type=simple
