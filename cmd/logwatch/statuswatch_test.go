@@ -89,9 +89,18 @@ func TestStatusWatchPlain(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	e.hook("t1", "claude", hookJSON("PermissionRequest", "w1", "tool_name", "Bash", "tool_input", `{"command":"make deploy"}`))
+	// An empty daemon: the view first says so and where it looks.
+	if l := <-lines; !strings.HasPrefix(l, "No session found") {
+		t.Errorf("first line %q", l)
+	}
+	for l := range lines {
+		if strings.HasPrefix(l, "and for hook events") {
+			break
+		}
+	}
 	select {
 	case l := <-lines:
-		for _, s := range []string{"waiting", "claude", "/w/app", "permission", "make deploy"} {
+		for _, s := range []string{"waiting", "claude", "w1", "t1", "/w/app", "permission", "make deploy"} {
 			if !strings.Contains(l, s) {
 				t.Errorf("line lacks %q: %q", s, l)
 			}
