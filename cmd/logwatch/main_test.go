@@ -89,6 +89,7 @@ func TestVerifyCLI(t *testing.T) {
 		{name: "missing config file named explicitly", args: []string{"--config", "/nonexistent/logwatch.yaml", "verify", "x"}, code: 2,
 			stderr: []string{"/nonexistent/logwatch.yaml"}, noStdout: true},
 		{name: "version", args: []string{"--version"}, stdout: []string{"logwatch version"}},
+		{name: "run --help names the record flag's value", args: []string{"run", "--help"}, stdout: []string{"--record FILE "}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
