@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -228,4 +229,27 @@ func TestE2EEmptyAnswers(t *testing.T) {
 	// And the stream goes on.
 	e.hook("t", "codex", hookJSON("UserPromptSubmit", "late"))
 	events.waitLine(`working +late `)
+}
+
+// TestHooksInstallFromGoRun: a `go run` build asks for an install that
+// works (the module is not published, so no @latest).
+func TestHooksInstallFromGoRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "go-build123", "b001", "exe")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmpBin := filepath.Join(dir, "logwatch")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tmpBin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(tmpBin, "hooks", "install", "--agent", "claude", "--dry-run")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=/nonexistent"}
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(string(out), "go install ./cmd/logwatch") || strings.Contains(string(out), "@latest") {
+		t.Fatalf("exit %d: %s", cmd.ProcessState.ExitCode(), out)
+	}
 }

@@ -85,6 +85,8 @@ func newVersionCmd(a *app) *cobra.Command {
 		Use:   "version [--json]",
 		Short: "Print the build: version, VCS revision, dirty flag, and the agent versions known to work",
 		Args:  cobra.NoArgs,
+		// The build alone: a broken configuration must not hide it.
+		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return writeVersion(a.stdout, asJSON)
 		},

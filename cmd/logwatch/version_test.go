@@ -87,6 +87,10 @@ func TestVersionCLI(t *testing.T) {
 	if !strings.HasPrefix(text, "logwatch version "+v.Version+"\n") || !strings.Contains(text, "go install ./cmd/logwatch") {
 		t.Errorf("text:\n%s", text)
 	}
+	// A broken configuration does not hide the build.
+	if out, stderr, code := cli(t, []string{"LOGWATCH_INTERRUPT_WINDOW=soon"}, "version"); code != 0 || out != text {
+		t.Errorf("version with a bad config: %d %s%s", code, out, stderr)
+	}
 }
 
 // TestVersionFromClone: built in a git clone with an uncommitted change,
