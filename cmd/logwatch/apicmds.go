@@ -271,7 +271,7 @@ func writeNoSession(w io.Writer, roots []string) {
 		}
 		fmt.Fprintf(w, "  %s%s\n", r, note)
 	}
-	fmt.Fprintln(w, "and for hook events on its socket (`logwatch hooks install --agent claude|codex`).")
+	fmt.Fprintln(w, "and for hook events (`logwatch hooks install --agent claude` sets them up).")
 }
 
 // roots are the configured log roots, for the CLI's own views when the

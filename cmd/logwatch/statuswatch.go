@@ -113,10 +113,12 @@ func renderSessions(w io.Writer, sessions []relay.Event, now time.Time, width in
 		fmt.Fprintln(w)
 		var b bytes.Buffer
 		writeNoSession(&b, notes.roots)
-		for _, line := range strings.SplitAfter(b.String(), "\n") {
-			if line != "" {
-				fmt.Fprintln(w, fitLeft("  "+strings.TrimSuffix(line, "\n"), width))
+		for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			line = "  " + line
+			if r := []rune(line); len(r) > width {
+				line = string(r[:width-1]) + "…"
 			}
+			fmt.Fprintln(w, line)
 		}
 		return
 	}

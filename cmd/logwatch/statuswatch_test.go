@@ -55,6 +55,11 @@ func TestRenderSessionsGolden(t *testing.T) {
 			t.Errorf("empty view lacks %q:\n%s", want, b.String())
 		}
 	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("empty view: line of %d columns: %q", n, line)
+		}
+	}
 }
 
 // TestStatusWatchPlain follows a real daemon with stdout not a terminal: one
