@@ -11,6 +11,12 @@ import (
 // MaxRequest caps one request line (SPEC §8).
 const MaxRequest = 1 << 20
 
+// Protocol is the socket protocol's version, sent in every answer so a
+// client can tell which daemon it talks to (docs/protocol.md). It goes up
+// only when a change would break an existing client; added fields do not
+// change it.
+const Protocol = 1
+
 // The operations of the socket protocol: one JSON object per line in, one
 // JSON object per line out (a subscription then streams Event lines).
 const (
@@ -36,10 +42,12 @@ type Request struct {
 // Response answers a Request. A subscription's first line is a Response;
 // Event lines follow.
 type Response struct {
-	OK     bool    `json:"ok"`
-	Error  string  `json:"error,omitempty"`
-	Status *Status `json:"status,omitempty"`
-	Ended  int     `json:"ended,omitempty"` // tab_closed: sessions ended
+	OK       bool    `json:"ok"`
+	Protocol int     `json:"protocol,omitempty"` // set on every answer the daemon sends
+	Error    string  `json:"error,omitempty"`
+	Status   *Status `json:"status,omitempty"`
+	Ended    int     `json:"ended,omitempty"`    // tab_closed: sessions ended
+	Snapshot *int    `json:"snapshot,omitempty"` // subscribe: how many snapshot lines follow
 }
 
 // ErrBadRequest marks a request the daemon cannot act on.

@@ -49,6 +49,7 @@ func (s *Server) httpHandler() http.Handler {
 	mux := http.NewServeMux()
 	reply := func(w http.ResponseWriter, resp Response) {
 		w.Header().Set("Content-Type", "application/json")
+		resp.Protocol = Protocol
 		if !resp.OK {
 			w.WriteHeader(http.StatusBadRequest)
 		}

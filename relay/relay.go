@@ -36,6 +36,9 @@ type Config struct {
 	// Backlog is how many changes a subscriber may fall behind before it is
 	// dropped.
 	Backlog int `json:"backlog"`
+	// Roots are the log roots the watcher searches; the relay only reports
+	// them (Status), so an empty answer can say where logwatch looked.
+	Roots []string `json:"roots"`
 }
 
 // DefaultConfig is what the daemon runs with unless configured otherwise.
@@ -122,8 +125,9 @@ type Counters struct {
 
 // Status is a point-in-time view of everything.
 type Status struct {
-	Sessions  []Event         `json:"sessions"`
-	Worktrees []WorktreeState `json:"worktrees"`
+	Sessions  []Event         `json:"sessions"`  // never null: [] when there is none
+	Worktrees []WorktreeState `json:"worktrees"` // never null
+	Roots     []string        `json:"roots"`     // the log roots searched, never null
 	Counters  Counters        `json:"counters"`
 }
 
@@ -541,7 +545,7 @@ func (r *Relay) Gone(ctx context.Context, id string) error {
 
 // Status returns every session and the counters.
 func (r *Relay) Status(ctx context.Context) (Status, error) {
-	var st Status
+	st := Status{Sessions: []Event{}, Worktrees: []WorktreeState{}, Roots: append([]string{}, r.cfg.Roots...)}
 	err := r.do(ctx, func() {
 		for _, e := range r.rows() {
 			st.Sessions = append(st.Sessions, r.event(e, sessionChange(e)))
@@ -650,7 +654,7 @@ func (r *Relay) rowState(wt string) string {
 }
 
 func (r *Relay) worktreeStates() []WorktreeState {
-	var out []WorktreeState
+	out := []WorktreeState{}
 	for _, wt := range r.cfg.Worktrees {
 		n := 0
 		for _, e := range r.sessions {

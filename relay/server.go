@@ -238,7 +238,8 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 		io.Copy(io.Discard, c)
 		close(gone)
 	}()
-	if !writeLine(c, Response{OK: true}) {
+	n := sub.Snapshot()
+	if !writeLine(c, Response{OK: true, Snapshot: &n}) {
 		return
 	}
 	for {
@@ -266,6 +267,10 @@ func (r *Relay) countBad() { r.enqueue(func() { r.counters.BadRequests++ }) }
 // writeLine writes v as one JSON line, with a deadline so a stuck peer
 // cannot hold a connection goroutine forever.
 func writeLine(c net.Conn, v any) bool {
+	if r, ok := v.(Response); ok {
+		r.Protocol = Protocol
+		v = r
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return false

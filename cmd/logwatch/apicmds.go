@@ -57,24 +57,46 @@ func (a *app) call(f func(ctx context.Context, c *client.Client) error) error {
 	return nil
 }
 
-// subscribe opens a change stream that ends on SIGINT/SIGTERM; done
-// releases it.
-func (a *app) subscribe() (<-chan relay.Event, func() error, func(), error) {
+// follow opens a change stream that ends on SIGINT/SIGTERM and survives
+// daemon restarts (client.Follow); done releases it. A daemon that is not
+// running at start is an error, as for every other verb.
+func (a *app) follow() (<-chan client.Update, func(), error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	c, err := a.dial(dctx)
-	cancel()
+	ups, err := client.Follow(ctx, a.socketPath(), client.FollowOptions{})
 	if err != nil {
 		stop()
-		return nil, nil, nil, err
+		if errors.Is(err, client.ErrNoDaemon) {
+			return nil, nil, withCode(exitUsage, fmt.Errorf("%w\n(start it with `logwatch run`, or check --socket / LOGWATCH_SOCKET)", err))
+		}
+		return nil, nil, withCode(exitFindings, err)
 	}
-	evs, wait, err := c.Subscribe(ctx)
-	if err != nil {
-		c.Close()
-		stop()
-		return nil, nil, nil, withCode(exitFindings, err)
+	return ups, stop, nil
+}
+
+// reconnectNotice says on stderr, once per outage, that a stream was lost
+// and is being resumed.
+type reconnectNotice struct {
+	w    io.Writer
+	name string
+	lost bool
+}
+
+// update reports u and whether a fresh snapshot starts with it.
+func (n *reconnectNotice) update(u client.Update) (resumed bool) {
+	switch u.Kind {
+	case client.UpdateLost:
+		if !n.lost {
+			fmt.Fprintf(n.w, "logwatch %s: lost the daemon (%v); reconnecting with backoff\n", n.name, u.Err)
+		}
+		n.lost = true
+	case client.UpdateConnected:
+		if n.lost {
+			fmt.Fprintf(n.w, "logwatch %s: reconnected; a fresh snapshot follows\n", n.name)
+			n.lost = false
+			return true
+		}
 	}
-	return evs, wait, func() { c.Close(); stop() }, nil
+	return false
 }
 
 func newKeyCmd(a *app) *cobra.Command {
@@ -110,15 +132,24 @@ func newAckCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ack --session S",
 		Short: "Acknowledge a finished turn: done → ready",
-		Args:  cobra.NoArgs,
+		Long: `Acknowledges a finished turn (done → ready). S is a session id or any unique
+prefix of one, such as the short ids status and events show; a prefix that
+matches several sessions is refused with the list.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if id == "" {
 				return withCode(exitUsage, errors.New("--session is required"))
 			}
-			return a.call(func(ctx context.Context, c *client.Client) error { return c.Ack(ctx, id) })
+			return a.call(func(ctx context.Context, c *client.Client) error {
+				full, err := a.resolveSession(ctx, c, id)
+				if err != nil {
+					return err
+				}
+				return c.Ack(ctx, full)
+			})
 		},
 	}
-	cmd.Flags().StringVar(&id, "session", "", "the session (conversation id)")
+	cmd.Flags().StringVar(&id, "session", "", "the session: its id or any unique prefix of it (as status shows)")
 	return cmd
 }
 
@@ -164,6 +195,15 @@ NO_COLOR turns colours off).`,
 				if err != nil {
 					return err
 				}
+				if st.Sessions == nil { // a daemon from before empty lists were []
+					st.Sessions = []relay.Event{}
+				}
+				if st.Worktrees == nil {
+					st.Worktrees = []relay.WorktreeState{}
+				}
+				if st.Roots == nil {
+					st.Roots = a.roots()
+				}
 				if asJSON {
 					enc := json.NewEncoder(a.stdout)
 					enc.SetIndent("", "  ")
@@ -184,8 +224,18 @@ NO_COLOR turns colours off).`,
 func writeStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
 	sessions := st.Sessions
 	sort.SliceStable(sessions, func(i, j int) bool { return sessions[i].Since.After(sessions[j].Since) })
+	ids := make([]string, len(sessions))
+	for i, s := range sessions {
+		ids[i] = s.Session
+	}
+	shortID := shortIDs(ids)
+	if len(sessions) == 0 {
+		writeNoSession(w, st.Roots)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATE\tAGENT\tSESSION\tTAB\tWHERE\tREASON\tDETAIL\tAGE")
+	if len(sessions) > 0 {
+		fmt.Fprintln(tw, "STATE\tAGENT\tSESSION\tTAB\tWHERE\tREASON\tDETAIL\tAGE")
+	}
 	hidden := 0
 	for _, s := range sessions {
 		age := now.Sub(s.Since)
@@ -197,7 +247,7 @@ func writeStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
 		if where == "" {
 			where = s.Cwd
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.State, s.Agent, short(s.Session, 8), orDash(s.Tab),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.State, s.Agent, shortID[s.Session], orDash(s.Tab),
 			orDash(where), orDash(s.Reason), orDash(short(s.Detail, 40)), age.Round(time.Second))
 	}
 	tw.Flush()
@@ -209,6 +259,56 @@ func writeStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
 		c.HooksReceived, c.HooksDropped, c.HooksUnknown, c.Lines, c.Malformed, c.Oversized)
 	fmt.Fprintf(w, "keys %d: %d interrupt candidates, %d confirmed, %d unconfirmed; %d bad requests\n",
 		c.Keys, c.InterruptCandidates, c.InterruptsConfirmed, c.InterruptsUnconfirmed, c.BadRequests)
+}
+
+// writeNoSession says that no session was found and where logwatch looks.
+func writeNoSession(w io.Writer, roots []string) {
+	fmt.Fprintln(w, "No session found. logwatch looks for agent logs in:")
+	for _, r := range roots {
+		note := ""
+		if _, err := os.Stat(r); err != nil {
+			note = "  (does not exist yet: waited for)"
+		}
+		fmt.Fprintf(w, "  %s%s\n", r, note)
+	}
+	fmt.Fprintln(w, "and for hook events (`logwatch hooks install --agent claude` sets them up).")
+}
+
+// roots are the configured log roots, for the CLI's own views when the
+// daemon does not report them.
+func (a *app) roots() []string {
+	return append(append([]string{}, a.cfg.Agents.Claude.Roots...), a.cfg.Agents.Codex.Roots...)
+}
+
+// daemonRoots asks the daemon where it looks; the configured roots if it
+// cannot say.
+func (a *app) daemonRoots() []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if c, err := client.Dial(ctx, a.socketPath()); err == nil {
+		defer c.Close()
+		if st, err := c.Status(ctx); err == nil && st.Roots != nil {
+			return st.Roots
+		}
+	}
+	return a.roots()
+}
+
+// resolveSession turns a session id or unique prefix into the full id.
+func (a *app) resolveSession(ctx context.Context, c *client.Client, arg string) (string, error) {
+	st, err := c.Status(ctx)
+	if err != nil {
+		return "", err
+	}
+	ids := make([]string, len(st.Sessions))
+	for i, s := range st.Sessions {
+		ids[i] = s.Session
+	}
+	full, err := resolveSession(ids, arg)
+	if err != nil {
+		return "", withCode(exitUsage, err)
+	}
+	return full, nil
 }
 
 func short(s string, n int) string {
@@ -230,34 +330,55 @@ func newEventsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "events [--json]",
 		Short: "Stream state changes: a snapshot of every session, then each change",
-		Args:  cobra.NoArgs,
+		Long: `Streams a snapshot of every session, then each change as it happens (--json:
+one relay Event per line, the socket protocol's stream). When the daemon
+restarts, or drops the stream after it fell behind, events says so on stderr,
+reconnects with backoff and goes on with a fresh snapshot. Ctrl+C ends it.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			evs, wait, done, err := a.subscribe()
+			ups, done, err := a.follow()
 			if err != nil {
 				return err
 			}
 			defer done()
 			enc := json.NewEncoder(a.stdout)
-			for ev := range evs {
+			notice := reconnectNotice{w: a.stderr, name: "events"}
+			known := map[string]bool{}
+			for u := range ups {
+				notice.update(u)
+				if u.Kind == client.UpdateConnected && u.Snapshot == 0 && !asJSON {
+					writeNoSession(a.stdout, a.daemonRoots())
+					fmt.Fprintln(a.stdout, "Waiting for changes (Ctrl+C ends).")
+				}
+				if u.Kind != client.UpdateEvent {
+					continue
+				}
+				ev := u.Event
 				if asJSON {
 					if err := enc.Encode(ev); err != nil {
 						return withCode(exitFindings, err)
 					}
 					continue
 				}
+				known[ev.Session] = true
 				tag := ""
 				if ev.Snapshot {
 					tag = " (snapshot)"
 				}
-				fmt.Fprintf(a.stdout, "%s %-10s %s %s %s %s [%s %s]%s\n", ev.Since.Format("15:04:05.000"), ev.State,
-					short(ev.Session, 8), ev.Agent, ev.Reason, short(ev.Detail, 60), ev.Source, ev.Rule, tag)
-			}
-			if err := wait(); err != nil {
-				return withCode(exitFindings, err)
+				fmt.Fprintf(a.stdout, "%s %-10s %s %s %s %s %s [%s %s]%s\n", ev.Since.Format("15:04:05.000"), ev.State,
+					shortIDs(keys(known))[ev.Session], ev.Agent, orDash(ev.Tab), orDash(ev.Reason), short(ev.Detail, 60), ev.Source, ev.Rule, tag)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line")
 	return cmd
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

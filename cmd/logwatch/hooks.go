@@ -75,7 +75,7 @@ func hookBinary(flagBin string) (string, error) {
 			return filepath.Abs(p)
 		}
 		return "", errors.New("this logwatch is a temporary `go run` build; install one first " +
-			"(`go install github.com/logwatch/logwatch/cmd/logwatch@latest`) or pass --bin PATH")
+			"(`go install ./cmd/logwatch` from a checkout: the module is not published) or pass --bin PATH")
 	}
 	return self, nil
 }

@@ -17,7 +17,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set at build time with -ldflags "-X main.version=…"; when it
+// is not, `logwatch version` reports the module version Go embedded.
 var version = "dev"
 
 // Exit codes.
@@ -103,7 +104,10 @@ func newRoot(a *app) *cobra.Command {
 	pf.String("socket", "", "daemon socket (default $XDG_RUNTIME_DIR/logwatch/logwatch.sock)")
 	root.AddCommand(newVerifyCmd(a), newHookCmd(), newKeyCmd(a), newAckCmd(a), newTabClosedCmd(a),
 		newStatusCmd(a), newEventsCmd(a), newRunCmd(a), newWrapCmd(a), newHooksCmd(a),
-		newServiceCmd(a), newConfigCmd(a, &configFile), newDoctorCmd(a), newReplayCmd(a))
+		newServiceCmd(a), newConfigCmd(a, &configFile), newDoctorCmd(a), newReplayCmd(a), newVersionCmd(a),
+		newManCmd(root))
+	// --version prints what `logwatch version` does.
+	root.SetVersionTemplate(readBuildVersion().text())
 	return root
 }
 

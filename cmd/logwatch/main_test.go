@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/logwatch/logwatch/internal/testsupport"
 )
 
 // bin is the real logwatch binary, built once for the CLI tests.
@@ -24,7 +26,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin = filepath.Join(dir, "logwatch")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	// -buildvcs=auto: stamp the revision when built in a clone, whatever
+	// GOFLAGS says, as `go build` does by default.
+	out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", bin, ".").CombinedOutput()
 	if err != nil {
 		os.Stderr.Write(out)
 		panic(err)
@@ -85,6 +89,7 @@ func TestVerifyCLI(t *testing.T) {
 		{name: "missing config file named explicitly", args: []string{"--config", "/nonexistent/logwatch.yaml", "verify", "x"}, code: 2,
 			stderr: []string{"/nonexistent/logwatch.yaml"}, noStdout: true},
 		{name: "version", args: []string{"--version"}, stdout: []string{"logwatch version"}},
+		{name: "run --help names the record flag's value", args: []string{"run", "--help"}, stdout: []string{"--record FILE "}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,10 +143,7 @@ func TestVerifyJSON(t *testing.T) {
 // TestRealworldFromCLI is the issue's acceptance command: every real sample
 // verifies, with every interrupt and compaction the provenance notes name.
 func TestRealworldFromCLI(t *testing.T) {
-	root := "../../../shared/realworld"
-	if _, err := os.Stat(root); err != nil {
-		t.Skip("realworld samples not present")
-	}
+	root := testsupport.Realworld(t, "../../../shared/realworld")
 	stdout, stderr, code := cli(t, nil, "verify", "--json", root+"/claude", root+"/codex")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/logwatch/logwatch/internal/testsupport"
 )
 
 // TestRecordReplayRoundTrip records a scripted session with the real daemon
@@ -119,7 +121,7 @@ func TestReplayPeerScenarioCLI(t *testing.T) {
 	dir := "../../../shared/realworld/irrlicht-scenarios/claudecode/2-20_user-esc-interrupt"
 	recs, _ := filepath.Glob(filepath.Join(dir, "recordings", "*"))
 	if len(recs) == 0 {
-		t.Skip("peer scenarios not present")
+		testsupport.Missing(t, "peer scenarios not present under %s", dir)
 	}
 	out, stderr, code := cli(t, nil, "replay", "--expect", filepath.Join(dir, "expected.jsonl"), recs[0])
 	if code != 0 || !strings.Contains(out, "3/3 phases passed") || !strings.Contains(out, "interrupted") {

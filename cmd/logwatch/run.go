@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -34,7 +35,7 @@ serves every session's state on the unix socket until SIGINT or SIGTERM.`,
 			return a.serve(ctx, record)
 		},
 	}
-	cmd.Flags().StringVar(&record, "record", "", "record every input and change to this new file (0600), for `logwatch replay`")
+	cmd.Flags().StringVar(&record, "record", "", "record every input and change to this new `FILE` (0600), for logwatch replay")
 	return cmd
 }
 
@@ -60,6 +61,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 		Worktrees:       a.cfg.Worktrees,
 		InterruptWindow: a.cfg.Interrupt.Window,
 		TurnQuiet:       a.cfg.TurnQuiet,
+		Roots:           append(slices.Clone(a.cfg.Agents.Claude.Roots), a.cfg.Agents.Codex.Roots...),
 	}, relay.SystemClock{}, w, a.log)
 	srv := relay.NewServer(r, a.log)
 	if record != "" {

@@ -62,7 +62,8 @@ func systemdUnit(d serviceDef) []byte {
 	}
 	fmt.Fprintf(&b, `[Unit]
 Description=logwatch: live state of AI coding agent sessions
-Documentation=https://github.com/logwatch/logwatch
+# Docs: logwatch run --help; logwatch man DIR writes the manual pages (the module
+# is not published: see the README of your checkout)
 
 [Service]
 Type=simple

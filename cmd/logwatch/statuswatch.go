@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/client"
 )
 
 // urgency orders states as a row shows them (SPEC §2): waiting first.
@@ -41,11 +42,18 @@ func urgencyOf(state string) int {
 	return len(urgency)
 }
 
+// watchNotes is what the live view says besides the sessions.
+type watchNotes struct {
+	roots []string // where logwatch looks, shown when there is no session
+	note  string   // a line under the header, e.g. while reconnecting
+}
+
 // renderSessions draws the live view: sessions grouped by worktree (a
 // session without one under its cwd), most urgent group and session first,
-// one line each: dot, state, agent, reason, detail, age, fitted to width.
-// It is pure so the view can be compared with a golden file.
-func renderSessions(w io.Writer, sessions []relay.Event, now time.Time, width int, color bool) {
+// one line each: dot, short session id (what ack accepts), state, agent,
+// tab, reason, detail, age, fitted to width. It is pure so the view can be
+// compared with a golden file.
+func renderSessions(w io.Writer, sessions []relay.Event, now time.Time, width int, color bool, notes watchNotes) {
 	width = max(width, 40)
 	groups := map[string][]relay.Event{}
 	for _, s := range sessions {
@@ -98,21 +106,46 @@ func renderSessions(w io.Writer, sessions []relay.Event, now time.Time, width in
 	}
 	clock := now.Format("15:04:05")
 	fmt.Fprintf(w, "%s%*s\n", paint(ansiBold, fit(head, width-len(clock)-1)), width-runeLen(fit(head, width-len(clock)-1)), clock)
+	if notes.note != "" {
+		fmt.Fprintln(w, fit(notes.note, width))
+	}
 	if len(sessions) == 0 {
-		fmt.Fprintln(w, "\n  no sessions yet")
+		fmt.Fprintln(w)
+		var b bytes.Buffer
+		writeNoSession(&b, notes.roots)
+		for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			line = "  " + line
+			if r := []rune(line); len(r) > width {
+				line = string(r[:width-1]) + "…"
+			}
+			fmt.Fprintln(w, line)
+		}
 		return
 	}
-	// Fixed columns: "  ● " state(10) agent(6) reason(17); detail takes the
-	// rest before a right-aligned age(4).
+	// Columns: "  ● " id(the longest short id) state(10) agent(6) tab(up to
+	// 8) reason(17); detail takes the rest before a right-aligned age(4).
+	ids := make([]string, len(sessions))
+	tabW := 1
+	for i, s := range sessions {
+		ids[i] = s.Session
+		tabW = max(tabW, min(8, runeLen(s.Tab)))
+	}
+	shortID := shortIDs(ids)
+	idW := 0
+	for _, id := range shortID {
+		idW = max(idW, runeLen(id))
+	}
+	idW = min(idW, 14)
 	const stateW, agentW, reasonW, ageW = 10, 6, 17, 4
-	detailW := width - 4 - stateW - 1 - agentW - 1 - reasonW - 1 - 1 - ageW
+	detailW := width - 4 - idW - 1 - stateW - 1 - agentW - 1 - tabW - 1 - reasonW - 1 - 1 - ageW
 	for _, k := range keys {
 		fmt.Fprintf(w, "\n%s\n", paint(ansiBold, fitLeft(k, width)))
 		for _, s := range groups[k] {
 			detail := fit(s.Detail, detailW)
-			line := fmt.Sprintf("  %s %-*s %-*s %-*s %s%*s %*s",
-				paint(stateColor[s.State], "●"),
-				stateW, fit(s.State, stateW), agentW, fit(s.Agent, agentW), reasonW, fit(orDash(s.Reason), reasonW),
+			line := fmt.Sprintf("  %s %-*s %-*s %-*s %-*s %-*s %s%*s %*s",
+				paint(stateColor[s.State], "●"), idW, fit(shortID[s.Session], idW),
+				stateW, fit(s.State, stateW), agentW, fit(s.Agent, agentW), tabW, fit(orDash(s.Tab), tabW),
+				reasonW, fit(orDash(s.Reason), reasonW),
 				detail, detailW-runeLen(detail), "", ageW, shortAge(now.Sub(s.Since)))
 			fmt.Fprintln(w, strings.TrimRight(line, " "))
 		}
@@ -159,9 +192,10 @@ func shortAge(d time.Duration) string {
 // watchStatus follows the change stream. On a terminal it redraws the view
 // in place (cursor home, each line then clear-to-end, one write per frame:
 // no flicker), at most every 100 ms and once a second for the ages; elsewhere
-// it prints one plain line per change.
+// it prints one plain line per change. A lost daemon is said once on stderr
+// (and in the view); the stream resumes with a fresh snapshot.
 func (a *app) watchStatus(all bool) error {
-	evs, wait, done, err := a.subscribe()
+	ups, done, err := a.follow()
 	if err != nil {
 		return err
 	}
@@ -169,7 +203,27 @@ func (a *app) watchStatus(all bool) error {
 	f, isFile := a.stdout.(*os.File)
 	tty := isFile && isatty.IsTerminal(f.Fd())
 	color := tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	notice := reconnectNotice{w: a.stderr, name: "status --watch"}
 	sessions := map[string]relay.Event{}
+	var notes watchNotes
+	// apply folds one update in; a fresh snapshot replaces what was known.
+	apply := func(u client.Update) {
+		resumed := notice.update(u)
+		switch u.Kind {
+		case client.UpdateConnected:
+			if resumed {
+				clear(sessions)
+			}
+			notes.note = ""
+			if u.Snapshot == 0 && notes.roots == nil {
+				notes.roots = a.daemonRoots()
+			}
+		case client.UpdateLost:
+			notes.note = fmt.Sprintf("(lost the daemon: %v; reconnecting)", u.Err)
+		case client.UpdateEvent:
+			sessions[u.Event.Session] = u.Event
+		}
+	}
 	visible := func(now time.Time) []relay.Event {
 		var out []relay.Event
 		for _, s := range sessions {
@@ -180,11 +234,19 @@ func (a *app) watchStatus(all bool) error {
 		return out
 	}
 	if !tty {
-		for ev := range evs {
-			fmt.Fprintf(a.stdout, "%s %-10s %-6s %s %s %s\n", ev.Since.Format("15:04:05"), ev.State, ev.Agent,
-				orDash(whereOf(ev)), orDash(ev.Reason), ev.Detail)
+		for u := range ups {
+			apply(u)
+			if u.Kind == client.UpdateConnected && u.Snapshot == 0 {
+				writeNoSession(a.stdout, notes.roots)
+			}
+			if u.Kind != client.UpdateEvent {
+				continue
+			}
+			ev := u.Event
+			fmt.Fprintf(a.stdout, "%s %-10s %-6s %s %s %s %s %s\n", ev.Since.Format("15:04:05"), ev.State, ev.Agent,
+				shortIDs(keys(sessions))[ev.Session], orDash(ev.Tab), orDash(whereOf(ev)), orDash(ev.Reason), ev.Detail)
 		}
-		return streamEnd(wait())
+		return nil
 	}
 	fmt.Fprint(a.stdout, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
 	defer fmt.Fprint(a.stdout, "\x1b[?25h\n")
@@ -198,7 +260,7 @@ func (a *app) watchStatus(all bool) error {
 		}
 		var view bytes.Buffer
 		now := time.Now()
-		renderSessions(&view, visible(now), now, width, color)
+		renderSessions(&view, visible(now), now, width, color, notes)
 		frame.Reset()
 		frame.WriteString("\x1b[H")
 		for _, line := range strings.SplitAfter(view.String(), "\n") {
@@ -217,12 +279,12 @@ func (a *app) watchStatus(all bool) error {
 	debounce.Stop()
 	for {
 		select {
-		case ev, ok := <-evs:
+		case u, ok := <-ups:
 			if !ok {
 				draw()
-				return streamEnd(wait())
+				return nil
 			}
-			sessions[ev.Session] = ev
+			apply(u)
 			if !dirty {
 				dirty = true
 				debounce.Reset(100 * time.Millisecond)
@@ -242,11 +304,4 @@ func whereOf(ev relay.Event) string {
 		return ev.Worktree
 	}
 	return ev.Cwd
-}
-
-func streamEnd(err error) error {
-	if err != nil {
-		return withCode(exitFindings, err)
-	}
-	return nil
 }

@@ -18,11 +18,11 @@ import (
 func watchSessions(now time.Time) []relay.Event {
 	ago := func(d time.Duration) time.Time { return now.Add(-d) }
 	return []relay.Event{
-		{Session: "a1", Agent: "claude", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app", State: "working", Reason: "tool", Detail: "go test ./... -run TestEverything -count=1 -race -timeout 10m", Since: ago(12 * time.Second)},
-		{Session: "a2", Agent: "codex", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app/web", State: "waiting", Reason: "permission", Detail: "Bash: rm -rf build", Since: ago(3 * time.Minute)},
+		{Session: "a1f03c9e-5b7d-4c1e-9a2f-0d6b8e4c3a21", Agent: "claude", Tab: "wrap-3f9a0c1d2e4b5a69", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app", State: "working", Reason: "tool", Detail: "go test ./... -run TestEverything -count=1 -race -timeout 10m", Since: ago(12 * time.Second)},
+		{Session: "019e0f3d-12a4-7b90-8c61-3e2f9d0a7b54", Agent: "codex", Tab: "T2", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app/web", State: "waiting", Reason: "permission", Detail: "Bash: rm -rf build", Since: ago(3 * time.Minute)},
 		{Session: "a3", Agent: "claude", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app", State: "ended", Reason: "session_end", Since: ago(5 * time.Hour)},
 		{Session: "b1", Agent: "claude", Cwd: "/tmp/scratch", State: "done", Reason: "turn_end", Since: ago(40 * time.Second)},
-		{Session: "c1", Agent: "codex", Worktree: "/home/dev/src/infra", State: "compacting", Reason: "compaction", Since: ago(2 * time.Second)},
+		{Session: "019e1a2b-77c0-7d21-9f3e-5a0c4b2d1e6f", Agent: "codex", Worktree: "/home/dev/src/infra", State: "compacting", Reason: "compaction", Since: ago(2 * time.Second)},
 		{Session: "d1", Agent: "claude", Cwd: "/home/dev/very/long/path/to/a/project/that/does/not/fit/in/eighty/columns/at/all/really", State: "ready", Reason: "interrupted", Since: ago(50 * time.Hour)},
 	}
 }
@@ -34,7 +34,7 @@ func TestRenderSessionsGolden(t *testing.T) {
 		color bool
 	}{{"watch-80.golden", false}, {"watch-80-color.golden", true}} {
 		var b bytes.Buffer
-		renderSessions(&b, watchSessions(now), now, 80, tc.color)
+		renderSessions(&b, watchSessions(now), now, 80, tc.color, watchNotes{})
 		golden(t, "testdata/status/"+tc.name, b.Bytes())
 		if !tc.color {
 			for _, line := range strings.Split(b.String(), "\n") {
@@ -47,10 +47,18 @@ func TestRenderSessionsGolden(t *testing.T) {
 			t.Errorf("%s: colour codes present = %v", tc.name, !tc.color)
 		}
 	}
+	// No session: the view says so and names the roots it looks in.
 	var b bytes.Buffer
-	renderSessions(&b, nil, now, 80, false)
-	if !strings.Contains(b.String(), "no sessions yet") {
-		t.Errorf("empty view: %q", b.String())
+	renderSessions(&b, nil, now, 80, false, watchNotes{roots: []string{"/nonexistent/claude/projects"}, note: "(lost the daemon: EOF; reconnecting)"})
+	for _, want := range []string{"No session found", "/nonexistent/claude/projects  (does not exist yet", "lost the daemon"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("empty view lacks %q:\n%s", want, b.String())
+		}
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("empty view: line of %d columns: %q", n, line)
+		}
 	}
 }
 
@@ -86,9 +94,18 @@ func TestStatusWatchPlain(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	e.hook("t1", "claude", hookJSON("PermissionRequest", "w1", "tool_name", "Bash", "tool_input", `{"command":"make deploy"}`))
+	// An empty daemon: the view first says so and where it looks.
+	if l := <-lines; !strings.HasPrefix(l, "No session found") {
+		t.Errorf("first line %q", l)
+	}
+	for l := range lines {
+		if strings.HasPrefix(l, "and for hook events") {
+			break
+		}
+	}
 	select {
 	case l := <-lines:
-		for _, s := range []string{"waiting", "claude", "/w/app", "permission", "make deploy"} {
+		for _, s := range []string{"waiting", "claude", "w1", "t1", "/w/app", "permission", "make deploy"} {
 			if !strings.Contains(l, s) {
 				t.Errorf("line lacks %q: %q", s, l)
 			}

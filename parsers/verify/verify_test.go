@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/logwatch/logwatch/internal/testsupport"
 )
 
 var update = flag.Bool("update", false, "rewrite the realworld golden expectations from the current report")
@@ -29,9 +31,7 @@ var goldenFields = []string{"agent", "session_id", "agent_version", "subagent", 
 // expectation in testdata/realworld. A new sample without a golden fails, so
 // nothing in realworld goes unchecked.
 func TestRealworldGolden(t *testing.T) {
-	if _, err := os.Stat(realworld); err != nil {
-		t.Skipf("realworld samples not present: %v", err)
-	}
+	testsupport.Realworld(t, realworld)
 	files, errs := Collect([]string{filepath.Join(realworld, "claude"), filepath.Join(realworld, "codex")})
 	if len(errs) > 0 || len(files) == 0 {
 		t.Fatalf("collect: %v (%d files)", errs, len(files))

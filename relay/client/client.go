@@ -19,13 +19,14 @@ import (
 )
 
 // ErrNoDaemon means nothing is listening on the socket.
-var ErrNoDaemon = errors.New("logwatch daemon is not running")
+var ErrNoDaemon = errors.New("the daemon is not running")
 
 // Client is one connection to the daemon. It is not safe for concurrent use.
 type Client struct {
-	conn   net.Conn
-	rd     *bufio.Reader
-	broken error // set once an exchange failed; the connection is closed
+	conn     net.Conn
+	rd       *bufio.Reader
+	broken   error // set once an exchange failed; the connection is closed
+	snapshot int   // after Subscribe: snapshot lines announced, -1 if not said
 }
 
 // Dial connects to the daemon's socket.
@@ -144,8 +145,13 @@ func (c *Client) Status(ctx context.Context) (relay.Status, error) {
 // session (Snapshot set), then every change. The channel closes when the
 // stream ends; the returned func reports why (nil when ctx ended it).
 func (c *Client) Subscribe(ctx context.Context) (<-chan relay.Event, func() error, error) {
-	if _, err := c.Do(ctx, relay.Request{Op: relay.OpSubscribe}); err != nil {
+	resp, err := c.Do(ctx, relay.Request{Op: relay.OpSubscribe})
+	if err != nil {
 		return nil, nil, err
+	}
+	c.snapshot = -1
+	if resp.Snapshot != nil {
+		c.snapshot = *resp.Snapshot
 	}
 	out := make(chan relay.Event, 64)
 	var streamErr error
@@ -189,3 +195,7 @@ func (c *Client) Subscribe(ctx context.Context) (<-chan relay.Event, func() erro
 	}()
 	return out, func() error { <-done; return streamErr }, nil
 }
+
+// Snapshot is, after Subscribe, how many snapshot events the daemon said it
+// starts the stream with (0: no session yet), or -1 when it did not say.
+func (c *Client) Snapshot() int { return c.snapshot }

@@ -14,6 +14,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/relay"
+
+	"github.com/logwatch/logwatch/internal/testsupport"
 )
 
 const scenarios = "../../../shared/realworld/irrlicht-scenarios"
@@ -41,9 +43,7 @@ func readNote(t *testing.T, agent, scenario string) note {
 // recording and an expected.jsonl, and checks the phases. A failing phase
 // must be a documented deliberate difference.
 func TestPeerCorpus(t *testing.T) {
-	if _, err := os.Stat(scenarios); err != nil {
-		t.Skip("peer scenarios not present")
-	}
+	testsupport.Realworld(t, scenarios)
 	recs, _ := filepath.Glob(filepath.Join(scenarios, "*", "*", "recordings", "*"))
 	sort.Strings(recs)
 	if len(recs) < 20 {

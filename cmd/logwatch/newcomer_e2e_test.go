@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// proc is a long-running CLI command (events, status --watch) whose output
+// lines the test reads as they come.
+type proc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	lines  chan string
+	mu     sync.Mutex
+	stderr strings.Builder
+}
+
+func startProc(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &proc{t: t, cmd: exec.CommandContext(ctx, bin, args...), lines: make(chan string, 4096)}
+	p.cmd.Env = env
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errp, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		b, _ := io.ReadAll(errp)
+		p.mu.Lock()
+		p.stderr.Write(b)
+		p.mu.Unlock()
+	}()
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() { cancel(); p.cmd.Wait() })
+	return p
+}
+
+// waitLine returns the first line matching re.
+func (p *proc) waitLine(re string) string {
+	p.t.Helper()
+	rx := regexp.MustCompile(re)
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				p.t.Fatalf("%v ended before a line matching %s; stderr:\n%s", p.cmd.Args[1:], re, p.stderrText())
+			}
+			if rx.MatchString(l) {
+				return l
+			}
+		case <-timeout:
+			p.t.Fatalf("%v: no line matching %s within 20s", p.cmd.Args[1:], re)
+		}
+	}
+}
+
+// stop ends the command (SIGTERM) and returns its stderr.
+func (p *proc) stop() string {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.cmd.Wait()
+	for range p.lines {
+	}
+	return p.stderrText()
+}
+
+func (p *proc) stderrText() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+func (e *e2e) waitSubscribers(n float64) {
+	e.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for counter(e.status(), "subscribers") < n {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("fewer than %v subscribers", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestE2EStreamsReconnect: `events` and `status --watch` outlive a daemon
+// killed and restarted: each says so once on stderr, reconnects with backoff
+// and resumes with a fresh snapshot.
+func TestE2EStreamsReconnect(t *testing.T) {
+	// No checkpoint: the restarted daemon reads the log again, so the fresh
+	// snapshot has the session in it.
+	cfgDir := t.TempDir()
+	cfgFile := filepath.Join(cfgDir, "c.yaml")
+	write(t, cfgFile, "checkpoint: \"\"\n")
+	e := startE2EArgs(t, []string{"--config", cfgFile})
+	transcript := filepath.Join(e.claude, "-w-app", "c1.jsonl")
+	e.append(transcript, `{"type":"user","sessionId":"c1","cwd":"/w/app","version":"2.1.328","message":{"role":"user","content":"hi"}}`)
+	e.want("c1", "working", "prompt", "log")
+
+	events := startProc(t, e.env, "events", "--json")
+	watch := startProc(t, e.env, "status", "--watch")
+	e.waitSubscribers(3)
+	events.waitLine(`"session":"c1".*"snapshot":true|"snapshot":true.*"session":"c1"`)
+	watch.waitLine(`working .* c1 `)
+
+	e.daemon.Process.Kill()
+	e.daemon.Wait()
+	time.Sleep(700 * time.Millisecond) // several retries fail meanwhile: still one notice
+	e.start()
+	e.waitSubscribers(3)
+	events.waitLine(`"session":"c1".*"snapshot":true|"snapshot":true.*"session":"c1"`) // the fresh snapshot
+	watch.waitLine(`working .* c1 `)
+	e.hook("tab-r", "claude", hookJSON("UserPromptSubmit", "r2"))
+	ev := events.waitLine(`"session":"r2"`)
+	var got map[string]any
+	if err := json.Unmarshal([]byte(ev), &got); err != nil || got["state"] != "working" || got["snapshot"] == true {
+		t.Fatalf("after the restart: %s (%v)", ev, err)
+	}
+	watch.waitLine(`working .* r2 +tab-r `)
+
+	for name, p := range map[string]*proc{"events": events, "status --watch": watch} {
+		stderr := p.stop()
+		if n := strings.Count(stderr, "lost the daemon"); n != 1 {
+			t.Errorf("%s: %d lost-the-daemon notices, want 1:\n%s", name, n, stderr)
+		}
+		if n := strings.Count(stderr, "reconnected; a fresh snapshot follows"); n != 1 {
+			t.Errorf("%s: %d reconnected notices, want 1:\n%s", name, n, stderr)
+		}
+	}
+}
+
+// TestE2ESessionPrefixes: status shows ids that ack accepts; any unique
+// prefix works; an ambiguous one is refused with the matches.
+func TestE2ESessionPrefixes(t *testing.T) {
+	e := startE2E(t)
+	ids := []string{"a1f03c9e-5b7d-4c1e-9a2f-0d6b8e4c3a21", "a1f03c9e-ffff-4c1e-9a2f-0d6b8e4c3a22", "b2c4d6e8-0000-4000-8000-000000000003"}
+	for i, id := range ids {
+		tab := "tab" + string(rune('1'+i))
+		e.hook(tab, "claude", hookJSON("UserPromptSubmit", id))
+		e.want(id, "working", "prompt", "hook")
+		e.hook(tab, "claude", hookJSON("Stop", id))
+		e.want(id, "done", "turn_end", "hook")
+	}
+	stdout, stderr, code := cli(t, e.env, "status")
+	if code != 0 {
+		t.Fatalf("status: %d %s", code, stderr)
+	}
+	for _, short := range []string{"a1f03c9e-5 ", "a1f03c9e-f ", "b2c4d6e8 "} {
+		if !strings.Contains(stdout, short) {
+			t.Errorf("status lacks the short id %q:\n%s", short, stdout)
+		}
+	}
+	// The id status shows is accepted as is.
+	if _, stderr, code := cli(t, e.env, "ack", "--session", "a1f03c9e-5"); code != 0 {
+		t.Fatalf("ack with the shown id: %d %s", code, stderr)
+	}
+	e.want(ids[0], "ready", "acknowledged", "api")
+	// Any unique prefix.
+	if _, stderr, code := cli(t, e.env, "ack", "--session", "b2"); code != 0 {
+		t.Fatalf("ack with a prefix: %d %s", code, stderr)
+	}
+	e.want(ids[2], "ready", "acknowledged", "api")
+	// Ambiguous: exit 2, both matches listed, nothing changed.
+	_, stderr, code = cli(t, e.env, "ack", "--session", "a1f0")
+	if code != 2 || !strings.Contains(stderr, "ambiguous") || !strings.Contains(stderr, ids[0]) || !strings.Contains(stderr, ids[1]) {
+		t.Fatalf("ambiguous prefix: %d %s", code, stderr)
+	}
+	e.quiet(ids[1], 300*time.Millisecond)
+	// The full id always works.
+	if _, stderr, code := cli(t, e.env, "ack", "--session", ids[1]); code != 0 {
+		t.Fatalf("ack with the full id: %d %s", code, stderr)
+	}
+	e.want(ids[1], "ready", "acknowledged", "api")
+}
+
+// TestE2EEmptyAnswers: with no session, JSON has [] and the text views say
+// so and name the roots logwatch looks in.
+func TestE2EEmptyAnswers(t *testing.T) {
+	e := startE2E(t)
+	out, _, code := cli(t, e.env, "status", "--json")
+	if code != 0 {
+		t.Fatalf("status --json: %d", code)
+	}
+	var st struct {
+		Sessions  []any    `json:"sessions"`
+		Worktrees []any    `json:"worktrees"`
+		Roots     []string `json:"roots"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Sessions == nil || st.Worktrees == nil ||
+		!strings.Contains(out, `"sessions": []`) || len(st.Roots) != 2 || st.Roots[0] != e.claude || st.Roots[1] != e.codex {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	out, _, _ = cli(t, e.env, "status")
+	for _, want := range []string{"No session found", e.claude + "  (does not exist yet", e.codex, "hooks install"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "STATE") {
+		t.Errorf("status prints a header over nothing:\n%s", out)
+	}
+	events := startProc(t, e.env, "events")
+	events.waitLine("No session found")
+	events.waitLine(regexp.QuoteMeta(e.claude))
+	events.waitLine("Waiting for changes")
+	// And the stream goes on.
+	e.hook("t", "codex", hookJSON("UserPromptSubmit", "late"))
+	events.waitLine(`working +late `)
+}
+
+// TestHooksInstallFromGoRun: a `go run` build asks for an install that
+// works (the module is not published, so no @latest).
+func TestHooksInstallFromGoRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "go-build123", "b001", "exe")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmpBin := filepath.Join(dir, "logwatch")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tmpBin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(tmpBin, "hooks", "install", "--agent", "claude", "--dry-run")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=/nonexistent"}
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(string(out), "go install ./cmd/logwatch") || strings.Contains(string(out), "@latest") {
+		t.Fatalf("exit %d: %s", cmd.ProcessState.ExitCode(), out)
+	}
+}

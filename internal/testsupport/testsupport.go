@@ -1,0 +1,38 @@
+// Package testsupport holds what the project's tests share about their
+// environment: on a developer's machine a missing tool or data folder skips
+// the tests that need it; on CI (CI=true) it fails them, so nothing is
+// skipped silently where it must run.
+package testsupport
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+// CI reports whether the tests run on CI: $CI set to a true value.
+func CI() bool {
+	ok, _ := strconv.ParseBool(os.Getenv("CI"))
+	return ok
+}
+
+// Missing stops a test that lacks something it needs: a skip, or a
+// failure under CI=true.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if CI() {
+		t.Fatalf("CI=true, and this test cannot run: "+format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// Realworld returns rel, the shared real-world samples folder as reached
+// from the test's package directory (e.g. "../../shared/realworld"), after
+// checking it exists; Missing otherwise.
+func Realworld(t testing.TB, rel string) string {
+	t.Helper()
+	if _, err := os.Stat(rel); err != nil {
+		Missing(t, "real-world samples not present (a sibling of the checkout): %v", err)
+	}
+	return rel
+}
