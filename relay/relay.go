@@ -76,8 +76,12 @@ type LogLine struct {
 	Line      int
 	Evidence  parsers.Evidence
 	Malformed bool
-	Bootstrap bool   // history read at start-up, not happening now
-	Raw       []byte // the line's bytes, only when recording
+	Bootstrap bool // history read at start-up, not happening now
+	// Replay marks history an earlier run already folded before its
+	// checkpoint: skipped when that run's state was restored.
+	Replay bool
+	Gen    int    // the file's generation (watcher.Record.Gen)
+	Raw    []byte // the line's bytes, only when recording
 }
 
 // Event is one published change (or, with Snapshot, one session's current
@@ -146,8 +150,9 @@ type entry struct {
 	tab        string
 	worktree   string
 	since      time.Time
-	path       string // the session's log file, when known
-	booting    bool   // folded bootstrap history not yet settled
+	path       string          // the session's log file, when known
+	booting    bool            // folded bootstrap history not yet settled
+	bootFrom   *session.Change // the settled state bootstrap history was folded onto
 	lastLog    time.Time
 	quietTimer func() bool
 }
@@ -171,6 +176,10 @@ type Relay struct {
 	counters Counters
 	windows  map[string]*window // tab → open interrupt-confirmation window
 	offsets  map[string]int64   // path → end of the last line received
+	marks    map[string]Mark    // path → how far this run folded it (for checkpoints)
+	restored bool               // a saved state was restored: Replay lines are in it
+	changed  bool               // state changed since the last Save
+	booted   bool               // BootstrapDone arrived
 }
 
 // New returns a relay. follow may be nil (no watcher: hooks only).
@@ -201,6 +210,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		subs:     map[*Subscription]bool{},
 		windows:  map[string]*window{},
 		offsets:  map[string]int64{},
+		marks:    map[string]Mark{},
 	}
 }
 
@@ -304,11 +314,13 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 		}
 		if !ok {
 			r.tabs[tab] = h.SessionID
+			r.changed = true
 		}
 	}
 	e := r.entry(h.SessionID, h.Agent)
-	if tab != "" {
+	if tab != "" && e.tab != tab {
 		e.tab = tab
+		r.changed = true
 	}
 	if h.AgentID != "" {
 		r.counters.HooksSubagent++
@@ -351,6 +363,12 @@ func (r *Relay) logLine(l LogLine) {
 		r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
 			Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap})
 	}
+	if m, ok := r.marks[l.Path]; !ok || m.Gen != l.Gen || l.End > m.End {
+		r.marks[l.Path] = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
+	}
+	if l.Replay && r.restored {
+		return // folded into the restored state already
+	}
 	r.offsets[l.Path] = l.End
 	r.counters.Lines++
 	if l.Malformed {
@@ -366,9 +384,16 @@ func (r *Relay) logLine(l LogLine) {
 		e.path = l.Path
 	}
 	if l.Bootstrap {
+		if !e.booting && known {
+			ch := sessionChange(e)
+			e.bootFrom = &ch
+		}
 		e.booting = true
 		e.s.Log(l.Evidence)
 		r.locate(e)
+		if r.booted {
+			r.settle(e) // history arriving after the start-up read: settle it at once
+		}
 		return
 	}
 	r.settle(e)
@@ -403,9 +428,15 @@ func (r *Relay) logLine(l LogLine) {
 	r.armQuiet(e)
 }
 
-// Oversized counts lines the watcher skipped for their length.
-func (r *Relay) Oversized(n int) {
-	r.enqueue(func() { r.counters.Oversized += int64(n) })
+// Oversized counts lines the watcher skipped for their length; the file's
+// position moves past them (l.Gen, l.End, l.Line).
+func (r *Relay) Oversized(l LogLine, n int) {
+	r.enqueue(func() {
+		r.counters.Oversized += int64(n)
+		if m, ok := r.marks[l.Path]; !ok || m.Gen != l.Gen || l.End > m.End {
+			r.marks[l.Path] = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
+		}
+	})
 }
 
 // BootstrapDone tells the relay the watcher has read every existing log's
@@ -414,6 +445,7 @@ func (r *Relay) Oversized(n int) {
 func (r *Relay) BootstrapDone() {
 	r.enqueue(func() {
 		r.record(RecordLine{Kind: RecBootstrapDone})
+		r.booted = true
 		for _, e := range r.sortedEntries() {
 			if e.booting {
 				r.settle(e)
@@ -430,7 +462,10 @@ func (r *Relay) settle(e *entry) {
 	}
 	e.booting = false
 	e.s.Settle()
-	r.moved(e)
+	if from := e.bootFrom; from == nil || *from != sessionChange(e) {
+		r.moved(e) // history changed it; a restored state folded onto unchanged keeps its since
+	}
+	e.bootFrom = nil
 	r.publish(e, sessionChange(e), true)
 }
 
@@ -481,7 +516,10 @@ func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 	n := 0
 	err := r.do(ctx, func() {
 		r.record(RecordLine{Kind: RecTabClosed, Tab: tab})
-		delete(r.tabs, tab)
+		if _, ok := r.tabs[tab]; ok {
+			delete(r.tabs, tab)
+			r.changed = true
+		}
 		r.closeWindow(tab)
 		for _, e := range r.sortedEntries() {
 			if e.tab != tab {
@@ -578,6 +616,7 @@ func (r *Relay) event(e *entry, ch session.Change) Event {
 
 func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {
 	r.seq++
+	r.changed = true
 	ev := r.event(e, ch)
 	ev.Seq, ev.Bootstrap = r.seq, bootstrap
 	if e.worktree != "" {

@@ -33,6 +33,14 @@ type Config struct {
 	// restart resumes exactly where the last run stopped.
 	CheckpointFile     string
 	CheckpointInterval time.Duration // default 5s
+	// SaveState makes every checkpoint carry the consumer's state, exactly
+	// as of the positions saved: the watcher sends a KindCheckpoint barrier
+	// through Records and writes the file with what the consumer commits
+	// and with the positions the consumer says it folded. The first record
+	// of a run is KindState with the last saved state. The consumer must
+	// keep reading Records until they close (the final checkpoint is written
+	// after Run's context ends).
+	SaveState bool
 	// MaxWatches caps the directory watches this watcher takes (0: only the
 	// kernel's limit). Directories beyond it are polled.
 	MaxWatches int

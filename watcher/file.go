@@ -34,6 +34,12 @@ type filePos struct {
 	lineKnown bool
 	size      int64 // size when last read
 	fresh     bool  // no generation adopted yet (a new file, or deletion reported): the next file at the path starts at 0
+
+	// This generation was resumed from the checkpoint at resumeOff.
+	resumed     bool
+	resumeOff   int64
+	resumeLine  int
+	resumeKnown bool
 }
 
 // file is one followed log.
@@ -328,6 +334,7 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 		cp := ck.pos()
 		if cp.dev == dev && cp.ino == ino && size >= cp.offset && r.prefixOK(cp, size) {
 			p, r.resume = cp, cp.offset
+			p.resumed, p.resumeOff, p.resumeLine, p.resumeKnown = true, cp.offset, cp.line, cp.lineKnown
 		} else {
 			r.log.Debug().Int64("offset", cp.offset).Bool("same_inode", cp.dev == dev && cp.ino == ino).
 				Int64("size", size).Msg("checkpoint is for another generation; bootstrapping the file afresh")

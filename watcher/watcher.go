@@ -79,6 +79,7 @@ type Watcher struct {
 	starting  bool            // files found now are bootstrapped
 	bootQueue []*file
 	ckpt      map[string]*ckptEntry
+	state     []byte // the consumer's state from the checkpoint (SaveState)
 	warned    map[string]bool // one warning per path and kind
 	polling   bool            // no watches at all
 	limitLog  bool            // the watch-limit fallback was logged
@@ -96,7 +97,8 @@ type Watcher struct {
 		dirs, watched                                               atomic.Int64
 		polling                                                     atomic.Bool
 	}
-	dirty atomic.Bool // positions changed since the last checkpoint
+	dirty  atomic.Bool // positions changed since the last checkpoint
+	saving sync.Mutex  // one checkpoint write at a time
 }
 
 // Option changes how a Watcher is built.
@@ -177,6 +179,14 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err := w.loadCheckpoint(); err != nil {
 		w.clog.Warn().Err(err).Str("path", w.cfg.CheckpointFile).Msg("checkpoint unreadable; bootstrapping every file from its tail")
 	}
+	if w.cfg.SaveState {
+		// Before any line: the consumer restores, then folds what follows.
+		select {
+		case w.out <- Record{Kind: KindState, State: w.state}:
+		case <-ctx.Done():
+		}
+		w.state = nil
+	}
 	dw, err := w.newDirWatcher()
 	if err != nil {
 		w.polling = true
@@ -206,11 +216,18 @@ func (w *Watcher) Run(ctx context.Context) error {
 	w.closing = true
 	w.mu.Unlock()
 	w.wg.Wait()
-	if serr := w.saveCheckpoint(); serr != nil {
+	if serr := w.checkpointNow(true); serr != nil {
 		w.clog.Error().Err(serr).Str("path", w.cfg.CheckpointFile).Msg("checkpoint not written")
 		err = errors.Join(err, serr)
 	}
 	return err
+}
+
+// checkpointNow writes the checkpoint once no other write is in flight.
+func (w *Watcher) checkpointNow(force bool) error {
+	w.saving.Lock()
+	defer w.saving.Unlock()
+	return w.saveCheckpoint(force)
 }
 
 // bootstrap reads the files found at start-up with a few workers, then
@@ -293,8 +310,23 @@ func (w *Watcher) loop(ctx context.Context) error {
 		case <-w.req:
 			w.checkWanted()
 		case <-save.C:
-			if w.dirty.Swap(false) {
-				if err := w.saveCheckpoint(); err != nil {
+			switch {
+			case w.cfg.SaveState:
+				// The barrier waits on the consumer: never in this loop.
+				go func() {
+					if !w.saving.TryLock() {
+						return // the previous one is still being written
+					}
+					defer w.saving.Unlock()
+					if w.ctx.Err() != nil {
+						return // stopping: the final checkpoint is written by Run
+					}
+					if err := w.saveCheckpoint(false); err != nil {
+						w.clog.Warn().Err(err).Str("path", w.cfg.CheckpointFile).Msg("checkpoint not written")
+					}
+				}()
+			case w.dirty.Swap(false):
+				if err := w.saveCheckpoint(true); err != nil {
 					w.clog.Warn().Err(err).Str("path", w.cfg.CheckpointFile).Msg("checkpoint not written")
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -51,6 +52,9 @@ func (a *app) serve(ctx context.Context, record string) error {
 		CodexRoots:     a.cfg.Agents.Codex.Roots,
 		MaxLineBytes:   a.cfg.MaxLineBytes,
 		CheckpointFile: a.cfg.Checkpoint,
+		// The relay's state (hooks, acks, tabs, turn bookkeeping) is saved
+		// with the positions it folded, so a restart forgets nothing.
+		SaveState: a.cfg.Checkpoint != "",
 	}, a.log)
 	if err != nil {
 		ln.Close()
@@ -75,8 +79,12 @@ func (a *app) serve(ctx context.Context, record string) error {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The relay and the pump outlive the watcher: its final checkpoint
+	// passes through them.
+	relayCtx, stopRelay := context.WithCancel(context.Background())
+	defer stopRelay()
 	var wg sync.WaitGroup
-	errs := make(chan error, 4)
+	errs := make(chan error, 5)
 	goRun := func(name string, f func() error) {
 		wg.Add(1)
 		go func() {
@@ -87,9 +95,10 @@ func (a *app) serve(ctx context.Context, record string) error {
 			}
 		}()
 	}
-	goRun("relay", func() error { return r.Run(ctx) })
-	goRun("watcher", func() error { return w.Run(ctx) })
-	goRun("pump", func() error { ingest.Pump(ctx, w, r, ingest.Options{Raw: record != ""}); return nil })
+	watched := make(chan struct{})
+	goRun("relay", func() error { return r.Run(relayCtx) })
+	goRun("watcher", func() error { defer close(watched); return w.Run(ctx) })
+	goRun("pump", func() error { ingest.Pump(relayCtx, w, r, ingest.Options{Raw: record != ""}); return nil })
 	goRun("socket", func() error { return srv.Serve(ctx, ln) })
 	if a.cfg.HTTP != "" {
 		goRun("http", func() error { return srv.ServeHTTP(ctx, a.cfg.HTTP) })
@@ -97,6 +106,9 @@ func (a *app) serve(ctx context.Context, record string) error {
 	a.log.Info().Str("socket", socket).Strs("claude_roots", a.cfg.Agents.Claude.Roots).
 		Strs("codex_roots", a.cfg.Agents.Codex.Roots).Str("version", version).Msg("logwatch serving")
 	<-ctx.Done()
+	stopping := time.Now()
+	<-watched
+	stopRelay()
 	wg.Wait()
 	close(errs)
 	var all []error
@@ -106,6 +118,6 @@ func (a *app) serve(ctx context.Context, record string) error {
 	if len(all) > 0 {
 		return withCode(exitFindings, errors.Join(all...))
 	}
-	a.log.Info().Msg("logwatch stopped")
+	a.log.Info().Dur("shutdown", time.Since(stopping)).Msg("logwatch stopped")
 	return nil
 }
