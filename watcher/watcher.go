@@ -79,7 +79,7 @@ type Watcher struct {
 	starting  bool            // files found now are bootstrapped
 	bootQueue []*file
 	ckpt      map[string]*ckptEntry
-	state     []byte // the consumer's state from the checkpoint (SaveState)
+	state     []byte          // the consumer's state from the checkpoint (SaveState)
 	warned    map[string]bool // one warning per path and kind
 	polling   bool            // no watches at all
 	limitLog  bool            // the watch-limit fallback was logged
