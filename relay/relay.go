@@ -122,6 +122,7 @@ type Counters struct {
 	KeyToMarkerMaxMs      int64 `json:"key_to_marker_max_ms"`
 	SubscribersDropped    int64 `json:"subscribers_dropped"`
 	Subscribers           int64 `json:"subscribers"` // connected now
+	ConnCounters
 }
 
 // Status is a point-in-time view of everything.
@@ -180,6 +181,8 @@ type Relay struct {
 	restored bool               // a saved state was restored: Replay lines are in it
 	changed  bool               // state changed since the last Save
 	booted   bool               // BootstrapDone arrived
+
+	conns func() ConnCounters // the socket server's figures, once it exists
 }
 
 // New returns a relay. follow may be nil (no watcher: hooks only).
@@ -567,6 +570,9 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 		st.Worktrees = r.worktreeStates()
 		st.Counters = r.counters
 		st.Counters.Subscribers = int64(len(r.subs))
+		if r.conns != nil {
+			st.Counters.ConnCounters = r.conns()
+		}
 	})
 	return st, err
 }

@@ -370,3 +370,67 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestHooksAdmittedPastTheCap (issue 12 item 10): idle connections filling
+// the request budget and subscribers filling theirs never keep a hook out:
+// the longest-idle connection makes room, subscriptions have their own
+// budget, and status reports the figures.
+func TestHooksAdmittedPastTheCap(t *testing.T) {
+	d := startDaemon(t, nil)
+	ctx := context.Background()
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for i := 0; i < d.srv.MaxConns; i++ { // connect, never send
+		c, err := net.Dial("unix", d.socket)
+		must(t, err)
+		held = append(held, c)
+	}
+	subscribe := func() (net.Conn, string) {
+		c, err := net.Dial("unix", d.socket)
+		must(t, err)
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, `{"op":"subscribe"}`+"\n")
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			t.Fatalf("subscribe: %v", err)
+		}
+		c.SetDeadline(time.Time{})
+		return c, line
+	}
+	for i := 0; i < d.srv.MaxSubscribers; i++ {
+		c, line := subscribe()
+		held = append(held, c)
+		if !strings.Contains(line, `"ok":true`) {
+			t.Fatalf("subscriber %d: %s", i, line)
+		}
+	}
+	c, line := subscribe()
+	c.Close()
+	if !strings.Contains(line, "too many subscribers") {
+		t.Fatalf("subscriber past its budget: %s", line)
+	}
+	for i := 0; i < 20; i++ {
+		c, err := client.Dial(ctx, d.socket)
+		must(t, err)
+		err = c.Hook(ctx, "claude", "", []byte(`{"hook_event_name":"UserPromptSubmit","session_id":"s`+string(rune('a'+i))+`"}`))
+		c.Close()
+		if err != nil {
+			t.Fatalf("hook %d refused: %v", i, err)
+		}
+	}
+	c2, err := client.Dial(ctx, d.socket)
+	must(t, err)
+	defer c2.Close()
+	st, err := c2.Status(ctx)
+	must(t, err)
+	k := st.Counters
+	t.Logf("counters: conns %d/%d, subscribers %d/%d, evicted %d, refused %d", k.Conns, k.ConnsMax, k.Subscribers, k.SubscribersMax, k.ConnsEvicted, k.ConnsRefused)
+	if len(st.Sessions) != 20 || k.ConnsMax != 256 || k.SubscribersMax != 64 || k.Subscribers != 64 ||
+		k.Conns > k.ConnsMax || k.ConnsEvicted < 1 || k.ConnsRefused != 1 {
+		t.Fatalf("sessions %d, counters %+v", len(st.Sessions), k)
+	}
+}
