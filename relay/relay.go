@@ -33,8 +33,8 @@ type Config struct {
 	// TurnQuiet is how long a log stays quiet after a final-looking
 	// assistant line before a turn without an explicit end record is done.
 	TurnQuiet time.Duration `json:"turn_quiet"`
-	// Backlog is how many changes a subscriber may fall behind before it is
-	// dropped.
+	// Backlog is how many changes a subscriber may fall behind before its
+	// changes are coalesced (the latest per session, marked resync).
 	Backlog int `json:"backlog"`
 }
 
@@ -90,6 +90,7 @@ type Event struct {
 	Seq           uint64    `json:"seq"`
 	Snapshot      bool      `json:"snapshot,omitempty"`
 	Bootstrap     bool      `json:"bootstrap,omitempty"`
+	Resync        bool      `json:"resync,omitempty"` // a coalesced change: the subscriber fell behind, earlier changes of this session were skipped
 	Session       string    `json:"session"`
 	Agent         string    `json:"agent"`
 	Tab           string    `json:"tab"`
@@ -120,8 +121,8 @@ type Counters struct {
 	InterruptsUnconfirmed int64 `json:"interrupts_unconfirmed"`
 	KeyToMarkerLastMs     int64 `json:"key_to_marker_last_ms"`
 	KeyToMarkerMaxMs      int64 `json:"key_to_marker_max_ms"`
-	SubscribersDropped    int64 `json:"subscribers_dropped"`
-	Subscribers           int64 `json:"subscribers"` // connected now
+	SubscriberResyncs     int64 `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
+	Subscribers           int64 `json:"subscribers"`        // connected now
 	ConnCounters
 }
 
@@ -632,12 +633,7 @@ func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {
 	r.log.Debug().Str("session", ev.Session).Str("state", ev.State).Str("reason", ev.Reason).
 		Str("source", ev.Source).Str("rule", ev.Rule).Uint64("seq", ev.Seq).Msg("state")
 	for sub := range r.subs {
-		select {
-		case sub.ch <- ev:
-		default:
-			r.counters.SubscribersDropped++
-			r.drop(sub, fmt.Sprintf("subscriber fell more than %d changes behind; resubscribe for a fresh snapshot", r.cfg.Backlog))
-		}
+		r.send(sub, ev)
 	}
 }
 

@@ -265,17 +265,41 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 	if !writeLine(c, Response{OK: true}) {
 		return
 	}
+	closed := func() {
+		if why := sub.Err(); why != "" {
+			writeLine(c, Response{Error: why})
+		}
+	}
 	for {
 		select {
 		case ev, ok := <-sub.C():
 			if !ok {
-				if why := sub.Err(); why != "" {
-					writeLine(c, Response{Error: why})
-				}
+				closed()
 				return
 			}
 			if !writeLine(c, ev) {
 				return
+			}
+		case <-sub.More():
+			// Fell behind: what is queued first, then the coalesced rest.
+			for drained := false; !drained; {
+				select {
+				case ev, ok := <-sub.C():
+					if !ok {
+						closed()
+						return
+					}
+					if !writeLine(c, ev) {
+						return
+					}
+				default:
+					drained = true
+				}
+			}
+			for _, ev := range sub.Resync() {
+				if !writeLine(c, ev) {
+					return
+				}
 			}
 		case <-gone:
 			return

@@ -167,6 +167,10 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 					Session: ev.Session, Agent: ev.Agent, Tab: ev.Tab, State: ev.State, Reason: ev.Reason,
 					Detail: ev.Detail, Source: ev.Source, Rule: ev.Rule})
 			default:
+				if lost := sub.Resync(); len(lost) > 0 {
+					// A timeline must have every change, not the latest of each.
+					return fmt.Errorf("replay: subscriber fell behind (%d changes coalesced); raise the backlog", len(lost))
+				}
 				return nil
 			}
 		}
