@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"github.com/logwatch/logwatch/parsers/lines"
 )
 
 // Config is the watcher's configuration, passed by value. Zero fields take
@@ -14,6 +16,9 @@ type Config struct {
 	CodexRoots  []string // directories holding YYYY/MM/DD/rollout-*.jsonl
 
 	MaxLineBytes int // longer lines are skipped and counted; default 32 MiB
+	// LineBudget bounds the memory all readers hold for long lines (share
+	// one across the process); nil: a budget of twice MaxLineBytes.
+	LineBudget *lines.Budget
 
 	// ReconcileInterval is the period of the sweep that re-arms failed
 	// watches and, every sixth time (and at once after an event queue
@@ -69,6 +74,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxLineBytes == 0 {
 		c.MaxLineBytes = defaultMaxLine
+	}
+	if c.LineBudget == nil {
+		c.LineBudget = lines.NewBudget(2 * int64(c.MaxLineBytes))
 	}
 	set(&c.ReconcileInterval, defaultReconcile)
 	set(&c.PollInterval, defaultPoll)

@@ -61,6 +61,7 @@ type Watcher struct {
 
 	out   chan Record
 	ready chan struct{}
+	stop  chan struct{} // closed when Run stops: readers waiting for line memory give up
 	req   chan struct{} // Follow/Poke ask the loop to look at wanted paths
 	ctx   context.Context
 	wg    sync.WaitGroup // reader goroutines
@@ -118,8 +119,8 @@ func New(cfg Config, log zerolog.Logger, opts ...Option) (*Watcher, error) {
 		log:           log.With().Str("component", "discovery").Logger(),
 		rlog:          log.With().Str("component", "reader").Logger(),
 		clog:          log.With().Str("component", "checkpoint").Logger(),
-		opener:        follow.NewReaders(cfg.MaxLineBytes),
 		out:           make(chan Record, cfg.Buffer),
+		stop:          make(chan struct{}),
 		ready:         make(chan struct{}),
 		req:           make(chan struct{}, 1),
 		newDirWatcher: newFsnotify,
@@ -148,6 +149,7 @@ func New(cfg Config, log zerolog.Logger, opts ...Option) (*Watcher, error) {
 	if err := add(cfg.CodexRoots, parsers.AgentCodex); err != nil {
 		return nil, err
 	}
+	w.opener = follow.NewReaders(cfg.MaxLineBytes).WithBudget(cfg.LineBudget, w.stop)
 	for _, o := range opts {
 		o(w)
 	}
@@ -215,6 +217,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	w.mu.Lock()
 	w.closing = true
 	w.mu.Unlock()
+	close(w.stop)
 	w.wg.Wait()
 	if serr := w.checkpointNow(true); serr != nil {
 		w.clog.Error().Err(serr).Str("path", w.cfg.CheckpointFile).Msg("checkpoint not written")

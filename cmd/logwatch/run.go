@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/ingest"
 	"github.com/logwatch/logwatch/watcher"
@@ -47,10 +49,15 @@ func (a *app) serve(ctx context.Context, record string) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	// One budget for every reader's long lines; once a long line is gone,
+	// its memory goes back to the OS rather than waiting for the scavenger.
+	budget := lines.NewBudget(a.cfg.LineBufferBytes)
+	budget.OnIdle = debug.FreeOSMemory
 	w, err := watcher.New(watcher.Config{
 		ClaudeRoots:    a.cfg.Agents.Claude.Roots,
 		CodexRoots:     a.cfg.Agents.Codex.Roots,
 		MaxLineBytes:   a.cfg.MaxLineBytes,
+		LineBudget:     budget,
 		CheckpointFile: a.cfg.Checkpoint,
 		// The relay's state (hooks, acks, tabs, turn bookkeeping) is saved
 		// with the positions it folded, so a restart forgets nothing.
