@@ -22,9 +22,12 @@ type ckptEntry struct {
 	LineKnown bool   `json:"line_known"`
 }
 
+// pos is the entry as a position resumed from the checkpoint (until the
+// file's start-up read finds it is another generation).
 func (c *ckptEntry) pos() filePos {
 	return filePos{dev: c.Dev, ino: c.Ino, sig: c.Sig, sigLen: c.SigLen,
-		offset: c.Offset, line: c.Line, lineKnown: c.LineKnown}
+		offset: c.Offset, line: c.Line, lineKnown: c.LineKnown,
+		resumed: true, resumeOff: c.Offset, resumeLine: c.Line, resumeKnown: c.LineKnown}
 }
 
 type ckptFile struct {

@@ -334,7 +334,6 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 		cp := ck.pos()
 		if cp.dev == dev && cp.ino == ino && size >= cp.offset && r.prefixOK(cp, size) {
 			p, r.resume = cp, cp.offset
-			p.resumed, p.resumeOff, p.resumeLine, p.resumeKnown = true, cp.offset, cp.line, cp.lineKnown
 		} else {
 			r.log.Debug().Int64("offset", cp.offset).Bool("same_inode", cp.dev == dev && cp.ino == ino).
 				Int64("size", size).Msg("checkpoint is for another generation; bootstrapping the file afresh")

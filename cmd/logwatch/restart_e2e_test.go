@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -240,3 +242,46 @@ func TestE2ERestartKeepsHookState(t *testing.T) {
 }
 
 var _ = exec.Command
+
+// TestE2EStopPromptly (issue 12 item 8): SIGTERM in the middle of a start-up
+// read of 200 files of 300 KB, with idle connections, subscribers and a
+// held HTTP connection, stops the daemon promptly with its checkpoint (and
+// state) written. The bound is generous; the figure is reported.
+func TestE2EStopPromptly(t *testing.T) {
+	port := freePort(t)
+	e := newE2E(t, nil, "LOGWATCH_HTTP=127.0.0.1:"+strconv.Itoa(port), "LOGWATCH_LOG_LEVEL=info")
+	line := `{"type":"assistant","sessionId":"%s","message":{"role":"assistant","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t","name":"Bash","input":{"command":"` + strings.Repeat("x", 1000) + `"}}]}}`
+	for i := 0; i < 200; i++ {
+		id := fmt.Sprintf("b%03d", i)
+		var b strings.Builder
+		for b.Len() < 300_000 {
+			b.WriteString(fmt.Sprintf(line, id) + "\n")
+		}
+		p := filepath.Join(e.claude, "-w-b", id+".jsonl")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+	}
+	var worst time.Duration
+	for round := 0; round < 3; round++ {
+		e.start()
+		idle := hold("unix", e.socket, 50)
+		httpc := hold("tcp", "127.0.0.1:"+strconv.Itoa(port), 1)
+		before := time.Now()
+		took := e.stop(true)
+		closeAll(idle)
+		closeAll(httpc)
+		worst = max(worst, took)
+		b, err := os.ReadFile(e.checkpointPath())
+		var ck checkpointDoc
+		if err != nil || json.Unmarshal(b, &ck) != nil || len(ck.State) == 0 {
+			t.Fatalf("round %d: no checkpoint with state after SIGTERM: %v", round, err)
+		}
+		if fi, _ := os.Stat(e.checkpointPath()); fi.ModTime().Before(before.Add(-time.Second)) {
+			t.Fatalf("round %d: checkpoint not written at SIGTERM", round)
+		}
+		t.Logf("round %d: SIGTERM to exit %v, checkpoint holds %d files", round, took.Round(time.Millisecond), len(ck.Files))
+	}
+	if worst > 5*time.Second {
+		t.Fatalf("SIGTERM took up to %v", worst)
+	}
+}
