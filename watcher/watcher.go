@@ -31,7 +31,10 @@
 // is resent marked Replay so that a fresh relay can rebuild state. Every
 // record that is not Replay is delivered exactly once per file generation
 // across graceful restarts; after a crash, lines since the last checkpoint
-// (CheckpointInterval) are delivered again.
+// (CheckpointInterval) are delivered again. With SaveState the checkpoint
+// also carries the consumer's state, taken at a barrier in the record
+// stream, with the positions the consumer had folded: restoring it and
+// skipping Replay records gives the state of a consumer that never stopped.
 package watcher
 
 import (
