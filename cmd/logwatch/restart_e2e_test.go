@@ -241,11 +241,10 @@ func TestE2ERestartKeepsHookState(t *testing.T) {
 	}
 }
 
-var _ = exec.Command
 
 // TestE2EStopPromptly (issue 12 item 8): SIGTERM in the middle of a start-up
-// read of 200 files of 300 KB, with idle connections, subscribers and a
-// held HTTP connection, stops the daemon promptly with its checkpoint (and
+// read of 200 files of 300 KB, under heavy writes and hooks, with idle
+// connections, a subscriber and a held HTTP connection, stops the daemon promptly with its checkpoint (and
 // state) written. The bound is generous; the figure is reported.
 func TestE2EStopPromptly(t *testing.T) {
 	port := freePort(t)
@@ -266,8 +265,33 @@ func TestE2EStopPromptly(t *testing.T) {
 		e.start()
 		idle := hold("unix", e.socket, 50)
 		httpc := hold("tcp", "127.0.0.1:"+strconv.Itoa(port), 1)
+		// Heavy writes to ten logs and a stream of hooks while it stops.
+		stopLoad := make(chan struct{})
+		loadDone := make(chan struct{})
+		go func() {
+			defer close(loadDone)
+			for n := 0; ; n++ {
+				select {
+				case <-stopLoad:
+					return
+				default:
+				}
+				id := fmt.Sprintf("b%03d", n%10)
+				f, err := os.OpenFile(filepath.Join(e.claude, "-w-b", id+".jsonl"), os.O_APPEND|os.O_WRONLY, 0o644)
+				if err == nil {
+					f.WriteString(fmt.Sprintf(line, id) + "\n")
+					f.Close()
+				}
+				if n%50 == 0 {
+					go exec.Command(bin, "hook", "--agent", "claude").Run()
+				}
+			}
+		}()
+		time.Sleep(200 * time.Millisecond)
 		before := time.Now()
 		took := e.stop(true)
+		close(stopLoad)
+		<-loadDone
 		closeAll(idle)
 		closeAll(httpc)
 		worst = max(worst, took)
