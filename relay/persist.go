@@ -78,6 +78,7 @@ func (r *Relay) Restore(state []byte) {
 		if len(state) == 0 {
 			return
 		}
+		r.record(RecordLine{Kind: RecRestore, State: append(json.RawMessage(nil), state...)})
 		if err := r.restore(state); err != nil {
 			r.log.Warn().Err(err).Msg("saved state unreadable; rebuilding it from the logs")
 			return

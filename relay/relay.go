@@ -365,7 +365,7 @@ func (r *Relay) Log(l LogLine) {
 func (r *Relay) logLine(l LogLine) {
 	if r.rec != nil { // the hot path: build nothing unless recording
 		r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
-			Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap})
+			Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap, Replay: l.Replay && r.restored})
 	}
 	if m, ok := r.marks[l.Path]; !ok || m.Gen != l.Gen || l.End > m.End {
 		r.marks[l.Path] = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
