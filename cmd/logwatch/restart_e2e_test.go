@@ -241,7 +241,6 @@ func TestE2ERestartKeepsHookState(t *testing.T) {
 	}
 }
 
-
 // TestE2EStopPromptly (issue 12 item 8): SIGTERM in the middle of a start-up
 // read of 200 files of 300 KB, under heavy writes and hooks, with idle
 // connections, a subscriber and a held HTTP connection, stops the daemon promptly with its checkpoint (and
