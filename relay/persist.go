@@ -75,6 +75,7 @@ func (r *Relay) Save(done func(Saved)) {
 // it cannot read is reported and ignored: the logs are folded afresh.
 func (r *Relay) Restore(state []byte) {
 	r.enqueue(func() {
+		defer r.restoreOnce.Do(func() { close(r.restoredCh) })
 		if len(state) == 0 {
 			return
 		}
@@ -86,6 +87,10 @@ func (r *Relay) Restore(state []byte) {
 		r.log.Info().Int("sessions", len(r.sessions)).Int("tabs", len(r.tabs)).Msg("state restored")
 	})
 }
+
+// Restored is closed once Restore has run: requests served before it would
+// be overwritten by the older saved state.
+func (r *Relay) Restored() <-chan struct{} { return r.restoredCh }
 
 func (r *Relay) restore(b []byte) error {
 	var st savedRelay

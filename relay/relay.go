@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -184,6 +185,9 @@ type Relay struct {
 	booted   bool               // BootstrapDone arrived
 
 	conns func() ConnCounters // the socket server's figures, once it exists
+
+	restoredCh  chan struct{}
+	restoreOnce sync.Once
 }
 
 // New returns a relay. follow may be nil (no watcher: hooks only).
@@ -215,6 +219,8 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		windows:  map[string]*window{},
 		offsets:  map[string]int64{},
 		marks:    map[string]Mark{},
+
+		restoredCh: make(chan struct{}),
 	}
 }
 

@@ -106,9 +106,33 @@ func (a *app) serve(ctx context.Context, record string) error {
 	goRun("relay", func() error { return r.Run(relayCtx) })
 	goRun("watcher", func() error { defer close(watched); return w.Run(ctx) })
 	goRun("pump", func() error { ingest.Pump(relayCtx, w, r, ingest.Options{Raw: record != ""}); return nil })
-	goRun("socket", func() error { return srv.Serve(ctx, ln) })
+	// Requests wait (queued on the listener) until the saved state is back:
+	// a hook served before it would be overwritten by the older state.
+	restored := func() bool {
+		if a.cfg.Checkpoint == "" {
+			return true
+		}
+		select {
+		case <-r.Restored():
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	goRun("socket", func() error {
+		if !restored() {
+			ln.Close()
+			return nil
+		}
+		return srv.Serve(ctx, ln)
+	})
 	if a.cfg.HTTP != "" {
-		goRun("http", func() error { return srv.ServeHTTP(ctx, a.cfg.HTTP) })
+		goRun("http", func() error {
+			if !restored() {
+				return nil
+			}
+			return srv.ServeHTTP(ctx, a.cfg.HTTP)
+		})
 	}
 	a.log.Info().Str("socket", socket).Strs("claude_roots", a.cfg.Agents.Claude.Roots).
 		Strs("codex_roots", a.cfg.Agents.Codex.Roots).Str("version", version).Msg("logwatch serving")
