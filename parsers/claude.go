@@ -75,6 +75,7 @@ func (c *Claude) Reset() { c.id = identity{} }
 // Parse implements Parser.
 func (c *Claude) Parse(line []byte) (Evidence, error) {
 	v, err := c.p.ParseBytes(line)
+	defer dropBig(&c.p, len(line))
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return Evidence{}, ErrMalformed
 	}

@@ -85,6 +85,7 @@ func (c *Codex) Reset() { c.metaSeen, c.compacted = false, false }
 // Parse implements Parser.
 func (c *Codex) Parse(line []byte) (Evidence, error) {
 	v, err := c.p.ParseBytes(line)
+	defer dropBig(&c.p, len(line))
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return Evidence{}, ErrMalformed
 	}

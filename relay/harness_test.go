@@ -103,6 +103,9 @@ func (h *harness) changes() []string {
 			}
 			out = append(out, fmt.Sprintf("%s/%s/%s", ev.State, ev.Reason, ev.Rule))
 		default:
+			for _, ev := range h.sub.Resync() {
+				out = append(out, fmt.Sprintf("resync %s/%s/%s", ev.State, ev.Reason, ev.Rule))
+			}
 			return out
 		}
 	}

@@ -20,6 +20,7 @@ import (
 //	{"t":…,"kind":"hook","agent":…,"tab":…,"payload":{…}}   (the full payload)
 //	{"t":…,"kind":"key","tab":…,"key":…,"at":…}
 //	{"t":…,"kind":"ack","session":…} / {"kind":"tab_closed","tab":…} / {"kind":"gone","session":…}
+//	{"t":…,"kind":"restore","state":{…}}   (a restart's saved state)
 //	{"t":…,"kind":"bootstrap_done"}
 //	{"t":…,"kind":"change","event":{…}}
 //
@@ -35,6 +36,7 @@ const (
 	RecTabClosed     = "tab_closed"
 	RecGone          = "gone"
 	RecBootstrapDone = "bootstrap_done"
+	RecRestore       = "restore" // the state restored from the checkpoint, before any log line
 	RecChange        = "change"
 )
 
@@ -55,6 +57,9 @@ type RecordLine struct {
 	Line      int    `json:"line,omitempty"`
 	Raw       string `json:"raw,omitempty"`
 	Bootstrap bool   `json:"bootstrap,omitempty"`
+	Replay    bool   `json:"replay,omitempty"` // already in the restored state
+	// restore
+	State json.RawMessage `json:"state,omitempty"`
 	// hook, key, ack, tab_closed
 	Tab     string          `json:"tab,omitempty"`
 	Payload json.RawMessage `json:"payload,omitempty"`

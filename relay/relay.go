@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -33,8 +34,8 @@ type Config struct {
 	// TurnQuiet is how long a log stays quiet after a final-looking
 	// assistant line before a turn without an explicit end record is done.
 	TurnQuiet time.Duration `json:"turn_quiet"`
-	// Backlog is how many changes a subscriber may fall behind before it is
-	// dropped.
+	// Backlog is how many changes a subscriber may fall behind before its
+	// changes are coalesced (the latest per session, marked resync).
 	Backlog int `json:"backlog"`
 	// Roots are the log roots the watcher searches; the relay only reports
 	// them (Status), so an empty answer can say where logwatch looked.
@@ -79,8 +80,12 @@ type LogLine struct {
 	Line      int
 	Evidence  parsers.Evidence
 	Malformed bool
-	Bootstrap bool   // history read at start-up, not happening now
-	Raw       []byte // the line's bytes, only when recording
+	Bootstrap bool // history read at start-up, not happening now
+	// Replay marks history an earlier run already folded before its
+	// checkpoint: skipped when that run's state was restored.
+	Replay bool
+	Gen    int    // the file's generation (watcher.Record.Gen)
+	Raw    []byte // the line's bytes, only when recording
 }
 
 // Event is one published change (or, with Snapshot, one session's current
@@ -89,6 +94,7 @@ type Event struct {
 	Seq           uint64    `json:"seq"`
 	Snapshot      bool      `json:"snapshot,omitempty"`
 	Bootstrap     bool      `json:"bootstrap,omitempty"`
+	Resync        bool      `json:"resync,omitempty"` // a coalesced change: the subscriber fell behind, earlier changes of this session were skipped
 	Session       string    `json:"session"`
 	Agent         string    `json:"agent"`
 	Tab           string    `json:"tab"`
@@ -119,8 +125,9 @@ type Counters struct {
 	InterruptsUnconfirmed int64 `json:"interrupts_unconfirmed"`
 	KeyToMarkerLastMs     int64 `json:"key_to_marker_last_ms"`
 	KeyToMarkerMaxMs      int64 `json:"key_to_marker_max_ms"`
-	SubscribersDropped    int64 `json:"subscribers_dropped"`
-	Subscribers           int64 `json:"subscribers"` // connected now
+	SubscriberResyncs     int64 `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
+	Subscribers           int64 `json:"subscribers"`        // connected now
+	ConnCounters
 }
 
 // Status is a point-in-time view of everything.
@@ -150,8 +157,9 @@ type entry struct {
 	tab        string
 	worktree   string
 	since      time.Time
-	path       string // the session's log file, when known
-	booting    bool   // folded bootstrap history not yet settled
+	path       string          // the session's log file, when known
+	booting    bool            // folded bootstrap history not yet settled
+	bootFrom   *session.Change // the settled state bootstrap history was folded onto
 	lastLog    time.Time
 	quietTimer func() bool
 }
@@ -175,6 +183,15 @@ type Relay struct {
 	counters Counters
 	windows  map[string]*window // tab → open interrupt-confirmation window
 	offsets  map[string]int64   // path → end of the last line received
+	marks    map[string]Mark    // path → how far this run folded it (for checkpoints)
+	restored bool               // a saved state was restored: Replay lines are in it
+	changed  bool               // state changed since the last Save
+	booted   bool               // BootstrapDone arrived
+
+	conns func() ConnCounters // the socket server's figures, once it exists
+
+	restoredCh  chan struct{}
+	restoreOnce sync.Once
 }
 
 // New returns a relay. follow may be nil (no watcher: hooks only).
@@ -205,6 +222,9 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		subs:     map[*Subscription]bool{},
 		windows:  map[string]*window{},
 		offsets:  map[string]int64{},
+		marks:    map[string]Mark{},
+
+		restoredCh: make(chan struct{}),
 	}
 }
 
@@ -308,11 +328,13 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 		}
 		if !ok {
 			r.tabs[tab] = h.SessionID
+			r.changed = true
 		}
 	}
 	e := r.entry(h.SessionID, h.Agent)
-	if tab != "" {
+	if tab != "" && e.tab != tab {
 		e.tab = tab
+		r.changed = true
 	}
 	if h.AgentID != "" {
 		r.counters.HooksSubagent++
@@ -353,7 +375,13 @@ func (r *Relay) Log(l LogLine) {
 func (r *Relay) logLine(l LogLine) {
 	if r.rec != nil { // the hot path: build nothing unless recording
 		r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
-			Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap})
+			Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap, Replay: l.Replay && r.restored})
+	}
+	if m, ok := r.marks[l.Path]; !ok || m.Gen != l.Gen || l.End > m.End {
+		r.marks[l.Path] = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
+	}
+	if l.Replay && r.restored {
+		return // folded into the restored state already
 	}
 	r.offsets[l.Path] = l.End
 	r.counters.Lines++
@@ -370,9 +398,16 @@ func (r *Relay) logLine(l LogLine) {
 		e.path = l.Path
 	}
 	if l.Bootstrap {
+		if !e.booting && known {
+			ch := sessionChange(e)
+			e.bootFrom = &ch
+		}
 		e.booting = true
 		e.s.Log(l.Evidence)
 		r.locate(e)
+		if r.booted {
+			r.settle(e) // history arriving after the start-up read: settle it at once
+		}
 		return
 	}
 	r.settle(e)
@@ -424,9 +459,15 @@ func resumes(l LogLine) bool {
 	return false
 }
 
-// Oversized counts lines the watcher skipped for their length.
-func (r *Relay) Oversized(n int) {
-	r.enqueue(func() { r.counters.Oversized += int64(n) })
+// Oversized counts lines the watcher skipped for their length; the file's
+// position moves past them (l.Gen, l.End, l.Line).
+func (r *Relay) Oversized(l LogLine, n int) {
+	r.enqueue(func() {
+		r.counters.Oversized += int64(n)
+		if m, ok := r.marks[l.Path]; !ok || m.Gen != l.Gen || l.End > m.End {
+			r.marks[l.Path] = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
+		}
+	})
 }
 
 // BootstrapDone tells the relay the watcher has read every existing log's
@@ -435,6 +476,7 @@ func (r *Relay) Oversized(n int) {
 func (r *Relay) BootstrapDone() {
 	r.enqueue(func() {
 		r.record(RecordLine{Kind: RecBootstrapDone})
+		r.booted = true
 		for _, e := range r.sortedEntries() {
 			if e.booting {
 				r.settle(e)
@@ -452,9 +494,13 @@ func (r *Relay) settle(e *entry) {
 	e.booting = false
 	e.s.Settle()
 	if e.s.Phantom() {
+		e.bootFrom = nil
 		return // a log with no turn and no hook: not a row (yet)
 	}
-	r.moved(e)
+	if from := e.bootFrom; from == nil || *from != sessionChange(e) {
+		r.moved(e) // history changed it; a restored state folded onto unchanged keeps its since
+	}
+	e.bootFrom = nil
 	r.publish(e, sessionChange(e), true)
 }
 
@@ -505,7 +551,10 @@ func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 	n := 0
 	err := r.do(ctx, func() {
 		r.record(RecordLine{Kind: RecTabClosed, Tab: tab})
-		delete(r.tabs, tab)
+		if _, ok := r.tabs[tab]; ok {
+			delete(r.tabs, tab)
+			r.changed = true
+		}
 		r.closeWindow(tab)
 		for _, e := range r.sortedEntries() {
 			if e.tab != tab {
@@ -553,6 +602,9 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 		st.Worktrees = r.worktreeStates()
 		st.Counters = r.counters
 		st.Counters.Subscribers = int64(len(r.subs))
+		if r.conns != nil {
+			st.Counters.ConnCounters = r.conns()
+		}
 	})
 	return st, err
 }
@@ -602,6 +654,7 @@ func (r *Relay) event(e *entry, ch session.Change) Event {
 
 func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {
 	r.seq++
+	r.changed = true
 	ev := r.event(e, ch)
 	ev.Seq, ev.Bootstrap = r.seq, bootstrap
 	if e.worktree != "" {
@@ -611,12 +664,7 @@ func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {
 	r.log.Debug().Str("session", ev.Session).Str("state", ev.State).Str("reason", ev.Reason).
 		Str("source", ev.Source).Str("rule", ev.Rule).Uint64("seq", ev.Seq).Msg("state")
 	for sub := range r.subs {
-		select {
-		case sub.ch <- ev:
-		default:
-			r.counters.SubscribersDropped++
-			r.drop(sub, fmt.Sprintf("subscriber fell more than %d changes behind; resubscribe for a fresh snapshot", r.cfg.Backlog))
-		}
+		r.send(sub, ev)
 	}
 }
 

@@ -484,26 +484,47 @@ func TestBadHooks(t *testing.T) {
 	h.expect()
 }
 
-// TestSlowSubscriberDropped: a subscriber that stops reading is dropped with
-// a reason after the backlog; the relay and other subscribers go on.
-func TestSlowSubscriberDropped(t *testing.T) {
+// TestSlowSubscriberCoalesced: a subscriber that stops reading is never
+// dropped; past the backlog it gets the latest change of each session that
+// changed, marked resync, and then live changes again.
+func TestSlowSubscriberCoalesced(t *testing.T) {
 	h := newHarness(t, Config{Backlog: 4})
 	slow, err := h.r.Subscribe(h.ctx)
 	must(t, err)
 	for i := 0; i < 10; i++ {
 		must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
 		must(t, h.hook("", "claude", claudeHook("Stop", "s")))
+		must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "t")))
 		h.changes() // the harness's own subscriber keeps up
 	}
-	n := 0
-	for range slow.C() {
-		n++
+	var got []string
+	for len(slow.C()) > 0 {
+		ev := <-slow.C()
+		got = append(got, ev.Session+" "+ev.State)
 	}
-	if n != 4 || !strings.Contains(slow.Err(), "resubscribe") {
-		t.Fatalf("slow subscriber got %d events, err %q", n, slow.Err())
+	select {
+	case <-slow.More():
+	default:
+		t.Fatal("More did not fire")
 	}
-	if h.sync().Counters.SubscribersDropped != 1 {
-		t.Fatal("drop not counted")
+	for _, ev := range slow.Resync() {
+		if !ev.Resync {
+			t.Fatalf("coalesced change not marked: %+v", ev)
+		}
+		got = append(got, "resync "+ev.Session+" "+ev.State)
+	}
+	want := "s working|s done|t working|s working|resync s done"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("slow subscriber got\n %s\nwant\n %s", strings.Join(got, "|"), want)
+	}
+	// Caught up: live again.
+	must(t, h.hook("", "claude", claudeHook("Stop", "t")))
+	h.sync()
+	if ev := <-slow.C(); ev.Resync || ev.Session != "t" || ev.State != "done" {
+		t.Fatalf("after resync: %+v", ev)
+	}
+	if n := h.sync().Counters.SubscriberResyncs; n != 1 {
+		t.Fatalf("resyncs = %d", n)
 	}
 }
 

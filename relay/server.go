@@ -83,35 +83,41 @@ type Server struct {
 	PeerUID func(*net.UnixConn) (int, error)
 	// UID is the only uid allowed to connect (the daemon's own).
 	UID int
-	// MaxConns bounds concurrent connections, so one flooding client cannot
-	// exhaust the daemon.
+	// MaxConns bounds concurrent request connections, so one flooding
+	// client cannot exhaust the daemon; past it the longest-idle one is
+	// closed to make room (conns.go).
 	MaxConns int
+	// MaxSubscribers bounds subscriptions, budgeted apart from requests.
+	MaxSubscribers int
 	// IdleTimeout closes a request connection that sends nothing.
 	IdleTimeout time.Duration
+
+	adm admission
 }
 
 // NewServer returns a server for r that admits only this process's uid.
 func NewServer(r *Relay, log zerolog.Logger) *Server {
-	return &Server{relay: r, log: log.With().Str("component", "api").Logger(),
-		PeerUID: peerUID, UID: os.Getuid(), MaxConns: 256, IdleTimeout: time.Minute}
+	s := &Server{relay: r, log: log.With().Str("component", "api").Logger(),
+		PeerUID: peerUID, UID: os.Getuid(), MaxConns: 256, MaxSubscribers: 64, IdleTimeout: time.Minute}
+	r.enqueue(func() { r.conns = s.Counters })
+	return s
 }
 
 // Serve accepts connections until ctx ends, then closes ln and waits for
 // the connections to finish.
 func (s *Server) Serve(ctx context.Context, ln *net.UnixListener) error {
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, s.MaxConns)
-	conns := map[net.Conn]bool{}
-	var mu sync.Mutex
 	go func() {
 		<-ctx.Done()
 		ln.Close()
-		mu.Lock()
-		for c := range conns {
+		s.adm.mu.Lock()
+		for c := range s.adm.conns {
 			c.Close()
 		}
-		mu.Unlock()
+		s.adm.mu.Unlock()
 	}()
+	var backoff time.Duration
+	var warned time.Time // the last accept-failure warning: at most one a minute
 	for {
 		c, err := ln.AcceptUnix()
 		if err != nil {
@@ -119,37 +125,49 @@ func (s *Server) Serve(ctx context.Context, ln *net.UnixListener) error {
 				wg.Wait()
 				return nil
 			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				continue
+			if !acceptRetry(err) {
+				wg.Wait()
+				return fmt.Errorf("accept: %w", err)
 			}
-			wg.Wait()
-			return fmt.Errorf("accept: %w", err)
+			// Out of descriptors (or the like): free an idle connection,
+			// wait a little longer each time, keep serving.
+			n := s.adm.accErrs.Add(1)
+			if time.Since(warned) > time.Minute {
+				warned = time.Now()
+				s.log.Warn().Err(err).Int64("accept_errors", n).
+					Msg("accept failing; closing idle connections and retrying with backoff (logged once a minute, counted in status)")
+			}
+			if backoff == 0 {
+				backoff = 5 * time.Millisecond
+			} else if backoff = 2 * backoff; backoff > time.Second {
+				backoff = time.Second
+			}
+			s.evictIdle()
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+			}
+			continue
 		}
-		select {
-		case slots <- struct{}{}:
-		default:
+		backoff = 0
+		cs := s.admit(c)
+		if cs == nil {
 			s.relay.countBad()
-			writeLine(c, Response{Error: "too many connections"})
+			writeLine(c, Response{Error: "too many connections: every request connection is busy"})
 			c.Close()
 			continue
 		}
-		mu.Lock()
-		conns[c] = true
-		mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.serveConn(ctx, c)
+			s.serveConn(ctx, c, cs)
 			c.Close()
-			mu.Lock()
-			delete(conns, c)
-			mu.Unlock()
-			<-slots
+			s.release(cs)
 		}()
 	}
 }
 
-func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
+func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) {
 	uid, err := s.PeerUID(c)
 	if err != nil || uid != s.UID {
 		s.relay.countBad()
@@ -161,7 +179,9 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 	rd.ReportOversized = true
 	for {
 		c.SetReadDeadline(time.Now().Add(s.IdleTimeout))
+		s.idle(cs, true)
 		l, err := rd.Next()
+		s.idle(cs, false)
 		if errors.Is(err, lines.ErrOversized) {
 			s.relay.countBad()
 			if !writeLine(c, Response{Error: fmt.Sprintf("request longer than %d bytes", MaxRequest)}) {
@@ -181,6 +201,10 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 			continue
 		}
 		if req.Op == OpSubscribe {
+			if !s.toSubscriber(cs) {
+				writeLine(c, Response{Error: fmt.Sprintf("too many subscribers (at most %d)", s.MaxSubscribers)})
+				return
+			}
 			s.stream(ctx, c)
 			return
 		}
@@ -242,17 +266,41 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 	if !writeLine(c, Response{OK: true, Snapshot: &n}) {
 		return
 	}
+	closed := func() {
+		if why := sub.Err(); why != "" {
+			writeLine(c, Response{Error: why})
+		}
+	}
 	for {
 		select {
 		case ev, ok := <-sub.C():
 			if !ok {
-				if why := sub.Err(); why != "" {
-					writeLine(c, Response{Error: why})
-				}
+				closed()
 				return
 			}
 			if !writeLine(c, ev) {
 				return
+			}
+		case <-sub.More():
+			// Fell behind: what is queued first, then the coalesced rest.
+			for drained := false; !drained; {
+				select {
+				case ev, ok := <-sub.C():
+					if !ok {
+						closed()
+						return
+					}
+					if !writeLine(c, ev) {
+						return
+					}
+				default:
+					drained = true
+				}
+			}
+			for _, ev := range sub.Resync() {
+				if !writeLine(c, ev) {
+					return
+				}
 			}
 		case <-gone:
 			return

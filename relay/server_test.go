@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -369,4 +370,154 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestHooksAdmittedPastTheCap (issue 12 item 10): idle connections filling
+// the request budget and subscribers filling theirs never keep a hook out:
+// the longest-idle connection makes room, subscriptions have their own
+// budget, and status reports the figures.
+func TestHooksAdmittedPastTheCap(t *testing.T) {
+	d := startDaemon(t, nil)
+	ctx := context.Background()
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for i := 0; i < d.srv.MaxConns; i++ { // connect, never send
+		c, err := net.Dial("unix", d.socket)
+		must(t, err)
+		held = append(held, c)
+	}
+	subscribe := func() (net.Conn, string) {
+		c, err := net.Dial("unix", d.socket)
+		must(t, err)
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, `{"op":"subscribe"}`+"\n")
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			t.Fatalf("subscribe: %v", err)
+		}
+		c.SetDeadline(time.Time{})
+		return c, line
+	}
+	for i := 0; i < d.srv.MaxSubscribers; i++ {
+		c, line := subscribe()
+		held = append(held, c)
+		if !strings.Contains(line, `"ok":true`) {
+			t.Fatalf("subscriber %d: %s", i, line)
+		}
+	}
+	c, line := subscribe()
+	c.Close()
+	if !strings.Contains(line, "too many subscribers") {
+		t.Fatalf("subscriber past its budget: %s", line)
+	}
+	for i := 0; i < 20; i++ {
+		c, err := client.Dial(ctx, d.socket)
+		must(t, err)
+		err = c.Hook(ctx, "claude", "", []byte(`{"hook_event_name":"UserPromptSubmit","session_id":"s`+string(rune('a'+i))+`"}`))
+		c.Close()
+		if err != nil {
+			t.Fatalf("hook %d refused: %v", i, err)
+		}
+	}
+	c2, err := client.Dial(ctx, d.socket)
+	must(t, err)
+	defer c2.Close()
+	st, err := c2.Status(ctx)
+	must(t, err)
+	k := st.Counters
+	t.Logf("counters: conns %d/%d, subscribers %d/%d, evicted %d, refused %d", k.Conns, k.ConnsMax, k.Subscribers, k.SubscribersMax, k.ConnsEvicted, k.ConnsRefused)
+	if len(st.Sessions) != 20 || k.ConnsMax != 256 || k.SubscribersMax != 64 || k.Subscribers != 64 ||
+		k.Conns > k.ConnsMax || k.ConnsEvicted < 1 || k.ConnsRefused != 1 {
+		t.Fatalf("sessions %d, counters %+v", len(st.Sessions), k)
+	}
+}
+
+// TestSlowSubscriberUnderBurst (issue 12 item 11): a subscriber that reads
+// nothing while 5 000 hooks arrive is not disconnected; it gets what was
+// queued, then the latest state of every session that changed marked
+// resync, and ends up showing exactly what status says.
+func TestSlowSubscriberUnderBurst(t *testing.T) {
+	d := startDaemon(t, nil)
+	ctx := context.Background()
+	sc, err := net.Dial("unix", d.socket)
+	must(t, err)
+	defer sc.Close()
+	io.WriteString(sc, `{"op":"subscribe"}`+"\n")
+	rd := bufio.NewReaderSize(sc, 1<<16)
+	sc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if line, err := rd.ReadString('\n'); err != nil || !strings.Contains(line, `"ok":true`) {
+		t.Fatalf("subscribe: %q %v", line, err)
+	}
+
+	const sessions, hooks, workers = 50, 5000, 8
+	events := []string{"UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop"}
+	start := time.Now()
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			c, err := client.Dial(ctx, d.socket)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			for i := w; i < hooks; i += workers {
+				p := fmt.Sprintf(`{"hook_event_name":%q,"session_id":"s%02d","tool_name":"Bash","tool_input":{"command":"step %d"}}`,
+					events[(i/sessions)%len(events)], i%sessions, i)
+				if err := c.Hook(ctx, "claude", "", []byte(p)); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		must(t, <-errs)
+	}
+	burst := time.Since(start)
+	c, err := client.Dial(ctx, d.socket)
+	must(t, err)
+	defer c.Close()
+	st, err := c.Status(ctx)
+	must(t, err)
+
+	// Now read: never an error line, and the last line of each session
+	// matches status.
+	last := map[string]string{}
+	n, resync := 0, 0
+	sc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for len(last) < sessions || !sameAs(last, st) {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %d events: %v (last %v)", n, err, last)
+		}
+		var ev relay.Event
+		if strings.Contains(line, `"ok":false`) || json.Unmarshal([]byte(line), &ev) != nil {
+			t.Fatalf("subscriber disconnected after %d events: %s", n, line)
+		}
+		n++
+		if ev.Resync {
+			resync++
+		}
+		last[ev.Session] = ev.State + "/" + ev.Detail
+	}
+	t.Logf("%d hooks in %v; the subscriber read %d events (%d resync) and matches status; resyncs counted %d",
+		hooks, burst.Round(time.Millisecond), n, resync, st.Counters.SubscriberResyncs)
+	if resync == 0 || st.Counters.SubscriberResyncs == 0 {
+		t.Fatal("the subscriber never fell behind: the test provoked nothing")
+	}
+}
+
+func sameAs(last map[string]string, st relay.Status) bool {
+	for _, s := range st.Sessions {
+		if last[s.Session] != s.State+"/"+s.Detail {
+			return false
+		}
+	}
+	return true
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // ckptEntry is one file's persisted position and identity.
@@ -21,15 +22,52 @@ type ckptEntry struct {
 	LineKnown bool   `json:"line_known"`
 }
 
+// pos is the entry as a position resumed from the checkpoint (until the
+// file's start-up read finds it is another generation).
 func (c *ckptEntry) pos() filePos {
 	return filePos{dev: c.Dev, ino: c.Ino, sig: c.Sig, sigLen: c.SigLen,
-		offset: c.Offset, line: c.Line, lineKnown: c.LineKnown}
+		offset: c.Offset, line: c.Line, lineKnown: c.LineKnown,
+		resumed: true, resumeOff: c.Offset, resumeLine: c.Line, resumeKnown: c.LineKnown}
 }
 
 type ckptFile struct {
 	Version int          `json:"version"`
 	Files   []*ckptEntry `json:"files"`
+	// State is the consumer's, as of exactly these positions (SaveState).
+	State json.RawMessage `json:"state,omitempty"`
 }
+
+// Mark is how far the consumer has folded a file: the end and line number
+// (0: unknown) of the last record of generation Gen it processed.
+type Mark struct {
+	Gen  int
+	End  int64
+	Line int
+}
+
+// Checkpoint is the barrier of a KindCheckpoint record.
+type Checkpoint struct {
+	done chan committed
+}
+
+type committed struct {
+	state   []byte
+	marks   map[string]Mark
+	changed bool
+}
+
+// Commit hands the consumer's state over once it has folded every record
+// before the barrier: marks say how far, per path; changed says whether the
+// state differs from the one it last committed. It never blocks.
+func (c *Checkpoint) Commit(state []byte, marks map[string]Mark, changed bool) {
+	select {
+	case c.done <- committed{state: state, marks: marks, changed: changed}:
+	default:
+	}
+}
+
+// barrierWait bounds how long a checkpoint waits for the consumer's state.
+const barrierWait = 2 * time.Second
 
 const ckptVersion = 1
 
@@ -55,14 +93,47 @@ func (w *Watcher) loadCheckpoint() error {
 	for _, e := range cf.Files {
 		w.ckpt[e.Path] = e
 	}
+	w.state = cf.State
 	return nil
 }
 
-// saveCheckpoint writes every file's delivered position: to a temporary
-// file, synced, then renamed over the old one, so a crash leaves either.
-func (w *Watcher) saveCheckpoint() error {
+// barrier sends a checkpoint barrier through Records and waits for the
+// consumer's state. It works after Run's context ended too: the consumer
+// reads until Records close.
+func (w *Watcher) barrier() (committed, error) {
+	c := &Checkpoint{done: make(chan committed, 1)}
+	t := time.NewTimer(barrierWait)
+	defer t.Stop()
+	select {
+	case w.out <- Record{Kind: KindCheckpoint, Checkpoint: c}:
+	case <-t.C:
+		return committed{}, errors.New("consumer not reading; checkpoint barrier not sent")
+	}
+	select {
+	case got := <-c.done:
+		return got, nil
+	case <-t.C:
+		return committed{}, errors.New("consumer did not commit its state")
+	}
+}
+
+// saveCheckpoint writes every file's delivered position (with SaveState:
+// the position the consumer folded, and its state): to a temporary file,
+// synced, then renamed over the old one, so a crash leaves either. Unless
+// force, an unchanged checkpoint is not rewritten.
+func (w *Watcher) saveCheckpoint(force bool) error {
 	if w.cfg.CheckpointFile == "" {
 		return nil
+	}
+	var got committed
+	if w.cfg.SaveState {
+		var err error
+		if got, err = w.barrier(); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		if dirty := w.dirty.Swap(false); !force && !got.changed && !dirty {
+			return nil // nothing new to save
+		}
 	}
 	w.mu.Lock()
 	files := make([]*file, 0, len(w.files))
@@ -70,11 +141,23 @@ func (w *Watcher) saveCheckpoint() error {
 		files = append(files, f)
 	}
 	w.mu.Unlock()
-	cf := ckptFile{Version: ckptVersion, Files: make([]*ckptEntry, 0, len(files))}
+	cf := ckptFile{Version: ckptVersion, Files: make([]*ckptEntry, 0, len(files)), State: got.state}
 	for _, f := range files {
 		p := f.position()
 		if p.fresh || p.dev == 0 && p.ino == 0 && p.sigLen == 0 && p.offset == 0 {
 			continue // nothing adopted yet
+		}
+		if w.cfg.SaveState {
+			// The consumer's state covers what it folded: save that
+			// position, not how far the readers got.
+			switch m, ok := got.marks[f.path]; {
+			case ok && m.Gen == p.gen:
+				p.offset, p.line, p.lineKnown = m.End, m.Line, m.Line > 0
+			case p.resumed:
+				p.offset, p.line, p.lineKnown = p.resumeOff, p.resumeLine, p.resumeKnown
+			default:
+				continue // nothing of this generation folded: bootstrap it afresh
+			}
 		}
 		cf.Files = append(cf.Files, &ckptEntry{Path: f.path, Dev: p.dev, Ino: p.ino, Sig: p.sig,
 			SigLen: p.sigLen, Offset: p.offset, Line: p.line, LineKnown: p.lineKnown})

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"github.com/logwatch/logwatch/parsers/lines"
 )
 
 // Config is the watcher's configuration, passed by value. Zero fields take
@@ -14,6 +16,9 @@ type Config struct {
 	CodexRoots  []string // directories holding YYYY/MM/DD/rollout-*.jsonl
 
 	MaxLineBytes int // longer lines are skipped and counted; default 32 MiB
+	// LineBudget bounds the memory all readers hold for long lines (share
+	// one across the process); nil: a budget of twice MaxLineBytes.
+	LineBudget *lines.Budget
 
 	// ReconcileInterval is the period of the sweep that re-arms failed
 	// watches and, every sixth time (and at once after an event queue
@@ -33,6 +38,14 @@ type Config struct {
 	// restart resumes exactly where the last run stopped.
 	CheckpointFile     string
 	CheckpointInterval time.Duration // default 5s
+	// SaveState makes every checkpoint carry the consumer's state, exactly
+	// as of the positions saved: the watcher sends a KindCheckpoint barrier
+	// through Records and writes the file with what the consumer commits
+	// and with the positions the consumer says it folded. The first record
+	// of a run is KindState with the last saved state. The consumer must
+	// keep reading Records until they close (the final checkpoint is written
+	// after Run's context ends).
+	SaveState bool
 	// MaxWatches caps the directory watches this watcher takes (0: only the
 	// kernel's limit). Directories beyond it are polled.
 	MaxWatches int
@@ -61,6 +74,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxLineBytes == 0 {
 		c.MaxLineBytes = defaultMaxLine
+	}
+	if c.LineBudget == nil {
+		c.LineBudget = lines.NewBudget(2 * int64(c.MaxLineBytes))
 	}
 	set(&c.ReconcileInterval, defaultReconcile)
 	set(&c.PollInterval, defaultPoll)

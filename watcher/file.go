@@ -34,6 +34,12 @@ type filePos struct {
 	lineKnown bool
 	size      int64 // size when last read
 	fresh     bool  // no generation adopted yet (a new file, or deletion reported): the next file at the path starts at 0
+
+	// This generation was resumed from the checkpoint at resumeOff.
+	resumed     bool
+	resumeOff   int64
+	resumeLine  int
+	resumeKnown bool
 }
 
 // file is one followed log.
@@ -441,11 +447,16 @@ func (r *reader) grow(l lines.Line) {
 	if int64(len(r.head)) != l.Offset {
 		return
 	}
-	r.head = append(r.head, l.Bytes...)
-	if l.End-l.Offset-int64(len(l.Bytes)) == 2 {
-		r.head = append(r.head, '\r')
+	// Only what the signature needs: appending a whole long line would keep
+	// its copy alive behind the truncated head.
+	b := l.Bytes[:min(len(l.Bytes), sigMax-len(r.head))]
+	r.head = append(r.head, b...)
+	if len(b) == len(l.Bytes) {
+		if l.End-l.Offset-int64(len(l.Bytes)) == 2 {
+			r.head = append(r.head, '\r')
+		}
+		r.head = append(r.head, '\n')
 	}
-	r.head = append(r.head, '\n')
 	if len(r.head) > sigMax {
 		r.head = r.head[:sigMax]
 	}

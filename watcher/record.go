@@ -20,9 +20,16 @@ const (
 	// KindDeleted: the file is gone. Every complete line it had while it was
 	// open has been delivered; no more records follow for this generation.
 	KindDeleted
+	// KindState (Config.SaveState only) is the first record of a run: State
+	// is the consumer's state from the last checkpoint (nil when none).
+	KindState
+	// KindCheckpoint (Config.SaveState only) is a checkpoint barrier: once
+	// the consumer has folded every record before it, it hands its state to
+	// Checkpoint.Commit, and the checkpoint is written with it.
+	KindCheckpoint
 )
 
-var kindNames = [...]string{"line", "reset", "oversized", "deleted"}
+var kindNames = [...]string{"line", "reset", "oversized", "deleted", "state", "checkpoint"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -62,6 +69,9 @@ type Record struct {
 
 	// Count is the number of lines skipped (KindOversized).
 	Count int
+
+	State      []byte      // KindState
+	Checkpoint *Checkpoint // KindCheckpoint
 }
 
 // Position is where reading a file stands.

@@ -31,7 +31,10 @@
 // is resent marked Replay so that a fresh relay can rebuild state. Every
 // record that is not Replay is delivered exactly once per file generation
 // across graceful restarts; after a crash, lines since the last checkpoint
-// (CheckpointInterval) are delivered again.
+// (CheckpointInterval) are delivered again. With SaveState the checkpoint
+// also carries the consumer's state, taken at a barrier in the record
+// stream, with the positions the consumer had folded: restoring it and
+// skipping Replay records gives the state of a consumer that never stopped.
 package watcher
 
 import (
@@ -61,6 +64,7 @@ type Watcher struct {
 
 	out   chan Record
 	ready chan struct{}
+	stop  chan struct{} // closed when Run stops: readers waiting for line memory give up
 	req   chan struct{} // Follow/Poke ask the loop to look at wanted paths
 	ctx   context.Context
 	wg    sync.WaitGroup // reader goroutines
@@ -79,6 +83,7 @@ type Watcher struct {
 	starting  bool            // files found now are bootstrapped
 	bootQueue []*file
 	ckpt      map[string]*ckptEntry
+	state     []byte          // the consumer's state from the checkpoint (SaveState)
 	warned    map[string]bool // one warning per path and kind
 	polling   bool            // no watches at all
 	limitLog  bool            // the watch-limit fallback was logged
@@ -96,7 +101,8 @@ type Watcher struct {
 		dirs, watched                                               atomic.Int64
 		polling                                                     atomic.Bool
 	}
-	dirty atomic.Bool // positions changed since the last checkpoint
+	dirty  atomic.Bool // positions changed since the last checkpoint
+	saving sync.Mutex  // one checkpoint write at a time
 }
 
 // Option changes how a Watcher is built.
@@ -116,8 +122,8 @@ func New(cfg Config, log zerolog.Logger, opts ...Option) (*Watcher, error) {
 		log:           log.With().Str("component", "discovery").Logger(),
 		rlog:          log.With().Str("component", "reader").Logger(),
 		clog:          log.With().Str("component", "checkpoint").Logger(),
-		opener:        follow.NewReaders(cfg.MaxLineBytes),
 		out:           make(chan Record, cfg.Buffer),
+		stop:          make(chan struct{}),
 		ready:         make(chan struct{}),
 		req:           make(chan struct{}, 1),
 		newDirWatcher: newFsnotify,
@@ -146,6 +152,7 @@ func New(cfg Config, log zerolog.Logger, opts ...Option) (*Watcher, error) {
 	if err := add(cfg.CodexRoots, parsers.AgentCodex); err != nil {
 		return nil, err
 	}
+	w.opener = follow.NewReaders(cfg.MaxLineBytes).WithBudget(cfg.LineBudget, w.stop)
 	for _, o := range opts {
 		o(w)
 	}
@@ -177,6 +184,14 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err := w.loadCheckpoint(); err != nil {
 		w.clog.Warn().Err(err).Str("path", w.cfg.CheckpointFile).Msg("checkpoint unreadable; bootstrapping every file from its tail")
 	}
+	if w.cfg.SaveState {
+		// Before any line: the consumer restores, then folds what follows.
+		select {
+		case w.out <- Record{Kind: KindState, State: w.state}:
+		case <-ctx.Done():
+		}
+		w.state = nil
+	}
 	dw, err := w.newDirWatcher()
 	if err != nil {
 		w.polling = true
@@ -205,12 +220,20 @@ func (w *Watcher) Run(ctx context.Context) error {
 	w.mu.Lock()
 	w.closing = true
 	w.mu.Unlock()
+	close(w.stop)
 	w.wg.Wait()
-	if serr := w.saveCheckpoint(); serr != nil {
+	if serr := w.checkpointNow(true); serr != nil {
 		w.clog.Error().Err(serr).Str("path", w.cfg.CheckpointFile).Msg("checkpoint not written")
 		err = errors.Join(err, serr)
 	}
 	return err
+}
+
+// checkpointNow writes the checkpoint once no other write is in flight.
+func (w *Watcher) checkpointNow(force bool) error {
+	w.saving.Lock()
+	defer w.saving.Unlock()
+	return w.saveCheckpoint(force)
 }
 
 // bootstrap reads the files found at start-up with a few workers, then
@@ -293,8 +316,23 @@ func (w *Watcher) loop(ctx context.Context) error {
 		case <-w.req:
 			w.checkWanted()
 		case <-save.C:
-			if w.dirty.Swap(false) {
-				if err := w.saveCheckpoint(); err != nil {
+			switch {
+			case w.cfg.SaveState:
+				// The barrier waits on the consumer: never in this loop.
+				go func() {
+					if !w.saving.TryLock() {
+						return // the previous one is still being written
+					}
+					defer w.saving.Unlock()
+					if w.ctx.Err() != nil {
+						return // stopping: the final checkpoint is written by Run
+					}
+					if err := w.saveCheckpoint(false); err != nil {
+						w.clog.Warn().Err(err).Str("path", w.cfg.CheckpointFile).Msg("checkpoint not written")
+					}
+				}()
+			case w.dirty.Swap(false):
+				if err := w.saveCheckpoint(true); err != nil {
 					w.clog.Warn().Err(err).Str("path", w.cfg.CheckpointFile).Msg("checkpoint not written")
 				}
 			}

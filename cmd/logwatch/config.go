@@ -25,8 +25,11 @@ type Config struct {
 	Agents       AgentsConfig    `mapstructure:"agents"`
 	Interrupt    InterruptConfig `mapstructure:"interrupt"`
 	MaxLineBytes int             `mapstructure:"max_line_bytes"`
-	Worktrees    []string        `mapstructure:"worktrees"`
-	Log          LogConfig       `mapstructure:"log"`
+	// LineBufferBytes bounds the memory every log reader together holds
+	// for long lines.
+	LineBufferBytes int64     `mapstructure:"line_buffer_bytes"`
+	Worktrees       []string  `mapstructure:"worktrees"`
+	Log             LogConfig `mapstructure:"log"`
 	// HTTP is the optional loopback listener for URL hooks ("" = off).
 	HTTP string `mapstructure:"http"`
 	// Checkpoint is where the watcher keeps per-file positions across
@@ -72,6 +75,7 @@ var defaults = map[string]any{
 	"interrupt.window":      "2s",
 	"interrupt.esc_timeout": "30ms",
 	"max_line_bytes":        32 << 20,
+	"line_buffer_bytes":     64 << 20,
 	"worktrees":             []string{},
 	"turn_quiet":            "3s",
 	"record_max_bytes":      256 << 20,
@@ -397,6 +401,9 @@ func (c Config) validate() error {
 	var errs []error
 	if c.MaxLineBytes <= 0 {
 		errs = append(errs, fmt.Errorf("max_line_bytes must be positive, got %d", c.MaxLineBytes))
+	}
+	if c.LineBufferBytes < int64(c.MaxLineBytes) {
+		errs = append(errs, fmt.Errorf("line_buffer_bytes (%d) must be at least max_line_bytes (%d)", c.LineBufferBytes, c.MaxLineBytes))
 	}
 	if c.Interrupt.Window <= 0 {
 		errs = append(errs, fmt.Errorf("interrupt.window must be positive, got %s", c.Interrupt.Window))

@@ -94,6 +94,7 @@ func configValues(c Config, socket string) map[string]any {
 		"worktrees":             c.Worktrees,
 		"turn_quiet":            c.TurnQuiet.String(),
 		"record_max_bytes":      c.RecordMaxBytes,
+		"line_buffer_bytes":     c.LineBufferBytes,
 		"http":                  c.HTTP,
 		"checkpoint":            c.Checkpoint,
 		"log.level":             c.Log.Level,

@@ -61,6 +61,10 @@ func TestConfigCmd(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, `interrupt.window: invalid duration "soon"`) {
 		t.Errorf("bad duration: %d %s", code, stderr)
 	}
+	_, stderr, code = cli(t, []string{"LOGWATCH_LINE_BUFFER_BYTES=1048576"}, "config")
+	if code != 2 || !strings.Contains(stderr, "line_buffer_bytes (1048576) must be at least max_line_bytes (33554432)") {
+		t.Errorf("line budget below the longest line: %d %s", code, stderr)
+	}
 
 	// A root that exists but is not a readable directory stops config and
 	// run; a missing one is fine.

@@ -26,6 +26,7 @@ type e2e struct {
 	codex  string // Codex sessions root
 	daemon *exec.Cmd
 	args   []string // extra arguments to `run`
+	nofile int      // when set, the daemon runs under `ulimit -n nofile`
 	events chan map[string]any
 }
 
@@ -36,6 +37,14 @@ func startE2E(t *testing.T, extraEnv ...string) *e2e {
 
 // startE2EArgs starts the daemon with extra `run` arguments.
 func startE2EArgs(t *testing.T, args []string, extraEnv ...string) *e2e {
+	t.Helper()
+	e := newE2E(t, args, extraEnv...)
+	e.start()
+	return e
+}
+
+// newE2E prepares a daemon's directories and environment; start runs it.
+func newE2E(t *testing.T, args []string, extraEnv ...string) *e2e {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "lwe2e") // short: unix socket paths are limited
 	if err != nil {
@@ -55,13 +64,16 @@ func startE2EArgs(t *testing.T, args []string, extraEnv ...string) *e2e {
 		"LOGWATCH_LOG_LEVEL=debug",
 		"PATH=" + os.Getenv("PATH"),
 	}, extraEnv...)
-	e.start()
 	return e
 }
 
 func (e *e2e) start() {
 	e.t.Helper()
-	cmd := exec.Command(bin, append([]string{"run"}, e.args...)...)
+	argv := append([]string{bin, "run"}, e.args...)
+	if e.nofile > 0 {
+		argv = append([]string{"bash", "-c", fmt.Sprintf(`ulimit -n %d && exec "$@"`, e.nofile), "bash"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = e.env
 	logf, err := os.Create(filepath.Join(e.dir, fmt.Sprintf("daemon-%d.log", time.Now().UnixNano())))
 	if err != nil {
@@ -420,7 +432,7 @@ func TestE2EStatusText(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status: %d %s", code, stderr)
 	}
-	for _, s := range []string{"waiting", "codex", "x7", "t7", "permission", "Bash: make deploy", "hooks 1 received"} {
+	for _, s := range []string{"waiting", "codex", "x7", "t7", "permission", "Bash: make deploy", "hooks 1 received", "/256 requests, 1/64 subscribers"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("status lacks %q:\n%s", s, stdout)
 		}

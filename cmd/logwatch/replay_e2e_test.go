@@ -137,3 +137,55 @@ func TestReplayPeerScenarioCLI(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }
+
+// TestRecordReplayAfterRestart: a recording made by a daemon that restored
+// its state at start (a waiting session, mid-turn behind a 300 KB tool
+// result) replays to the same timeline: the restored state is recorded and
+// replayed, and the lines it already held are not folded again.
+func TestRecordReplayAfterRestart(t *testing.T) {
+	e := startE2E(t)
+	tr := filepath.Join(e.claude, "-w-app", "r2.jsonl")
+	e.hook("tabQ", "claude", hookJSON("UserPromptSubmit", "r2", "transcript_path", tr))
+	e.append(tr,
+		`{"type":"user","sessionId":"r2","cwd":"/w/app","version":"2.1.143","message":{"role":"user","content":"clean up"}}`,
+		`{"type":"user","sessionId":"r2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"`+strings.Repeat("z", 300_000)+`"}]}}`)
+	e.hook("tabQ", "claude", hookJSON("PermissionRequest", "r2", "tool_name", "Bash", "tool_input", `{"command":"rm -rf dist"}`))
+	e.waitView("r2", "waiting/permission/Bash: rm -rf dist/hook/hook.permission_request/tabQ")
+	e.hook("tabD", "claude", hookJSON("UserPromptSubmit", "r3"))
+	e.hook("tabD", "claude", hookJSON("Stop", "r3"))
+	e.waitView("r3", "done/turn_end//hook/hook.stop/tabD")
+	e.stop(true)
+
+	rec := filepath.Join(t.TempDir(), "restarted.rec.jsonl")
+	e.args = []string{"--record", rec}
+	e.start()
+	e.waitView("r2", "waiting/permission/Bash: rm -rf dist/hook/hook.permission_request/tabQ")
+	e.hook("tabQ", "claude", hookJSON("PostToolUse", "r2", "tool_name", "Bash", "tool_input", `{"command":"rm -rf dist"}`))
+	e.append(tr, `{"type":"system","subtype":"turn_duration","sessionId":"r2","durationMs":100}`)
+	e.waitView("r2", "done/turn_end//log/log.turn_end/tabQ")
+	if _, stderr, code := cli(t, e.env, "ack", "--session", "r3"); code != 0 { // known only from the restored state
+		t.Fatalf("ack: %s", stderr)
+	}
+	e.waitView("r3", "ready/acknowledged//api/api.ack/tabD")
+	e.stop(true)
+
+	live := recordedChanges(t, rec)
+	out, stderr, code := cli(t, nil, "replay", "--json", rec)
+	if code != 0 {
+		t.Fatalf("replay: %d %s", code, stderr)
+	}
+	var got struct {
+		Timeline []struct{ Session, State, Reason, Source, Rule string }
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	var replayed []string
+	for _, e := range got.Timeline {
+		replayed = append(replayed, strings.Join([]string{e.Session, e.State, e.Reason, e.Source, e.Rule}, "/"))
+	}
+	if len(live) < 2 || strings.Join(replayed, "\n") != strings.Join(live, "\n") {
+		t.Fatalf("replayed timeline differs from the recorded one:\nlive:\n  %s\nreplayed:\n  %s",
+			strings.Join(live, "\n  "), strings.Join(replayed, "\n  "))
+	}
+}

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/ingest"
 	"github.com/logwatch/logwatch/watcher"
@@ -47,11 +50,19 @@ func (a *app) serve(ctx context.Context, record string) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	// One budget for every reader's long lines; once a long line is gone,
+	// its memory goes back to the OS rather than waiting for the scavenger.
+	budget := lines.NewBudget(a.cfg.LineBufferBytes)
+	budget.OnIdle = debug.FreeOSMemory
 	w, err := watcher.New(watcher.Config{
 		ClaudeRoots:    a.cfg.Agents.Claude.Roots,
 		CodexRoots:     a.cfg.Agents.Codex.Roots,
 		MaxLineBytes:   a.cfg.MaxLineBytes,
+		LineBudget:     budget,
 		CheckpointFile: a.cfg.Checkpoint,
+		// The relay's state (hooks, acks, tabs, turn bookkeeping) is saved
+		// with the positions it folded, so a restart forgets nothing.
+		SaveState: a.cfg.Checkpoint != "",
 	}, a.log)
 	if err != nil {
 		ln.Close()
@@ -77,8 +88,12 @@ func (a *app) serve(ctx context.Context, record string) error {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The relay and the pump outlive the watcher: its final checkpoint
+	// passes through them.
+	relayCtx, stopRelay := context.WithCancel(context.Background())
+	defer stopRelay()
 	var wg sync.WaitGroup
-	errs := make(chan error, 4)
+	errs := make(chan error, 5)
 	goRun := func(name string, f func() error) {
 		wg.Add(1)
 		go func() {
@@ -89,16 +104,44 @@ func (a *app) serve(ctx context.Context, record string) error {
 			}
 		}()
 	}
-	goRun("relay", func() error { return r.Run(ctx) })
-	goRun("watcher", func() error { return w.Run(ctx) })
-	goRun("pump", func() error { ingest.Pump(ctx, w, r, ingest.Options{Raw: record != ""}); return nil })
-	goRun("socket", func() error { return srv.Serve(ctx, ln) })
+	watched := make(chan struct{})
+	goRun("relay", func() error { return r.Run(relayCtx) })
+	goRun("watcher", func() error { defer close(watched); return w.Run(ctx) })
+	goRun("pump", func() error { ingest.Pump(relayCtx, w, r, ingest.Options{Raw: record != ""}); return nil })
+	// Requests wait (queued on the listener) until the saved state is back:
+	// a hook served before it would be overwritten by the older state.
+	restored := func() bool {
+		if a.cfg.Checkpoint == "" {
+			return true
+		}
+		select {
+		case <-r.Restored():
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	goRun("socket", func() error {
+		if !restored() {
+			ln.Close()
+			return nil
+		}
+		return srv.Serve(ctx, ln)
+	})
 	if a.cfg.HTTP != "" {
-		goRun("http", func() error { return srv.ServeHTTP(ctx, a.cfg.HTTP) })
+		goRun("http", func() error {
+			if !restored() {
+				return nil
+			}
+			return srv.ServeHTTP(ctx, a.cfg.HTTP)
+		})
 	}
 	a.log.Info().Str("socket", socket).Strs("claude_roots", a.cfg.Agents.Claude.Roots).
 		Strs("codex_roots", a.cfg.Agents.Codex.Roots).Str("version", version).Msg("logwatch serving")
 	<-ctx.Done()
+	stopping := time.Now()
+	<-watched
+	stopRelay()
 	wg.Wait()
 	close(errs)
 	var all []error
@@ -108,6 +151,6 @@ func (a *app) serve(ctx context.Context, record string) error {
 	if len(all) > 0 {
 		return withCode(exitFindings, errors.Join(all...))
 	}
-	a.log.Info().Msg("logwatch stopped")
+	a.log.Info().Dur("shutdown", time.Since(stopping)).Msg("logwatch stopped")
 	return nil
 }

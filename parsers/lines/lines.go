@@ -32,10 +32,17 @@ type Reader struct {
 	r    io.Reader
 	max  int
 	buf  []byte
-	head int   // first unconsumed byte in buf
-	tail int   // end of valid bytes in buf
-	off  int64 // stream offset of buf[head]
-	num  int   // lines returned or skipped so far
+	base []byte // the buffer New made; buf is longer only while a long line is held
+
+	budget  *Budget
+	stop    <-chan struct{}
+	grown   int64  // bytes of buf beyond base, reserved from budget
+	scanned int64  // stream offset up to which the current line has no '\n' (SetBudget)
+	scratch []byte // for scanning ahead
+	head    int    // first unconsumed byte in buf
+	tail    int    // end of valid bytes in buf
+	off     int64  // stream offset of buf[head]
+	num     int    // lines returned or skipped so far
 
 	skipping  bool  // inside an oversized line, discarding up to its '\n'
 	skipStart int64 // offset where the oversized line began
@@ -59,15 +66,47 @@ func New(r io.Reader, off int64, num int, max int) *Reader {
 	if size > max+1 {
 		size = max + 1
 	}
-	return &Reader{r: r, max: max, buf: make([]byte, size), off: off, num: num}
+	buf := make([]byte, size)
+	return &Reader{r: r, max: max, buf: buf, base: buf, off: off, num: num}
 }
 
-// Reset points the reader at a new source, keeping its buffer.
+// SetBudget makes the reader take memory for lines longer than its base
+// buffer from b, waiting for room (until stop closes: Next then reports
+// io.EOF). The source must then be an io.ReaderAt at the stream's offsets
+// (an *os.File positioned at the stream offset), so that a line's length
+// is found before it is buffered: a line over the maximum is skipped
+// without ever being held. Other sources grow as without a budget, but
+// within it.
+func (rd *Reader) SetBudget(b *Budget, stop <-chan struct{}) {
+	rd.budget, rd.stop = b, stop
+}
+
+// Reset points the reader at a new source, keeping its base buffer.
 func (rd *Reader) Reset(r io.Reader, off int64, num int) {
+	rd.Release()
 	rd.r, rd.off, rd.num = r, off, num
-	rd.head, rd.tail = 0, 0
 	rd.skipping = false
 	rd.Oversized = 0
+}
+
+// Release drops whatever is buffered and gives a long line's memory back.
+// The next Next reads from the source again at the stream position.
+func (rd *Reader) Release() {
+	rd.head, rd.tail, rd.scanned = 0, 0, 0
+	rd.shrink()
+}
+
+// shrink returns to the base buffer once what is pending fits in it.
+func (rd *Reader) shrink() {
+	if len(rd.buf) == len(rd.base) || rd.tail-rd.head > len(rd.base) {
+		return
+	}
+	n := copy(rd.base, rd.buf[rd.head:rd.tail])
+	rd.buf, rd.head, rd.tail = rd.base, 0, n
+	if rd.budget != nil {
+		rd.budget.release(rd.grown)
+	}
+	rd.grown = 0
 }
 
 // Rewind goes back to the start of the stream without reading it again,
@@ -112,6 +151,7 @@ var ErrOversized = errors.New("line longer than the maximum")
 // returns io.EOF; calling Next again later picks up newly appended bytes.
 // Any other error is the underlying reader's.
 func (rd *Reader) Next() (Line, error) {
+	rd.shrink() // the previous line's bytes are no longer the caller's
 	for {
 		if i := bytes.IndexByte(rd.buf[rd.head:rd.tail], '\n'); i >= 0 {
 			start := rd.head
@@ -163,6 +203,11 @@ func (rd *Reader) fill() error {
 		copy(rd.buf, rd.buf[rd.head:rd.tail])
 		rd.head, rd.tail = 0, pending
 	}
+	if rd.tail == len(rd.buf) && rd.budget != nil {
+		if ra, ok := rd.r.(io.ReaderAt); ok {
+			return rd.growTo(ra)
+		}
+	}
 	if rd.tail == len(rd.buf) {
 		// Grow toward max+1 so a line of exactly max bytes plus '\n' fits.
 		n := len(rd.buf) * 2
@@ -172,10 +217,77 @@ func (rd *Reader) fill() error {
 		if n <= len(rd.buf) {
 			n = len(rd.buf) + 1 // cannot happen: pending <= max < len(buf)
 		}
+		if rd.budget != nil {
+			if !rd.budget.acquire(int64(n-len(rd.buf)), rd.stop) {
+				return io.EOF
+			}
+			rd.grown += int64(n - len(rd.buf))
+		}
 		nb := make([]byte, n)
 		copy(nb, rd.buf[:rd.tail])
 		rd.buf = nb
 	}
+	n, err := rd.r.Read(rd.buf[rd.tail:])
+	rd.tail += n
+	if n > 0 {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		return io.EOF
+	}
+	return err
+}
+
+// growTo handles a full buffer holding the start of one line (SetBudget):
+// it scans the file ahead for the line's end without buffering, then either
+// reserves exactly the line's length and reads on, skips a line over the
+// maximum (or over the whole budget) without holding it, or, when the line
+// is not complete yet, remembers how far it looked and reports io.EOF.
+func (rd *Reader) growTo(ra io.ReaderAt) error {
+	if rd.scratch == nil {
+		rd.scratch = make([]byte, 64<<10)
+	}
+	start := rd.off // the line's first byte is buf[0]
+	limit := start + int64(rd.max) + 1
+	pos := max(start+int64(rd.tail), rd.scanned)
+	for pos < limit {
+		chunk := rd.scratch[:min(int64(len(rd.scratch)), limit-pos)]
+		n, err := ra.ReadAt(chunk, pos)
+		if i := bytes.IndexByte(chunk[:n], '\n'); i >= 0 {
+			size := pos + int64(i) + 1 - start
+			extra := size - int64(len(rd.buf))
+			if !rd.budget.acquire(extra, rd.stop) {
+				if extra > rd.budget.max {
+					break // longer than the whole budget: skip it
+				}
+				return io.EOF // stopping
+			}
+			nb := make([]byte, size)
+			copy(nb, rd.buf[:rd.tail])
+			rd.buf, rd.grown, rd.scanned = nb, extra, 0
+			return rd.readMore()
+		}
+		pos += int64(n)
+		if n == 0 || err != nil {
+			rd.scanned = pos // incomplete: look on from here next time
+			return io.EOF
+		}
+	}
+	// Over the maximum: skip it without holding it.
+	rd.skipping = true
+	rd.skipStart = rd.off
+	rd.off += int64(rd.tail)
+	rd.head, rd.tail, rd.scanned = 0, 0, 0
+	if sk, ok := rd.r.(io.Seeker); ok && pos > rd.off {
+		if _, err := sk.Seek(pos, io.SeekStart); err == nil {
+			rd.off = pos // what was scanned holds no '\n'
+		}
+	}
+	return rd.readMore()
+}
+
+// readMore reads into the free end of buf.
+func (rd *Reader) readMore() error {
 	n, err := rd.r.Read(rd.buf[rd.tail:])
 	rd.tail += n
 	if n > 0 {

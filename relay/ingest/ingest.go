@@ -25,7 +25,9 @@ type Options struct {
 }
 
 // Pump hands the watcher's records to the relay, in order, until the
-// watcher closes its output or ctx ends. The relay's inbox applies
+// watcher closes its output or ctx ends (with watcher.Config.SaveState, give
+// it a context that outlives the watcher's: the final checkpoint passes
+// through it). The relay's inbox applies
 // back-pressure: a busy relay slows the watcher, nothing is dropped. When
 // the watcher has bootstrapped every file it found at start, the relay is
 // told its history is complete.
@@ -37,37 +39,64 @@ func Pump(ctx context.Context, src Source, r *relay.Relay, opt Options) {
 			f.Close()
 		}
 	}()
+	records := src.Records()
 	for {
 		select {
 		case <-ready:
+			// Every start-up record was sent before Ready closed, so they
+			// are all in the channel now: hand them over before saying the
+			// history is complete (select picks at random between the two).
+			for n := len(records); n > 0; n-- {
+				rec, ok := <-records
+				if !ok {
+					return
+				}
+				handle(r, files, rec, opt)
+			}
 			r.BootstrapDone()
 			ready = nil
-		case rec, ok := <-src.Records():
+		case rec, ok := <-records:
 			if !ok {
 				return
 			}
-			switch rec.Kind {
-			case watcher.KindLine:
-				l := relay.LogLine{
-					Path: rec.Path, Session: rec.Session, Agent: rec.Agent, Subagent: rec.Subagent,
-					Offset: rec.Offset, End: rec.End, Line: rec.Line, Evidence: rec.Evidence,
-					Malformed: rec.Malformed, Bootstrap: rec.Bootstrap,
-				}
-				if opt.Raw {
-					l.Raw = readRaw(files, rec)
-				}
-				r.Log(l)
-			case watcher.KindOversized:
-				r.Oversized(rec.Count)
-			case watcher.KindReset, watcher.KindDeleted:
-				if f := files[rec.Path]; f != nil {
-					f.Close()
-					delete(files, rec.Path)
-				}
-			}
+			handle(r, files, rec, opt)
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// handle hands one record to the relay.
+func handle(r *relay.Relay, files map[string]*os.File, rec watcher.Record, opt Options) {
+	switch rec.Kind {
+	case watcher.KindLine:
+		l := relay.LogLine{
+			Path: rec.Path, Session: rec.Session, Agent: rec.Agent, Subagent: rec.Subagent,
+			Offset: rec.Offset, End: rec.End, Line: rec.Line, Evidence: rec.Evidence,
+			Malformed: rec.Malformed, Bootstrap: rec.Bootstrap, Replay: rec.Replay, Gen: rec.Gen,
+		}
+		if opt.Raw {
+			l.Raw = readRaw(files, rec)
+		}
+		r.Log(l)
+	case watcher.KindOversized:
+		r.Oversized(relay.LogLine{Path: rec.Path, Gen: rec.Gen, End: rec.End, Line: rec.Line}, rec.Count)
+	case watcher.KindReset, watcher.KindDeleted:
+		if f := files[rec.Path]; f != nil {
+			f.Close()
+			delete(files, rec.Path)
+		}
+	case watcher.KindState:
+		r.Restore(rec.State)
+	case watcher.KindCheckpoint:
+		c := rec.Checkpoint
+		r.Save(func(s relay.Saved) {
+			marks := make(map[string]watcher.Mark, len(s.Marks))
+			for p, m := range s.Marks {
+				marks[p] = watcher.Mark{Gen: m.Gen, End: m.End, Line: m.Line}
+			}
+			c.Commit(s.State, marks, s.Changed)
+		})
 	}
 }
 

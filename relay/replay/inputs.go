@@ -19,7 +19,12 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 	cfg := relay.DefaultConfig()
 	var out []Input
 	for _, l := range lines {
+		if l.Kind == relay.RecLog && l.Replay {
+			continue // part of the restored state: the recorded daemon skipped it too
+		}
 		switch l.Kind {
+		case relay.RecRestore:
+			out = append(out, Input{At: l.T, Kind: relay.RecRestore, Payload: l.State})
 		case relay.RecStart:
 			if l.Config != nil {
 				cfg = *l.Config

@@ -112,7 +112,7 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 			}
 			continue
 		}
-		if in.Kind != relay.RecBootstrapDone {
+		if in.Kind != relay.RecBootstrapDone && in.Kind != relay.RecRestore {
 			rest = append(rest, in)
 		}
 	}
@@ -130,6 +130,11 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 		return nil, err
 	}
 	r := relay.New(opt.Config, clock, w, opt.Log)
+	for _, in := range inputs {
+		if in.Kind == relay.RecRestore {
+			r.Restore(in.Payload) // before any line, as when it was recorded
+		}
+	}
 	clock.Settle = func() { r.Status(ctx) }
 	runErr := make(chan error, 2)
 	go func() { runErr <- r.Run(ctx) }()
@@ -167,6 +172,10 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 					Session: ev.Session, Agent: ev.Agent, Tab: ev.Tab, State: ev.State, Reason: ev.Reason,
 					Detail: ev.Detail, Source: ev.Source, Rule: ev.Rule})
 			default:
+				if lost := sub.Resync(); len(lost) > 0 {
+					// A timeline must have every change, not the latest of each.
+					return fmt.Errorf("replay: subscriber fell behind (%d changes coalesced); raise the backlog", len(lost))
+				}
 				return nil
 			}
 		}

@@ -46,8 +46,10 @@ type Opener interface {
 // holds one only while reading (or while a long partial line is pending), so
 // thousands of followed files cost no buffer memory while they are quiet.
 type Readers struct {
-	max  int
-	pool sync.Pool
+	max    int
+	pool   sync.Pool
+	budget *lines.Budget
+	stop   <-chan struct{}
 }
 
 // NewReaders returns an Opener whose followers skip lines longer than max
@@ -56,6 +58,13 @@ func NewReaders(max int) *Readers {
 	r := &Readers{max: max}
 	r.pool.New = func() any { return lines.New(nil, 0, 0, max) }
 	return r
+}
+
+// WithBudget makes every follower take the memory for long lines from b
+// (process-wide), waiting for room until stop closes. It returns rs.
+func (rs *Readers) WithBudget(b *lines.Budget, stop <-chan struct{}) *Readers {
+	rs.budget, rs.stop = b, stop
+	return rs
 }
 
 // Open implements Opener.
@@ -81,6 +90,9 @@ func (r *Reader) Next() (lines.Line, error) {
 		}
 		r.rd = r.rs.pool.Get().(*lines.Reader)
 		r.rd.Reset(r.f, r.off, r.num)
+		if r.rs.budget != nil {
+			r.rd.SetBudget(r.rs.budget, r.rs.stop)
+		}
 	}
 	l, err := r.rd.Next()
 	if err != nil {
@@ -91,6 +103,7 @@ func (r *Reader) Next() (lines.Line, error) {
 		// oversized one, or a huge record written in pieces) is kept, so it
 		// is not rescanned on every write.
 		if r.rd.Pending() <= keepPending {
+			r.rd.Release()
 			r.rs.pool.Put(r.rd)
 			r.rd = nil
 		}
@@ -136,6 +149,7 @@ func (r *Reader) Oversized() int {
 func (r *Reader) Close() error {
 	if r.rd != nil {
 		r.sync()
+		r.rd.Release()
 		r.rs.pool.Put(r.rd)
 		r.rd = nil
 	}

@@ -1,0 +1,160 @@
+package relay
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Connection budgets. Hook requests are short-lived and must always get
+// in, so request connections and subscriptions are budgeted apart: a
+// subscription moves out of the request budget into its own, and when the
+// request budget is full (or the process is out of file descriptors) the
+// connection idle longest — one waiting for its next request, or one that
+// never sent any — is closed to make room. Only when every request
+// connection is busy mid-request is a new one refused.
+
+// ConnCounters are the socket server's connection figures (`status`).
+type ConnCounters struct {
+	ConnsMax       int64 `json:"conns_max"`       // request connections budget
+	Conns          int64 `json:"conns"`           // request connections open now
+	SubscribersMax int64 `json:"subscribers_max"` // subscriptions budget
+	ConnsEvicted   int64 `json:"conns_evicted"`   // idle connections closed to make room
+	ConnsRefused   int64 `json:"conns_refused"`   // refused: every request connection busy, or subscriptions full
+	AcceptErrors   int64 `json:"accept_errors"`   // accept failures retried (EMFILE and the like)
+}
+
+type connState struct {
+	c         net.Conn
+	idleSince time.Time // zero while a request is being handled
+	sub       bool
+	counted   bool // holds a slot (cleared when evicted)
+}
+
+type admission struct {
+	mu      sync.Mutex
+	conns   map[net.Conn]*connState
+	nreq    int
+	nsub    int
+	evicted atomic.Int64
+	refused atomic.Int64
+	accErrs atomic.Int64
+}
+
+// admit takes a request slot for c, evicting the longest-idle request
+// connection when the budget is full. It returns nil when every slot is busy.
+func (s *Server) admit(c net.Conn) *connState {
+	a := &s.adm
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conns == nil {
+		a.conns = map[net.Conn]*connState{}
+	}
+	if a.nreq >= s.MaxConns && !s.evictLocked() {
+		a.refused.Add(1)
+		return nil
+	}
+	cs := &connState{c: c, idleSince: time.Now(), counted: true}
+	a.conns[c] = cs
+	a.nreq++
+	return cs
+}
+
+// evictLocked closes the request connection idle longest; false if none is.
+func (s *Server) evictLocked() bool {
+	a := &s.adm
+	var old *connState
+	for _, cs := range a.conns {
+		if cs.sub || !cs.counted || cs.idleSince.IsZero() {
+			continue
+		}
+		if old == nil || cs.idleSince.Before(old.idleSince) {
+			old = cs
+		}
+	}
+	if old == nil {
+		return false
+	}
+	old.counted = false
+	a.nreq--
+	a.evicted.Add(1)
+	old.c.Close()
+	return true
+}
+
+// evictIdle frees one descriptor when accept runs out of them.
+func (s *Server) evictIdle() bool {
+	s.adm.mu.Lock()
+	defer s.adm.mu.Unlock()
+	return s.evictLocked()
+}
+
+func (s *Server) release(cs *connState) {
+	a := &s.adm
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.conns, cs.c)
+	if !cs.counted {
+		return
+	}
+	if cs.sub {
+		a.nsub--
+	} else {
+		a.nreq--
+	}
+}
+
+// idle marks a request connection waiting for its next request (or busy).
+func (s *Server) idle(cs *connState, idle bool) {
+	s.adm.mu.Lock()
+	if idle {
+		cs.idleSince = time.Now()
+	} else {
+		cs.idleSince = time.Time{}
+	}
+	s.adm.mu.Unlock()
+}
+
+// toSubscriber moves a connection from the request budget to the
+// subscriptions budget; false when that is full.
+func (s *Server) toSubscriber(cs *connState) bool {
+	a := &s.adm
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !cs.counted {
+		return false // evicted meanwhile
+	}
+	if a.nsub >= s.MaxSubscribers {
+		a.refused.Add(1)
+		return false
+	}
+	a.nreq--
+	a.nsub++
+	cs.sub = true
+	return true
+}
+
+// Counters reports the connection figures.
+func (s *Server) Counters() ConnCounters {
+	a := &s.adm
+	a.mu.Lock()
+	n := a.nreq
+	a.mu.Unlock()
+	return ConnCounters{ConnsMax: int64(s.MaxConns), Conns: int64(n), SubscribersMax: int64(s.MaxSubscribers),
+		ConnsEvicted: a.evicted.Load(), ConnsRefused: a.refused.Load(), AcceptErrors: a.accErrs.Load()}
+}
+
+// acceptRetry reports whether an accept error is one to wait out (out of
+// descriptors or buffers, an aborted handshake) rather than a dead listener.
+func acceptRetry(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.EINTR} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}

@@ -1,0 +1,118 @@
+package relay
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/logwatch/logwatch/relay/session"
+)
+
+// What a restart must not forget: the watcher checkpoints how far it has
+// read each log, and the relay's state rides in the same file, written at a
+// barrier (see watcher.Config.SaveState) so that the state is exactly the
+// fold of the lines before the saved positions. A restart restores the
+// state, skips the lines already folded into it (the watcher marks them
+// Replay) and folds the rest: the result is what a daemon that never
+// stopped would show, including what only hooks and API calls said
+// (waiting, acknowledged, tab bindings), which no log can re-derive.
+
+// Mark is how far the relay has folded one file in this run: the end (and
+// line number, 0 when unknown) of the last record of generation Gen.
+type Mark struct {
+	Gen  int
+	End  int64
+	Line int
+}
+
+// Saved is the relay's state for a checkpoint.
+type Saved struct {
+	State   json.RawMessage
+	Marks   map[string]Mark
+	Changed bool // the state changed since the last Save
+}
+
+const savedVersion = 1
+
+type savedRelay struct {
+	Version  int               `json:"version"`
+	Seq      uint64            `json:"seq"`
+	Tabs     map[string]string `json:"tabs,omitempty"`
+	Sessions []savedEntry      `json:"sessions"`
+}
+
+type savedEntry struct {
+	Session session.Saved `json:"session"`
+	Tab     string        `json:"tab,omitempty"`
+	Since   time.Time     `json:"since"`
+	Path    string        `json:"path,omitempty"`
+}
+
+// Save hands the relay's state, once it has processed everything enqueued
+// before the call, to done (on the relay goroutine: done must not block).
+func (r *Relay) Save(done func(Saved)) {
+	r.enqueue(func() {
+		st := savedRelay{Version: savedVersion, Seq: r.seq, Tabs: r.tabs}
+		for _, e := range r.sortedEntries() {
+			st.Sessions = append(st.Sessions, savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
+		}
+		b, err := json.Marshal(st)
+		if err != nil {
+			r.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
+			b = nil
+		}
+		marks := make(map[string]Mark, len(r.marks))
+		for p, m := range r.marks {
+			marks[p] = m
+		}
+		done(Saved{State: b, Marks: marks, Changed: r.changed})
+		r.changed = false
+	})
+}
+
+// Restore loads a state Save produced, before any log line of this run.
+// Replay lines that follow are then already part of it and skipped. A state
+// it cannot read is reported and ignored: the logs are folded afresh.
+func (r *Relay) Restore(state []byte) {
+	r.enqueue(func() {
+		defer r.restoreOnce.Do(func() { close(r.restoredCh) })
+		if len(state) == 0 {
+			return
+		}
+		r.record(RecordLine{Kind: RecRestore, State: append(json.RawMessage(nil), state...)})
+		if err := r.restore(state); err != nil {
+			r.log.Warn().Err(err).Msg("saved state unreadable; rebuilding it from the logs")
+			return
+		}
+		r.log.Info().Int("sessions", len(r.sessions)).Int("tabs", len(r.tabs)).Msg("state restored")
+	})
+}
+
+// Restored is closed once Restore has run: requests served before it would
+// be overwritten by the older saved state.
+func (r *Relay) Restored() <-chan struct{} { return r.restoredCh }
+
+func (r *Relay) restore(b []byte) error {
+	var st savedRelay
+	if err := json.Unmarshal(b, &st); err != nil {
+		return fmt.Errorf("saved state: %w", err)
+	}
+	if st.Version != savedVersion {
+		return fmt.Errorf("saved state version %d, want %d", st.Version, savedVersion)
+	}
+	r.seq = st.Seq
+	for t, s := range st.Tabs {
+		r.tabs[t] = s
+	}
+	for _, se := range st.Sessions {
+		if se.Session.ID == "" {
+			continue
+		}
+		e := &entry{s: session.Restore(se.Session), tab: se.Tab, since: se.Since, path: se.Path}
+		r.sessions[e.s.ID] = e
+		r.locate(e)
+		r.armQuiet(e)
+	}
+	r.restored = true
+	return nil
+}
