@@ -334,7 +334,7 @@ func newEventsCmd(a *app) *cobra.Command {
 		Short: "Stream state changes: a snapshot of every session, then each change",
 		Long: `Streams a snapshot of every session, then each change as it happens (--json:
 one relay Event per line, the socket protocol's stream). When the daemon
-restarts, or drops the stream after it fell behind, events says so on stderr,
+restarts, events says so on stderr,
 reconnects with backoff and goes on with a fresh snapshot. Ctrl+C ends it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

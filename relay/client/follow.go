@@ -40,7 +40,7 @@ type FollowOptions struct {
 
 // Follow subscribes to the daemon on socket and keeps the subscription
 // alive: when the stream ends for any reason other than ctx (a daemon
-// restart, a resync error after falling behind), it reports UpdateLost,
+// restart, a stream error), it reports UpdateLost,
 // retries with exponential backoff, and resumes with UpdateConnected and a
 // fresh snapshot. The first connection is not retried: its error (e.g.
 // ErrNoDaemon) is returned, so a command fails fast when nothing runs. The
