@@ -241,7 +241,9 @@ func (s *Scenario) startDaemon() {
 	if err != nil {
 		s.T.Fatal(err)
 	}
-	cmd := exec.Command(s.Bin, "run")
+	// The recording (every hook payload, key and log line the daemon took
+	// in, and every change) is an artifact `logwatch replay` can rerun.
+	cmd := exec.Command(s.Bin, "run", "--record", filepath.Join(s.Dir, "record.jsonl"))
 	cmd.Env = append(append([]string{}, s.Env...), "LOGWATCH_LOG_LEVEL=debug", "LOGWATCH_LOG_FORMAT=json")
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
@@ -324,6 +326,57 @@ var ansiRE = regexp.MustCompile(`\x1b(\[[0-9;?<=>!]*[ -/]*[@-~]|\][^\x07\x1b]*(\
 // StripANSI removes escape sequences and carriage returns.
 func StripANSI(s string) string {
 	return strings.ReplaceAll(ansiRE.ReplaceAllString(s, ""), "\r", "")
+}
+
+// Hooks returns the payloads of the hook events named event the daemon
+// received so far (from its recording), oldest first.
+func (s *Scenario) Hooks(event string) []map[string]any {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "record.jsonl"))
+	var out []map[string]any
+	for _, line := range strings.Split(string(b), "\n") {
+		var l struct {
+			Kind    string         `json:"kind"`
+			Payload map[string]any `json:"payload"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Kind == "hook" && l.Payload["hook_event_name"] == event {
+			out = append(out, l.Payload)
+		}
+	}
+	return out
+}
+
+// Keys returns how many key presses the daemon received (from its
+// recording): proof that wrap saw and reported a key that changed nothing.
+func (s *Scenario) Keys() int {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "record.jsonl"))
+	return strings.Count(string(b), `"kind":"key"`)
+}
+
+// WaitKeys waits until the daemon has received n key presses.
+func (s *Scenario) WaitKeys(n int, timeout time.Duration) {
+	s.T.Helper()
+	deadline := time.Now().Add(timeout)
+	for s.Keys() < n {
+		if time.Now().After(deadline) {
+			s.T.Fatalf("the daemon received %d key press(es) within %s, want %d", s.Keys(), timeout, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// WaitHook waits until the daemon has received n hook events named event.
+func (s *Scenario) WaitHook(event string, n int, timeout time.Duration) []map[string]any {
+	s.T.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if h := s.Hooks(event); len(h) >= n {
+			return h
+		}
+		if time.Now().After(deadline) {
+			s.T.Fatalf("the daemon did not receive %d %s hook(s) within %s\ntimeline:\n%s", n, event, timeout, s.Timeline)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // Event is one line of `logwatch events --json`, with when it arrived.
