@@ -266,6 +266,26 @@ func TestHookRules(t *testing.T) {
 			must(h.t, h.hook("A1", "codex", claudeHook("SessionStart", "x", "source", "resume")))
 			h.expect("ready/session_start/hook.session_start")
 		}},
+		{"codex: a turn that outlives its closed tab publishes nothing; a new turn is a resume", func(h *harness) {
+			// Codex 0.169 runs the turn in its background server: the tab
+			// closes mid-turn, the turn goes on and finishes there.
+			h.line(codex, "x", `{"timestamp":"t","type":"session_meta","payload":{"id":"x","cwd":"/w/app","cli_version":"0.169.0"}}`, false)
+			h.line(codex, "x", xEvent("task_started", `,"turn_id":"t1"`), false)
+			must(h.t, h.hook("A1", "codex", claudeHook("UserPromptSubmit", "x", "turn_id", "t1")))
+			if _, err := h.r.TabClosed(h.ctx, "A1"); err != nil {
+				h.t.Fatal(err)
+			}
+			h.line(codex, "x", `{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"late"}]}}`, false)
+			h.line(codex, "x", `{"timestamp":"t","type":"token_usage_record","payload":{"turn_id":"t1"}}`, false)
+			must(h.t, h.hook("A1", "codex", claudeHook("PostToolUse", "x", "turn_id", "t1", "tool_name", "Bash", "tool_input", `{"command":"ls"}`)))
+			must(h.t, h.hook("A1", "codex", claudeHook("Stop", "x", "turn_id", "t1")))
+			h.line(codex, "x", xEvent("task_complete", `,"turn_id":"t1"`), false)
+			h.expect("working/prompt/log.turn_start", "ended/tab_closed/api.tab_closed")
+			// `codex resume` in a new tab: its first prompt starts a turn.
+			h.line(codex, "x", xEvent("thread_settings_applied", ""), false)
+			h.line(codex, "x", xEvent("task_started", `,"turn_id":"t2"`), false)
+			h.expect("ready/resumed/log.session_resumed", "working/prompt/log.turn_start")
+		}},
 		{"claude: SessionStart with a stale open turn is ready", func(h *harness) {
 			// A killed process left its turn open; --continue starts afresh.
 			h.line(claude, "s", cPrompt("s", "SLOW then kill"), false)

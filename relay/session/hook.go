@@ -165,6 +165,9 @@ func (s *Session) finished() bool {
 }
 
 func (s *Session) toolWork(h parsers.Hook, rule string) (Change, bool) {
+	if s.State == Ended {
+		return Change{}, false // a tool of a turn that outlived its tab
+	}
 	if !s.turnOpen {
 		// A tool call with no turn open: the hooks missed the start (or it
 		// is a Stop-hook continuation). Work is going on all the same.
