@@ -55,27 +55,32 @@ func RequireAgent(t *testing.T, name string) (agents.Agent, string) {
 	if raceDetector {
 		t.Skip("conformance: skipped under -race (it drives external binaries; the plain `go test ./...` runs it)")
 	}
-	a, ok := agents.Get(name)
-	if !ok {
-		t.Fatalf("conformance: %s is not pinned in conformance/agents/agents.json", name)
-	}
-	p := a.BinPath(AgentsDir())
-	if _, err := os.Stat(p); err != nil {
-		msg := fmt.Sprintf("conformance: %s %s not found at %s; install the pinned agents with `%s` (then LOGWATCH_AGENTS_DIR=%s, the default)",
-			name, a.Version, p, InstallCommand, AgentsDir())
+	a, p, msg := findAgent(name, AgentsDir())
+	if msg != "" {
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " — under CI=true a missing agent is a failure")
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		msg := "conformance: tmux not found (the scenarios' terminal); `" + InstallCommand + "` installs it"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
+			t.Fatal(msg + " (under CI=true a missing agent is a failure)")
 		}
 		t.Skip(msg)
 	}
 	return a, p
+}
+
+// findAgent looks for the pinned agent's executable under dir, and for
+// tmux; msg says what is missing and how to install it.
+func findAgent(name, dir string) (a agents.Agent, path, msg string) {
+	a, ok := agents.Get(name)
+	if !ok {
+		return a, "", fmt.Sprintf("conformance: %s is not pinned in conformance/agents/agents.json", name)
+	}
+	path = a.BinPath(dir)
+	if _, err := os.Stat(path); err != nil {
+		return a, "", fmt.Sprintf("conformance: %s %s not found at %s; install the pinned agents with `%s` (LOGWATCH_AGENTS_DIR=%s)",
+			name, a.Version, path, InstallCommand, dir)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return a, "", "conformance: tmux not found (the scenarios' terminal); `" + InstallCommand + "` installs it"
+	}
+	return a, path, ""
 }
 
 var (
