@@ -395,3 +395,25 @@ func TestClaudeNoHooks(t *testing.T) {
 		})
 	}
 }
+
+// An automatic compaction inside a turn: the answer before reports a
+// context nearly full, so the next prompt compacts first and then goes on:
+// compacting, then back to working, then done.
+func TestClaudeAutoCompactInTurn(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "HUGE context please")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	c.Timeline.Quiet(settle)
+	p.Submit("hello after huge")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: p.Tab, Detail: "auto"}, tStep)
+	// The SessionStart (source compact) inside the turn: back to working.
+	c.Timeline.Next(Step{State: "working", Reason: "compaction", Source: "hook", Tab: p.Tab}, tStep)
+	c.Timeline.Next(stDone(p.Tab), tStep)
+	c.Timeline.Quiet(settle)
+	if n := c.api.CountKind(AnthReqCompact); n != 1 {
+		t.Errorf("%d compaction requests, want 1", n)
+	}
+}
