@@ -513,6 +513,9 @@ func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 				r.moved(e)
 				r.publish(e, ch, false)
 			}
+			// The tab is gone: a resumed conversation (Codex's turns go on
+			// in a background server) is not shown in it.
+			e.tab = ""
 		}
 	})
 	return n, err

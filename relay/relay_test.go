@@ -277,14 +277,19 @@ func TestHookRules(t *testing.T) {
 			}
 			h.line(codex, "x", `{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"late"}]}}`, false)
 			h.line(codex, "x", `{"timestamp":"t","type":"token_usage_record","payload":{"turn_id":"t1"}}`, false)
-			must(h.t, h.hook("A1", "codex", claudeHook("PostToolUse", "x", "turn_id", "t1", "tool_name", "Bash", "tool_input", `{"command":"ls"}`)))
-			must(h.t, h.hook("A1", "codex", claudeHook("Stop", "x", "turn_id", "t1")))
+			// The server's hooks no longer name the tab: the wrap that set
+			// LOGWATCH_TAB is not their ancestor any more (proxy.TabFromEnv).
+			must(h.t, h.hook("", "codex", claudeHook("PostToolUse", "x", "turn_id", "t1", "tool_name", "Bash", "tool_input", `{"command":"ls"}`)))
+			must(h.t, h.hook("", "codex", claudeHook("Stop", "x", "turn_id", "t1")))
 			h.line(codex, "x", xEvent("task_complete", `,"turn_id":"t1"`), false)
 			h.expect("working/prompt/log.turn_start", "ended/tab_closed/api.tab_closed")
 			// `codex resume` in a new tab: its first prompt starts a turn.
 			h.line(codex, "x", xEvent("thread_settings_applied", ""), false)
 			h.line(codex, "x", xEvent("task_started", `,"turn_id":"t2"`), false)
 			h.expect("ready/resumed/log.session_resumed", "working/prompt/log.turn_start")
+			if st := h.state("x"); st.Tab != "" {
+				h.t.Fatalf("the resumed session is shown in its closed tab %q", st.Tab)
+			}
 		}},
 		{"claude: SessionStart with a stale open turn is ready", func(h *harness) {
 			// A killed process left its turn open; --continue starts afresh.
