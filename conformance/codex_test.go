@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -50,16 +51,6 @@ func (w *codexWorld) turnEnd(tab string, hooks bool) {
 		return
 	}
 	w.next(race{step: Step{State: "done", Reason: "turn_end", Tab: tab}, sources: logOrHook})
-}
-
-// promptToDone runs one short prompt to its done, from an idle session
-// that is already announced.
-func (w *codexWorld) promptToDone(p *codexPane, prompt, tab string) {
-	w.t.Helper()
-	p.submit(prompt)
-	w.next(race{step: Step{State: "working", Reason: "prompt", Tab: tab}, sources: logOrHook})
-	w.turnEnd(tab, true)
-	p.waitIdle()
 }
 
 func TestCodexPrompt(t *testing.T) {
@@ -139,6 +130,7 @@ func TestCodexCtrlC(t *testing.T) {
 	p.WaitScreen("Task is still running", codexStep)
 	w.Timeline.Quiet(codexQuiet)
 	w.turnEnd(codexTab, true)
+	w.waitTurnsEnded(1)
 	p.Key("Escape")
 	p.WaitScreenGone("Task is still running", codexStep)
 	w.Timeline.Quiet(codexQuiet)
@@ -155,13 +147,13 @@ func TestCodexEscIdle(t *testing.T) {
 	p.submit("say hello")
 	w.opening(codexTab, true)
 	w.turnEnd(codexTab, true)
-	p.waitIdle()
+	p.waitIdle(1)
 	p.Key("Escape")
 	w.Timeline.Quiet(codexQuiet)
 	p.Type("/")
-	p.WaitScreen("/compact", codexStep)
+	p.WaitScreen("/model", codexStep)
 	p.Key("Escape")
-	p.WaitScreenGone("/compact", codexStep)
+	p.WaitScreenGone("/model", codexStep)
 	w.Timeline.Quiet(codexQuiet)
 }
 
@@ -174,7 +166,7 @@ func TestCodexCompact(t *testing.T) {
 	p.submit("say hello")
 	w.opening(codexTab, true)
 	w.turnEnd(codexTab, true)
-	p.waitIdle()
+	p.waitIdle(1)
 	p.Submit("/compact")
 	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: codexTab})
 	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: codexTab, Detail: "manual"})
@@ -187,14 +179,13 @@ func TestCodexCompact(t *testing.T) {
 	}
 }
 
-// endedOnce asserts the session's one ended, and nothing after it. Codex
+// endedOnce asserts that nothing follows the session's ended. Codex
 // 0.169's /quit and /exit only detach the TUI ("Any running work
-// continues"): SessionEnd fires when the background server stops. So the
+// continues"); SessionEnd fires when the background server stops. So the
 // tab's close ends the session, and stopping the server afterwards (its
 // SessionEnd) must not publish a second ended.
-func (w *codexWorld) endedOnce(tab string, stopServer bool) {
+func (w *codexWorld) endedOnce(stopServer bool) {
 	w.t.Helper()
-	w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: tab})
 	w.Timeline.Quiet(codexQuiet)
 	if stopServer {
 		w.stopServer()
@@ -202,26 +193,46 @@ func (w *codexWorld) endedOnce(tab string, stopServer bool) {
 	}
 }
 
-// TestCodexEnd: every way a Codex session ends publishes ended exactly once.
+// TestCodexEnd: every way a Codex session ends publishes ended exactly
+// once: at an idle prompt, and while a turn runs (the TUI goes, the turn
+// goes on in the background server and finishes there: nothing more is
+// published for the closed tab).
 func TestCodexEnd(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		end  func(p *codexPane)
+		name    string
+		working bool
+		end     func(p *codexPane)
 	}{
-		{"quit", func(p *codexPane) { p.Submit("/quit") }},
-		{"exit", func(p *codexPane) { p.Submit("/exit") }},
-		{"kill", func(p *codexPane) { _ = syscall.Kill(p.AgentPID(), syscall.SIGKILL) }},
-		{"close_pane", func(p *codexPane) { p.Close() }},
+		{"quit", false, func(p *codexPane) { p.Submit("/quit") }},
+		{"exit", false, func(p *codexPane) { p.Submit("/exit") }},
+		{"kill", false, func(p *codexPane) { _ = syscall.Kill(p.AgentPID(), syscall.SIGKILL) }},
+		{"close_pane", false, func(p *codexPane) { p.Close() }},
+		{"kill_working", true, func(p *codexPane) { _ = syscall.Kill(p.AgentPID(), syscall.SIGKILL) }},
+		{"close_pane_working", true, func(p *codexPane) { p.Close() }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newCodex(t, true)
 			p := w.start("a", codexTab)
-			p.submit("say hello")
-			w.opening(codexTab, true)
-			w.turnEnd(codexTab, true)
-			p.waitIdle()
+			if c.working {
+				p.submit(OpenAISlow + " stream please")
+				w.opening(codexTab, true)
+				p.WaitScreen("streaming slowly", codexStep)
+			} else {
+				p.submit("say hello")
+				w.opening(codexTab, true)
+				w.turnEnd(codexTab, true)
+				p.waitIdle(1)
+			}
 			c.end(p)
-			w.endedOnce(codexTab, true)
+			w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
+			if c.working {
+				ctx, cancel := context.WithTimeout(context.Background(), OpenAISlowStream+codexStep)
+				defer cancel()
+				if _, err := w.api.WaitRequest(ctx, func(r OpenAIRequest) bool { return r.N == 1 && r.Outcome != "" }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.endedOnce(true)
 		})
 	}
 }
@@ -261,9 +272,10 @@ func TestCodexResume(t *testing.T) {
 	p.submit("say hello")
 	w.opening(codexTab, true)
 	w.turnEnd(codexTab, true)
-	p.waitIdle()
+	p.waitIdle(1)
 	p.Submit("/quit")
-	w.endedOnce(codexTab, false)
+	w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
+	w.endedOnce(false)
 
 	const tab2 = "T2"
 	p2 := w.start("b", tab2, "resume", "--last")
