@@ -153,6 +153,29 @@ func TestClaudePermissionApprove(t *testing.T) {
 	}
 }
 
+// Choosing "No" at the permission dialog (no Esc, no Ctrl+C): the
+// transcript's rejection marker ends the turn, ready/interrupted from the log.
+func TestClaudePermissionReject(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Submit("TOOL and then I reject")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(stTool(p.Tab, AnthToolCommand), tStep)
+	c.Timeline.Next(stWaitingBash(p.Tab), tStep)
+	p.WaitScreen("Do you want to proceed?", tStep)
+	p.Key("Down")
+	p.Key("Down")
+	p.Key("Down")
+	p.WaitScreen("❯ 4. No", tStep)
+	p.Key("Enter")
+	c.Timeline.Next(stInterrupted(p.Tab, "log"), tStep)
+	c.Timeline.Quiet(settle)
+	if _, err := os.Stat(filepath.Join(c.Work, "f.txt")); err == nil {
+		t.Error("the rejected command ran")
+	}
+}
+
 // Esc while the answer streams: ready/interrupted, confirmed by the
 // transcript's marker (key+log).
 func TestClaudeEscMidStream(t *testing.T) {
