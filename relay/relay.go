@@ -406,19 +406,19 @@ func (r *Relay) logLine(l LogLine) {
 // resumes reports whether a line appended to an ended session's log means
 // a new process took the conversation up. Claude flushes metadata
 // (cost-state, file-history-snapshot, last-prompt) just after SessionEnd, so
-// for Claude only a turn or its output counts. Codex 0.169 runs turns in a
-// background server that outlives the TUI: a turn running when the tab
-// closed goes on and finishes there, so only a new turn (or the session_meta
-// older Codex appends when resuming) is a resume.
+// for Claude only a turn or its output counts (--continue writes a synthetic
+// assistant line first). Codex 0.169 runs turns in a background server that
+// outlives the TUI: a turn running when the tab closed goes on and finishes
+// there, so only a new turn (or the session_meta older Codex appends when
+// resuming) is a resume.
 func resumes(l LogLine) bool {
-	if l.Agent == parsers.AgentClaude {
-		return l.Evidence.Kind != parsers.KindNone && l.Evidence.Kind != parsers.KindSidechain
+	switch k := l.Evidence.Kind; l.Agent {
+	case parsers.AgentClaude:
+		return k != parsers.KindNone && k != parsers.KindSidechain
+	case parsers.AgentCodex:
+		return k == parsers.KindTurnStart || k == parsers.KindPrompt || l.Evidence.Type == "session_meta"
 	}
-	switch l.Evidence.Kind {
-	case parsers.KindTurnStart, parsers.KindPrompt:
-		return true
-	}
-	return l.Evidence.Type == "session_meta"
+	return false
 }
 
 // Oversized counts lines the watcher skipped for their length.

@@ -431,3 +431,79 @@ func TestE2EStatusText(t *testing.T) {
 		t.Fatalf("no daemon: %d %s", code, stderr)
 	}
 }
+
+// TestE2ERealAgentFixes replays, through the real daemon, hook client and
+// files, what Claude Code 2.1.328 and Codex 0.169 did that made the dot lie
+// (issue 10): each must now publish exactly the right changes.
+func TestE2ERealAgentFixes(t *testing.T) {
+	e := startE2E(t)
+	proj := filepath.Join(e.claude, "-home-dev-work")
+
+	// Claude: the generic permission Notification after PermissionRequest
+	// publishes nothing; SessionEnd, the metadata Claude flushes after it,
+	// then the tab closing: ended once.
+	echo := `{"command":"echo hi > f.txt","description":"Write hi to f.txt"}`
+	e.hook("s2b", "claude", hookJSON("UserPromptSubmit", "c2", "prompt", "TOOL please run it"))
+	e.want("c2", "working", "prompt", "hook")
+	e.hook("s2b", "claude", hookJSON("PermissionRequest", "c2", "tool_name", "Bash", "tool_input", echo))
+	if ev := e.want("c2", "waiting", "permission", "hook"); ev["detail"] != "Bash: echo hi > f.txt" {
+		t.Fatalf("waiting detail %v", ev["detail"])
+	}
+	e.hook("s2b", "claude", hookJSON("Notification", "c2", "notification_type", "permission_prompt", "message", "Claude needs your permission"))
+	e.hook("s2b", "claude", hookJSON("PostToolUse", "c2", "tool_name", "Bash", "tool_input", echo))
+	e.want("c2", "working", "tool", "hook")
+	e.hook("s2b", "claude", hookJSON("Stop", "c2"))
+	e.want("c2", "done", "turn_end", "hook")
+	e.hook("s2b", "claude", hookJSON("SessionEnd", "c2", "reason", "prompt_input_exit"))
+	e.want("c2", "ended", "session_end", "hook")
+	e.append(filepath.Join(proj, "c2.jsonl"), `{"type":"cost-state","sessionId":"c2","totalCostUSD":0.0008}`,
+		`{"type":"file-history-snapshot","messageId":"m","snapshot":{},"isSnapshotUpdate":false}`)
+	if _, stderr, code := cli(t, e.env, "tab-closed", "--tab", "s2b"); code != 0 {
+		t.Fatalf("tab-closed: %d %s", code, stderr)
+	}
+	e.quiet("c2", 700*time.Millisecond)
+
+	// Claude without hooks, a background subagent: the second turn_duration
+	// leaves pendingBackgroundAgentCount out, which means none pending.
+	c8 := filepath.Join(proj, "c8.jsonl")
+	e.append(c8, `{"type":"user","sessionId":"c8","cwd":"/home/dev/work","version":"2.1.328","message":{"role":"user","content":"AGENT please delegate"}}`)
+	e.want("c8", "working", "prompt", "log")
+	e.append(c8, `{"type":"system","subtype":"turn_duration","sessionId":"c8","durationMs":818,"pendingBackgroundAgentCount":1}`)
+	e.want("c8", "working", "subagents_pending", "log")
+	e.append(c8, `{"type":"user","sessionId":"c8","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>\n<status>completed</status>\n</task-notification>"}}`)
+	e.want("c8", "working", "prompt", "log")
+	e.append(c8, `{"type":"system","subtype":"turn_duration","sessionId":"c8","durationMs":161,"messageCount":9}`)
+	e.want("c8", "done", "turn_end", "log")
+
+	// Codex 0.169: a rollout holding only session_meta is no row; the first
+	// prompt writes task_started before SessionStart fires, which must not
+	// flap the turn back to ready.
+	day := time.Now()
+	dir := filepath.Join(e.codex, day.Format("2006"), day.Format("01"), day.Format("02"))
+	meta := func(id string) string {
+		return `{"timestamp":"2026-12-01T06:57:40.151Z","type":"session_meta","payload":{"id":"` + id + `","cwd":"/home/dev/work","cli_version":"0.169.0"}}`
+	}
+	phantom := "01a23064-0000-7000-8000-00000000dead"
+	e.append(filepath.Join(dir, "rollout-2026-12-01T06-57-31-"+phantom+".jsonl"), meta(phantom))
+	x := "01a23064-f24f-74c0-8657-6ca6791bc246"
+	rollout := filepath.Join(dir, "rollout-2026-12-01T06-57-31-"+x+".jsonl")
+	e.append(rollout, meta(x), `{"timestamp":"2026-12-01T06:57:40.152Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t1"}}`)
+	e.want(x, "working", "prompt", "log")
+	e.hook("A1", "codex", hookJSON("SessionStart", x, "source", "startup"))
+	e.hook("A1", "codex", hookJSON("UserPromptSubmit", x, "turn_id", "t1", "prompt", "say hello"))
+	e.quiet(x, 500*time.Millisecond)
+	e.hook("A1", "codex", hookJSON("Stop", x, "turn_id", "t1"))
+	e.want(x, "done", "turn_end", "hook")
+	e.hook("A1", "codex", hookJSON("SessionEnd", x, "reason", "exit"))
+	e.want(x, "ended", "session_end", "hook")
+	if _, stderr, code := cli(t, e.env, "tab-closed", "--tab", "A1"); code != 0 {
+		t.Fatalf("tab-closed: %d %s", code, stderr)
+	}
+	e.quiet(x, 300*time.Millisecond)
+	for _, s := range e.status()["sessions"].([]any) {
+		if s.(map[string]any)["session"] == phantom {
+			t.Fatalf("the phantom rollout is a row: %v", s)
+		}
+	}
+	e.quiet(phantom, 200*time.Millisecond)
+}

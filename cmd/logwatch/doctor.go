@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/client"
 )
@@ -41,11 +43,11 @@ type finding struct {
 	Fix     string   `json:"fix,omitempty"`
 }
 
-// knownFormats are the newest agent versions (major.minor) whose logs the
-// parsers were checked against (../shared/realworld). A newer one may write
-// lines the parsers do not know: check a recent log with `logwatch verify`,
-// then raise the number.
-var knownFormats = map[string][2]int{"claude": {2, 1}, "codex": {0, 147}}
+// knownGood is the release of an agent the live conformance suite last
+// passed with (conformance/agents). A newer release, even a patch within the
+// same minor, may write lines or fire hooks differently: it is drift until
+// the suite passes with it.
+func knownGood(agent string) string { return agents.KnownGood(agent) }
 
 // doctorEnv is what the checks look at; tests point it at fakes.
 type doctorEnv struct {
@@ -98,8 +100,8 @@ func runDoctor(env doctorEnv) []finding {
 	if runtime.GOOS == "linux" {
 		out = append(out, checkInotify(env))
 	}
-	out = append(out, checkHooks(env, "claude"), checkHooks(env, "codex"))
 	scan := scanRecentLogs(env)
+	out = append(out, checkHooks(env, "claude", scan), checkHooks(env, "codex", scan))
 	return append(out, checkFormats(scan), checkClock(env, scan))
 }
 
@@ -338,7 +340,7 @@ func agentHome(agent string) string {
 	return expandPath("${CODEX_HOME:-~/.codex}")
 }
 
-func checkHooks(env doctorEnv, agent string) finding {
+func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 	f := finding{Check: agent + " hooks"}
 	spec := hookSpecs[agent]
 	found := false
@@ -368,11 +370,24 @@ func checkHooks(env doctorEnv, agent string) finding {
 		f.Fix = "repair the JSON (or move the file aside), then " + fix
 		return f
 	}
-	var missing []string
+	var missing, retired []string
 	for _, ev := range spec.events {
 		if !slices.Contains(installed, ev) {
 			missing = append(missing, ev)
 		}
+	}
+	for _, ev := range spec.retired {
+		if slices.Contains(installed, ev) {
+			retired = append(retired, ev)
+		}
+	}
+	// The installed set is the known-good release's; say which release
+	// that is, and when the logs show the agent has moved past it.
+	good := knownGood(agent)
+	of := agent + " " + good
+	var versionNote []string
+	if v := scan.newestVersion(agent); v != "" && newerThan(v, good) {
+		versionNote = []string{fmt.Sprintf("the event set is %s's (the known-good release); recent logs come from %s %s, whose events are not checked yet", of, agent, v)}
 	}
 	var stale []string
 	for _, c := range commands {
@@ -387,19 +402,28 @@ func checkHooks(env doctorEnv, agent string) finding {
 	case len(installed) == 0:
 		f.Status, f.Summary = checkFail, "not installed in "+path+": without hooks there is no waiting state, and changes show later"
 		f.Fix = fix
-	case len(missing) > 0:
-		f.Status, f.Summary = checkFail, fmt.Sprintf("%d of %d events hooked in %s", len(installed), len(spec.events), path)
-		f.Details = []string{"missing: " + strings.Join(missing, ", ")}
-		f.Fix = fix
+	case len(missing) > 0 || len(retired) > 0:
+		f.Status, f.Summary = checkFail, fmt.Sprintf("%d of %d events of %s hooked in %s", len(spec.events)-len(missing), len(spec.events), of, path)
+		if len(retired) > 0 {
+			f.Status = checkWarn
+			f.Summary += fmt.Sprintf(", and %d it does not have", len(retired))
+			f.Details = append(f.Details, "not events of "+of+" (they never fire): "+strings.Join(retired, ", "))
+		}
+		if len(missing) > 0 {
+			f.Status = checkFail
+			f.Details = append(f.Details, "missing: "+strings.Join(missing, ", "))
+		}
+		f.Fix = fix + " (adds the missing events, removes the others)"
 	case len(stale) > 0:
 		f.Status, f.Summary, f.Details = checkFail, "hooks in "+path+" run a binary that is not there", stale
 		f.Fix = fix + " (updates the path)"
 	default:
-		f.Status, f.Summary = checkOK, fmt.Sprintf("installed in %s for all %d events", path, len(spec.events))
+		f.Status, f.Summary = checkOK, fmt.Sprintf("installed in %s for all %d events of %s", path, len(spec.events), of)
 		if agent == "codex" {
 			f.Details = []string{"Codex runs them only once trusted (\"Trust all and continue\", or /hooks)"}
 		}
 	}
+	f.Details = append(f.Details, versionNote...)
 	return f
 }
 
@@ -463,15 +487,32 @@ func (s *logScan) readHead(agent, path string) {
 		return
 	}
 	defer f.Close()
-	s.files[agent]++
 	p := parsers.New(parsers.Agent(agent))
 	rd := bufio.NewReaderSize(io.LimitReader(f, 256<<10), 64<<10)
 	seen := ""
+	var det parsers.Detector
+	isLog := false
+	unknown := map[string]int{}
+	defer func() {
+		// A JSONL under a root holding nothing an agent writes (captured
+		// hook payloads, say) is not a log: its lines are not drift.
+		if !isLog {
+			return
+		}
+		s.files[agent]++
+		if len(unknown) > 0 && s.unknown[agent] == nil {
+			s.unknown[agent] = map[string]int{}
+		}
+		for t, n := range unknown {
+			s.unknown[agent][t] += n
+		}
+	}()
 	for {
 		line, err := rd.ReadSlice('\n')
 		if err != nil {
 			break // the rest, or a line longer than the buffer
 		}
+		isLog = isLog || det.Line(line) != parsers.AgentUnknown
 		ev, perr := p.Parse(line)
 		if perr != nil {
 			continue
@@ -480,10 +521,7 @@ func (s *logScan) readHead(agent, path string) {
 			seen = ev.AgentVersion
 		}
 		if ev.Unknown {
-			if s.unknown[agent] == nil {
-				s.unknown[agent] = map[string]int{}
-			}
-			s.unknown[agent][ev.Type]++
+			unknown[ev.Type]++
 		}
 		if t, err := time.Parse(time.RFC3339Nano, ev.At); err == nil && t.After(s.newest) {
 			s.newest, s.newestAt = t, path
@@ -497,64 +535,82 @@ func (s *logScan) readHead(agent, path string) {
 	}
 }
 
-// newerThanKnown reports whether version v is past the newest format the
-// parsers know for agent.
-func newerThanKnown(agent, v string) bool {
-	known, ok := knownFormats[agent]
-	if !ok {
-		return false
-	}
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return false
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(strings.TrimLeft(parts[1], "v"))
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return major > known[0] || major == known[0] && minor > known[1]
+// newerThan reports whether version v is past the known-good version;
+// versions that do not parse are not judged.
+func newerThan(v, good string) bool {
+	c, ok := parsers.CompareVersions(v, good)
+	return ok && c > 0
 }
 
+// newestVersion is the newest agent version the recent logs show.
+func (s *logScan) newestVersion(agent string) string {
+	best := ""
+	for v := range s.versions[agent] {
+		if c, ok := parsers.CompareVersions(v, best); best == "" || ok && c > 0 {
+			best = v
+		}
+	}
+	return best
+}
+
+// checkFormats finds drift: recent logs from an agent release newer than
+// the known-good one (conformance/agents), and line types the parsers do
+// not know. Each is a warning naming what is unknown.
 func checkFormats(s logScan) finding {
 	f := finding{Check: "formats"}
-	var newer []string
+	var newer, unknown []string
 	for _, agent := range []string{"claude", "codex"} {
-		vs := slices.Sorted(func(yield func(string) bool) {
+		vs := slices.SortedFunc(func(yield func(string) bool) {
 			for v := range s.versions[agent] {
 				if !yield(v) {
 					return
 				}
 			}
-		})
+		}, func(a, b string) int { c, _ := parsers.CompareVersions(a, b); return cmp.Or(c, strings.Compare(a, b)) })
+		good := knownGood(agent)
 		if len(vs) > 0 {
-			k := knownFormats[agent]
-			f.Details = append(f.Details, fmt.Sprintf("%s: versions %s in %d recent logs (parsers know up to %d.%d)",
-				agent, strings.Join(vs, ", "), s.files[agent], k[0], k[1]))
+			f.Details = append(f.Details, fmt.Sprintf("%s: versions %s in %d recent logs (known-good: %s)",
+				agent, strings.Join(vs, ", "), s.files[agent], good))
 		}
+		var past []string
 		for _, v := range vs {
-			if newerThanKnown(agent, v) {
-				newer = append(newer, agent+" "+v)
+			if newerThan(v, good) {
+				past = append(past, v)
 			}
+		}
+		if len(past) > 0 {
+			newer = append(newer, fmt.Sprintf("%s %s (known-good %s)", agent, strings.Join(past, ", "), good))
 		}
 		if u := s.unknown[agent]; len(u) > 0 {
 			var ts []string
 			for t, n := range u {
+				if t == "" {
+					t = "(no type)"
+				}
 				ts = append(ts, fmt.Sprintf("%s×%d", t, n))
 			}
 			slices.Sort(ts)
+			unknown = append(unknown, agent+" "+strings.Join(ts, ", "))
 			f.Details = append(f.Details, agent+": line types the parsers do not know (ignored): "+strings.Join(ts, ", "))
 		}
 	}
+	var drift []string
+	if len(newer) > 0 {
+		drift = append(drift, "agent releases newer than the known-good ones: "+strings.Join(newer, "; "))
+	}
+	if len(unknown) > 0 {
+		drift = append(drift, "line types the parsers do not know: "+strings.Join(unknown, "; "))
+	}
 	switch {
-	case len(newer) > 0:
+	case len(drift) > 0:
 		f.Status = checkWarn
-		f.Summary = "logs from agent versions newer than the formats the parsers know: " + strings.Join(newer, ", ")
-		f.Fix = "run `logwatch verify` on a recent log and compare turns, interrupts and final_state with what happened; update logwatch if they are wrong"
+		f.Summary = strings.Join(drift, "; and ")
+		f.Fix = "run `logwatch verify` on a recent log and compare turns, interrupts and final_state with what happened; " +
+			"update logwatch if they are wrong (the live conformance suite, run with the new release, proves it and raises the known-good version)"
 	case len(s.files) == 0:
 		f.Status, f.Summary = checkSkip, "no agent logs under the roots yet"
 	default:
-		f.Status, f.Summary = checkOK, "recent logs come from agent versions the parsers know"
+		f.Status, f.Summary = checkOK, "recent logs come from the known-good agent releases or older, with no unknown line types"
 	}
 	return f
 }

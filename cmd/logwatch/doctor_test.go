@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/logwatch/logwatch/conformance/agents"
 )
 
 func findingOf(fs []finding, check string) finding {
@@ -126,16 +128,16 @@ func TestDoctorInotify(t *testing.T) {
 
 func TestDoctorHooks(t *testing.T) {
 	env, home := testEnv(t)
-	if f := checkHooks(env, "codex"); f.Status != checkSkip {
+	if f := checkHooks(env, "codex", logScan{}); f.Status != checkSkip {
 		t.Errorf("no codex: %+v", f)
 	}
 	settings := filepath.Join(home, ".claude", "settings.json")
 	mkdirs(t, filepath.Dir(settings))
-	if f := checkHooks(env, "claude"); f.Status != checkFail || f.Fix != "logwatch hooks install --agent claude" {
+	if f := checkHooks(env, "claude", logScan{}); f.Status != checkFail || f.Fix != "logwatch hooks install --agent claude" {
 		t.Errorf("not installed: %+v", f)
 	}
 	write(t, settings, "{\n  \"hooks\": {\n    \"Stop\": [\n  }\n}\n")
-	if f := checkHooks(env, "claude"); f.Status != checkFail || !strings.Contains(f.Summary, "cannot be parsed: line 4, column 3") {
+	if f := checkHooks(env, "claude", logScan{}); f.Status != checkFail || !strings.Contains(f.Summary, "cannot be parsed: line 4, column 3") {
 		t.Errorf("unparsable settings: %+v", f)
 	}
 	spec := hookSpecs["claude"]
@@ -144,13 +146,125 @@ func TestDoctorHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, settings, string(full))
-	if f := checkHooks(env, "claude"); f.Status != checkOK {
+	if f := checkHooks(env, "claude", logScan{}); f.Status != checkOK {
 		t.Errorf("installed: %+v", f)
 	}
 	gone, _ := spec.planHooks(nil, hookCommand("/nonexistent/logwatch", "claude"), true)
 	write(t, settings, string(gone))
-	if f := checkHooks(env, "claude"); f.Status != checkFail || !strings.Contains(f.Summary, "not there") {
+	if f := checkHooks(env, "claude", logScan{}); f.Status != checkFail || !strings.Contains(f.Summary, "not there") {
 		t.Errorf("moved binary: %+v", f)
+	}
+}
+
+// TestDoctorCodexHookSet: a hooks.json written for the events logwatch
+// used to install for Codex (StopFailure, no SessionEnd) is checked against
+// Codex 0.169's own events; install repairs it; logs from a release past the
+// known-good one are named.
+func TestDoctorCodexHookSet(t *testing.T) {
+	env, home := testEnv(t)
+	hooks := filepath.Join(home, ".codex", "hooks.json")
+	mkdirs(t, filepath.Dir(hooks))
+	old, err := os.ReadFile("testdata/setup/codex-upgrade/before.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, hooks, strings.ReplaceAll(string(old), "/usr/local/bin/logwatch", bin))
+	f := checkHooks(env, "codex", logScan{})
+	details := strings.Join(f.Details, "\n")
+	if f.Status != checkFail || !strings.Contains(f.Summary, "11 of 12 events of codex 0.169.0") ||
+		!strings.Contains(details, "missing: SessionEnd") || !strings.Contains(details, "not events of codex 0.169.0 (they never fire): StopFailure") {
+		t.Errorf("old event set: %+v", f)
+	}
+	// Only the retired one left: a warning, not a failure.
+	spec := hookSpecs["codex"]
+	full, err := spec.planHooks(nil, hookCommand(bin, "codex"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := strings.Replace(string(full), `"hooks": {`, `"hooks": {`+"\n"+`    "StopFailure": [{"hooks": [{"type": "command", "command": "`+bin+` hook --agent codex", "timeout": 3}]}],`, 1)
+	write(t, hooks, extra)
+	if f := checkHooks(env, "codex", logScan{}); f.Status != checkWarn || !strings.Contains(f.Summary, "and 1 it does not have") {
+		t.Errorf("a retired event: %+v", f)
+	}
+	fixed, err := spec.planHooks([]byte(extra), hookCommand(bin, "codex"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, hooks, string(fixed))
+	if f := checkHooks(env, "codex", logScan{}); f.Status != checkOK || !strings.Contains(f.Summary, "all 12 events of codex 0.169.0") {
+		t.Errorf("after install: %+v", f)
+	}
+	scan := logScan{versions: map[string]map[string]int{"codex": {"0.169.0": 1, "0.170.1": 2}}}
+	if f := checkHooks(env, "codex", scan); f.Status != checkOK ||
+		!strings.Contains(strings.Join(f.Details, "\n"), "recent logs come from codex 0.170.1, whose events are not checked yet") {
+		t.Errorf("a newer release: %+v", f)
+	}
+}
+
+func TestNewerThan(t *testing.T) {
+	tests := []struct {
+		v, good string
+		want    bool
+	}{
+		{"2.1.328", "2.1.156", true}, // within a minor: drift all the same
+		{"2.1.329", "2.1.328", true},
+		{"2.1.328", "2.1.328", false},
+		{"2.1.143", "2.1.328", false},
+		{"2.2.0", "2.1.328", true},
+		{"0.170.0", "0.169.0", true},
+		{"0.104.0-alpha.1", "0.169.0", false},
+		{"garbage", "2.1.328", false},
+		{"2.1.400", "", false}, // an agent not pinned is not judged
+	}
+	for _, tc := range tests {
+		if got := newerThan(tc.v, tc.good); got != tc.want {
+			t.Errorf("newerThan(%q, %q) = %v", tc.v, tc.good, got)
+		}
+	}
+}
+
+// TestDoctorDrift provokes each drift finding with real files under a temp
+// HOME: a Claude release past the known-good one (a patch within the same
+// minor), a Codex one, and unknown line types, each named; the known-good
+// releases with known lines are clean, and hook payloads kept under a root
+// are not a log.
+func TestDoctorDrift(t *testing.T) {
+	env, _ := testEnv(t)
+	proj := filepath.Join(env.cfg.Agents.Claude.Roots[0], "-home-dev-app")
+	day := filepath.Join(env.cfg.Agents.Codex.Roots[0], "2026", "12", "01")
+	mkdirs(t, proj, day)
+	claudeLog := func(name, version string) {
+		write(t, filepath.Join(proj, name+".jsonl"),
+			`{"type":"mode","mode":"normal","sessionId":"`+name+`"}`+"\n"+
+				`{"type":"user","sessionId":"`+name+`","version":"`+version+`","cwd":"/home/dev/app","timestamp":"2026-12-01T07:00:00Z","message":{"role":"user","content":"hi"}}`+"\n"+
+				`{"type":"api-request","sessionId":"`+name+`","timestamp":"2026-12-01T07:00:00.1Z"}`+"\n"+
+				`{"type":"cost-state","sessionId":"`+name+`","totalCostUSD":0}`+"\n")
+	}
+	codexLog := func(id, version, extra string) {
+		write(t, filepath.Join(day, "rollout-2026-12-01T07-00-00-"+id+".jsonl"),
+			`{"timestamp":"2026-12-01T07:00:00Z","type":"session_meta","payload":{"id":"`+id+`","cwd":"/home/dev/app","cli_version":"`+version+`"}}`+"\n"+
+				`{"timestamp":"2026-12-01T07:00:00Z","type":"token_usage_record","payload":{"thread_id":"`+id+`"}}`+"\n"+extra)
+	}
+	claudeLog("11111111-aaaa-4bbb-8ccc-000000000001", agents.KnownGood("claude"))
+	codexLog("01a23064-f24f-74c0-8657-6ca6791bc246", agents.KnownGood("codex"), "")
+	// Captured hook payloads beside the transcripts: not a log, no drift.
+	write(t, filepath.Join(proj, "hook-payloads.jsonl"), `{"t":"2026-12-01T07:00:00Z","tab":"s1","payload":{"hook_event_name":"Stop"}}`+"\n")
+	if f := checkFormats(scanRecentLogs(env)); f.Status != checkOK {
+		t.Fatalf("known-good releases: %+v", f)
+	}
+
+	claudeLog("11111111-aaaa-4bbb-8ccc-000000000002", "2.1.329")
+	f := checkFormats(scanRecentLogs(env))
+	if f.Status != checkWarn || !strings.Contains(f.Summary, "claude 2.1.329 (known-good 2.1.328)") || strings.Contains(f.Summary, "codex") {
+		t.Errorf("claude patch release: %+v", f)
+	}
+	codexLog("01a23064-f24f-74c0-8657-000000000002", "0.170.0", `{"timestamp":"2026-12-01T07:00:01Z","type":"event_msg","payload":{"type":"telepathy"}}`+"\n"+
+		`{"timestamp":"2026-12-01T07:00:02Z","type":"brand_new_line","payload":{}}`+"\n")
+	f = checkFormats(scanRecentLogs(env))
+	if f.Status != checkWarn || !strings.Contains(f.Summary, "codex 0.170.0 (known-good 0.169.0)") ||
+		!strings.Contains(f.Summary, "line types the parsers do not know: codex brand_new_line×1, event_msg/telepathy×1") ||
+		!strings.Contains(f.Fix, "logwatch verify") {
+		t.Errorf("codex release and unknown types: %+v", f)
 	}
 }
 
@@ -169,8 +283,9 @@ func TestDoctorFormatsAndClock(t *testing.T) {
 	write(t, filepath.Join(dir, "s1.jsonl"), line("2.1.143", now.Add(-time.Hour))+`{"type":"hologram","sessionId":"s1"}`+"\n")
 	os.Chtimes(filepath.Join(dir, "s1.jsonl"), now.Add(-time.Hour), now.Add(-time.Hour))
 	scan := scanRecentLogs(env)
-	if f := checkFormats(scan); f.Status != checkOK || !strings.Contains(strings.Join(f.Details, "\n"), "hologram×1") {
-		t.Errorf("known version: %+v", f)
+	if f := checkFormats(scan); f.Status != checkWarn || !strings.Contains(f.Summary, "line types the parsers do not know: claude hologram×1") ||
+		strings.Contains(f.Summary, "newer") {
+		t.Errorf("known version, an unknown line type: %+v", f)
 	}
 	if f := checkClock(env, scan); f.Status != checkOK {
 		t.Errorf("sane clock: %+v", f)
@@ -209,5 +324,16 @@ func TestDoctorCLI(t *testing.T) {
 	stdout, _, code = cli(t, e.env, "doctor")
 	if code != 0 || !strings.Contains(stdout, "all checks passed") {
 		t.Fatalf("healthy machine: exit %d\n%s", code, stdout)
+	}
+	// A Claude release one patch past the known-good one is drift.
+	proj := filepath.Join(e.claude, "-home-dev-app")
+	mkdirs(t, proj)
+	write(t, filepath.Join(proj, "11111111-aaaa-4bbb-8ccc-000000000009.jsonl"),
+		`{"type":"user","sessionId":"11111111-aaaa-4bbb-8ccc-000000000009","version":"2.1.329","timestamp":"2026-12-01T07:00:00Z","message":{"role":"user","content":"hi"}}`+"\n"+
+			`{"type":"hologram","sessionId":"11111111-aaaa-4bbb-8ccc-000000000009"}`+"\n")
+	stdout, _, code = cli(t, e.env, "doctor")
+	if code != 1 || !strings.Contains(stdout, "[warn] formats") || !strings.Contains(stdout, "claude 2.1.329 (known-good "+agents.KnownGood("claude")+")") ||
+		!strings.Contains(stdout, "line types the parsers do not know: claude hologram×1") {
+		t.Fatalf("drift: exit %d\n%s", code, stdout)
 	}
 }

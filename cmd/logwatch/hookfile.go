@@ -3,14 +3,19 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // hookSpec is what logwatch installs for one agent: the events SPEC §3 uses,
 // the handler timeout, and which events take a tool matcher.
 type hookSpec struct {
-	agent   string
-	events  []string
+	agent  string
+	events []string
+	// retired are events logwatch once installed that the agent's
+	// known-good release (conformance/agents) does not have: install and
+	// uninstall remove logwatch's handlers for them, doctor reports them.
+	retired []string
 	timeout int
 	// matcher is written on the tool events (nil: no matcher key at all,
 	// which every agent reads as "all").
@@ -33,11 +38,15 @@ var hookSpecs = map[string]hookSpec{
 			"PermissionRequest": true},
 	},
 	// Codex's hooks.json: its matchers are regular expressions, where "*"
-	// would not compile; an absent matcher matches every tool.
+	// would not compile; an absent matcher matches every tool. The events
+	// are the ones Codex 0.169 has (/hooks; formats/real-agents.md) that
+	// SPEC §3 uses: it has SessionEnd and no StopFailure. PreModelRequest
+	// says nothing about the state and runs on every model call.
 	"codex": {
 		agent: "codex",
 		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Stop", "StopFailure", "Interrupt", "PreCompact", "PostCompact", "SubagentStart", "SubagentStop"},
+			"Stop", "Interrupt", "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "SessionEnd"},
+		retired: []string{"StopFailure"},
 		timeout: 3,
 	},
 }
@@ -210,8 +219,9 @@ func (h hookSpec) nextEdit(src []byte, root *jnode, command string, install, rem
 	if hooks.kind != '{' {
 		return nil, fmt.Errorf("%w: \"hooks\" is not an object", errUnsupportedShape)
 	}
-	for _, ev := range h.events {
+	for _, ev := range append(h.events[:len(h.events):len(h.events)], h.retired...) {
 		arr := hooks.get(ev)
+		install := install && !slices.Contains(h.retired, ev) // a retired event's handler goes
 		if arr == nil {
 			if !install {
 				continue
@@ -293,7 +303,7 @@ func (h hookSpec) appendTo(src []byte, arr *jnode, st jstyle, v any) splice {
 }
 
 // hookStatus summarises a settings file for doctor: the events that have a
-// logwatch handler and the commands those run.
+// logwatch handler (retired ones included) and the commands those run.
 func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string, err error) {
 	if strings.TrimSpace(string(src)) == "" {
 		return nil, nil, nil
@@ -307,7 +317,7 @@ func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string,
 		return nil, nil, nil
 	}
 	seen := map[string]bool{}
-	for _, ev := range h.events {
+	for _, ev := range append(h.events[:len(h.events):len(h.events)], h.retired...) {
 		arr := hooks.get(ev)
 		if arr == nil || arr.kind != '[' {
 			continue

@@ -277,7 +277,9 @@ func TestHooksCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "Trust all and continue") {
 		t.Fatalf("codex install: exit %d\n%s", code, stdout)
 	}
-	if b, err := os.ReadFile(filepath.Join(home, ".codex", "hooks.json")); err != nil || !strings.Contains(string(b), `"Interrupt": [`) {
+	// Codex 0.169's own events: SessionEnd and Interrupt, no StopFailure.
+	if b, err := os.ReadFile(filepath.Join(home, ".codex", "hooks.json")); err != nil || !strings.Contains(string(b), `"Interrupt": [`) ||
+		!strings.Contains(string(b), `"SessionEnd": [`) || strings.Contains(string(b), "StopFailure") {
 		t.Fatalf("codex hooks.json: %v\n%s", err, b)
 	}
 
