@@ -355,6 +355,30 @@ func TestCodexPhantom(t *testing.T) {
 	}
 }
 
+// TestCodexPhantomEnd: stopping Codex 0.169's background server fires
+// SessionEnd for a TUI that never got a prompt, beside the session_meta-only
+// rollout it flushes for it (in either order). Nothing was ever shown about
+// that session, so its end is not news either: no change, no row.
+func TestCodexPhantomEnd(t *testing.T) {
+	meta := func(id string) string {
+		return fmt.Sprintf(`{"timestamp":"t","type":"session_meta","payload":{"id":%q,"cwd":"/w/app","cli_version":"0.169.0"}}`, id)
+	}
+	h := newHarness(t, Config{})
+	h.line(codex, "a", meta("a"), false)
+	must(t, h.hook("T1", "codex", claudeHook("SessionEnd", "a", "reason", "other")))
+	must(t, h.hook("T2", "codex", claudeHook("SessionEnd", "b", "reason", "other")))
+	h.line(codex, "b", meta("b"), false)
+	h.expect()
+	if st := h.sync(); len(st.Sessions) != 0 {
+		t.Fatalf("rows for sessions nothing showed: %+v", st.Sessions)
+	}
+	// A session that was shown still ends.
+	h.line(codex, "c", meta("c"), false)
+	h.line(codex, "c", xEvent("task_started", `,"turn_id":"t1"`), false)
+	must(t, h.hook("", "codex", claudeHook("SessionEnd", "c", "reason", "other")))
+	h.expect("working/prompt/log.turn_start", "ended/session_end/hook.session_end")
+}
+
 // TestNestedAgents: a tab is bound to the first conversation reporting from
 // it; another conversation's reports on that tab are dropped and counted,
 // until the bound one ends.
