@@ -126,6 +126,22 @@ func TestClaudePlainPrompt(t *testing.T) {
 	c.Timeline.Quiet(settle)
 }
 
+// With non-essential traffic on, as users run it, the first prompt also
+// brings a title request (a Haiku call beside the turn's) and the ai-title
+// line in the transcript: the timeline is the plain one.
+func TestClaudeTitleRequest(t *testing.T) {
+	c := newClaude(t, true)
+	c.UnsetEnv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "hello plain")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	c.Timeline.Quiet(settle)
+	if n := c.api.CountKind(AnthReqTitle); n != 1 {
+		t.Errorf("%d title requests, want 1", n)
+	}
+}
+
 // The Bash tool at the permission dialog: waiting names the tool and the
 // command, and keeps that detail when the generic "Claude needs your
 // permission" Notification follows (~6 s later); approving goes back to

@@ -210,6 +210,19 @@ func (s *Scenario) SetEnv(kv ...string) {
 	}
 }
 
+// UnsetEnv removes KEY entries from Env.
+func (s *Scenario) UnsetEnv(keys ...string) {
+	for _, k := range keys {
+		out := s.Env[:0]
+		for _, e := range s.Env {
+			if !strings.HasPrefix(e, k+"=") {
+				out = append(out, e)
+			}
+		}
+		s.Env = out
+	}
+}
+
 // WriteFile writes a file under Home (rel is relative to it).
 func (s *Scenario) WriteFile(rel, content string) {
 	s.T.Helper()
