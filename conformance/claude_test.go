@@ -456,3 +456,50 @@ func TestClaudeAutoCompactInTurn(t *testing.T) {
 		t.Errorf("%d compaction requests, want 1", n)
 	}
 }
+
+// Closing the pane or killing the agent while it streams: ended, once,
+// and the partial answer Claude flushes on its way out revives nothing.
+func TestClaudeEndWhileWorking(t *testing.T) {
+	for _, how := range []string{"close", "kill"} {
+		t.Run(how, func(t *testing.T) {
+			c := newClaude(t, true)
+			p := c.start("main", true)
+			c.Timeline.Next(stReady(p.Tab), tStep)
+			p.Submit("SLOW please")
+			c.Timeline.Next(stPrompt(p.Tab), tStep)
+			p.WaitScreen("word5 ", tStep)
+			if how == "close" {
+				p.Close()
+				// Claude's SessionEnd (reason other) on the hangup.
+				c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab}, tStep)
+			} else {
+				if err := syscallKill(p.AgentPID()); err != nil {
+					t.Fatal(err)
+				}
+				// No hook from a killed process: wrap's tab-closed.
+				c.Timeline.Next(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: p.Tab}, tStep)
+			}
+			c.Timeline.Quiet(settle)
+		})
+	}
+}
+
+// Esc at the prompt while a background agent runs interrupts nothing (the
+// main turn is over; the agent goes on): no change, then done once the
+// agent's result is in.
+func TestClaudeEscWhileBackgroundAgent(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Submit("AGENT please delegate")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(stTool(p.Tab, ""), tStep)
+	c.Timeline.Next(Step{State: "working", Reason: "subagents_pending", Source: "hook", Tab: p.Tab}, tStep)
+	p.WaitScreen("Waiting for 1 background agent", tStep)
+	p.Key("Escape")
+	c.WaitKeys(1, tStep)
+	c.Timeline.Next(stPrompt(p.Tab), 40*time.Second)
+	done := c.Timeline.Next(stDone(p.Tab), tStep)
+	c.doneAfterSubagent(done)
+	c.Timeline.Quiet(settle)
+}
