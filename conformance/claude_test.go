@@ -503,3 +503,27 @@ func TestClaudeEscWhileBackgroundAgent(t *testing.T) {
 	c.doneAfterSubagent(done)
 	c.Timeline.Quiet(settle)
 }
+
+// Two tabs, two sessions in one daemon: each change names its own tab, and
+// an Esc in one tab interrupts only that tab's session.
+func TestClaudeTwoTabs(t *testing.T) {
+	c := newClaude(t, true)
+	a := c.start("a", true)
+	c.Timeline.Next(stReady(a.Tab), tStep)
+	b := c.start("b", true)
+	rb := c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: b.Tab, Session: Any}, tStep)
+	if rb.Session == c.Timeline.Session() {
+		t.Fatalf("both tabs report session %s", rb.Session)
+	}
+	inB := func(st Step) Step { st.Session = rb.Session; return st }
+	c.turn(a, "hello from a")
+	b.Submit("SLOW please")
+	c.Timeline.Next(inB(stPrompt(b.Tab)), tStep)
+	b.WaitScreen("word5 ", tStep)
+	b.Press("Escape")
+	c.Timeline.Next(inB(stInterrupted(b.Tab, "key+log")), tStep)
+	a.Submit("hello again from a")
+	c.Timeline.Next(stPrompt(a.Tab), tStep)
+	c.Timeline.Next(stDone(a.Tab), tStep)
+	c.Timeline.Quiet(settle)
+}
