@@ -293,6 +293,30 @@ func TestCodexResume(t *testing.T) {
 	w.Timeline.Quiet(codexQuiet)
 }
 
+// TestCodexSecondTab: two TUIs in one CODEX_HOME share the background
+// server the first started, so the second tab's hooks run with the first
+// tab's LOGWATCH_TAB (and under the first wrap's process tree). The second
+// session must never be shown in the first tab: its hooks are dropped as
+// another conversation's on a bound tab, and the rollout tracks it, tabless.
+func TestCodexSecondTab(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit("say hello")
+	w.opening(codexTab, true)
+	w.turnEnd(codexTab, true)
+	p.waitIdle(1)
+
+	p2 := w.start("b", "T2")
+	p2.submit("hello from the second tab")
+	e := w.step(Step{State: "working", Reason: "prompt", Source: "log", Session: Any})
+	if e.Session == w.Timeline.Session() {
+		t.Fatalf("the second tab's prompt was published for the first session:\n%s", w.Timeline)
+	}
+	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Session: e.Session})
+	p2.waitIdle(2)
+	w.Timeline.Quiet(codexQuiet)
+}
+
 // No hooks: the rollout alone drives the state, with and without wrap.
 // Without a hook nothing binds the session to wrap's tab (logwatch binds
 // tabs from hook reports only), so wrap's Esc report opens no confirmation
