@@ -734,7 +734,7 @@ func Summary(wall time.Duration) string {
 	ls := append([]Latency(nil), latencies...)
 	sort.Slice(ls, func(i, j int) bool { return ls[i].Scenario < ls[j].Scenario })
 	for _, l := range ls {
-		key := "no key reached the daemon"
+		key := "ready before any key reached the daemon"
 		if l.Key >= 0 {
 			key = "key at the daemon after " + l.Key.Round(time.Millisecond).String()
 		}
