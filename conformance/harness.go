@@ -598,7 +598,10 @@ func (tl *Timeline) Next(want Step, timeout time.Duration) Event {
 			tl.next++
 			tl.mu.Unlock()
 			if !want.match(e, session) {
-				tl.s.T.Fatalf("change %d: got %s\n  want %s\ntimeline:\n%s", tl.next-1, e, want, tl)
+				tl.mu.Lock()
+				tl.next-- // ▶ marks the change that did not match
+				tl.mu.Unlock()
+				tl.s.T.Fatalf("change %d: got %s\n  want %s\ntimeline (▶ the unexpected change):\n%s", tl.next, e, want, tl)
 			}
 			if e.State == "ready" {
 				tl.s.readyAt(e.At)
@@ -634,7 +637,7 @@ func (tl *Timeline) Quiet(d time.Duration) {
 	extra := tl.events[tl.next:]
 	tl.mu.Unlock()
 	if len(extra) > 0 {
-		tl.s.T.Fatalf("%d change(s) published after the last expected one (a flap or a repeat): first %s\ntimeline:\n%s", len(extra), extra[0], tl)
+		tl.s.T.Fatalf("%d change(s) published after the last expected one (a flap or a repeat): first %s\ntimeline (▶ the first unexpected change):\n%s", len(extra), extra[0], tl)
 	}
 }
 

@@ -103,3 +103,36 @@ func TestAgentsDir(t *testing.T) {
 		t.Errorf("default AgentsDir = %q", d)
 	}
 }
+
+// TestHarnessTimeline drives the harness's own daemon and subscription with
+// the real hook client, no agent needed: the published changes arrive in
+// order, with their tab, and Keys/Hooks read the daemon's recording.
+func TestHarnessTimeline(t *testing.T) {
+	s := NewScenario(t, "none")
+	hook := func(payload string) {
+		t.Helper()
+		cmd := exec.Command(s.Bin, "hook", "--agent", "claude")
+		cmd.Env = append(append([]string{}, s.Env...), "LOGWATCH_TAB=tab-x")
+		cmd.Stdin = strings.NewReader(payload)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("hook: %v %q", err, out)
+		}
+	}
+	hook(`{"hook_event_name":"SessionStart","session_id":"s1","cwd":"/w","source":"startup"}`)
+	hook(`{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":"/w","prompt":"hi"}`)
+	s.Timeline.Expect(10*time.Second,
+		Step{State: "ready", Reason: "session_start", Source: "hook", Tab: "tab-x"},
+		Step{State: "working", Reason: "prompt", Source: "hook", Tab: "tab-x"})
+	if s.Timeline.Session() != "s1" {
+		t.Errorf("session %q", s.Timeline.Session())
+	}
+	if out, err := s.Logwatch("key", "--tab", "tab-x", "esc"); err != nil {
+		t.Fatalf("key: %v %s", err, out)
+	}
+	s.WaitKeys(1, 10*time.Second)
+	if n := len(s.WaitHook("UserPromptSubmit", 1, 10*time.Second)); n != 1 {
+		t.Errorf("%d UserPromptSubmit hooks recorded", n)
+	}
+	// A key with no interrupt marker in the log changes nothing.
+	s.Timeline.Quiet(2500 * time.Millisecond)
+}
