@@ -180,6 +180,25 @@ func TestCodexCompact(t *testing.T) {
 	}
 }
 
+// TestCodexAutoCompact: a response reporting the context nearly full makes
+// Codex compact inside the turn, before it sends the tool's result back:
+// compacting, back to working (the turn goes on), then done.
+func TestCodexAutoCompact(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit(OpenAIHuge + " context please")
+	w.opening(codexTab, true)
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: codexTab, Detail: OpenAIHugeCommand})
+	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: codexTab, Detail: "auto"})
+	w.next(race{step: Step{State: "working", Reason: "compaction", Tab: codexTab}, sources: logOrHook})
+	w.turnEnd(codexTab, true)
+	p.waitIdle(1)
+	w.Timeline.Quiet(codexQuiet)
+	if !slices.Contains(w.requestKinds(), OpenAIReqCompact) {
+		t.Errorf("no compaction request reached the model: %q", w.requestKinds())
+	}
+}
+
 // endedOnce asserts that nothing follows the session's ended. Codex
 // 0.169's /quit and /exit only detach the TUI ("Any running work
 // continues"); SessionEnd fires when the background server stops. So the
