@@ -527,3 +527,47 @@ func TestClaudeTwoTabs(t *testing.T) {
 	c.Timeline.Next(stDone(a.Tab), tStep)
 	c.Timeline.Quiet(settle)
 }
+
+// /clear ends the conversation and starts a new one in the same tab: the
+// old session ends, the new one is announced on the tab, and the tab's keys
+// go to the new one.
+func TestClaudeClear(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "hello before clear")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	p.Submit("/clear")
+	c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab}, tStep)
+	nw := c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: p.Tab, Session: Any}, tStep)
+	if nw.Session == c.Timeline.Session() {
+		t.Fatalf("/clear kept session %s", nw.Session)
+	}
+	in := func(st Step) Step { st.Session = nw.Session; return st }
+	p.Submit("SLOW please")
+	c.Timeline.Next(in(stPrompt(p.Tab)), tStep)
+	p.WaitScreen("word5 ", tStep)
+	p.Press("Escape")
+	c.Timeline.Next(in(stInterrupted(p.Tab, "key+log")), tStep)
+	c.Timeline.Quiet(settle)
+}
+
+// Ctrl+C at an idle prompt only arms Claude's "press again to exit": no
+// change; Ctrl+C twice quits: ended, once.
+func TestClaudeCtrlCIdle(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "hello plain")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	p.Key("C-c")
+	c.WaitKeys(1, tStep)
+	p.WaitScreen("again to exit", tStep)
+	c.Timeline.Quiet(settle)
+	// The hint has timed out by now: two presses quit.
+	p.Key("C-c")
+	p.Key("C-c")
+	c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab}, tStep)
+	p.WaitExit(tStep)
+	c.Timeline.Quiet(settle)
+}
