@@ -140,6 +140,46 @@ func TestCodexCtrlC(t *testing.T) {
 	}
 }
 
+// TestCodexCtrlCDialog: the choices of Codex 0.169's Ctrl+C dialog. "Cancel
+// task" interrupts the turn (its Interrupt hook says so); "Run in
+// background" closes the TUI and leaves the turn to the background server:
+// the tab's session ends, once, and the turn finishing there publishes
+// nothing more.
+func TestCodexCtrlCDialog(t *testing.T) {
+	t.Run("cancel_task", func(t *testing.T) {
+		w := newCodex(t, true)
+		p := w.start("a", codexTab)
+		p.submit(OpenAISlow + " stream please")
+		w.opening(codexTab, true)
+		p.WaitScreen("streaming slowly", codexStep)
+		p.Key("C-c")
+		p.WaitScreen("› 1. Cancel task", codexStep)
+		p.Press("Enter")
+		w.step(Step{State: "ready", Reason: "interrupted", Source: "hook", Tab: codexTab})
+		p.WaitScreen("Conversation interrupted", codexStep)
+		w.Timeline.Quiet(codexQuiet)
+	})
+	t.Run("run_in_background", func(t *testing.T) {
+		w := newCodex(t, true)
+		p := w.start("a", codexTab)
+		p.submit(OpenAISlow + " stream please")
+		w.opening(codexTab, true)
+		p.WaitScreen("streaming slowly", codexStep)
+		p.Key("C-c")
+		p.WaitScreen("› 1. Cancel task", codexStep)
+		p.Key("Down")
+		p.WaitScreen("› 2. Run in background", codexStep)
+		p.Key("Enter")
+		w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
+		ctx, cancel := context.WithTimeout(context.Background(), OpenAISlowStream+codexStep)
+		defer cancel()
+		if r, err := w.api.WaitRequest(ctx, func(r OpenAIRequest) bool { return r.N == 1 && r.Outcome != "" }); err != nil || r.Outcome != "complete" {
+			t.Fatalf("the turn left to the background did not finish: %+v %v", r, err)
+		}
+		w.endedOnce(true)
+	})
+}
+
 // Esc at an idle prompt, and Esc that closes the slash-command menu, are
 // keys logwatch sees and must not act on.
 func TestCodexEscIdle(t *testing.T) {
