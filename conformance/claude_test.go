@@ -374,13 +374,37 @@ func TestClaudeResume(t *testing.T) {
 				args = []string{"--resume", id}
 			}
 			q := c.start("second", true, args...)
-			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: q.Tab}, tStep)
-			q.Submit("hello after resume")
-			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "hook", Tab: q.Tab}, tStep)
-			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: q.Tab}, tStep)
-			c.Timeline.Quiet(settle)
+			c.resumed(q)
 		})
 	}
+	// Killed mid-turn, the turn left open in the transcript: --continue
+	// is a fresh start, ready, not working.
+	t.Run("continue-after-kill", func(t *testing.T) {
+		c := newClaude(t, true)
+		p := c.start("first", true)
+		c.Timeline.Next(stReady(p.Tab), tStep)
+		p.Submit("SLOW please")
+		c.Timeline.Next(stPrompt(p.Tab), tStep)
+		p.WaitScreen("word5 ", tStep)
+		if err := syscallKill(p.AgentPID()); err != nil {
+			t.Fatal(err)
+		}
+		c.Timeline.Next(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: p.Tab}, tStep)
+		p.WaitExit(tStep)
+		c.Timeline.Quiet(settle)
+		c.resumed(c.start("second", true, "--continue"))
+	})
+}
+
+// resumed checks a resumed session in its new pane: the same session,
+// announced again on the new tab, and a turn in it.
+func (c *claude) resumed(q *Pane) {
+	c.T.Helper()
+	c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: q.Tab}, tStep)
+	q.Submit("hello after resume")
+	c.Timeline.Next(stPrompt(q.Tab), tStep)
+	c.Timeline.Next(stDone(q.Tab), tStep)
+	c.Timeline.Quiet(settle)
 }
 
 // Without hooks the logs alone drive the state. Without hooks nothing binds
