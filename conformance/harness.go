@@ -281,9 +281,38 @@ func (s *Scenario) startDaemon() {
 	}
 }
 
+// mustBeZero are the daemon's counters of input it could not use: any of
+// them above zero after a scenario means an agent wrote or sent something
+// logwatch does not understand.
+var mustBeZero = []string{"malformed", "oversized", "bad_requests", "hooks_unknown", "subscribers_dropped"}
+
+// checkCounters fails the scenario on a counter of unusable input.
+func (s *Scenario) checkCounters() {
+	out, err := s.Logwatch("status", "--json")
+	if err != nil {
+		s.T.Errorf("status at the end of the scenario: %v %s", err, out)
+		return
+	}
+	var st struct {
+		Counters map[string]float64 `json:"counters"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		s.T.Errorf("status: %v", err)
+		return
+	}
+	for _, k := range mustBeZero {
+		if st.Counters[k] != 0 {
+			s.T.Errorf("daemon counter %s = %v after the scenario, want 0 (all counters: %v)", k, st.Counters[k], st.Counters)
+		}
+	}
+}
+
 func (s *Scenario) cleanup() {
 	for _, p := range s.panes {
 		p.close()
+	}
+	if !s.T.Failed() && s.daemon != nil && s.daemon.ProcessState == nil {
+		s.checkCounters()
 	}
 	if s.Timeline != nil {
 		s.Timeline.stop()
