@@ -136,3 +136,28 @@ func TestHarnessTimeline(t *testing.T) {
 	// A key with no interrupt marker in the log changes nothing.
 	s.Timeline.Quiet(2500 * time.Millisecond)
 }
+
+func TestZombieStatus(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   int
+	}{{"exit 0", 0}, {"exit 3", 3}, {"kill -9 $$", 137}} {
+		cmd := exec.Command("sh", "-c", tc.script)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		code, ok := zombieStatus(cmd.Process.Pid)
+		for !ok && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			code, ok = zombieStatus(cmd.Process.Pid)
+		}
+		cmd.Wait()
+		if !ok || code != tc.want {
+			t.Errorf("%s: zombieStatus = %d, %v; want %d", tc.script, code, ok, tc.want)
+		}
+	}
+	if _, ok := zombieStatus(os.Getpid()); ok {
+		t.Error("a running process reads as a zombie")
+	}
+}
