@@ -384,8 +384,11 @@ func (s *anthSSE) toolUse(name string, input map[string]any) {
 	}
 	s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
 		"content_block": map[string]any{"type": "tool_use", "id": strings.Replace(s.id, "msg_", "toolu_", 1), "name": name, "input": map[string]any{}}})
-	b, _ := json.Marshal(input)
-	for _, part := range anthSplit(string(b), 2) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "echo hi > f.txt" as the model would write it
+	enc.Encode(input)
+	for _, part := range anthSplit(strings.TrimSpace(buf.String()), 2) {
 		s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 			"delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
 	}
