@@ -300,9 +300,16 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 					Str("event", h.Event).Msg("hook from another conversation on a bound tab dropped")
 				return
 			}
+			if h.Event != "SessionStart" && h.Event != "UserPromptSubmit" {
+				// The tab's conversation ended; only a conversation starting
+				// in it (/clear, a new run) takes the tab over. Another one's
+				// late report (Codex's shared server ends every TUI's thread
+				// at once, with the first tab's LOGWATCH_TAB) names no tab.
+				tab = ""
+			}
 			ok = false
 		}
-		if !ok {
+		if !ok && tab != "" {
 			r.tabs[tab] = h.SessionID
 		}
 	}

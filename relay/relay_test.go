@@ -398,6 +398,17 @@ func TestNestedAgents(t *testing.T) {
 	if e := h.state("fresh"); e.Tab != "tab1" {
 		t.Fatalf("fresh session tab %q", e.Tab)
 	}
+	// Codex 0.169's shared server stopping ends every TUI's thread, each
+	// SessionEnd with the first tab's LOGWATCH_TAB: the bound one ended,
+	// another conversation's end does not take its tab.
+	must(t, h.hook("tab2", "codex", claudeHook("UserPromptSubmit", "x1")))
+	must(t, h.hook("", "codex", claudeHook("UserPromptSubmit", "x2")))
+	must(t, h.hook("tab2", "codex", claudeHook("SessionEnd", "x1")))
+	must(t, h.hook("tab2", "codex", claudeHook("SessionEnd", "x2")))
+	h.expect("working/prompt/hook.prompt", "working/prompt/hook.prompt", "ended/session_end/hook.session_end", "ended/session_end/hook.session_end")
+	if e := h.state("x2"); e.Tab != "" {
+		t.Fatalf("the second conversation took the ended one's tab %q", e.Tab)
+	}
 }
 
 // TestLogAndHookDedupe: whichever source reports a transition first wins;
