@@ -15,12 +15,18 @@ import (
 	"time"
 )
 
+// AnthHugeTokens is the input size a HUGE answer reports.
+const AnthHugeTokens = 990_000
+
 // Prompt keywords the fake Messages server reacts to. A scenario types a
 // prompt holding one of them; anything else gets the short answer.
 const (
 	AnthSlow  = "SLOW"  // a long answer streamed slowly, so a key lands mid-stream
 	AnthTool  = "TOOL"  // a Bash tool_use, which brings up the permission dialog
 	AnthAgent = "AGENT" // an Agent tool_use: a background subagent
+	// AnthHuge answers short but reports a context nearly full, so the next
+	// prompt starts with an automatic compaction inside its turn.
+	AnthHuge = "HUGE"
 )
 
 // The canned words of the fake Messages server, so scenarios can wait for
@@ -36,7 +42,7 @@ const (
 	AnthToolCommand    = "echo hi > f.txt"
 )
 
-// AnthropicRequest kinds, as the server classified them (the request log's "kind").
+// Request kinds, as the server classified them (the request log's "kind").
 const (
 	AnthReqTitle    = "title"
 	AnthReqCompact  = "compact"
@@ -236,6 +242,9 @@ func (a *Anthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.text(AnthToolDone, 1, 0)
 	case strings.Contains(last, "<task-notification>"):
 		s.text(AnthAgentDone, 1, 0)
+	case strings.Contains(last, AnthHuge):
+		s.inputTokens = AnthHugeTokens
+		s.text(AnthShortAnswer, 1, 0)
 	case strings.Contains(last, AnthSlow):
 		var b strings.Builder
 		for i := 0; i < a.SlowChunks; i++ {
@@ -306,10 +315,11 @@ func anthCompactJSON(b []byte) json.RawMessage {
 
 // anthSSE writes one Messages stream.
 type anthSSE struct {
-	ok bool // message_stop was written
-	w  http.ResponseWriter
-	f  http.Flusher
-	id string
+	ok          bool // message_stop was written
+	inputTokens int
+	w           http.ResponseWriter
+	f           http.Flusher
+	id          string
 }
 
 func newAnthSSE(w http.ResponseWriter, n int64) *anthSSE {
@@ -337,7 +347,7 @@ func (s *anthSSE) start() bool {
 	return s.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": s.id, "type": "message", "role": "assistant", "model": "claude-fake-1", "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": 12, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+		"usage": map[string]any{"input_tokens": max(s.inputTokens, 12), "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
 	}})
 }
 
@@ -374,8 +384,11 @@ func (s *anthSSE) toolUse(name string, input map[string]any) {
 	}
 	s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
 		"content_block": map[string]any{"type": "tool_use", "id": strings.Replace(s.id, "msg_", "toolu_", 1), "name": name, "input": map[string]any{}}})
-	b, _ := json.Marshal(input)
-	for _, part := range anthSplit(string(b), 2) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "echo hi > f.txt" as the model would write it
+	enc.Encode(input)
+	for _, part := range anthSplit(strings.TrimSpace(buf.String()), 2) {
 		s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 			"delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
 	}

@@ -13,8 +13,8 @@ const claudeKey = "sk-ant-api03-conformance-0123456789abcdefghijklmnopqrstuv"
 
 // Timeouts: generous, since two cores run several agents at once.
 const (
-	tStart = 30 * time.Second // an agent's first screen
-	tStep  = 20 * time.Second // one published change
+	tStart = 60 * time.Second // an agent's first screen
+	tStep  = 30 * time.Second // one published change, a screen, an exit
 	// settle is how long "nothing more" is watched for: past the 2 s
 	// confirmation window, and past the ~6 s generic Notification that
 	// follows a permission dialog.
@@ -126,6 +126,22 @@ func TestClaudePlainPrompt(t *testing.T) {
 	c.Timeline.Quiet(settle)
 }
 
+// With non-essential traffic on, as users run it, the first prompt also
+// brings a title request (a Haiku call beside the turn's) and the ai-title
+// line in the transcript: the timeline is the plain one.
+func TestClaudeTitleRequest(t *testing.T) {
+	c := newClaude(t, true)
+	c.UnsetEnv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "hello plain")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	c.Timeline.Quiet(settle)
+	if n := c.api.CountKind(AnthReqTitle); n != 1 {
+		t.Errorf("%d title requests, want 1", n)
+	}
+}
+
 // The Bash tool at the permission dialog: waiting names the tool and the
 // command, and keeps that detail when the generic "Claude needs your
 // permission" Notification follows (~6 s later); approving goes back to
@@ -139,8 +155,10 @@ func TestClaudePermissionApprove(t *testing.T) {
 	c.Timeline.Next(stTool(p.Tab, AnthToolCommand), tStep)
 	c.Timeline.Next(stWaitingBash(p.Tab), tStep)
 	p.WaitScreen("Do you want to proceed?", tStep)
-	// Past the generic Notification: nothing new may be published.
-	c.Timeline.Quiet(8 * time.Second)
+	// The generic "Claude needs your permission" Notification follows the
+	// specific PermissionRequest ~6 s later: nothing new may be published.
+	c.WaitHook("Notification", 1, tStep)
+	c.Timeline.Quiet(settle)
 	p.Key("Enter")
 	c.Timeline.Next(stTool(p.Tab, AnthToolCommand), tStep)
 	c.Timeline.Next(stDone(p.Tab), tStep)
@@ -148,6 +166,29 @@ func TestClaudePermissionApprove(t *testing.T) {
 	c.Timeline.Quiet(settle)
 	if _, err := os.Stat(filepath.Join(c.Work, "f.txt")); err != nil {
 		t.Errorf("the approved command did not run: %v", err)
+	}
+}
+
+// Choosing "No" at the permission dialog (no Esc, no Ctrl+C): the
+// transcript's rejection marker ends the turn, ready/interrupted from the log.
+func TestClaudePermissionReject(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Submit("TOOL and then I reject")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(stTool(p.Tab, AnthToolCommand), tStep)
+	c.Timeline.Next(stWaitingBash(p.Tab), tStep)
+	p.WaitScreen("Do you want to proceed?", tStep)
+	p.Key("Down")
+	p.Key("Down")
+	p.Key("Down")
+	p.WaitScreen("❯ 4. No", tStep)
+	p.Key("Enter")
+	c.Timeline.Next(stInterrupted(p.Tab, "log"), tStep)
+	c.Timeline.Quiet(settle)
+	if _, err := os.Stat(filepath.Join(c.Work, "f.txt")); err == nil {
+		t.Error("the rejected command ran")
 	}
 }
 
@@ -205,17 +246,19 @@ func TestClaudeEscNoChange(t *testing.T) {
 	p := c.start("main", true)
 	c.Timeline.Next(stReady(p.Tab), tStep)
 	p.Key("Escape")
+	c.WaitKeys(1, tStep) // wrap reported it; the daemon ignores it
 	c.Timeline.Quiet(settle)
 	c.turn(p, "hello plain")
 	p.WaitScreen(AnthShortAnswer, tStep)
 	p.Key("Escape")
+	c.WaitKeys(2, tStep)
 	c.Timeline.Quiet(settle)
 	p.Type("/")
 	p.WaitScreen("/add-dir", tStep)
 	p.Key("Escape")
 	p.WaitScreenGone("/add-dir", tStep)
+	c.WaitKeys(3, tStep)
 	c.Timeline.Quiet(settle)
-	c.ForgetPresses()
 }
 
 // /compact after a turn: compacting, then done (outside a turn).
@@ -331,13 +374,37 @@ func TestClaudeResume(t *testing.T) {
 				args = []string{"--resume", id}
 			}
 			q := c.start("second", true, args...)
-			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: q.Tab, Session: Any}, tStep)
-			q.Submit("hello after resume")
-			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "hook", Tab: q.Tab, Session: Any}, tStep)
-			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: q.Tab, Session: Any}, tStep)
-			c.Timeline.Quiet(settle)
+			c.resumed(q)
 		})
 	}
+	// Killed mid-turn, the turn left open in the transcript: --continue
+	// is a fresh start, ready, not working.
+	t.Run("continue-after-kill", func(t *testing.T) {
+		c := newClaude(t, true)
+		p := c.start("first", true)
+		c.Timeline.Next(stReady(p.Tab), tStep)
+		p.Submit("SLOW please")
+		c.Timeline.Next(stPrompt(p.Tab), tStep)
+		p.WaitScreen("word5 ", tStep)
+		if err := syscallKill(p.AgentPID()); err != nil {
+			t.Fatal(err)
+		}
+		c.Timeline.Next(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: p.Tab}, tStep)
+		p.WaitExit(tStep)
+		c.Timeline.Quiet(settle)
+		c.resumed(c.start("second", true, "--continue"))
+	})
+}
+
+// resumed checks a resumed session in its new pane: the same session,
+// announced again on the new tab, and a turn in it.
+func (c *claude) resumed(q *Pane) {
+	c.T.Helper()
+	c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: q.Tab}, tStep)
+	q.Submit("hello after resume")
+	c.Timeline.Next(stPrompt(q.Tab), tStep)
+	c.Timeline.Next(stDone(q.Tab), tStep)
+	c.Timeline.Quiet(settle)
 }
 
 // Without hooks the logs alone drive the state. Without hooks nothing binds
@@ -390,4 +457,140 @@ func TestClaudeNoHooks(t *testing.T) {
 			c.Timeline.Quiet(settle)
 		})
 	}
+}
+
+// An automatic compaction inside a turn: the answer before reports a
+// context nearly full, so the next prompt compacts first and then goes on:
+// compacting, then back to working, then done.
+func TestClaudeAutoCompactInTurn(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "HUGE context please")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	c.Timeline.Quiet(settle)
+	p.Submit("hello after huge")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: p.Tab, Detail: "auto"}, tStep)
+	// The SessionStart (source compact) inside the turn: back to working.
+	c.Timeline.Next(Step{State: "working", Reason: "compaction", Source: "hook", Tab: p.Tab}, tStep)
+	c.Timeline.Next(stDone(p.Tab), tStep)
+	c.Timeline.Quiet(settle)
+	if n := c.api.CountKind(AnthReqCompact); n != 1 {
+		t.Errorf("%d compaction requests, want 1", n)
+	}
+}
+
+// Closing the pane or killing the agent while it streams: ended, once,
+// and the partial answer Claude flushes on its way out revives nothing.
+func TestClaudeEndWhileWorking(t *testing.T) {
+	for _, how := range []string{"close", "kill"} {
+		t.Run(how, func(t *testing.T) {
+			c := newClaude(t, true)
+			p := c.start("main", true)
+			c.Timeline.Next(stReady(p.Tab), tStep)
+			p.Submit("SLOW please")
+			c.Timeline.Next(stPrompt(p.Tab), tStep)
+			p.WaitScreen("word5 ", tStep)
+			if how == "close" {
+				p.Close()
+				// Claude's SessionEnd (reason other) on the hangup.
+				c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab}, tStep)
+			} else {
+				if err := syscallKill(p.AgentPID()); err != nil {
+					t.Fatal(err)
+				}
+				// No hook from a killed process: wrap's tab-closed.
+				c.Timeline.Next(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: p.Tab}, tStep)
+			}
+			c.Timeline.Quiet(settle)
+		})
+	}
+}
+
+// Esc at the prompt while a background agent runs interrupts nothing (the
+// main turn is over; the agent goes on): no change, then done once the
+// agent's result is in.
+func TestClaudeEscWhileBackgroundAgent(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	p.Submit("AGENT please delegate")
+	c.Timeline.Next(stPrompt(p.Tab), tStep)
+	c.Timeline.Next(stTool(p.Tab, ""), tStep)
+	c.Timeline.Next(Step{State: "working", Reason: "subagents_pending", Source: "hook", Tab: p.Tab}, tStep)
+	p.WaitScreen("Waiting for 1 background agent", tStep)
+	p.Key("Escape")
+	c.WaitKeys(1, tStep)
+	c.Timeline.Next(stPrompt(p.Tab), 40*time.Second)
+	done := c.Timeline.Next(stDone(p.Tab), tStep)
+	c.doneAfterSubagent(done)
+	c.Timeline.Quiet(settle)
+}
+
+// Two tabs, two sessions in one daemon: each change names its own tab, and
+// an Esc in one tab interrupts only that tab's session.
+func TestClaudeTwoTabs(t *testing.T) {
+	c := newClaude(t, true)
+	a := c.start("a", true)
+	c.Timeline.Next(stReady(a.Tab), tStep)
+	b := c.start("b", true)
+	rb := c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: b.Tab, Session: Any}, tStep)
+	if rb.Session == c.Timeline.Session() {
+		t.Fatalf("both tabs report session %s", rb.Session)
+	}
+	inB := func(st Step) Step { st.Session = rb.Session; return st }
+	c.turn(a, "hello from a")
+	b.Submit("SLOW please")
+	c.Timeline.Next(inB(stPrompt(b.Tab)), tStep)
+	b.WaitScreen("word5 ", tStep)
+	b.Press("Escape")
+	c.Timeline.Next(inB(stInterrupted(b.Tab, "key+log")), tStep)
+	a.Submit("hello again from a")
+	c.Timeline.Next(stPrompt(a.Tab), tStep)
+	c.Timeline.Next(stDone(a.Tab), tStep)
+	c.Timeline.Quiet(settle)
+}
+
+// /clear ends the conversation and starts a new one in the same tab: the
+// old session ends, the new one is announced on the tab, and the tab's keys
+// go to the new one.
+func TestClaudeClear(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "hello before clear")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	p.Submit("/clear")
+	c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab}, tStep)
+	nw := c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: p.Tab, Session: Any}, tStep)
+	if nw.Session == c.Timeline.Session() {
+		t.Fatalf("/clear kept session %s", nw.Session)
+	}
+	in := func(st Step) Step { st.Session = nw.Session; return st }
+	p.Submit("SLOW please")
+	c.Timeline.Next(in(stPrompt(p.Tab)), tStep)
+	p.WaitScreen("word5 ", tStep)
+	p.Press("Escape")
+	c.Timeline.Next(in(stInterrupted(p.Tab, "key+log")), tStep)
+	c.Timeline.Quiet(settle)
+}
+
+// Ctrl+C at an idle prompt only arms Claude's "press again to exit": no
+// change; Ctrl+C twice quits: ended, once.
+func TestClaudeCtrlCIdle(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", true)
+	c.Timeline.Next(stReady(p.Tab), tStep)
+	c.turn(p, "hello plain")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	p.Key("C-c")
+	c.WaitKeys(1, tStep)
+	c.Timeline.Quiet(settle)
+	// The hint has timed out by now: two presses quit.
+	p.Key("C-c")
+	p.Key("C-c")
+	c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "hook", Tab: p.Tab}, tStep)
+	p.WaitExit(tStep)
+	c.Timeline.Quiet(settle)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,8 +156,44 @@ func (p *codexPane) trustHooks() {
 // submit types a prompt and presses Enter.
 func (p *codexPane) submit(prompt string) { p.Submit(prompt) }
 
-// waitIdle waits until the TUI shows its empty prompt again.
-func (p *codexPane) waitIdle() { p.WaitScreen("Ask Codex to do anything", codexStep) }
+// waitIdle waits until the TUI shows its empty prompt again and the
+// rollouts hold that many finished turns.
+func (p *codexPane) waitIdle(turns int) {
+	p.w.t.Helper()
+	p.WaitScreen("Ask Codex to do anything", codexStep)
+	p.w.waitTurnsEnded(turns)
+}
+
+// waitTurnsEnded waits until the rollouts hold that many finished turns.
+// The TUI shows the answer and the empty prompt before the server has run
+// the Stop hook and written task_complete, and an Esc in between still
+// aborts the turn: a key meant for an idle prompt waits for this.
+func (w *codexWorld) waitTurnsEnded(turns int) {
+	w.t.Helper()
+	deadline := time.Now().Add(codexStep)
+	for n := w.turnsEnded(); n < turns; n = w.turnsEnded() {
+		if time.Now().After(deadline) {
+			w.t.Fatalf("the rollouts hold %d finished turns, want %d", n, turns)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+var turnEndRE = regexp.MustCompile(`"type":\s*"(task_complete|turn_aborted)"`)
+
+// turnsEnded counts the turn ends (task_complete, turn_aborted) in every
+// rollout of the world.
+func (w *codexWorld) turnsEnded() int {
+	n := 0
+	_ = filepath.WalkDir(filepath.Join(w.home, "sessions"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
+			b, _ := os.ReadFile(path)
+			n += len(turnEndRE.FindAll(b, -1))
+		}
+		return nil
+	})
+	return n
+}
 
 // race is one expected change whose source (or tab) is decided by a race
 // between two reporters (the hook and the log see the same turn start a

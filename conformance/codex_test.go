@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -52,16 +53,6 @@ func (w *codexWorld) turnEnd(tab string, hooks bool) {
 	w.next(race{step: Step{State: "done", Reason: "turn_end", Tab: tab}, sources: logOrHook})
 }
 
-// promptToDone runs one short prompt to its done, from an idle session
-// that is already announced.
-func (w *codexWorld) promptToDone(p *codexPane, prompt, tab string) {
-	w.t.Helper()
-	p.submit(prompt)
-	w.next(race{step: Step{State: "working", Reason: "prompt", Tab: tab}, sources: logOrHook})
-	w.turnEnd(tab, true)
-	p.waitIdle()
-}
-
 func TestCodexPrompt(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
@@ -70,7 +61,8 @@ func TestCodexPrompt(t *testing.T) {
 	w.turnEnd(codexTab, true)
 	p.WaitScreen("Hello from the fake model", codexStep)
 	w.Timeline.Quiet(codexQuiet)
-	if got := w.requestKinds(); !slices.Equal(got, []string{OpenAIReqTurn, OpenAIReqTitle}) {
+	// The title request runs beside the turn's: either may come first.
+	if got := w.requestKinds(); !slices.Equal(slices.Sorted(slices.Values(got)), []string{OpenAIReqTitle, OpenAIReqTurn}) {
 		t.Errorf("model requests %q, want a turn and a title", got)
 	}
 }
@@ -139,12 +131,53 @@ func TestCodexCtrlC(t *testing.T) {
 	p.WaitScreen("Task is still running", codexStep)
 	w.Timeline.Quiet(codexQuiet)
 	w.turnEnd(codexTab, true)
+	w.waitTurnsEnded(1)
 	p.Key("Escape")
 	p.WaitScreenGone("Task is still running", codexStep)
 	w.Timeline.Quiet(codexQuiet)
 	if reqs := w.api.Requests(); len(reqs) == 0 || reqs[0].Outcome != "complete" {
 		t.Errorf("the streamed answer was cut: %+v", reqs)
 	}
+}
+
+// TestCodexCtrlCDialog: the choices of Codex 0.169's Ctrl+C dialog. "Cancel
+// task" interrupts the turn (its Interrupt hook says so); "Run in
+// background" closes the TUI and leaves the turn to the background server:
+// the tab's session ends, once, and the turn finishing there publishes
+// nothing more.
+func TestCodexCtrlCDialog(t *testing.T) {
+	t.Run("cancel_task", func(t *testing.T) {
+		w := newCodex(t, true)
+		p := w.start("a", codexTab)
+		p.submit(OpenAISlow + " stream please")
+		w.opening(codexTab, true)
+		p.WaitScreen("streaming slowly", codexStep)
+		p.Key("C-c")
+		p.WaitScreen("› 1. Cancel task", codexStep)
+		p.Press("Enter")
+		w.step(Step{State: "ready", Reason: "interrupted", Source: "hook", Tab: codexTab})
+		p.WaitScreen("Conversation interrupted", codexStep)
+		w.Timeline.Quiet(codexQuiet)
+	})
+	t.Run("run_in_background", func(t *testing.T) {
+		w := newCodex(t, true)
+		p := w.start("a", codexTab)
+		p.submit(OpenAISlow + " stream please")
+		w.opening(codexTab, true)
+		p.WaitScreen("streaming slowly", codexStep)
+		p.Key("C-c")
+		p.WaitScreen("› 1. Cancel task", codexStep)
+		p.Key("Down")
+		p.WaitScreen("› 2. Run in background", codexStep)
+		p.Key("Enter")
+		w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
+		ctx, cancel := context.WithTimeout(context.Background(), OpenAISlowStream+codexStep)
+		defer cancel()
+		if r, err := w.api.WaitRequest(ctx, func(r OpenAIRequest) bool { return r.N == 1 && r.Outcome != "" }); err != nil || r.Outcome != "complete" {
+			t.Fatalf("the turn left to the background did not finish: %+v %v", r, err)
+		}
+		w.endedOnce(true)
+	})
 }
 
 // Esc at an idle prompt, and Esc that closes the slash-command menu, are
@@ -155,13 +188,13 @@ func TestCodexEscIdle(t *testing.T) {
 	p.submit("say hello")
 	w.opening(codexTab, true)
 	w.turnEnd(codexTab, true)
-	p.waitIdle()
+	p.waitIdle(1)
 	p.Key("Escape")
 	w.Timeline.Quiet(codexQuiet)
 	p.Type("/")
-	p.WaitScreen("/compact", codexStep)
+	p.WaitScreen("/model", codexStep)
 	p.Key("Escape")
-	p.WaitScreenGone("/compact", codexStep)
+	p.WaitScreenGone("/model", codexStep)
 	w.Timeline.Quiet(codexQuiet)
 }
 
@@ -174,7 +207,7 @@ func TestCodexCompact(t *testing.T) {
 	p.submit("say hello")
 	w.opening(codexTab, true)
 	w.turnEnd(codexTab, true)
-	p.waitIdle()
+	p.waitIdle(1)
 	p.Submit("/compact")
 	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: codexTab})
 	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: codexTab, Detail: "manual"})
@@ -187,14 +220,32 @@ func TestCodexCompact(t *testing.T) {
 	}
 }
 
-// endedOnce asserts the session's one ended, and nothing after it. Codex
+// TestCodexAutoCompact: a response reporting the context nearly full makes
+// Codex compact inside the turn, before it sends the tool's result back:
+// compacting, back to working (the turn goes on), then done.
+func TestCodexAutoCompact(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit(OpenAIHuge + " context please")
+	w.opening(codexTab, true)
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: codexTab, Detail: OpenAIHugeCommand})
+	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: codexTab, Detail: "auto"})
+	w.next(race{step: Step{State: "working", Reason: "compaction", Tab: codexTab}, sources: logOrHook})
+	w.turnEnd(codexTab, true)
+	p.waitIdle(1)
+	w.Timeline.Quiet(codexQuiet)
+	if !slices.Contains(w.requestKinds(), OpenAIReqCompact) {
+		t.Errorf("no compaction request reached the model: %q", w.requestKinds())
+	}
+}
+
+// endedOnce asserts that nothing follows the session's ended. Codex
 // 0.169's /quit and /exit only detach the TUI ("Any running work
-// continues"): SessionEnd fires when the background server stops. So the
+// continues"); SessionEnd fires when the background server stops. So the
 // tab's close ends the session, and stopping the server afterwards (its
 // SessionEnd) must not publish a second ended.
-func (w *codexWorld) endedOnce(tab string, stopServer bool) {
+func (w *codexWorld) endedOnce(stopServer bool) {
 	w.t.Helper()
-	w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: tab})
 	w.Timeline.Quiet(codexQuiet)
 	if stopServer {
 		w.stopServer()
@@ -202,26 +253,46 @@ func (w *codexWorld) endedOnce(tab string, stopServer bool) {
 	}
 }
 
-// TestCodexEnd: every way a Codex session ends publishes ended exactly once.
+// TestCodexEnd: every way a Codex session ends publishes ended exactly
+// once: at an idle prompt, and while a turn runs (the TUI goes, the turn
+// goes on in the background server and finishes there: nothing more is
+// published for the closed tab).
 func TestCodexEnd(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		end  func(p *codexPane)
+		name    string
+		working bool
+		end     func(p *codexPane)
 	}{
-		{"quit", func(p *codexPane) { p.Submit("/quit") }},
-		{"exit", func(p *codexPane) { p.Submit("/exit") }},
-		{"kill", func(p *codexPane) { _ = syscall.Kill(p.AgentPID(), syscall.SIGKILL) }},
-		{"close_pane", func(p *codexPane) { p.Close() }},
+		{"quit", false, func(p *codexPane) { p.Submit("/quit") }},
+		{"exit", false, func(p *codexPane) { p.Submit("/exit") }},
+		{"kill", false, func(p *codexPane) { _ = syscall.Kill(p.AgentPID(), syscall.SIGKILL) }},
+		{"close_pane", false, func(p *codexPane) { p.Close() }},
+		{"kill_working", true, func(p *codexPane) { _ = syscall.Kill(p.AgentPID(), syscall.SIGKILL) }},
+		{"close_pane_working", true, func(p *codexPane) { p.Close() }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newCodex(t, true)
 			p := w.start("a", codexTab)
-			p.submit("say hello")
-			w.opening(codexTab, true)
-			w.turnEnd(codexTab, true)
-			p.waitIdle()
+			if c.working {
+				p.submit(OpenAISlow + " stream please")
+				w.opening(codexTab, true)
+				p.WaitScreen("streaming slowly", codexStep)
+			} else {
+				p.submit("say hello")
+				w.opening(codexTab, true)
+				w.turnEnd(codexTab, true)
+				p.waitIdle(1)
+			}
 			c.end(p)
-			w.endedOnce(codexTab, true)
+			w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
+			if c.working {
+				ctx, cancel := context.WithTimeout(context.Background(), OpenAISlowStream+codexStep)
+				defer cancel()
+				if _, err := w.api.WaitRequest(ctx, func(r OpenAIRequest) bool { return r.N == 1 && r.Outcome != "" }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.endedOnce(true)
 		})
 	}
 }
@@ -261,9 +332,10 @@ func TestCodexResume(t *testing.T) {
 	p.submit("say hello")
 	w.opening(codexTab, true)
 	w.turnEnd(codexTab, true)
-	p.waitIdle()
+	p.waitIdle(1)
 	p.Submit("/quit")
-	w.endedOnce(codexTab, false)
+	w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
+	w.endedOnce(false)
 
 	const tab2 = "T2"
 	p2 := w.start("b", tab2, "resume", "--last")
@@ -277,6 +349,30 @@ func TestCodexResume(t *testing.T) {
 	if e.Session != w.Timeline.Session() {
 		t.Errorf("the resumed session is %s, want %s", e.Session, w.Timeline.Session())
 	}
+	w.Timeline.Quiet(codexQuiet)
+}
+
+// TestCodexSecondTab: two TUIs in one CODEX_HOME share the background
+// server the first started, so the second tab's hooks run with the first
+// tab's LOGWATCH_TAB (and under the first wrap's process tree). The second
+// session must never be shown in the first tab: its hooks are dropped as
+// another conversation's on a bound tab, and the rollout tracks it, tabless.
+func TestCodexSecondTab(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit("say hello")
+	w.opening(codexTab, true)
+	w.turnEnd(codexTab, true)
+	p.waitIdle(1)
+
+	p2 := w.start("b", "T2")
+	p2.submit("hello from the second tab")
+	e := w.step(Step{State: "working", Reason: "prompt", Source: "log", Session: Any})
+	if e.Session == w.Timeline.Session() {
+		t.Fatalf("the second tab's prompt was published for the first session:\n%s", w.Timeline)
+	}
+	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Session: e.Session})
+	p2.waitIdle(2)
 	w.Timeline.Quiet(codexQuiet)
 }
 

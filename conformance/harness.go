@@ -55,27 +55,32 @@ func RequireAgent(t *testing.T, name string) (agents.Agent, string) {
 	if raceDetector {
 		t.Skip("conformance: skipped under -race (it drives external binaries; the plain `go test ./...` runs it)")
 	}
-	a, ok := agents.Get(name)
-	if !ok {
-		t.Fatalf("conformance: %s is not pinned in conformance/agents/agents.json", name)
-	}
-	p := a.BinPath(AgentsDir())
-	if _, err := os.Stat(p); err != nil {
-		msg := fmt.Sprintf("conformance: %s %s not found at %s; install the pinned agents with `%s` (then LOGWATCH_AGENTS_DIR=%s, the default)",
-			name, a.Version, p, InstallCommand, AgentsDir())
+	a, p, msg := findAgent(name, AgentsDir())
+	if msg != "" {
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " — under CI=true a missing agent is a failure")
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		msg := "conformance: tmux not found (the scenarios' terminal); `" + InstallCommand + "` installs it"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
+			t.Fatal(msg + " (under CI=true a missing agent is a failure)")
 		}
 		t.Skip(msg)
 	}
 	return a, p
+}
+
+// findAgent looks for the pinned agent's executable under dir, and for
+// tmux; msg says what is missing and how to install it.
+func findAgent(name, dir string) (a agents.Agent, path, msg string) {
+	a, ok := agents.Get(name)
+	if !ok {
+		return a, "", fmt.Sprintf("conformance: %s is not pinned in conformance/agents/agents.json", name)
+	}
+	path = a.BinPath(dir)
+	if _, err := os.Stat(path); err != nil {
+		return a, "", fmt.Sprintf("conformance: %s %s not found at %s; install the pinned agents with `%s` (LOGWATCH_AGENTS_DIR=%s)",
+			name, a.Version, path, InstallCommand, dir)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return a, "", "conformance: tmux not found (the scenarios' terminal); `" + InstallCommand + "` installs it"
+	}
+	return a, path, ""
 }
 
 var (
@@ -205,6 +210,19 @@ func (s *Scenario) SetEnv(kv ...string) {
 	}
 }
 
+// UnsetEnv removes KEY entries from Env.
+func (s *Scenario) UnsetEnv(keys ...string) {
+	for _, k := range keys {
+		out := s.Env[:0]
+		for _, e := range s.Env {
+			if !strings.HasPrefix(e, k+"=") {
+				out = append(out, e)
+			}
+		}
+		s.Env = out
+	}
+}
+
 // WriteFile writes a file under Home (rel is relative to it).
 func (s *Scenario) WriteFile(rel, content string) {
 	s.T.Helper()
@@ -241,7 +259,9 @@ func (s *Scenario) startDaemon() {
 	if err != nil {
 		s.T.Fatal(err)
 	}
-	cmd := exec.Command(s.Bin, "run")
+	// The recording (every hook payload, key and log line the daemon took
+	// in, and every change) is an artifact `logwatch replay` can rerun.
+	cmd := exec.Command(s.Bin, "run", "--record", filepath.Join(s.Dir, "record.jsonl"))
 	cmd.Env = append(append([]string{}, s.Env...), "LOGWATCH_LOG_LEVEL=debug", "LOGWATCH_LOG_FORMAT=json")
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
@@ -261,9 +281,38 @@ func (s *Scenario) startDaemon() {
 	}
 }
 
+// mustBeZero are the daemon's counters of input it could not use: any of
+// them above zero after a scenario means an agent wrote or sent something
+// logwatch does not understand.
+var mustBeZero = []string{"malformed", "oversized", "bad_requests", "hooks_unknown", "subscribers_dropped"}
+
+// checkCounters fails the scenario on a counter of unusable input.
+func (s *Scenario) checkCounters() {
+	out, err := s.Logwatch("status", "--json")
+	if err != nil {
+		s.T.Errorf("status at the end of the scenario: %v %s", err, out)
+		return
+	}
+	var st struct {
+		Counters map[string]float64 `json:"counters"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		s.T.Errorf("status: %v", err)
+		return
+	}
+	for _, k := range mustBeZero {
+		if st.Counters[k] != 0 {
+			s.T.Errorf("daemon counter %s = %v after the scenario, want 0 (all counters: %v)", k, st.Counters[k], st.Counters)
+		}
+	}
+}
+
 func (s *Scenario) cleanup() {
 	for _, p := range s.panes {
 		p.close()
+	}
+	if !s.T.Failed() && s.daemon != nil && s.daemon.ProcessState == nil {
+		s.checkCounters()
 	}
 	if s.Timeline != nil {
 		s.Timeline.stop()
@@ -324,6 +373,57 @@ var ansiRE = regexp.MustCompile(`\x1b(\[[0-9;?<=>!]*[ -/]*[@-~]|\][^\x07\x1b]*(\
 // StripANSI removes escape sequences and carriage returns.
 func StripANSI(s string) string {
 	return strings.ReplaceAll(ansiRE.ReplaceAllString(s, ""), "\r", "")
+}
+
+// Hooks returns the payloads of the hook events named event the daemon
+// received so far (from its recording), oldest first.
+func (s *Scenario) Hooks(event string) []map[string]any {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "record.jsonl"))
+	var out []map[string]any
+	for _, line := range strings.Split(string(b), "\n") {
+		var l struct {
+			Kind    string         `json:"kind"`
+			Payload map[string]any `json:"payload"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Kind == "hook" && l.Payload["hook_event_name"] == event {
+			out = append(out, l.Payload)
+		}
+	}
+	return out
+}
+
+// Keys returns how many key presses the daemon received (from its
+// recording): proof that wrap saw and reported a key that changed nothing.
+func (s *Scenario) Keys() int {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "record.jsonl"))
+	return strings.Count(string(b), `"kind":"key"`)
+}
+
+// WaitKeys waits until the daemon has received n key presses.
+func (s *Scenario) WaitKeys(n int, timeout time.Duration) {
+	s.T.Helper()
+	deadline := time.Now().Add(timeout)
+	for s.Keys() < n {
+		if time.Now().After(deadline) {
+			s.T.Fatalf("the daemon received %d key press(es) within %s, want %d", s.Keys(), timeout, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// WaitHook waits until the daemon has received n hook events named event.
+func (s *Scenario) WaitHook(event string, n int, timeout time.Duration) []map[string]any {
+	s.T.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if h := s.Hooks(event); len(h) >= n {
+			return h
+		}
+		if time.Now().After(deadline) {
+			s.T.Fatalf("the daemon did not receive %d %s hook(s) within %s\ntimeline:\n%s", n, event, timeout, s.Timeline)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // Event is one line of `logwatch events --json`, with when it arrived.
@@ -527,7 +627,10 @@ func (tl *Timeline) Next(want Step, timeout time.Duration) Event {
 			tl.next++
 			tl.mu.Unlock()
 			if !want.match(e, session) {
-				tl.s.T.Fatalf("change %d: got %s\n  want %s\ntimeline:\n%s", tl.next-1, e, want, tl)
+				tl.mu.Lock()
+				tl.next-- // ▶ marks the change that did not match
+				tl.mu.Unlock()
+				tl.s.T.Fatalf("change %d: got %s\n  want %s\ntimeline (▶ the unexpected change):\n%s", tl.next, e, want, tl)
 			}
 			if e.State == "ready" {
 				tl.s.readyAt(e.At)
@@ -563,7 +666,7 @@ func (tl *Timeline) Quiet(d time.Duration) {
 	extra := tl.events[tl.next:]
 	tl.mu.Unlock()
 	if len(extra) > 0 {
-		tl.s.T.Fatalf("%d change(s) published after the last expected one (a flap or a repeat): first %s\ntimeline:\n%s", len(extra), extra[0], tl)
+		tl.s.T.Fatalf("%d change(s) published after the last expected one (a flap or a repeat): first %s\ntimeline (▶ the first unexpected change):\n%s", len(extra), extra[0], tl)
 	}
 }
 
@@ -576,10 +679,12 @@ func (tl *Timeline) Pending() int {
 
 // ----- key→ready latency -----
 
-// Latency is one key press and the ready it led to.
+// Latency is one key press and the ready it led to. Key is when the
+// daemon took the key in (press → wrap → socket): logwatch's own part; the
+// rest is mostly the agent writing its interrupt marker.
 type Latency struct {
 	Agent, Scenario string
-	D               time.Duration
+	D, Key          time.Duration
 }
 
 var (
@@ -602,9 +707,31 @@ func (s *Scenario) readyAt(at time.Time) {
 	p := s.presses[0]
 	s.presses = nil // a ready answers the latest run of presses, measured from the first
 	s.mu.Unlock()
+	l := Latency{Agent: s.Agent, Scenario: s.T.Name(), D: at.Sub(p), Key: -1}
+	if k, ok := s.keyRecorded(p); ok {
+		l.Key = k.Sub(p)
+	}
 	latMu.Lock()
-	latencies = append(latencies, Latency{Agent: s.Agent, Scenario: s.T.Name(), D: at.Sub(p)})
+	latencies = append(latencies, l)
 	latMu.Unlock()
+}
+
+// keyRecorded is when the daemon recorded the first key at or after t
+// (its recording's clock is the same wall clock).
+func (s *Scenario) keyRecorded(t time.Time) (time.Time, bool) {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "record.jsonl"))
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.Contains(line, `"kind":"key"`) {
+			continue
+		}
+		var l struct {
+			T time.Time `json:"t"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && !l.T.Before(t) {
+			return l.T, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // ForgetPresses drops presses that are not meant to end in ready (an Esc at
@@ -639,7 +766,11 @@ func Summary(wall time.Duration) string {
 	ls := append([]Latency(nil), latencies...)
 	sort.Slice(ls, func(i, j int) bool { return ls[i].Scenario < ls[j].Scenario })
 	for _, l := range ls {
-		fmt.Fprintf(&b, "conformance:   %-60s %s\n", l.Scenario, l.D.Round(time.Millisecond))
+		key := "ready before any key reached the daemon"
+		if l.Key >= 0 {
+			key = "key at the daemon after " + l.Key.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(&b, "conformance:   %-50s %8s  (%s)\n", l.Scenario, l.D.Round(time.Millisecond), key)
 	}
 	return b.String()
 }

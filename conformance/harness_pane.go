@@ -231,17 +231,83 @@ func (p *Pane) Dead() (bool, int) {
 // WaitExit waits for the pane's process to exit and returns its status.
 func (p *Pane) WaitExit(timeout time.Duration) int {
 	p.s.T.Helper()
+	pid := p.PID()
 	deadline := time.Now().Add(timeout)
 	for {
 		p.Screen()
 		if dead, code := p.Dead(); dead {
 			return code
 		}
+		// A loaded tmux server can take seconds to reap the pane's
+		// process; a zombie has exited, and its status is in /proc.
+		if code, ok := zombieStatus(pid); ok {
+			return code
+		}
 		if time.Now().After(deadline) {
-			p.s.T.Fatalf("pane %s did not exit within %s", p.Name, timeout)
+			p.s.T.Fatalf("pane %s did not exit within %s; its processes:\n%s", p.Name, timeout, processTree(pid))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// zombieStatus returns the exit status (as a shell reports it) of a process
+// that has exited but is not reaped yet.
+func zombieStatus(pid int) (int, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b)[i+1:]) // f[0] is field 3, the state
+	if len(f) < 50 || f[0] != "Z" {
+		return 0, false
+	}
+	ws, err := strconv.Atoi(f[49]) // field 52, exit_code, as waitpid reports it
+	if err != nil {
+		return 0, false
+	}
+	if sig := ws & 0x7f; sig != 0 {
+		return 128 + sig, true
+	}
+	return (ws >> 8) & 0xff, true
+}
+
+// processTree lists pid and its descendants: state, what each waits in,
+// and its command line.
+func processTree(root int) string {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	children := map[int][]int{}
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		f := strings.Fields(string(b)[i+1:])
+		pid, _ := strconv.Atoi(strings.Fields(string(b))[0])
+		if len(f) > 1 {
+			ppid, _ := strconv.Atoi(f[1])
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	var b strings.Builder
+	var walk func(pid, depth int)
+	walk = func(pid, depth int) {
+		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		state := "?"
+		if i := strings.LastIndexByte(string(st), ')'); i > 0 && i+2 < len(st) {
+			state = string(st[i+2])
+		}
+		wchan, _ := os.ReadFile(fmt.Sprintf("/proc/%d/wchan", pid))
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		fmt.Fprintf(&b, "%s%d %s %s %s\n", strings.Repeat("  ", depth), pid, state, wchan, strings.ReplaceAll(string(cmd), "\x00", " "))
+		for _, c := range children[pid] {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	return b.String()
 }
 
 // Close closes the pane as a terminal app closes a tab: the pty goes away

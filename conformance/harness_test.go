@@ -4,9 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/logwatch/logwatch/conformance/agents"
 )
 
 // TestMain runs the scenarios more widely in parallel than -parallel's
@@ -61,5 +65,99 @@ func TestStepMatch(t *testing.T) {
 		if got := c.st.match(e, "s1"); got != c.want {
 			t.Errorf("case %d: match = %v, want %v", i, got, c.want)
 		}
+	}
+}
+
+func TestFindAgent(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, msg := findAgent("claude", dir); !strings.Contains(msg, InstallCommand) || !strings.Contains(msg, "2.1.") {
+		t.Errorf("missing agent: %q does not name the install command and version", msg)
+	}
+	if _, _, msg := findAgent("nope", dir); !strings.Contains(msg, "not pinned") {
+		t.Errorf("unpinned agent: %q", msg)
+	}
+	a, _ := agents.Get("claude")
+	bin := a.BinPath(dir)
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	if _, p, msg := findAgent("claude", dir); msg != "" || p != bin {
+		t.Errorf("installed agent: path %q, msg %q", p, msg)
+	}
+}
+
+func TestAgentsDir(t *testing.T) {
+	t.Setenv(agents.EnvDir, "/x/agents")
+	if d := AgentsDir(); d != "/x/agents" {
+		t.Errorf("AgentsDir with %s set = %q", agents.EnvDir, d)
+	}
+	t.Setenv(agents.EnvDir, "")
+	t.Setenv("HOME", "/home/u")
+	if d := AgentsDir(); d != "/home/u/.cache/logwatch/agents" {
+		t.Errorf("default AgentsDir = %q", d)
+	}
+}
+
+// TestHarnessTimeline drives the harness's own daemon and subscription with
+// the real hook client, no agent needed: the published changes arrive in
+// order, with their tab, and Keys/Hooks read the daemon's recording.
+func TestHarnessTimeline(t *testing.T) {
+	s := NewScenario(t, "none")
+	hook := func(payload string) {
+		t.Helper()
+		cmd := exec.Command(s.Bin, "hook", "--agent", "claude")
+		cmd.Env = append(append([]string{}, s.Env...), "LOGWATCH_TAB=tab-x")
+		cmd.Stdin = strings.NewReader(payload)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("hook: %v %q", err, out)
+		}
+	}
+	hook(`{"hook_event_name":"SessionStart","session_id":"s1","cwd":"/w","source":"startup"}`)
+	hook(`{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":"/w","prompt":"hi"}`)
+	s.Timeline.Expect(10*time.Second,
+		Step{State: "ready", Reason: "session_start", Source: "hook", Tab: "tab-x"},
+		Step{State: "working", Reason: "prompt", Source: "hook", Tab: "tab-x"})
+	if s.Timeline.Session() != "s1" {
+		t.Errorf("session %q", s.Timeline.Session())
+	}
+	if out, err := s.Logwatch("key", "--tab", "tab-x", "esc"); err != nil {
+		t.Fatalf("key: %v %s", err, out)
+	}
+	s.WaitKeys(1, 10*time.Second)
+	if n := len(s.WaitHook("UserPromptSubmit", 1, 10*time.Second)); n != 1 {
+		t.Errorf("%d UserPromptSubmit hooks recorded", n)
+	}
+	// A key with no interrupt marker in the log changes nothing.
+	s.Timeline.Quiet(2500 * time.Millisecond)
+}
+
+func TestZombieStatus(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   int
+	}{{"exit 0", 0}, {"exit 3", 3}, {"kill -9 $$", 137}} {
+		cmd := exec.Command("sh", "-c", tc.script)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		code, ok := zombieStatus(cmd.Process.Pid)
+		for !ok && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			code, ok = zombieStatus(cmd.Process.Pid)
+		}
+		cmd.Wait()
+		if !ok || code != tc.want {
+			t.Errorf("%s: zombieStatus = %d, %v; want %d", tc.script, code, ok, tc.want)
+		}
+	}
+	if _, ok := zombieStatus(os.Getpid()); ok {
+		t.Error("a running process reads as a zombie")
 	}
 }

@@ -40,14 +40,17 @@ type OpenAIScript func(OpenAIRequest) OpenAIReply
 
 // OpenAIRequest is one request as the server understood it.
 type OpenAIRequest struct {
-	N        int             `json:"n"`
-	At       time.Time       `json:"at"`
-	Method   string          `json:"method"`
-	Path     string          `json:"path"`
-	Kind     string          `json:"kind"` // turn, tool_result, title, compact, other
-	LastUser string          `json:"last_user,omitempty"`
-	Tools    int             `json:"tools"`
-	Body     json.RawMessage `json:"body,omitempty"`
+	N        int       `json:"n"`
+	At       time.Time `json:"at"`
+	Method   string    `json:"method"`
+	Path     string    `json:"path"`
+	Kind     string    `json:"kind"` // turn, tool_result, title, compact, other
+	LastUser string    `json:"last_user,omitempty"`
+	// Repeat counts the earlier requests of the same prompt (a turn's
+	// follow-ups after a tool result or a compaction).
+	Repeat int             `json:"repeat"`
+	Tools  int             `json:"tools"`
+	Body   json.RawMessage `json:"body,omitempty"`
 
 	// Ended is when the stream ended and how: complete, or client_gone when
 	// Codex closed the connection mid-stream (an interrupt).
@@ -62,8 +65,13 @@ type OpenAIReply struct {
 	Chunks int
 	Delay  time.Duration
 	// Exec, when set, replies with an exec_command call for this command
-	// that asks for escalation, so Codex shows its approval prompt.
-	Exec string
+	// that asks for escalation, so Codex shows its approval prompt, unless
+	// Sandboxed: then it runs in the sandbox without asking.
+	Exec      string
+	Sandboxed bool
+	// InputTokens is the usage reported (0: 100). Near the context window
+	// it makes Codex compact before its next request.
+	InputTokens int
 }
 
 // Request kinds.
@@ -79,11 +87,22 @@ const (
 const (
 	OpenAISlow = "SLOW" // a long answer streamed over OpenAISlowStream
 	OpenAITool = "TOOL" // an exec_command needing approval, then a short answer
+	// OpenAIHuge: a sandboxed exec_command whose response reports a context
+	// nearly full, so Codex compacts inside the turn before sending the
+	// result; then a short answer.
+	OpenAIHuge = "HUGE"
 )
 
 // OpenAISlowStream is how long a SLOW answer takes to stream: long enough for a
 // key to land mid-stream on a loaded machine.
 const OpenAISlowStream = 8 * time.Second
+
+// OpenAIHugeCommand is the command a HUGE prompt runs (no approval needed).
+const OpenAIHugeCommand = "echo conformance"
+
+// OpenAIContextWindow is the context Codex 0.169 assumes for an unknown
+// model (its task_started says model_context_window 258400).
+const OpenAIContextWindow = 258400
 
 // OpenAIApprovalCommand is the command a TOOL prompt asks to run.
 const OpenAIApprovalCommand = "touch approved.txt"
@@ -99,6 +118,10 @@ func DefaultOpenAIScript(r OpenAIRequest) OpenAIReply {
 	case r.Kind == OpenAIReqCompact:
 		return OpenAIReply{Text: "Summary: the user asked for greetings; nothing else is pending.", Chunks: 4, Delay: 300 * time.Millisecond}
 	case r.Kind == OpenAIReqToolResult:
+		return OpenAIReply{Text: "The command ran. Done."}
+	case strings.Contains(r.LastUser, OpenAIHuge) && r.Repeat == 0:
+		return OpenAIReply{Exec: OpenAIHugeCommand, Sandboxed: true, InputTokens: OpenAIContextWindow - 1000}
+	case strings.Contains(r.LastUser, OpenAIHuge):
 		return OpenAIReply{Text: "The command ran. Done."}
 	case strings.Contains(r.LastUser, OpenAISlow):
 		words := strings.Repeat("streaming slowly ", 40)
@@ -184,6 +207,11 @@ func (s *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.n++
 	req.N = s.n
+	for _, old := range s.reqs {
+		if old.LastUser == req.LastUser && (old.Kind == OpenAIReqTurn || old.Kind == OpenAIReqToolResult) {
+			req.Repeat++
+		}
+	}
 	s.record(req, body)
 	s.mu.Unlock()
 
@@ -297,7 +325,11 @@ func (s *OpenAI) stream(ctx context.Context, w http.ResponseWriter, n int, rep O
 	}
 	var item map[string]any
 	if rep.Exec != "" {
-		args, _ := json.Marshal(map[string]any{"cmd": rep.Exec, "sandbox_permissions": "require_escalated", "justification": "the conformance suite needs approval"})
+		call := map[string]any{"cmd": rep.Exec, "sandbox_permissions": "require_escalated", "justification": "the conformance suite needs approval"}
+		if rep.Sandboxed {
+			call = map[string]any{"cmd": rep.Exec}
+		}
+		args, _ := json.Marshal(call)
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": fmt.Sprintf("call_%d", n), "name": "exec_command", "arguments": string(args), "status": "completed"}
 		if send(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item}) != nil {
 			return "client_gone"
@@ -326,8 +358,12 @@ func (s *OpenAI) stream(ctx context.Context, w http.ResponseWriter, n int, rep O
 	if send(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item}) != nil {
 		return "client_gone"
 	}
-	usage := map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
-		"output_tokens": 20, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 120}
+	in := rep.InputTokens
+	if in == 0 {
+		in = 100
+	}
+	usage := map[string]any{"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0},
+		"output_tokens": 20, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": in + 20}
 	if send(map[string]any{"type": "response.completed", "response": map[string]any{"id": resp, "usage": usage}}) != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return "client_gone"

@@ -90,6 +90,18 @@ func TestOpenAIServer(t *testing.T) {
 		t.Errorf("tool call %v", item)
 	}
 
+	// A HUGE prompt: a sandboxed call (no escalation) and a context nearly full.
+	evs = openaiPost(t, s.URL, `{"model":"m",`+tools+`,"input":[`+user("HUGE please")+`]}`)
+	item = evs[len(evs)-2]["item"].(map[string]any)
+	args = nil
+	_ = json.Unmarshal([]byte(item["arguments"].(string)), &args)
+	if args["cmd"] != OpenAIHugeCommand || args["sandbox_permissions"] != "" {
+		t.Errorf("HUGE call %v", item)
+	}
+	if u := evs[len(evs)-1]["response"].(map[string]any)["usage"].(map[string]any); u["input_tokens"] != float64(OpenAIContextWindow-1000) {
+		t.Errorf("HUGE usage %v", u)
+	}
+
 	// The tool's result, the title request and the compaction request.
 	openaiPost(t, s.URL, `{"model":"m",`+tools+`,"input":[`+user("run TOOL please")+`,{"type":"function_call","call_id":"call_2"},{"type":"function_call_output","call_id":"call_2","output":"ok"}]}`)
 	openaiPost(t, s.URL, `{"model":"m","tools":[],"input":[`+user("Generate a concise, single-line task title")+`]}`)
@@ -117,14 +129,14 @@ func TestOpenAIServer(t *testing.T) {
 
 	wait, wcancel := context.WithTimeout(ctx, 5*time.Second)
 	defer wcancel()
-	if _, err := s.WaitRequest(wait, func(r OpenAIRequest) bool { return r.N == 6 && r.Outcome != "" }); err != nil {
+	if _, err := s.WaitRequest(wait, func(r OpenAIRequest) bool { return r.N == 7 && r.Outcome != "" }); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, r := range s.Requests() {
 		got = append(got, r.Kind+"/"+r.Outcome)
 	}
-	wantKinds := "turn/complete turn/complete tool_result/complete title/complete compact/complete turn/client_gone"
+	wantKinds := "turn/complete turn/complete turn/complete tool_result/complete title/complete compact/complete turn/client_gone"
 	if strings.Join(got, " ") != wantKinds {
 		t.Errorf("requests %q, want %q", strings.Join(got, " "), wantKinds)
 	}
@@ -139,8 +151,8 @@ func TestOpenAIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 7 {
-		t.Fatalf("request log has %d lines, want 7", len(lines))
+	if len(lines) != 8 {
+		t.Fatalf("request log has %d lines, want 8", len(lines))
 	}
 	var first struct {
 		N        int             `json:"n"`

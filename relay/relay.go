@@ -324,9 +324,16 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 					Str("event", h.Event).Msg("hook from another conversation on a bound tab dropped")
 				return
 			}
+			if h.Event != "SessionStart" && h.Event != "UserPromptSubmit" {
+				// The tab's conversation ended; only a conversation starting
+				// in it (/clear, a new run) takes the tab over. Another one's
+				// late report (Codex's shared server ends every TUI's thread
+				// at once, with the first tab's LOGWATCH_TAB) names no tab.
+				tab = ""
+			}
 			ok = false
 		}
-		if !ok {
+		if !ok && tab != "" {
 			r.tabs[tab] = h.SessionID
 			r.changed = true
 		}
@@ -445,16 +452,17 @@ func (r *Relay) logLine(l LogLine) {
 // resumes reports whether a line appended to an ended session's log means
 // a new process took the conversation up. Claude flushes metadata
 // (cost-state, file-history-snapshot, last-prompt) just after SessionEnd, so
-// only a turn or its output counts (--continue writes a synthetic assistant
-// line first). Codex 0.169 runs turns in a background server that outlives
-// the TUI: the turn the user left keeps writing its output and task_complete
-// after the tab closed, so only a new turn is a resume.
+// for Claude only a turn or its output counts (--continue writes a synthetic
+// assistant line first). Codex 0.169 runs turns in a background server that
+// outlives the TUI: a turn running when the tab closed goes on and finishes
+// there, so only a new turn (or the session_meta older Codex appends when
+// resuming) is a resume.
 func resumes(l LogLine) bool {
 	switch k := l.Evidence.Kind; l.Agent {
 	case parsers.AgentClaude:
 		return k != parsers.KindNone && k != parsers.KindSidechain
 	case parsers.AgentCodex:
-		return k == parsers.KindTurnStart || k == parsers.KindPrompt
+		return k == parsers.KindTurnStart || k == parsers.KindPrompt || l.Evidence.Type == "session_meta"
 	}
 	return false
 }
@@ -565,6 +573,9 @@ func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 				r.moved(e)
 				r.publish(e, ch, false)
 			}
+			// The tab is gone: a resumed conversation (Codex's turns go on
+			// in a background server) is not shown in it.
+			e.tab = ""
 		}
 	})
 	return n, err

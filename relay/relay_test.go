@@ -266,20 +266,30 @@ func TestHookRules(t *testing.T) {
 			must(h.t, h.hook("A1", "codex", claudeHook("SessionStart", "x", "source", "resume")))
 			h.expect("ready/session_start/hook.session_start")
 		}},
-		{"codex: the turn left running after its tab closed does not revive it; a new turn does", func(h *harness) {
-			// Codex 0.169: the background server finishes the turn after the TUI was killed.
+		{"codex: a turn that outlives its closed tab publishes nothing; a new turn is a resume", func(h *harness) {
+			// Codex 0.169 runs the turn in its background server: the tab
+			// closes mid-turn, the turn goes on and finishes there.
+			h.line(codex, "x", `{"timestamp":"t","type":"session_meta","payload":{"id":"x","cwd":"/w/app","cli_version":"0.169.0"}}`, false)
 			h.line(codex, "x", xEvent("task_started", `,"turn_id":"t1"`), false)
 			must(h.t, h.hook("A1", "codex", claudeHook("UserPromptSubmit", "x", "turn_id", "t1")))
 			if _, err := h.r.TabClosed(h.ctx, "A1"); err != nil {
 				h.t.Fatal(err)
 			}
-			h.line(codex, "x", `{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Streaming slowly"}]}}`, false)
-			h.line(codex, "x", `{"timestamp":"t","type":"token_usage_record","payload":{"thread_id":"x"}}`, false)
+			h.line(codex, "x", `{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"late"}]}}`, false)
+			h.line(codex, "x", `{"timestamp":"t","type":"token_usage_record","payload":{"turn_id":"t1"}}`, false)
+			// The server's hooks no longer name the tab: the wrap that set
+			// LOGWATCH_TAB is not their ancestor any more (proxy.TabFromEnv).
+			must(h.t, h.hook("", "codex", claudeHook("PostToolUse", "x", "turn_id", "t1", "tool_name", "Bash", "tool_input", `{"command":"ls"}`)))
+			must(h.t, h.hook("", "codex", claudeHook("Stop", "x", "turn_id", "t1")))
 			h.line(codex, "x", xEvent("task_complete", `,"turn_id":"t1"`), false)
 			h.expect("working/prompt/log.turn_start", "ended/tab_closed/api.tab_closed")
-			// codex resume --last: a new turn in the same rollout.
+			// `codex resume` in a new tab: its first prompt starts a turn.
+			h.line(codex, "x", xEvent("thread_settings_applied", ""), false)
 			h.line(codex, "x", xEvent("task_started", `,"turn_id":"t2"`), false)
 			h.expect("ready/resumed/log.session_resumed", "working/prompt/log.turn_start")
+			if st := h.state("x"); st.Tab != "" {
+				h.t.Fatalf("the resumed session is shown in its closed tab %q", st.Tab)
+			}
 		}},
 		{"claude: SessionStart with a stale open turn is ready", func(h *harness) {
 			// A killed process left its turn open; --continue starts afresh.
@@ -345,6 +355,30 @@ func TestCodexPhantom(t *testing.T) {
 	}
 }
 
+// TestCodexPhantomEnd: stopping Codex 0.169's background server fires
+// SessionEnd for a TUI that never got a prompt, beside the session_meta-only
+// rollout it flushes for it (in either order). Nothing was ever shown about
+// that session, so its end is not news either: no change, no row.
+func TestCodexPhantomEnd(t *testing.T) {
+	meta := func(id string) string {
+		return fmt.Sprintf(`{"timestamp":"t","type":"session_meta","payload":{"id":%q,"cwd":"/w/app","cli_version":"0.169.0"}}`, id)
+	}
+	h := newHarness(t, Config{})
+	h.line(codex, "a", meta("a"), false)
+	must(t, h.hook("T1", "codex", claudeHook("SessionEnd", "a", "reason", "other")))
+	must(t, h.hook("T2", "codex", claudeHook("SessionEnd", "b", "reason", "other")))
+	h.line(codex, "b", meta("b"), false)
+	h.expect()
+	if st := h.sync(); len(st.Sessions) != 0 {
+		t.Fatalf("rows for sessions nothing showed: %+v", st.Sessions)
+	}
+	// A session that was shown still ends.
+	h.line(codex, "c", meta("c"), false)
+	h.line(codex, "c", xEvent("task_started", `,"turn_id":"t1"`), false)
+	must(t, h.hook("", "codex", claudeHook("SessionEnd", "c", "reason", "other")))
+	h.expect("working/prompt/log.turn_start", "ended/session_end/hook.session_end")
+}
+
 // TestNestedAgents: a tab is bound to the first conversation reporting from
 // it; another conversation's reports on that tab are dropped and counted,
 // until the bound one ends.
@@ -363,6 +397,17 @@ func TestNestedAgents(t *testing.T) {
 	h.expect("ended/session_end/hook.session_end", "ready/session_start/hook.session_start")
 	if e := h.state("fresh"); e.Tab != "tab1" {
 		t.Fatalf("fresh session tab %q", e.Tab)
+	}
+	// Codex 0.169's shared server stopping ends every TUI's thread, each
+	// SessionEnd with the first tab's LOGWATCH_TAB: the bound one ended,
+	// another conversation's end does not take its tab.
+	must(t, h.hook("tab2", "codex", claudeHook("UserPromptSubmit", "x1")))
+	must(t, h.hook("", "codex", claudeHook("UserPromptSubmit", "x2")))
+	must(t, h.hook("tab2", "codex", claudeHook("SessionEnd", "x1")))
+	must(t, h.hook("tab2", "codex", claudeHook("SessionEnd", "x2")))
+	h.expect("working/prompt/hook.prompt", "working/prompt/hook.prompt", "ended/session_end/hook.session_end", "ended/session_end/hook.session_end")
+	if e := h.state("x2"); e.Tab != "" {
+		t.Fatalf("the second conversation took the ended one's tab %q", e.Tab)
 	}
 }
 

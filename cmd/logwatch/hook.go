@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/logwatch/logwatch/keytap/proxy"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
 )
@@ -59,7 +60,9 @@ func runHook(args []string, stdin *os.File) int {
 	}
 	ctx2, cancel2 := context.WithDeadline(context.Background(), deadline)
 	defer cancel2()
-	_ = c.Hook(ctx2, strings.ToLower(agent), os.Getenv("LOGWATCH_TAB"), payload)
+	// The tab, unless the wrap that set it is not this hook's ancestor (a
+	// stale LOGWATCH_TAB inherited through Codex's background server).
+	_ = c.Hook(ctx2, strings.ToLower(agent), proxy.TabFromEnv(), payload)
 	return 0
 }
 

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -431,18 +432,19 @@ func (p *proxy) finishReports() {
 }
 
 // withTab returns env (the current environment if nil) with LOGWATCH_TAB set
-// to tab and any other value of it removed.
+// to tab, LOGWATCH_TAB_PID to this process, and any other value of them
+// removed.
 func withTab(env []string, tab string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	out := make([]string, 0, len(env)+1)
+	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, TabEnv+"=") {
+		if !strings.HasPrefix(kv, TabEnv+"=") && !strings.HasPrefix(kv, TabPIDEnv+"=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, TabEnv+"="+tab)
+	return append(out, TabEnv+"="+tab, TabPIDEnv+"="+strconv.Itoa(os.Getpid()))
 }
 
 // exitCode is the status a shell would report: the exit code, or 128+signal.

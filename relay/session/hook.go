@@ -10,6 +10,13 @@ var questionTools = map[string]bool{"AskUserQuestion": true, "request_user_input
 // Hook folds one hook event into the session (SPEC §3). Unknown events are
 // accepted and change nothing; the caller counts them.
 func (s *Session) Hook(h parsers.Hook) (Change, bool) {
+	if h.Event == "SessionEnd" && !s.announced && s.Turns == 0 {
+		// The end of a session nothing ever showed (Codex 0.169's server
+		// stopping ends every TUI it served, prompted or not): not news,
+		// and no reason to make it a row.
+		s.identity(h.SessionID, h.Cwd, "")
+		return Change{}, false
+	}
 	s.hooked = true
 	s.identity(h.SessionID, h.Cwd, "")
 	if h.AgentID != "" {
@@ -165,6 +172,9 @@ func (s *Session) finished() bool {
 }
 
 func (s *Session) toolWork(h parsers.Hook, rule string) (Change, bool) {
+	if s.State == Ended {
+		return Change{}, false // a tool of a turn that outlived its tab
+	}
 	if !s.turnOpen {
 		// A tool call with no turn open: the hooks missed the start (or it
 		// is a Stop-hook continuation). Work is going on all the same.

@@ -306,6 +306,11 @@ func (s *Session) reopen(src *source) {
 // the current turn; the log's end is stale when the log is behind (its turn
 // already closed and a newer one opened).
 func (s *Session) end(src *source, st State, reason, from, rule string) (Change, bool) {
+	if s.State == Ended {
+		// The end of a turn that outlived its tab (Codex finishes it in
+		// its background server): ended stays ended until a resume.
+		return Change{}, false
+	}
 	if src == &s.log && (src.pos < s.turn || !s.turnOpen) {
 		// Stale (the log is behind a turn the hooks opened) or the turn
 		// already ended: keep how it ended.

@@ -1,0 +1,51 @@
+package proxy
+
+import (
+	"os"
+	"strconv"
+)
+
+// TabPIDEnv names the process that owns LOGWATCH_TAB: the proxy that set it.
+// Everything run in the tab descends from it. A process that inherited the
+// variable but is not its descendant was started by something that outlived
+// the tab's own process tree (Codex 0.169's background server, started by
+// the first TUI and serving every later one), so its LOGWATCH_TAB names a
+// tab that is not its own.
+const TabPIDEnv = "LOGWATCH_TAB_PID"
+
+// TabFromEnv returns this process's LOGWATCH_TAB, or "" when LOGWATCH_TAB_PID
+// names a process this one does not descend from: a wrong tab is worse
+// than none. Without LOGWATCH_TAB_PID (a host app that sets LOGWATCH_TAB
+// itself), or where ancestry cannot be read, LOGWATCH_TAB is taken as is.
+func TabFromEnv() string {
+	tab := os.Getenv(TabEnv)
+	owner, err := strconv.Atoi(os.Getenv(TabPIDEnv))
+	if tab == "" || err != nil || owner <= 0 {
+		return tab
+	}
+	if descends, known := descendsFrom(os.Getpid(), owner); known && !descends {
+		return ""
+	}
+	return tab
+}
+
+// descendsFrom walks pid's parents up to init. known is false where the
+// platform gives no parent pids.
+func descendsFrom(pid, ancestor int) (descends, known bool) {
+	for i := 0; i < 1<<16 && pid > 0; i++ {
+		if pid == ancestor {
+			return true, true
+		}
+		if pid == 1 {
+			break
+		}
+		ppid, ok := parentPID(pid)
+		if !ok {
+			// Unreadable for this very process: the platform cannot tell.
+			// Further up: the chain broke (a parent exited), not ours.
+			return false, i > 0
+		}
+		pid = ppid
+	}
+	return false, true
+}
