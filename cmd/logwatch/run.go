@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -46,6 +48,20 @@ func (a *app) serve(ctx context.Context, record string) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	// The HTTP listener is opened before anything runs, so a port in use or
+	// an unusable secret file is a start-up error (exit 2), not a crash.
+	var httpLn net.Listener
+	var secret string
+	if a.cfg.HTTP != "" {
+		if secret, err = relay.LoadOrCreateSecret(relay.SecretFile(socket)); err == nil {
+			httpLn, err = relay.ListenHTTP(a.cfg.HTTP)
+		}
+		if err != nil {
+			ln.Close()
+			return withCode(exitUsage, err)
+		}
+		defer httpLn.Close()
+	}
 	w, err := watcher.New(watcher.Config{
 		ClaudeRoots:    a.cfg.Agents.Claude.Roots,
 		CodexRoots:     a.cfg.Agents.Codex.Roots,
@@ -60,6 +76,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 		Worktrees:       a.cfg.Worktrees,
 		InterruptWindow: a.cfg.Interrupt.Window,
 		TurnQuiet:       a.cfg.TurnQuiet,
+		Roots:           append(slices.Clone(a.cfg.Agents.Claude.Roots), a.cfg.Agents.Codex.Roots...),
 	}, relay.SystemClock{}, w, a.log)
 	srv := relay.NewServer(r, a.log)
 	if record != "" {
@@ -91,8 +108,8 @@ func (a *app) serve(ctx context.Context, record string) error {
 	goRun("watcher", func() error { return w.Run(ctx) })
 	goRun("pump", func() error { ingest.Pump(ctx, w, r, ingest.Options{Raw: record != ""}); return nil })
 	goRun("socket", func() error { return srv.Serve(ctx, ln) })
-	if a.cfg.HTTP != "" {
-		goRun("http", func() error { return srv.ServeHTTP(ctx, a.cfg.HTTP) })
+	if httpLn != nil {
+		goRun("http", func() error { return srv.ServeHTTP(ctx, httpLn, relay.HTTPOptions{Secret: secret}) })
 	}
 	a.log.Info().Str("socket", socket).Strs("claude_roots", a.cfg.Agents.Claude.Roots).
 		Strs("codex_roots", a.cfg.Agents.Codex.Roots).Str("version", version).Msg("logwatch serving")
