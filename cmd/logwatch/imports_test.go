@@ -24,8 +24,9 @@ func TestImportDirection(t *testing.T) {
 		"keytap/proxy":   {"keytap", "relay", "relay/client"},
 		"relay/session":  {"parsers"},
 		"relay/vclock":   {},
-		"relay":          {"parsers", "parsers/lines", "relay/session"},
-		"relay/client":   {"relay"},
+		"relay":          {"parsers", "parsers/lines", "relay/session", "relay/peercred"},
+		"relay/client":   {"relay", "relay/peercred"},
+		"relay/peercred": {},
 		"relay/ingest":   {"relay", "watcher"},
 		"relay/replay":   {"parsers", "relay", "relay/ingest", "relay/vclock", "watcher"},
 	}
