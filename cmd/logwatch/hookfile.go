@@ -3,7 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
+
+	"github.com/logwatch/logwatch/relay"
 )
 
 // hookSpec is what logwatch installs for one agent: the events SPEC §3 uses,
@@ -16,6 +20,37 @@ type hookSpec struct {
 	// which every agent reads as "all").
 	matcher   *string
 	toolEvent map[string]bool
+	// http, when set, makes install write Claude Code "http" handlers
+	// that post to the loopback listener instead of command handlers.
+	http *httpHook
+}
+
+// httpHook is an http handler's target: the listener's hook URL and the
+// per-user secret it requires.
+type httpHook struct{ url, secret string }
+
+// handler is the one handler logwatch writes for an event.
+func (h hookSpec) handler(command string) omap {
+	if h.http != nil {
+		return omap{{"type", "http"}, {"url", h.http.url},
+			{"headers", omap{{relay.SecretHeader, h.http.secret}, {relay.TabHeader, "$LOGWATCH_TAB"}}},
+			{"allowedEnvVars", []any{"LOGWATCH_TAB"}}, {"timeout", h.timeout}}
+	}
+	return omap{{"type", "command"}, {"command", command}, {"timeout", h.timeout}}
+}
+
+// isOurURL recognises a logwatch http handler whatever port or secret it
+// had: a POST to /hook on a loopback address carrying the secret header.
+func isOurURL(hd *jnode) bool {
+	typ, u, hs := hd.get("type"), hd.get("url"), hd.get("headers")
+	if typ == nil || typ.str != "http" || u == nil || u.kind != '"' || hs == nil || hs.kind != '{' || hs.get(relay.SecretHeader) == nil {
+		return false
+	}
+	pu, err := url.Parse(u.str)
+	if err != nil || pu.Path != "/hook" || pu.Query().Get("agent") == "" {
+		return false
+	}
+	return relay.CheckHTTPAddr(pu.Host) == nil
 }
 
 var star = "*"
@@ -109,7 +144,7 @@ func (h hookSpec) group(event, command string) inline {
 	if h.matcher != nil && h.toolEvent[event] {
 		g = append(g, kv{"matcher", *h.matcher})
 	}
-	return inline{append(g, kv{"hooks", []any{omap{{"type", "command"}, {"command", command}, {"timeout", h.timeout}}}})}
+	return inline{append(g, kv{"hooks", []any{h.handler(command)}})}
 }
 
 // errUnsupportedShape is a settings file that parses but is not laid out as
@@ -132,8 +167,12 @@ func (h hookSpec) findOurs(event string, arr *jnode, command string) []ourHandle
 			continue
 		}
 		for hi, hd := range hs.elems {
+			if hd.kind != '{' {
+				continue
+			}
 			c := hd.get("command")
-			if hd.kind != '{' || c == nil || c.kind != '"' || !(isOurCommand(c.str) || command != "" && c.str == command) {
+			ourCmd := c != nil && c.kind == '"' && (isOurCommand(c.str) || command != "" && c.str == command)
+			if !ourCmd && !isOurURL(hd) {
 				continue
 			}
 			o := ourHandler{group: gi, handler: hi, alone: len(hs.elems) == 1}
@@ -157,7 +196,19 @@ func (h hookSpec) isExact(event string, g, hd *jnode, command string) bool {
 		return false
 	}
 	typ, c, to := hd.get("type"), hd.get("command"), hd.get("timeout")
-	return typ != nil && typ.str == "command" && c.str == command && to != nil && to.kind == 'v'
+	if to == nil || to.kind != 'v' || typ == nil {
+		return false
+	}
+	if h.http == nil {
+		return typ.str == "command" && c != nil && c.str == command
+	}
+	u, hs, env := hd.get("url"), hd.get("headers"), hd.get("allowedEnvVars")
+	if typ.str != "http" || u == nil || u.str != h.http.url || hs == nil || hs.kind != '{' || env == nil || env.kind != '[' {
+		return false
+	}
+	sec, tab := hs.get(relay.SecretHeader), hs.get(relay.TabHeader)
+	return sec != nil && sec.str == h.http.secret && tab != nil && tab.str == "$LOGWATCH_TAB" &&
+		slices.ContainsFunc(env.elems, func(e *jnode) bool { return e.str == "LOGWATCH_TAB" })
 }
 
 // planHooks returns the edited file: install puts exactly one logwatch
@@ -318,7 +369,11 @@ func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string,
 		}
 		installed = append(installed, ev)
 		for _, o := range ours {
-			c := arr.elems[o.group].get("hooks").elems[o.handler].get("command").str
+			cn := arr.elems[o.group].get("hooks").elems[o.handler].get("command")
+			if cn == nil {
+				continue // an http handler: no binary to check
+			}
+			c := cn.str
 			if !seen[c] {
 				seen[c] = true
 				commands = append(commands, c)
