@@ -144,3 +144,27 @@ func TestE2ETranscriptOutsideRoots(t *testing.T) {
 	}
 	t.Logf("transcripts_refused %v; %d fds open, none outside the roots", counter(st, "transcripts_refused"), len(fds))
 }
+
+// TestHooksInstallHTTPRefusals: --http without a listener configured, or
+// for Codex (no http hooks), is a usage error that writes nothing.
+func TestHooksInstallHTTPRefusals(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "settings.json")
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--agent", "claude"}, "--http needs the http listener configured"},
+		{[]string{"LOGWATCH_HTTP=127.0.0.1:8765"}, []string{"--agent", "codex"}, "codex has no http hooks"},
+	} {
+		env := append([]string{"XDG_RUNTIME_DIR=" + filepath.Join(dir, "run")}, tc.env...)
+		_, stderr, code := cli(t, env, append([]string{"hooks", "install", "--http", "--file", file}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d %s", tc.args, code, stderr)
+		}
+		if _, err := os.Stat(file); err == nil {
+			t.Fatalf("%v wrote %s", tc.args, file)
+		}
+	}
+}
