@@ -209,6 +209,10 @@ func writeStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
 		c.HooksReceived, c.HooksDropped, c.HooksUnknown, c.Lines, c.Malformed, c.Oversized)
 	fmt.Fprintf(w, "keys %d: %d interrupt candidates, %d confirmed, %d unconfirmed; %d bad requests\n",
 		c.Keys, c.InterruptCandidates, c.InterruptsConfirmed, c.InterruptsUnconfirmed, c.BadRequests)
+	if c.HTTPRefused > 0 || c.TranscriptsRefused > 0 {
+		fmt.Fprintf(w, "refused: %d http requests (foreign Host or Origin, no secret, not JSON), %d transcript paths outside the log roots\n",
+			c.HTTPRefused, c.TranscriptsRefused)
+	}
 }
 
 func short(s string, n int) string {

@@ -135,6 +135,9 @@ func TestE2ETranscriptOutsideRoots(t *testing.T) {
 			t.Fatal("a JSONL outside the roots became a session")
 		}
 	}
+	if out, _, _ := cli(t, e.env, "status"); !strings.Contains(out, "3 transcript paths outside the log roots") {
+		t.Errorf("status text does not show the refusals:\n%s", out)
+	}
 	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", e.daemon.Process.Pid))
 	for _, fd := range fds {
 		target, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", e.daemon.Process.Pid, fd.Name()))
