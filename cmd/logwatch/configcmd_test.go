@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConfigCmd: each value's origin, and the validation that stops a
@@ -130,8 +135,11 @@ func TestConfigAcceptedButWrong(t *testing.T) {
 			write(t, f, tc.file)
 			args = append(args, "--config", f)
 		}
+		// The runtime dir is the test's own: a `run` that wrongly starts
+		// must not take the machine's default socket; the bound stops it.
+		env := append([]string{"XDG_RUNTIME_DIR=" + dir, "LOGWATCH_CHECKPOINT="}, tc.env...)
 		for _, cmd := range []string{"config", "run"} {
-			_, stderr, code := cli(t, tc.env, append(args, cmd)...)
+			stderr, code := cliBounded(t, env, append(args, cmd)...)
 			if code != 2 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("%s: %s: exit %d, stderr %q; want exit 2 and %q", tc.name, cmd, code, stderr, tc.want)
 			}
@@ -146,4 +154,29 @@ func TestConfigAcceptedButWrong(t *testing.T) {
 	if _, stderr, code := cli(t, []string{"LOGWATCH_WORKTREES=/a /b"}, "config"); code != 0 {
 		t.Errorf("a list from the environment refused: %d %s", code, stderr)
 	}
+}
+
+// cliBounded is cli for a command that must exit at once: one that keeps
+// running (a daemon that should have refused to start) is killed after 20 s
+// and reported as exit -1.
+func cliBounded(t *testing.T, env []string, args ...string) (stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	home := t.TempDir()
+	cmd.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}, env...)
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return e.String() + " (still running after 20 s: killed)", -1
+	case errors.As(err, &ee):
+		return e.String(), ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return e.String(), 0
 }
