@@ -126,24 +126,24 @@ func TestE2ETranscriptOutsideRoots(t *testing.T) {
 		`{"type":"user","sessionId":"in","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}`)
 	e.want("in", "ready", "interrupted", "log")
 
-	st := e.status()
-	if n := counter(st, "transcripts_refused"); n != 3 {
-		t.Fatalf("transcripts_refused %v, want 3", n)
-	}
-	for _, s := range st["sessions"].([]any) {
-		if s.(map[string]any)["session"] == "stolen" {
-			t.Fatal("a JSONL outside the roots became a session")
-		}
-	}
-	if out, _, _ := cli(t, e.env, "status"); !strings.Contains(out, "3 transcript paths outside the log roots") {
-		t.Errorf("status text does not show the refusals:\n%s", out)
-	}
 	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", e.daemon.Process.Pid))
 	for _, fd := range fds {
 		target, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", e.daemon.Process.Pid, fd.Name()))
 		if target == shadow || target == stolen {
 			t.Errorf("the daemon holds %s open", target)
 		}
+	}
+	st := e.status()
+	for _, s := range st["sessions"].([]any) {
+		if s.(map[string]any)["session"] == "stolen" {
+			t.Error("a JSONL outside the roots became a session")
+		}
+	}
+	if n := counter(st, "transcripts_refused"); n != 3 {
+		t.Fatalf("transcripts_refused %v, want 3", n)
+	}
+	if out, _, _ := cli(t, e.env, "status"); !strings.Contains(out, "3 transcript paths outside the log roots") {
+		t.Errorf("status text does not show the refusals:\n%s", out)
 	}
 	t.Logf("transcripts_refused %v; %d fds open, none outside the roots", counter(st, "transcripts_refused"), len(fds))
 }
