@@ -205,7 +205,15 @@ func (s *Server) httpHandler() http.Handler {
 		if tab == "" {
 			tab = r.Header.Get(TabHeader)
 		}
-		reply(w, s.relay.Handle(r.Context(), Request{Op: OpHook, Agent: q.Get("agent"), Tab: tab, Payload: b}))
+		resp := s.relay.Handle(r.Context(), Request{Op: OpHook, Agent: q.Get("agent"), Tab: tab, Payload: b})
+		if resp.OK {
+			// An agent reads a 2xx body as hook output (plain text would
+			// become context for the model): an empty object says nothing.
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "{}\n")
+			return
+		}
+		reply(w, resp)
 	})
 	mux.HandleFunc("POST /api", func(w http.ResponseWriter, r *http.Request) {
 		b, ok := body(w, r)

@@ -368,8 +368,12 @@ func checkHooks(env doctorEnv, agent string) finding {
 		f.Fix = "repair the JSON (or move the file aside), then " + fix
 		return f
 	}
+	want := spec.events
+	if len(installed) > 0 && len(commands) == 0 {
+		want = spec.withHTTP("", "").events // http hooks (`hooks install --http`)
+	}
 	var missing []string
-	for _, ev := range spec.events {
+	for _, ev := range want {
 		if !slices.Contains(installed, ev) {
 			missing = append(missing, ev)
 		}
@@ -388,14 +392,14 @@ func checkHooks(env doctorEnv, agent string) finding {
 		f.Status, f.Summary = checkFail, "not installed in "+path+": without hooks there is no waiting state, and changes show later"
 		f.Fix = fix
 	case len(missing) > 0:
-		f.Status, f.Summary = checkFail, fmt.Sprintf("%d of %d events hooked in %s", len(installed), len(spec.events), path)
+		f.Status, f.Summary = checkFail, fmt.Sprintf("%d of %d events hooked in %s", len(installed), len(want), path)
 		f.Details = []string{"missing: " + strings.Join(missing, ", ")}
 		f.Fix = fix
 	case len(stale) > 0:
 		f.Status, f.Summary, f.Details = checkFail, "hooks in "+path+" run a binary that is not there", stale
 		f.Fix = fix + " (updates the path)"
 	default:
-		f.Status, f.Summary = checkOK, fmt.Sprintf("installed in %s for all %d events", path, len(spec.events))
+		f.Status, f.Summary = checkOK, fmt.Sprintf("installed in %s for all %d events", path, len(want))
 		if agent == "codex" {
 			f.Details = []string{"Codex runs them only once trusted (\"Trust all and continue\", or /hooks)"}
 		}

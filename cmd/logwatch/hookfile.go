@@ -23,6 +23,20 @@ type hookSpec struct {
 	// http, when set, makes install write Claude Code "http" handlers
 	// that post to the loopback listener instead of command handlers.
 	http *httpHook
+	// drop are events whose logwatch handlers install removes.
+	drop []string
+}
+
+// withHTTP is spec writing http handlers to url with secret. PermissionRequest
+// is left out (and a logwatch handler there removed): Claude Code has been
+// seen to deny the tool call when that http hook's endpoint is unreachable
+// (anthropics/claude-code#46193), and a stopped daemon must never block an
+// agent; its Notification permission_prompt still marks the session waiting.
+func (h hookSpec) withHTTP(url, secret string) hookSpec {
+	h.http = &httpHook{url: url, secret: secret}
+	h.events = slices.DeleteFunc(slices.Clone(h.events), func(ev string) bool { return ev == "PermissionRequest" })
+	h.drop = []string{"PermissionRequest"}
+	return h
 }
 
 // httpHook is an http handler's target: the listener's hook URL and the
@@ -261,7 +275,9 @@ func (h hookSpec) nextEdit(src []byte, root *jnode, command string, install, rem
 	if hooks.kind != '{' {
 		return nil, fmt.Errorf("%w: \"hooks\" is not an object", errUnsupportedShape)
 	}
-	for _, ev := range h.events {
+	for _, ev := range append(slices.Clone(h.events), h.drop...) {
+		// An event in drop is uninstalled even by install.
+		install := install && !slices.Contains(h.drop, ev)
 		arr := hooks.get(ev)
 		if arr == nil {
 			if !install {
@@ -344,7 +360,7 @@ func (h hookSpec) appendTo(src []byte, arr *jnode, st jstyle, v any) splice {
 }
 
 // hookStatus summarises a settings file for doctor: the events that have a
-// logwatch handler and the commands those run.
+// logwatch handler and the commands those run (none for http handlers).
 func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string, err error) {
 	if strings.TrimSpace(string(src)) == "" {
 		return nil, nil, nil

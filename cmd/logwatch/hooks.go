@@ -200,8 +200,7 @@ func (a *app) httpSpec(spec hookSpec) (hookSpec, error) {
 	if err != nil {
 		return spec, err
 	}
-	spec.http = &httpHook{url: "http://" + a.cfg.HTTP + "/hook?agent=" + spec.agent, secret: secret}
-	return spec, nil
+	return spec.withHTTP("http://"+a.cfg.HTTP+"/hook?agent="+spec.agent, secret), nil
 }
 
 // editHooks applies install or uninstall to one settings file.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -314,8 +315,10 @@ func TestHTTPHookFiles(t *testing.T) {
 		t.Fatal("no claude setup cases")
 	}
 	spec := hookSpecs["claude"]
-	web := spec
-	web.http = &httpHook{url: "http://127.0.0.1:8765/hook?agent=claude", secret: strings.Repeat("ab", 32)}
+	web := spec.withHTTP("http://127.0.0.1:8765/hook?agent=claude", strings.Repeat("ab", 32))
+	if len(web.events) != len(spec.events)-1 || slices.Contains(web.events, "PermissionRequest") {
+		t.Fatalf("http events %v", web.events)
+	}
 	cmd := hookCommand("/usr/local/bin/logwatch", "claude")
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
@@ -324,11 +327,14 @@ func TestHTTPHookFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := strings.Count(string(installed), `"type": "http"`) + strings.Count(string(installed), `"type":"http"`); n != len(spec.events) {
-				t.Errorf("%d http handlers, want %d:\n%s", n, len(spec.events), installed)
+			if n := strings.Count(string(installed), `"type": "http"`) + strings.Count(string(installed), `"type":"http"`); n != len(web.events) {
+				t.Errorf("%d http handlers, want %d:\n%s", n, len(web.events), installed)
 			}
-			if n := strings.Count(string(installed), `"X-Logwatch-Secret"`); n != len(spec.events) {
-				t.Errorf("%d secrets, want %d", n, len(spec.events))
+			if n := strings.Count(string(installed), `"X-Logwatch-Secret"`); n != len(web.events) {
+				t.Errorf("%d secrets, want %d", n, len(web.events))
+			}
+			if got, _, _ := spec.hookStatus(installed); slices.Contains(got, "PermissionRequest") {
+				t.Error("an http install left a PermissionRequest handler")
 			}
 			if strings.Contains(string(installed), "hook --agent claude") {
 				t.Errorf("a command handler is left:\n%s", installed)
@@ -336,18 +342,21 @@ func TestHTTPHookFiles(t *testing.T) {
 			if again, _ := web.planHooks(installed, cmd, true); !bytes.Equal(again, installed) {
 				t.Error("second install changed the file")
 			}
-			rotated := web
-			rotated.http = &httpHook{url: "http://127.0.0.1:9000/hook?agent=claude", secret: strings.Repeat("cd", 32)}
+			rotated := spec.withHTTP("http://127.0.0.1:9000/hook?agent=claude", strings.Repeat("cd", 32))
 			moved, _ := rotated.planHooks(installed, cmd, true)
 			if strings.Contains(string(moved), "8765") || strings.Contains(string(moved), strings.Repeat("ab", 32)) ||
-				strings.Count(string(moved), strings.Repeat("cd", 32)) != len(spec.events) {
+				strings.Count(string(moved), strings.Repeat("cd", 32)) != len(web.events) {
 				t.Errorf("new port and secret not updated in place:\n%s", moved)
+			}
+			fromCmd, _ := spec.planHooks(before, cmd, true)
+			if switched, _ := web.planHooks(fromCmd, cmd, true); strings.Contains(string(switched), "hook --agent claude") {
+				t.Errorf("command → http left a command handler:\n%s", switched)
 			}
 			back, _ := spec.planHooks(installed, cmd, true)
 			if strings.Contains(string(back), `"http"`) || strings.Count(string(back), "hook --agent claude") != len(spec.events) {
 				t.Errorf("http → command not switched in place:\n%s", back)
 			}
-			removed, _ := web.planHooks(installed, "", false)
+			removed, _ := spec.planHooks(installed, "", false)
 			want := before
 			if b, err := os.ReadFile(filepath.Join(dir, "after-uninstall.json")); err == nil {
 				want = b
