@@ -170,6 +170,7 @@ func checkSocket(env doctorEnv) finding {
 		return f
 	}
 	var problems []string
+	foreign := false
 	if fi.Mode()&fs.ModeSocket == 0 {
 		problems = append(problems, env.socket+" is not a socket")
 	}
@@ -183,6 +184,7 @@ func checkSocket(env doctorEnv) finding {
 		}
 		if st, ok := di.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 			problems = append(problems, fmt.Sprintf("directory %s belongs to uid %d, not you (%d)", dir, st.Uid, os.Getuid()))
+			foreign = true
 		}
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
@@ -191,6 +193,11 @@ func checkSocket(env doctorEnv) finding {
 	if len(problems) > 0 {
 		f.Status, f.Summary, f.Details = checkFail, env.socket+" is not private", problems
 		f.Fix = "stop the daemon, `chmod 700 " + dir + "`, and start it again (it recreates the socket 0600)"
+		if foreign {
+			// Another user made it: it may be a squatter serving its own
+			// socket. The daemon refuses it; so should the fix.
+			f.Fix = "do not use it: have " + dir + " removed, or set XDG_RUNTIME_DIR or socket to a directory of your own"
+		}
 		return f
 	}
 	f.Status, f.Summary = checkOK, env.socket+" is private (0700 directory, 0600 socket, yours)"
