@@ -80,6 +80,18 @@ func TestE2EHTTPListener(t *testing.T) {
 		t.Fatalf("tab %v", ev["tab"])
 	}
 
+	// transcript_path outside the roots is refused on HTTP as on the socket.
+	req, _ = http.NewRequest("POST", h.URL, strings.NewReader(hookJSON("PreToolUse", "h1", "transcript_path", "/etc/shadow")))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Logwatch-Secret", secret)
+	if resp, err = http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("hook naming /etc/shadow: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if n := counter(e.status(), "transcripts_refused"); n != 1 {
+		t.Fatalf("transcripts_refused over http: %v", n)
+	}
+
 	// A page's no-cors fetch of a Stop for the same session.
 	stop := hookJSON("Stop", "h1")
 	req, _ = http.NewRequest("POST", h.URL, strings.NewReader(stop))
