@@ -294,8 +294,6 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 		r.countBad()
 		return err
 	}
-	// Resolved here, off the relay goroutine: it touches the file system.
-	follow := h.TranscriptPath != "" && r.underRoots(h.TranscriptPath)
 	switch parsers.Agent(agent) {
 	case parsers.AgentClaude, parsers.AgentCodex:
 		h.Agent = parsers.Agent(agent)
@@ -311,7 +309,7 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 		if r.rec != nil {
 			r.record(RecordLine{Kind: RecHook, Agent: agent, Tab: tab, Payload: append(json.RawMessage(nil), payload...)})
 		}
-		r.hook(h, tab, follow)
+		r.hook(h, tab)
 	})
 }
 
@@ -357,7 +355,7 @@ func resolvePath(path string) string {
 	}
 }
 
-func (r *Relay) hook(h parsers.Hook, tab string, follow bool) {
+func (r *Relay) hook(h parsers.Hook, tab string) {
 	r.counters.HooksReceived++
 	if tab != "" {
 		bound, ok := r.tabs[tab]
@@ -387,9 +385,11 @@ func (r *Relay) hook(h parsers.Hook, tab string, follow bool) {
 		r.counters.HooksUnknown++
 		r.log.Debug().Str("session", h.SessionID).Str("event", h.Event).Msg("unknown hook event ignored")
 	}
+	// The roots check touches the file system, so it runs only when a
+	// session names a new path (once per session, normally).
 	switch {
 	case h.TranscriptPath == "" || e.path == h.TranscriptPath:
-	case !follow:
+	case !r.underRoots(h.TranscriptPath):
 		r.counters.TranscriptsRefused++
 		r.log.Warn().Str("session", h.SessionID).Str("path", h.TranscriptPath).
 			Msg("hook transcript_path is outside every log root; not followed")
