@@ -109,7 +109,6 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opt HTTPOptions
 		IdleTimeout:       opt.IdleTimeout,
 		MaxHeaderBytes:    16 << 10,
 		ConnState:         capped.track,
-		ErrorLog:          nil,
 	}
 	go func() {
 		<-ctx.Done()
@@ -154,7 +153,8 @@ func (s *Server) guard(addr net.Addr, secret string, next http.Handler) http.Han
 			refuse(w, r, http.StatusForbidden, "forbidden: Host is not this listener's address")
 			return
 		}
-		if o, ok := r.Header["Origin"]; ok && (len(o) != 1 || !hosts[strings.ToLower(strings.TrimPrefix(o[0], "http://"))] || !strings.HasPrefix(o[0], "http://")) {
+		if o, ok := r.Header["Origin"]; ok && !(len(o) == 1 && strings.HasPrefix(o[0], "http://") &&
+			hosts[strings.ToLower(strings.TrimPrefix(o[0], "http://"))]) {
 			refuse(w, r, http.StatusForbidden, "forbidden: cross-origin request")
 			return
 		}
