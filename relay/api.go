@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // MaxRequest caps one request line (SPEC §8).
@@ -56,6 +57,11 @@ var ErrBadRequest = errors.New("bad request")
 // DecodeRequest parses and validates one request line.
 func DecodeRequest(line []byte) (Request, error) {
 	var req Request
+	if !utf8.Valid(line) {
+		// encoding/json would turn the bad bytes into U+FFFD: an id that
+		// names nothing.
+		return Request{}, fmt.Errorf("%w: request is not valid UTF-8", ErrBadRequest)
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&req); err != nil {
 		return Request{}, fmt.Errorf("%w: %v", ErrBadRequest, err)

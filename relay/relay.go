@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -37,9 +38,12 @@ type Config struct {
 	// Backlog is how many changes a subscriber may fall behind before its
 	// changes are coalesced (the latest per session, marked resync).
 	Backlog int `json:"backlog"`
-	// Roots are the log roots the watcher searches; the relay only reports
-	// them (Status), so an empty answer can say where logwatch looked.
-	Roots []string `json:"roots"`
+	// Roots are the log roots the watcher searches. A hook's transcript_path
+	// is followed only when it lies under one of them (after resolving
+	// symlinks), so a payload cannot make the daemon open any file it can
+	// read; Status reports them, so an empty answer can say where logwatch
+	// looked.
+	Roots []string `json:"-"`
 }
 
 // DefaultConfig is what the daemon runs with unless configured otherwise.
@@ -128,6 +132,12 @@ type Counters struct {
 	SubscriberResyncs     int64 `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
 	Subscribers           int64 `json:"subscribers"`        // connected now
 	ConnCounters
+
+	// HTTPRefused counts HTTP requests refused before any handler (foreign
+	// Host or Origin, no secret, not JSON); TranscriptsRefused counts hook
+	// transcript_paths outside every log root, never opened.
+	HTTPRefused        int64 `json:"http_refused"`
+	TranscriptsRefused int64 `json:"transcripts_refused"`
 }
 
 // Status is a point-in-time view of everything.
@@ -212,6 +222,13 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 	for i, wt := range cfg.Worktrees {
 		cfg.Worktrees[i] = filepath.Clean(wt)
 	}
+	roots := make([]string, 0, 2*len(cfg.Roots))
+	for _, rt := range cfg.Roots {
+		if abs, err := filepath.Abs(rt); err == nil {
+			roots = append(roots, abs, resolvePath(abs))
+		}
+	}
+	cfg.Roots = roots
 	return &Relay{
 		cfg: cfg, clock: clock, follow: follow,
 		log:      log.With().Str("component", "relay").Logger(),
@@ -292,6 +309,14 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 		r.countBad()
 		return errors.New("hook payload has no session_id")
 	}
+	if err := validID("session_id", h.SessionID); err != nil {
+		r.countBad()
+		return err
+	}
+	if err := validID("tab", tab); err != nil {
+		r.countBad()
+		return err
+	}
 	switch parsers.Agent(agent) {
 	case parsers.AgentClaude, parsers.AgentCodex:
 		h.Agent = parsers.Agent(agent)
@@ -309,6 +334,48 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 		}
 		r.hook(h, tab)
 	})
+}
+
+// validID refuses an id that is not valid UTF-8: it would be published
+// with U+FFFD in its place, and the published id would then name nothing.
+func validID(field, id string) error {
+	if !utf8.ValidString(id) {
+		return fmt.Errorf("%w: %s is not valid UTF-8", ErrBadRequest, field)
+	}
+	return nil
+}
+
+// underRoots reports whether path lies under a log root, lexically and once
+// symlinks are resolved.
+func (r *Relay) underRoots(path string) bool {
+	if !filepath.IsAbs(path) {
+		return false
+	}
+	p := filepath.Clean(path)
+	in := func(p string) bool {
+		for _, rt := range r.cfg.Roots {
+			if p != rt && strings.HasPrefix(p, rt+string(filepath.Separator)) || rt == string(filepath.Separator) {
+				return true
+			}
+		}
+		return false
+	}
+	return in(p) && in(resolvePath(p))
+}
+
+// resolvePath resolves the symlinks of path's longest existing prefix (the
+// rest may not exist yet).
+func resolvePath(path string) string {
+	rest := ""
+	for q := path; ; q = filepath.Dir(q) {
+		if real, err := filepath.EvalSymlinks(q); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(q) == q {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(q), rest)
+	}
 }
 
 func (r *Relay) hook(h parsers.Hook, tab string) {
@@ -350,7 +417,15 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 		r.counters.HooksUnknown++
 		r.log.Debug().Str("session", h.SessionID).Str("event", h.Event).Msg("unknown hook event ignored")
 	}
-	if h.TranscriptPath != "" && e.path != h.TranscriptPath {
+	// The roots check touches the file system, so it runs only when a
+	// session names a new path (once per session, normally).
+	switch {
+	case h.TranscriptPath == "" || e.path == h.TranscriptPath:
+	case !r.underRoots(h.TranscriptPath):
+		r.counters.TranscriptsRefused++
+		r.log.Warn().Str("session", h.SessionID).Str("path", h.TranscriptPath).
+			Msg("hook transcript_path is outside every log root; not followed")
+	default:
 		e.path = h.TranscriptPath
 		if r.follow != nil {
 			r.follow.Follow(h.TranscriptPath)
@@ -536,6 +611,10 @@ func (r *Relay) armQuiet(e *entry) {
 
 // Ack acknowledges a finished turn: done → ready.
 func (r *Relay) Ack(ctx context.Context, id string) error {
+	if err := validID("session", id); err != nil {
+		r.countBad()
+		return err
+	}
 	var err error
 	if e := r.do(ctx, func() {
 		r.record(RecordLine{Kind: RecAck, Session: id})
@@ -556,6 +635,10 @@ func (r *Relay) Ack(ctx context.Context, id string) error {
 
 // TabClosed ends every session of a tab and unbinds it.
 func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
+	if err := validID("tab", tab); err != nil {
+		r.countBad()
+		return 0, err
+	}
 	n := 0
 	err := r.do(ctx, func() {
 		r.record(RecordLine{Kind: RecTabClosed, Tab: tab})

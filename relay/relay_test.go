@@ -587,7 +587,7 @@ func TestSnapshot(t *testing.T) {
 }
 
 func TestFollowsTranscriptPath(t *testing.T) {
-	h := newHarness(t, Config{})
+	h := newHarness(t, Config{Roots: []string{"/logs"}})
 	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
 	must(t, h.hook("", "claude", claudeHook("Stop", "s")))
 	h.sync()

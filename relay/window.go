@@ -36,6 +36,10 @@ func (r *Relay) Key(ctx context.Context, tab, key string, at time.Time) error {
 		r.countBad()
 		return fmt.Errorf("unknown key %q (want esc or ctrl-c)", key)
 	}
+	if err := validID("tab", tab); err != nil {
+		r.countBad()
+		return err
+	}
 	if tab == "" {
 		r.countBad()
 		return fmt.Errorf("key report without a tab")

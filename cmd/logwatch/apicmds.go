@@ -261,6 +261,10 @@ func writeStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
 		c.Keys, c.InterruptCandidates, c.InterruptsConfirmed, c.InterruptsUnconfirmed, c.BadRequests)
 	fmt.Fprintf(w, "connections %d/%d requests, %d/%d subscribers; %d evicted idle, %d refused, %d accept errors; %d subscriber resyncs\n",
 		c.Conns, c.ConnsMax, c.Subscribers, c.SubscribersMax, c.ConnsEvicted, c.ConnsRefused, c.AcceptErrors, c.SubscriberResyncs)
+	if c.HTTPRefused > 0 || c.TranscriptsRefused > 0 {
+		fmt.Fprintf(w, "refused: %d http requests (foreign Host or Origin, no secret, not JSON), %d transcript paths outside the log roots\n",
+			c.HTTPRefused, c.TranscriptsRefused)
+	}
 }
 
 // writeNoSession says that no session was found and where logwatch looks.

@@ -16,6 +16,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/logwatch/logwatch/relay"
 )
 
 // Config is the whole configuration, read once by load and passed down by
@@ -159,13 +161,11 @@ func loadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 		flattenMap("", over, hostKeys)
 	}
 	file, host := cfg.File, cfg.Host
-	// Check durations first: the decoder's own message drops the value.
-	for _, key := range []string{"interrupt.window", "interrupt.esc_timeout", "turn_quiet"} {
-		if s, ok := v.Get(key).(string); ok {
-			if _, err := time.ParseDuration(s); err != nil {
-				return Config{}, nil, fmt.Errorf("config: %s: invalid duration %q (want e.g. 2s, 30ms)", key, s)
-			}
-		}
+	// Check types first: the decoder would silently convert a number to a
+	// duration in nanoseconds and a string to a one-element list, and its
+	// own messages drop the value.
+	if err := checkTypes(v); err != nil {
+		return Config{}, nil, err
 	}
 	if err := v.Unmarshal(&cfg); err != nil {
 		return Config{}, nil, fmt.Errorf("config: %w", err)
@@ -192,7 +192,7 @@ func loadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 		if hostKeys[key] {
 			origins[key] = "host " + host + " (" + file + ")"
 		}
-		if env := "LOGWATCH_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_")); os.Getenv(env) != "" {
+		if env := envName(key); os.Getenv(env) != "" {
 			origins[key] = "env " + env
 		}
 		for name, k := range flagKeys {
@@ -204,6 +204,52 @@ func loadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	// Unknown keys are reported with the values' errors; the values read are
 	// still returned, for the hook client, which must find the socket anyway.
 	return cfg, origins, errors.Join(keyErr, cfg.validate())
+}
+
+// durationKeys and listKeys are the keys whose YAML type is checked before
+// decoding.
+var (
+	durationKeys = []string{"interrupt.window", "interrupt.esc_timeout", "turn_quiet"}
+	listKeys     = []string{"agents.claude.roots", "agents.codex.roots", "worktrees"}
+)
+
+// checkTypes refuses a duration without a unit (`window: 10` would be 10 ns)
+// and a scalar where a list belongs. An environment variable is always a
+// string: a list from one is whitespace-separated, as viper reads it.
+func checkTypes(v *viper.Viper) error {
+	var errs []error
+	for _, key := range durationKeys {
+		switch val := v.Get(key).(type) {
+		case string:
+			if _, err := time.ParseDuration(val); err != nil {
+				errs = append(errs, fmt.Errorf("config: %s: invalid duration %q (want e.g. 2s, 30ms)", key, val))
+			}
+		case time.Duration, nil:
+		default:
+			errs = append(errs, fmt.Errorf("config: %s: invalid duration %v: a duration needs a unit (e.g. 2s, 30ms)", key, val))
+		}
+	}
+	for _, key := range listKeys {
+		if os.Getenv(envName(key)) != "" {
+			continue
+		}
+		switch val := v.Get(key).(type) {
+		case []string, nil:
+		case []any:
+			for i, el := range val {
+				if _, ok := el.(string); !ok {
+					errs = append(errs, fmt.Errorf("config: %s[%d]: want a path string, got %v", key, i, el))
+				}
+			}
+		default:
+			errs = append(errs, fmt.Errorf("config: %s: want a list of paths (e.g. [\"~/src\"]), got %T %v", key, val, val))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func envName(key string) string {
+	return "LOGWATCH_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
 // flattenKeys reads a YAML file's keys as dotted paths (hosts.* excluded:
@@ -397,10 +443,23 @@ func hostOverrides(v *viper.Viper) (string, map[string]any) {
 	return "", nil
 }
 
+// MaxLineBytesLimit is the largest max_line_bytes accepted: a line up to
+// this size is held in memory while it is parsed, and no agent writes lines
+// anywhere near it (Claude's largest, with pasted images, are a few MiB).
+const MaxLineBytesLimit = 256 << 20
+
 func (c Config) validate() error {
 	var errs []error
-	if c.MaxLineBytes <= 0 {
-		errs = append(errs, fmt.Errorf("max_line_bytes must be positive, got %d", c.MaxLineBytes))
+	if c.MaxLineBytes <= 0 || c.MaxLineBytes > MaxLineBytesLimit {
+		errs = append(errs, fmt.Errorf("max_line_bytes must be between 1 and %d (256 MiB), got %d", MaxLineBytesLimit, c.MaxLineBytes))
+	}
+	if c.Socket != "" && !filepath.IsAbs(c.Socket) {
+		errs = append(errs, fmt.Errorf("socket must be an absolute path, got %q", c.Socket))
+	}
+	if c.HTTP != "" {
+		if err := relay.CheckHTTPAddr(c.HTTP); err != nil {
+			errs = append(errs, fmt.Errorf("http: %w", err))
+		}
 	}
 	if c.LineBufferBytes < int64(c.MaxLineBytes) {
 		errs = append(errs, fmt.Errorf("line_buffer_bytes (%d) must be at least max_line_bytes (%d)", c.LineBufferBytes, c.MaxLineBytes))

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConfigCmd: each value's origin, and the validation that stops a
@@ -97,4 +103,84 @@ func TestConfigCmd(t *testing.T) {
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestConfigAcceptedButWrong: values that used to be taken silently and
+// wrongly (a duration without a unit became nanoseconds, a string became a
+// one-element list, a routable listener failed only later with exit 1)
+// stop `config` and `run` with exit 2 and a message naming the key.
+func TestConfigAcceptedButWrong(t *testing.T) {
+	host, _ := os.Hostname()
+	dir := t.TempDir()
+	tests := []struct {
+		name, file string
+		env        []string
+		want       string
+	}{
+		{"duration without a unit", "interrupt:\n  window: 10\n", nil, "interrupt.window: invalid duration 10: a duration needs a unit"},
+		{"fractional duration without a unit", "turn_quiet: 1.5\n", nil, "turn_quiet: invalid duration 1.5: a duration needs a unit"},
+		{"duration without a unit from the environment", "", []string{"LOGWATCH_INTERRUPT_ESC_TIMEOUT=30"}, `interrupt.esc_timeout: invalid duration "30"`},
+		{"duration without a unit in a host section", "hosts:\n  " + host + ":\n    interrupt: {window: 10}\n", nil, "interrupt.window: invalid duration 10"},
+		{"absurd max_line_bytes", "max_line_bytes: 1000000000000\n", nil, "max_line_bytes must be between 1 and 268435456 (256 MiB), got 1000000000000"},
+		{"absurd max_line_bytes in float notation", "max_line_bytes: 1e12\n", nil, "max_line_bytes must be between 1 and 268435456"},
+		{"string where the worktrees list belongs", "worktrees: \"~/src\"\n", nil, `worktrees: want a list of paths`},
+		{"string where the roots list belongs", "agents:\n  claude:\n    roots: /data/claude\n", nil, `agents.claude.roots: want a list of paths`},
+		{"number in the roots list", "agents:\n  codex:\n    roots: [7]\n", nil, `agents.codex.roots[0]: want a path string, got 7`},
+		{"routable http listener", "http: 0.0.0.0:8765\n", nil, `http: "0.0.0.0:8765": only loopback addresses`},
+		{"http listener from the environment", "", []string{"LOGWATCH_HTTP=192.168.1.5:8765"}, `http: "192.168.1.5:8765": only loopback`},
+		{"http listener without a port", "http: 127.0.0.1\n", nil, `http: "127.0.0.1": want host:port`},
+		{"relative socket", "socket: rel.sock\n", nil, `socket must be an absolute path, got "rel.sock"`},
+		{"relative socket from the environment", "", []string{"LOGWATCH_SOCKET=run/x.sock"}, `socket must be an absolute path, got "run/x.sock"`},
+	}
+	for i, tc := range tests {
+		args := []string{}
+		if tc.file != "" {
+			f := filepath.Join(dir, fmt.Sprintf("c%d.yaml", i))
+			write(t, f, tc.file)
+			args = append(args, "--config", f)
+		}
+		// The runtime dir is the test's own: a `run` that wrongly starts
+		// must not take the machine's default socket; the bound stops it.
+		env := append([]string{"XDG_RUNTIME_DIR=" + dir, "LOGWATCH_CHECKPOINT="}, tc.env...)
+		for _, cmd := range []string{"config", "run"} {
+			stderr, code := cliBounded(t, env, append(args, cmd)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("%s: %s: exit %d, stderr %q; want exit 2 and %q", tc.name, cmd, code, stderr, tc.want)
+			}
+		}
+	}
+	// The right spellings pass.
+	ok := filepath.Join(dir, "ok.yaml")
+	write(t, ok, "interrupt: {window: 10s}\nworktrees: [\"~/src\"]\nhttp: 127.0.0.1:8765\nmax_line_bytes: 268435456\nsocket: /run/x.sock\n")
+	if _, stderr, code := cli(t, nil, "--config", ok, "config"); code != 0 {
+		t.Errorf("valid config refused: %d %s", code, stderr)
+	}
+	if _, stderr, code := cli(t, []string{"LOGWATCH_WORKTREES=/a /b"}, "config"); code != 0 {
+		t.Errorf("a list from the environment refused: %d %s", code, stderr)
+	}
+}
+
+// cliBounded is cli for a command that must exit at once: one that keeps
+// running (a daemon that should have refused to start) is killed after 20 s
+// and reported as exit -1.
+func cliBounded(t *testing.T, env []string, args ...string) (stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	home := t.TempDir()
+	cmd.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}, env...)
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return e.String() + " (still running after 20 s: killed)", -1
+	case errors.As(err, &ee):
+		return e.String(), ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return e.String(), 0
 }

@@ -172,6 +172,7 @@ func checkSocket(env doctorEnv) finding {
 		return f
 	}
 	var problems []string
+	foreign := false
 	if fi.Mode()&fs.ModeSocket == 0 {
 		problems = append(problems, env.socket+" is not a socket")
 	}
@@ -185,6 +186,7 @@ func checkSocket(env doctorEnv) finding {
 		}
 		if st, ok := di.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 			problems = append(problems, fmt.Sprintf("directory %s belongs to uid %d, not you (%d)", dir, st.Uid, os.Getuid()))
+			foreign = true
 		}
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
@@ -193,6 +195,11 @@ func checkSocket(env doctorEnv) finding {
 	if len(problems) > 0 {
 		f.Status, f.Summary, f.Details = checkFail, env.socket+" is not private", problems
 		f.Fix = "stop the daemon, `chmod 700 " + dir + "`, and start it again (it recreates the socket 0600)"
+		if foreign {
+			// Another user made it: it may be a squatter serving its own
+			// socket. The daemon refuses it; so should the fix.
+			f.Fix = "do not use it: have " + dir + " removed, or set XDG_RUNTIME_DIR or socket to a directory of your own"
+		}
 		return f
 	}
 	f.Status, f.Summary = checkOK, env.socket+" is private (0700 directory, 0600 socket, yours)"
@@ -370,8 +377,12 @@ func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 		f.Fix = "repair the JSON (or move the file aside), then " + fix
 		return f
 	}
+	want := spec.events
+	if len(installed) > 0 && len(commands) == 0 {
+		want = spec.withHTTP("", "").events // http hooks (`hooks install --http`)
+	}
 	var missing, retired []string
-	for _, ev := range spec.events {
+	for _, ev := range want {
 		if !slices.Contains(installed, ev) {
 			missing = append(missing, ev)
 		}
@@ -403,7 +414,7 @@ func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 		f.Status, f.Summary = checkFail, "not installed in "+path+": without hooks there is no waiting state, and changes show later"
 		f.Fix = fix
 	case len(missing) > 0 || len(retired) > 0:
-		f.Status, f.Summary = checkFail, fmt.Sprintf("%d of %d events of %s hooked in %s", len(spec.events)-len(missing), len(spec.events), of, path)
+		f.Status, f.Summary = checkFail, fmt.Sprintf("%d of %d events of %s hooked in %s", len(want)-len(missing), len(want), of, path)
 		if len(retired) > 0 {
 			f.Status = checkWarn
 			f.Summary += fmt.Sprintf(", and %d it does not have", len(retired))
@@ -418,7 +429,7 @@ func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 		f.Status, f.Summary, f.Details = checkFail, "hooks in "+path+" run a binary that is not there", stale
 		f.Fix = fix + " (updates the path)"
 	default:
-		f.Status, f.Summary = checkOK, fmt.Sprintf("installed in %s for all %d events of %s", path, len(spec.events), of)
+		f.Status, f.Summary = checkOK, fmt.Sprintf("installed in %s for all %d events of %s", path, len(want), of)
 		if agent == "codex" {
 			f.Details = []string{"Codex runs them only once trusted (\"Trust all and continue\", or /hooks)"}
 		}

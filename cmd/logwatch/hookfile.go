@@ -3,8 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/logwatch/logwatch/relay"
 )
 
 // hookSpec is what logwatch installs for one agent: the events SPEC §3 uses,
@@ -21,6 +24,63 @@ type hookSpec struct {
 	// which every agent reads as "all").
 	matcher   *string
 	toolEvent map[string]bool
+	// http, when set, makes install write Claude Code "http" handlers
+	// that post to the loopback listener instead of command handlers.
+	http *httpHook
+	// drop are events whose logwatch handlers install removes.
+	drop []string
+}
+
+// withHTTP is spec writing http handlers to url with secret. PermissionRequest
+// is left out (and a logwatch handler there removed): Claude Code has been
+// seen to deny the tool call when that http hook's endpoint is unreachable
+// (anthropics/claude-code#46193), and a stopped daemon must never block an
+// agent; its Notification permission_prompt still marks the session waiting.
+func (h hookSpec) withHTTP(url, secret string) hookSpec {
+	h.http = &httpHook{url: url, secret: secret}
+	h.events = slices.DeleteFunc(slices.Clone(h.events), func(ev string) bool { return ev == "PermissionRequest" })
+	h.drop = []string{"PermissionRequest"}
+	return h
+}
+
+// touched are the events whose handlers install and uninstall look at: the
+// agent's, then the retired and dropped ones whose handlers go.
+func (h hookSpec) touched() []string {
+	out := slices.Clone(h.events)
+	for _, ev := range append(slices.Clone(h.retired), h.drop...) {
+		if !slices.Contains(out, ev) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// httpHook is an http handler's target: the listener's hook URL and the
+// per-user secret it requires.
+type httpHook struct{ url, secret string }
+
+// handler is the one handler logwatch writes for an event.
+func (h hookSpec) handler(command string) omap {
+	if h.http != nil {
+		return omap{{"type", "http"}, {"url", h.http.url},
+			{"headers", omap{{relay.SecretHeader, h.http.secret}, {relay.TabHeader, "$LOGWATCH_TAB"}}},
+			{"allowedEnvVars", []any{"LOGWATCH_TAB"}}, {"timeout", h.timeout}}
+	}
+	return omap{{"type", "command"}, {"command", command}, {"timeout", h.timeout}}
+}
+
+// isOurURL recognises a logwatch http handler whatever port or secret it
+// had: a POST to /hook on a loopback address carrying the secret header.
+func isOurURL(hd *jnode) bool {
+	typ, u, hs := hd.get("type"), hd.get("url"), hd.get("headers")
+	if typ == nil || typ.str != "http" || u == nil || u.kind != '"' || hs == nil || hs.kind != '{' || hs.get(relay.SecretHeader) == nil {
+		return false
+	}
+	pu, err := url.Parse(u.str)
+	if err != nil || pu.Path != "/hook" || pu.Query().Get("agent") == "" {
+		return false
+	}
+	return relay.CheckHTTPAddr(pu.Host) == nil
 }
 
 var star = "*"
@@ -118,7 +178,7 @@ func (h hookSpec) group(event, command string) inline {
 	if h.matcher != nil && h.toolEvent[event] {
 		g = append(g, kv{"matcher", *h.matcher})
 	}
-	return inline{append(g, kv{"hooks", []any{omap{{"type", "command"}, {"command", command}, {"timeout", h.timeout}}}})}
+	return inline{append(g, kv{"hooks", []any{h.handler(command)}})}
 }
 
 // errUnsupportedShape is a settings file that parses but is not laid out as
@@ -141,8 +201,12 @@ func (h hookSpec) findOurs(event string, arr *jnode, command string) []ourHandle
 			continue
 		}
 		for hi, hd := range hs.elems {
+			if hd.kind != '{' {
+				continue
+			}
 			c := hd.get("command")
-			if hd.kind != '{' || c == nil || c.kind != '"' || !(isOurCommand(c.str) || command != "" && c.str == command) {
+			ourCmd := c != nil && c.kind == '"' && (isOurCommand(c.str) || command != "" && c.str == command)
+			if !ourCmd && !isOurURL(hd) {
 				continue
 			}
 			o := ourHandler{group: gi, handler: hi, alone: len(hs.elems) == 1}
@@ -166,7 +230,19 @@ func (h hookSpec) isExact(event string, g, hd *jnode, command string) bool {
 		return false
 	}
 	typ, c, to := hd.get("type"), hd.get("command"), hd.get("timeout")
-	return typ != nil && typ.str == "command" && c.str == command && to != nil && to.kind == 'v'
+	if to == nil || to.kind != 'v' || typ == nil {
+		return false
+	}
+	if h.http == nil {
+		return typ.str == "command" && c != nil && c.str == command
+	}
+	u, hs, env := hd.get("url"), hd.get("headers"), hd.get("allowedEnvVars")
+	if typ.str != "http" || u == nil || u.str != h.http.url || hs == nil || hs.kind != '{' || env == nil || env.kind != '[' {
+		return false
+	}
+	sec, tab := hs.get(relay.SecretHeader), hs.get(relay.TabHeader)
+	return sec != nil && sec.str == h.http.secret && tab != nil && tab.str == "$LOGWATCH_TAB" &&
+		slices.ContainsFunc(env.elems, func(e *jnode) bool { return e.str == "LOGWATCH_TAB" })
 }
 
 // planHooks returns the edited file: install puts exactly one logwatch
@@ -219,9 +295,10 @@ func (h hookSpec) nextEdit(src []byte, root *jnode, command string, install, rem
 	if hooks.kind != '{' {
 		return nil, fmt.Errorf("%w: \"hooks\" is not an object", errUnsupportedShape)
 	}
-	for _, ev := range append(h.events[:len(h.events):len(h.events)], h.retired...) {
+	for _, ev := range h.touched() {
+		// A retired or dropped event's handler goes, even on install.
+		install := install && !slices.Contains(h.retired, ev) && !slices.Contains(h.drop, ev)
 		arr := hooks.get(ev)
-		install := install && !slices.Contains(h.retired, ev) // a retired event's handler goes
 		if arr == nil {
 			if !install {
 				continue
@@ -303,7 +380,8 @@ func (h hookSpec) appendTo(src []byte, arr *jnode, st jstyle, v any) splice {
 }
 
 // hookStatus summarises a settings file for doctor: the events that have a
-// logwatch handler (retired ones included) and the commands those run.
+// logwatch handler (retired ones included) and the commands those run
+// (none for http handlers).
 func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string, err error) {
 	if strings.TrimSpace(string(src)) == "" {
 		return nil, nil, nil
@@ -317,7 +395,7 @@ func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string,
 		return nil, nil, nil
 	}
 	seen := map[string]bool{}
-	for _, ev := range append(h.events[:len(h.events):len(h.events)], h.retired...) {
+	for _, ev := range h.touched() {
 		arr := hooks.get(ev)
 		if arr == nil || arr.kind != '[' {
 			continue
@@ -328,7 +406,11 @@ func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string,
 		}
 		installed = append(installed, ev)
 		for _, o := range ours {
-			c := arr.elems[o.group].get("hooks").elems[o.handler].get("command").str
+			cn := arr.elems[o.group].get("hooks").elems[o.handler].get("command")
+			if cn == nil {
+				continue // an http handler: no binary to check
+			}
+			c := cn.str
 			if !seen[c] {
 				seen[c] = true
 				commands = append(commands, c)

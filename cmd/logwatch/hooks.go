@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/logwatch/logwatch/relay"
 )
 
 // hookTarget is one agent's settings file to edit.
@@ -99,7 +101,7 @@ previous file is kept as FILE.logwatch-bak and the new one is written
 atomically. --dry-run prints the change as a diff instead.`,
 	}
 	var agents []string
-	var dryRun bool
+	var dryRun, useHTTP bool
 	var scope, file, bin string
 	flags := func(c *cobra.Command) {
 		c.Flags().StringSliceVar(&agents, "agent", nil, "claude, codex, or both (repeat or comma-separate)")
@@ -144,12 +146,21 @@ atomically. --dry-run prints the change as a diff instead.`,
 				if b != "" {
 					command = hookCommand(b, spec.agent)
 				}
+				if install && useHTTP {
+					if spec, err = a.httpSpec(spec); err != nil {
+						return withCode(exitUsage, err)
+					}
+				}
 				if err := a.editHooks(hookTarget{spec, path}, command, install, dryRun); err != nil {
 					errs = append(errs, err)
 				}
 			}
 			if len(errs) > 0 {
 				return withCode(exitUsage, errors.Join(errs...))
+			}
+			if install && !useHTTP && a.cfg.HTTP != "" {
+				fmt.Fprintf(a.stdout, "the http listener is configured (%s): `logwatch hooks install --agent claude --http` "+
+					"writes http hooks to it instead, for an agent that cannot run this binary\n", a.cfg.HTTP)
 			}
 			return nil
 		}
@@ -162,6 +173,8 @@ atomically. --dry-run prints the change as a diff instead.`,
 	}
 	flags(install)
 	install.Flags().StringVar(&bin, "bin", "", "the logwatch binary the hooks run (default: this one, by absolute path)")
+	install.Flags().BoolVar(&useHTTP, "http", false, "Claude Code only: write \"http\" hooks posting to the configured loopback listener "+
+		"(`http` key) with the per-user secret, instead of command hooks; the settings file is made 0600")
 	uninstall := &cobra.Command{
 		Use:   "uninstall --agent claude|codex [--dry-run] [--scope user|project]",
 		Short: "Remove logwatch's hooks from an agent's settings, and nothing else",
@@ -171,6 +184,23 @@ atomically. --dry-run prints the change as a diff instead.`,
 	flags(uninstall)
 	cmd.AddCommand(install, uninstall)
 	return cmd
+}
+
+// httpSpec turns spec into its http-handler variant: the listener's URL and
+// the secret the daemon requires (created now if the daemon has not run yet:
+// it is the same file).
+func (a *app) httpSpec(spec hookSpec) (hookSpec, error) {
+	if a.cfg.HTTP == "" {
+		return spec, errors.New("--http needs the http listener configured (the `http` key, e.g. http: 127.0.0.1:8765)")
+	}
+	if spec.agent != "claude" {
+		return spec, fmt.Errorf("--http: %s has no http hooks; install its command hooks (without --http)", spec.agent)
+	}
+	secret, err := relay.LoadOrCreateSecret(relay.SecretFile(a.socketPath()))
+	if err != nil {
+		return spec, err
+	}
+	return spec.withHTTP("http://"+a.cfg.HTTP+"/hook?agent="+spec.agent, secret), nil
 }
 
 // editHooks applies install or uninstall to one settings file.
@@ -216,7 +246,7 @@ func (a *app) editHooks(t hookTarget, command string, install, dryRun bool) erro
 		}
 		unifiedDiff(a.stdout, oldName, t.path, old, updated)
 	default:
-		if err := writeWithBackup(path, old, updated, exists); err != nil {
+		if err := writeWithBackup(path, old, updated, exists, t.spec.http != nil); err != nil {
 			return fmt.Errorf("%s: %w", t.path, err)
 		}
 		backup := ""
@@ -241,17 +271,22 @@ const backupSuffix = ".logwatch-bak"
 // writeWithBackup keeps the old content as path.logwatch-bak, then replaces
 // path atomically (temp file in the same directory, fsync, rename) with the
 // old file's mode.
-func writeWithBackup(path string, old, updated []byte, exists bool) error {
+func writeWithBackup(path string, old, updated []byte, exists, private bool) error {
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
+	}
+	backupMode := mode
+	if private {
+		// The file now holds the listener's secret: for this user only.
+		mode &^= 0o077
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	if exists {
-		if err := atomicWrite(path+backupSuffix, old, mode); err != nil {
+		if err := atomicWrite(path+backupSuffix, old, backupMode); err != nil {
 			return fmt.Errorf("backup: %w", err)
 		}
 	}

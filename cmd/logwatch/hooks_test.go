@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -303,5 +304,73 @@ func TestHooksCLI(t *testing.T) {
 	_, stderr, code = cli(t, env, "hooks", "install")
 	if code != 2 || !strings.Contains(stderr, `"agent" not set`) {
 		t.Errorf("no agent: exit %d %s", code, stderr)
+	}
+}
+
+// TestHTTPHookFiles: --http over the real-world Claude settings files: one
+// http handler per event with the secret and the tab header, idempotent, a
+// new secret or port updated in place, command ↔ http switched in place,
+// and uninstall gives back the original bytes.
+func TestHTTPHookFiles(t *testing.T) {
+	dirs, _ := filepath.Glob("testdata/setup/claude-*")
+	if len(dirs) == 0 {
+		t.Fatal("no claude setup cases")
+	}
+	spec := hookSpecs["claude"]
+	web := spec.withHTTP("http://127.0.0.1:8765/hook?agent=claude", strings.Repeat("ab", 32))
+	if len(web.events) != len(spec.events)-1 || slices.Contains(web.events, "PermissionRequest") {
+		t.Fatalf("http events %v", web.events)
+	}
+	cmd := hookCommand("/usr/local/bin/logwatch", "claude")
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			before, _ := os.ReadFile(filepath.Join(dir, "before.json"))
+			installed, err := web.planHooks(before, cmd, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(installed), `"type": "http"`) + strings.Count(string(installed), `"type":"http"`); n != len(web.events) {
+				t.Errorf("%d http handlers, want %d:\n%s", n, len(web.events), installed)
+			}
+			if n := strings.Count(string(installed), `"X-Logwatch-Secret"`); n != len(web.events) {
+				t.Errorf("%d secrets, want %d", n, len(web.events))
+			}
+			if got, _, _ := spec.hookStatus(installed); slices.Contains(got, "PermissionRequest") {
+				t.Error("an http install left a PermissionRequest handler")
+			}
+			if strings.Contains(string(installed), "hook --agent claude") {
+				t.Errorf("a command handler is left:\n%s", installed)
+			}
+			if again, _ := web.planHooks(installed, cmd, true); !bytes.Equal(again, installed) {
+				t.Error("second install changed the file")
+			}
+			rotated := spec.withHTTP("http://127.0.0.1:9000/hook?agent=claude", strings.Repeat("cd", 32))
+			moved, _ := rotated.planHooks(installed, cmd, true)
+			if strings.Contains(string(moved), "8765") || strings.Contains(string(moved), strings.Repeat("ab", 32)) ||
+				strings.Count(string(moved), strings.Repeat("cd", 32)) != len(web.events) {
+				t.Errorf("new port and secret not updated in place:\n%s", moved)
+			}
+			fromCmd, _ := spec.planHooks(before, cmd, true)
+			if switched, _ := web.planHooks(fromCmd, cmd, true); strings.Contains(string(switched), "hook --agent claude") {
+				t.Errorf("command → http left a command handler:\n%s", switched)
+			}
+			back, _ := spec.planHooks(installed, cmd, true)
+			if strings.Contains(string(back), `"http"`) || strings.Count(string(back), "hook --agent claude") != len(spec.events) {
+				t.Errorf("http → command not switched in place:\n%s", back)
+			}
+			removed, _ := spec.planHooks(installed, "", false)
+			want := before
+			if b, err := os.ReadFile(filepath.Join(dir, "after-uninstall.json")); err == nil {
+				want = b
+			}
+			if before == nil {
+				want = []byte("{}\n")
+			}
+			if !bytes.Equal(removed, want) {
+				var d bytes.Buffer
+				unifiedDiff(&d, "want", "got", want, removed)
+				t.Errorf("uninstall did not restore the file:\n%s", d.String())
+			}
+		})
 	}
 }

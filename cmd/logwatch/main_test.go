@@ -21,6 +21,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if d := os.Getenv("LW_SQUAT_DIR"); d != "" {
+		squatterMain(d) // this binary re-run as another user (squat_test.go)
+	}
 	dir, err := os.MkdirTemp("", "logwatch-bin")
 	if err != nil {
 		panic(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os/signal"
 	"runtime/debug"
 	"slices"
@@ -54,6 +55,20 @@ func (a *app) serve(ctx context.Context, record string) error {
 	// its memory goes back to the OS rather than waiting for the scavenger.
 	budget := lines.NewBudget(a.cfg.LineBufferBytes)
 	budget.OnIdle = debug.FreeOSMemory
+	// The HTTP listener is opened before anything runs, so a port in use or
+	// an unusable secret file is a start-up error (exit 2), not a crash.
+	var httpLn net.Listener
+	var secret string
+	if a.cfg.HTTP != "" {
+		if secret, err = relay.LoadOrCreateSecret(relay.SecretFile(socket)); err == nil {
+			httpLn, err = relay.ListenHTTP(a.cfg.HTTP)
+		}
+		if err != nil {
+			ln.Close()
+			return withCode(exitUsage, err)
+		}
+		defer httpLn.Close()
+	}
 	w, err := watcher.New(watcher.Config{
 		ClaudeRoots:    a.cfg.Agents.Claude.Roots,
 		CodexRoots:     a.cfg.Agents.Codex.Roots,
@@ -128,12 +143,12 @@ func (a *app) serve(ctx context.Context, record string) error {
 		}
 		return srv.Serve(ctx, ln)
 	})
-	if a.cfg.HTTP != "" {
+	if httpLn != nil {
 		goRun("http", func() error {
 			if !restored() {
 				return nil
 			}
-			return srv.ServeHTTP(ctx, a.cfg.HTTP)
+			return srv.ServeHTTP(ctx, httpLn, relay.HTTPOptions{Secret: secret})
 		})
 	}
 	a.log.Info().Str("socket", socket).Strs("claude_roots", a.cfg.Agents.Claude.Roots).

@@ -13,9 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"time"
 
 	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/peercred"
 )
 
 // ErrNoDaemon means nothing is listening on the socket.
@@ -29,7 +31,13 @@ type Client struct {
 	snapshot int   // after Subscribe: snapshot lines announced, -1 if not said
 }
 
-// Dial connects to the daemon's socket.
+// ErrForeignServer means the socket is served by another user's process:
+// nothing is sent to it (hook payloads carry prompts).
+var ErrForeignServer = errors.New("the socket is served by another user")
+
+// Dial connects to the daemon's socket and checks, before anything is sent,
+// that the server runs as this user (SO_PEERCRED / LOCAL_PEERCRED): another
+// user who squatted the socket's directory gets nothing.
 func Dial(ctx context.Context, socket string) (*Client, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", socket)
@@ -38,6 +46,18 @@ func Dial(ctx context.Context, socket string) (*Client, error) {
 		if errors.As(err, &oe) && !oe.Timeout() {
 			return nil, fmt.Errorf("%w (%s): %v", ErrNoDaemon, socket, err)
 		}
+		return nil, err
+	}
+	uid, err := peercred.UID(c.(*net.UnixConn))
+	switch {
+	case err != nil:
+		err = fmt.Errorf("%s: cannot check who serves it: %w", socket, err)
+	case uid != os.Getuid():
+		err = fmt.Errorf("%w: %s is served by %s, not by you (%s); refusing to talk to it",
+			ErrForeignServer, socket, peercred.Describe(uid), peercred.Describe(os.Getuid()))
+	}
+	if err != nil {
+		c.Close()
 		return nil, err
 	}
 	return &Client{conn: c, rd: bufio.NewReaderSize(c, 64<<10)}, nil

@@ -129,7 +129,9 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := relay.New(opt.Config, clock, w, opt.Log)
+	cfg := opt.Config
+	cfg.Roots = []string{roots[parsers.AgentClaude], roots[parsers.AgentCodex]}
+	r := relay.New(cfg, clock, w, opt.Log)
 	for _, in := range inputs {
 		if in.Kind == relay.RecRestore {
 			r.Restore(in.Payload) // before any line, as when it was recorded

@@ -1,13 +1,13 @@
-package relay
+package peercred
 
 import (
 	"net"
 	"syscall"
 )
 
-// peerUID is the uid of the process at the other end of a unix socket
+// UID is the uid of the process at the other end of a unix socket
 // (SO_PEERCRED).
-func peerUID(c *net.UnixConn) (int, error) {
+func UID(c *net.UnixConn) (int, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return -1, err

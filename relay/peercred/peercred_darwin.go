@@ -1,6 +1,6 @@
 //go:build darwin
 
-package relay
+package peercred
 
 import (
 	"net"
@@ -8,9 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID is the uid of the process at the other end of a unix socket
+// UID is the uid of the process at the other end of a unix socket
 // (getpeereid, via LOCAL_PEERCRED).
-func peerUID(c *net.UnixConn) (int, error) {
+func UID(c *net.UnixConn) (int, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return -1, err

@@ -1,0 +1,80 @@
+package relay
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/logwatch/logwatch/relay/peercred"
+)
+
+// SecretFile is where the HTTP listener's secret lives: next to the
+// socket, in the same private directory.
+func SecretFile(socket string) string {
+	return filepath.Join(filepath.Dir(socket), "http-secret")
+}
+
+// LoadOrCreateSecret returns the secret in path, creating it (32 random
+// bytes, hex, mode 0600) on first use. The directory must be private
+// (PrivateDir); a secret file that another user owns, that others can read,
+// or that is not a plain file is refused rather than trusted.
+func LoadOrCreateSecret(path string) (string, error) {
+	if err := PrivateDir(filepath.Dir(path)); err != nil {
+		return "", err
+	}
+	if s, err := readSecret(path); !errors.Is(err, fs.ErrNotExist) {
+		return s, err
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("http secret: %w", err)
+	}
+	secret := hex.EncodeToString(b[:])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return readSecret(path) // another process made it first
+	}
+	if err != nil {
+		return "", fmt.Errorf("http secret: %w", err)
+	}
+	_, err = f.WriteString(secret + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("http secret %s: %w", path, err)
+	}
+	return secret, nil
+}
+
+func readSecret(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("http secret %s is not a regular file; remove it", path)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return "", fmt.Errorf("http secret %s is owned by %s, not by you; remove it", path, peercred.Describe(int(st.Uid)))
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("http secret %s has mode %04o; it must be 0600 (remove it: a new one is made at start)", path, fi.Mode().Perm())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("http secret: %w", err)
+	}
+	s := strings.TrimSpace(string(b))
+	if len(s) < 32 {
+		return "", fmt.Errorf("http secret %s is too short (%d characters); remove it: a new one is made at start", path, len(s))
+	}
+	return s, nil
+}
