@@ -180,6 +180,7 @@ type Relay struct {
 	clock  Clock
 	log    zerolog.Logger
 	follow Follower
+	roots  []string // cfg.Roots made absolute, each also with symlinks resolved
 
 	inbox chan func()
 	done  chan struct{}
@@ -228,9 +229,8 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 			roots = append(roots, abs, resolvePath(abs))
 		}
 	}
-	cfg.Roots = roots
 	return &Relay{
-		cfg: cfg, clock: clock, follow: follow,
+		cfg: cfg, clock: clock, follow: follow, roots: roots,
 		log:      log.With().Str("component", "relay").Logger(),
 		inbox:    make(chan func(), 4096),
 		done:     make(chan struct{}),
@@ -353,7 +353,7 @@ func (r *Relay) underRoots(path string) bool {
 	}
 	p := filepath.Clean(path)
 	in := func(p string) bool {
-		for _, rt := range r.cfg.Roots {
+		for _, rt := range r.roots {
 			if p != rt && strings.HasPrefix(p, rt+string(filepath.Separator)) || rt == string(filepath.Separator) {
 				return true
 			}

@@ -151,7 +151,7 @@ func TestConfigAcceptedButWrong(t *testing.T) {
 	}
 	// The right spellings pass.
 	ok := filepath.Join(dir, "ok.yaml")
-	write(t, ok, "interrupt: {window: 10s}\nworktrees: [\"~/src\"]\nhttp: 127.0.0.1:8765\nmax_line_bytes: 268435456\nsocket: /run/x.sock\n")
+	write(t, ok, "interrupt: {window: 10s}\nworktrees: [\"~/src\"]\nhttp: 127.0.0.1:8765\nmax_line_bytes: 268435456\nline_buffer_bytes: 268435456\nsocket: /run/x.sock\n")
 	if _, stderr, code := cli(t, nil, "--config", ok, "config"); code != 0 {
 		t.Errorf("valid config refused: %d %s", code, stderr)
 	}
