@@ -27,6 +27,10 @@ type window struct {
 	at       time.Time // when the key was pressed
 	baseline int64     // the session's log offset at key time
 	stop     []func() bool
+	// expired marks a window that closed unconfirmed on its timer: it is
+	// kept so a marker the agent wrote inside the window, but flushed
+	// after it, still confirms the key (lateConfirm).
+	expired bool
 }
 
 // Key reports a key press (Esc or Ctrl+C) in a tab. at is when it was
@@ -58,7 +62,7 @@ func (r *Relay) key(tab, key string, at time.Time) {
 	if at.IsZero() {
 		at = r.clock.Now()
 	}
-	if r.windows[tab] != nil {
+	if w := r.windows[tab]; w != nil && !w.expired {
 		return // repeated presses within the window are one candidate
 	}
 	e := r.sessions[r.tabs[tab]]
@@ -66,6 +70,7 @@ func (r *Relay) key(tab, key string, at time.Time) {
 		return // a key alone never changes state; idle keys mean nothing
 	}
 	r.counters.InterruptCandidates++
+	r.closeWindow(tab) // an expired one
 	w := &window{session: e.s.ID, key: key, at: at, baseline: r.offsets[e.path]}
 	r.windows[tab] = w
 	// The window runs from the press, not from when its report arrived.
@@ -75,9 +80,12 @@ func (r *Relay) key(tab, key string, at time.Time) {
 	}
 	w.stop = append(w.stop, r.clock.AfterFunc(left, func() {
 		r.enqueue(func() {
-			if r.windows[tab] == w {
+			if r.windows[tab] == w && !w.expired {
 				r.counters.InterruptsUnconfirmed++
-				r.closeWindow(tab)
+				for _, stop := range w.stop {
+					stop()
+				}
+				w.stop, w.expired = nil, true
 				r.log.Debug().Str("tab", tab).Str("session", w.session).Msg("key not confirmed by the log")
 			}
 		})
@@ -94,7 +102,7 @@ func (r *Relay) poke(tab string, w *window, path string) {
 	r.follow.Poke(path)
 	w.stop = append(w.stop, r.clock.AfterFunc(pokeEvery, func() {
 		r.enqueue(func() {
-			if r.windows[tab] == w {
+			if r.windows[tab] == w && !w.expired {
 				r.poke(tab, w, path)
 			}
 		})
@@ -117,18 +125,48 @@ func (r *Relay) windowFor(e *entry) *window {
 	if e.tab == "" {
 		return nil
 	}
-	if w := r.windows[e.tab]; w != nil && w.session == e.s.ID {
+	if w := r.windows[e.tab]; w != nil && w.session == e.s.ID && !w.expired {
 		return w
 	}
 	return nil
+}
+
+// lateConfirm returns the session's expired window when the interrupt line
+// l is the marker of its key all the same: appended after the key's
+// baseline and stamped by the agent within the window from the press.
+// Claude Code 2.1.328 under load flushes its transcript seconds late
+// (a marker written 0.5 s after the Esc was readable 2.2 s after it), so
+// arrival alone would call a real key+log interrupt unconfirmed.
+func (r *Relay) lateConfirm(e *entry, l LogLine) *window {
+	if e.tab == "" {
+		return nil
+	}
+	w := r.windows[e.tab]
+	if w == nil || !w.expired || w.session != e.s.ID || l.Offset < w.baseline {
+		return nil
+	}
+	// The agent stamps the marker after the press; allow for the two
+	// clocks' resolution, no more.
+	at, err := time.Parse(time.RFC3339Nano, l.Evidence.At)
+	if err != nil || at.Sub(w.at) > r.cfg.InterruptWindow || at.Before(w.at.Add(-100*time.Millisecond)) {
+		return nil // no stamp, or stamped outside the window: the log's own interrupt
+	}
+	r.counters.InterruptsUnconfirmed--
+	return w
 }
 
 // confirm attributes an interrupt the log just reported to a pending key
 // press: the marker was appended after the key's baseline. It rewrites the
 // change's source and rule and records the key→marker latency.
 func (r *Relay) confirm(e *entry, l LogLine, ch *session.Change) {
+	if l.Evidence.Kind != parsers.KindInterrupt {
+		return
+	}
 	w := r.windowFor(e)
-	if w == nil || l.Evidence.Kind != parsers.KindInterrupt || l.Offset < w.baseline {
+	if w == nil {
+		w = r.lateConfirm(e, l)
+	}
+	if w == nil || l.Offset < w.baseline {
 		return
 	}
 	ms := r.clock.Now().Sub(w.at).Milliseconds()

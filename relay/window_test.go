@@ -283,3 +283,73 @@ func TestWindowRunsFromThePress(t *testing.T) {
 	h.line(claude, "s", cMarker("s", false), false)
 	h.expect("ready/interrupted/log.interrupt")
 }
+
+// cMarkerAt is an interrupt marker with the agent's own timestamp.
+func cMarkerAt(s string, at time.Time) string {
+	return fmt.Sprintf(`{"type":"user","sessionId":%q,"timestamp":%q,"message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}`,
+		s, at.UTC().Format("2006-01-02T15:04:05.000Z"))
+}
+
+// A marker the agent wrote inside the window but flushed after it (Claude
+// 2.1.328 under load) still confirms the key; one stamped outside the
+// window, or with no stamp, is the log's own interrupt.
+func TestWindowLateFlushedMarker(t *testing.T) {
+	cases := []struct {
+		name    string
+		stamp   time.Duration // the marker's timestamp, from the press
+		noStamp bool
+		want    string
+	}{
+		{"stamped inside, read late", 470 * time.Millisecond, false, "ready/interrupted/key.confirmed"},
+		{"stamped at the window's end", 2 * time.Second, false, "ready/interrupted/key.confirmed"},
+		{"stamped after the window", 2100 * time.Millisecond, false, "ready/interrupted/log.interrupt"},
+		{"stamped before the press", -2 * time.Second, false, "ready/interrupted/log.interrupt"},
+		{"no stamp", 0, true, "ready/interrupted/log.interrupt"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := bound(t)
+			press := h.clock.Now()
+			must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+			h.clock.Advance(2170 * time.Millisecond) // the window has expired
+			h.expect()
+			if c := h.sync().Counters; c.InterruptsUnconfirmed != 1 {
+				t.Fatalf("counters %+v", c)
+			}
+			m := cMarker("s", false)
+			if !c.noStamp {
+				m = cMarkerAt("s", press.Add(c.stamp))
+			}
+			h.line(claude, "s", m, false)
+			h.expect(c.want)
+			st := h.sync().Counters
+			confirmed := c.want == "ready/interrupted/key.confirmed"
+			if confirmed && (st.InterruptsConfirmed != 1 || st.InterruptsUnconfirmed != 0 || st.KeyToMarkerLastMs != 2170) {
+				t.Fatalf("counters %+v", st)
+			}
+			if !confirmed && (st.InterruptsConfirmed != 0 || st.InterruptsUnconfirmed != 1) {
+				t.Fatalf("counters %+v", st)
+			}
+			if e := h.state("s"); confirmed != (e.Source == "key+log") {
+				t.Fatalf("source %q", e.Source)
+			}
+		})
+	}
+}
+
+// An expired window neither blocks the next press nor confirms a marker
+// that comes before the key's baseline.
+func TestWindowExpiredThenNewPress(t *testing.T) {
+	h := bound(t)
+	must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+	h.clock.Advance(2500 * time.Millisecond)
+	h.expect()
+	press := h.clock.Now()
+	must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+	h.clock.Advance(100 * time.Millisecond)
+	h.line(claude, "s", cMarkerAt("s", press.Add(50*time.Millisecond)), false)
+	h.expect("ready/interrupted/key.confirmed")
+	if c := h.sync().Counters; c.InterruptCandidates != 2 || c.InterruptsConfirmed != 1 || c.InterruptsUnconfirmed != 1 || c.KeyToMarkerLastMs != 100 {
+		t.Fatalf("counters %+v", c)
+	}
+}
