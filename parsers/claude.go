@@ -71,6 +71,26 @@ func (c *Claude) Reset() { c.id = identity{} }
 
 // Parse implements Parser.
 func (c *Claude) Parse(line []byte) (Evidence, error) {
+	// A metadata line's type is all its evidence: scan it, never parse it.
+	var h head
+	if !scanHead(line, &h) {
+		return Evidence{}, ErrMalformed
+	}
+	if h.exact {
+		switch string(h.typ) {
+		case "user", "assistant", "system":
+		default:
+			ev := Evidence{Type: intern(h.typ, claudeMetaNames)}
+			ev.Unknown = !claudeMeta[ev.Type]
+			return ev, nil
+		}
+	}
+	return c.parse(line)
+}
+
+// parse is the whole-document path, for the lines whose evidence is in
+// their content (and any line the scan could not classify exactly).
+func (c *Claude) parse(line []byte) (Evidence, error) {
 	v, err := c.p.ParseBytes(line)
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return Evidence{}, ErrMalformed

@@ -1,0 +1,334 @@
+package parsers
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// A line's head is what the parsers need to classify it before any JSON
+// parse: the raw bytes of its top-level "type" and "timestamp" strings and
+// of the "type" inside a top-level "payload" object. Most bytes of a real log
+// sit in lines whose type alone decides their evidence (tool results, API
+// request blobs, token counts, compacted histories); those lines are only
+// scanned, never parsed into values.
+//
+// The scan accepts exactly the lines fastjson.Parser accepts as an object, so
+// that which lines count as malformed does not depend on whether they were
+// parsed or only scanned (FuzzScanMatchesFastjson holds it to that).
+type head struct {
+	typ, ts, ptyp []byte
+	// exact: every wanted value was found as a string without escapes and no
+	// key on the way had an escape, so the raw bytes are what fastjson's Get
+	// would return. When it is false the caller parses the line instead.
+	exact bool
+	// hasType, hasTS, hasPType: the key was present (its value may not be a
+	// string: then the bytes are nil, as GetStringBytes returns).
+	hasType, hasTS, hasPType bool
+	// payload: the first top-level "payload" key has an object value.
+	payload, hasPayload bool
+}
+
+// maxDepth mirrors fastjson.MaxDepth: deeper documents are malformed.
+const maxDepth = 300
+
+// The skip functions take the line and the index of the next byte and return
+// the index after what they skipped, or -1 when the line is malformed. They
+// keep the index in a register and touch each byte of a string's content
+// only through bytes.IndexByte, which is where nearly all bytes are.
+
+// ws skips whitespace; the common case (none) is inlined at every call.
+func ws(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
+	return wsSlow(b, i)
+}
+
+func wsSlow(b []byte, i int) int {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// quoteOrSlash marks, in the high bit of each byte of w, the bytes that are
+// '"' or '\\'; the lowest marked byte is exact (higher ones may be false).
+func quoteOrSlash(w uint64) uint64 {
+	q := w ^ ('"' * lsb)
+	s := w ^ ('\\' * lsb)
+	return ((q - lsb) &^ q | (s - lsb) &^ s) & msb
+}
+
+// skipString skips a string whose opening quote is at i-1. A quote closes
+// it when an even number of backslashes precede it, as in fastjson. Most
+// strings are short: their end is found 8 bytes at a time without a call.
+func skipString(b []byte, i int) int {
+	for k := i; k+8 <= len(b) && k-i < 32; k += 8 {
+		if m := quoteOrSlash(binary.LittleEndian.Uint64(b[k:])); m != 0 {
+			e := k + bits.TrailingZeros64(m)/8
+			if b[e] == '"' {
+				return e + 1
+			}
+			return skipEscaped(b, i, e)
+		}
+	}
+	return skipEscaped(b, i, i)
+}
+
+// skipEscaped finishes skipString from k (no closing quote before it).
+func skipEscaped(b []byte, start, k int) int {
+	i := k
+	for {
+		n := bytes.IndexByte(b[i:], '"')
+		if n < 0 {
+			return -1
+		}
+		q := i + n
+		if b[q-1] != '\\' || q == start {
+			return q + 1
+		}
+		j := q - 1
+		for j > start && b[j-1] == '\\' {
+			j--
+		}
+		i = q + 1
+		if (q-j)%2 == 0 {
+			return i
+		}
+	}
+}
+
+// skipKey is skipString that also tells whether the key has an escape.
+func skipKey(b []byte, i int) (int, bool) {
+	for k := i; k+8 <= len(b) && k-i < 32; k += 8 {
+		if m := quoteOrSlash(binary.LittleEndian.Uint64(b[k:])); m != 0 {
+			e := k + bits.TrailingZeros64(m)/8
+			if b[e] == '"' {
+				return e + 1, false
+			}
+			return skipEscaped(b, i, e), true
+		}
+	}
+	e := skipEscaped(b, i, i)
+	return e, e > 0 && bytes.IndexByte(b[i:e-1], '\\') >= 0
+}
+
+// skipValue skips one value at depth (the depth it has once entered, as
+// fastjson counts it).
+func skipValue(b []byte, i, depth int) int {
+	if i >= len(b) || depth > maxDepth {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i+1)
+	case '{':
+		return skipObject(b, i+1, depth)
+	case '[':
+		return skipArray(b, i+1, depth)
+	case 't':
+		return skipLit(b, i, "true")
+	case 'f':
+		return skipLit(b, i, "false")
+	case 'n':
+		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
+			return i + 4
+		}
+		if len(b)-i >= 3 && bytes.EqualFold(b[i:i+3], []byte("nan")) {
+			return i + 3
+		}
+		return -1
+	}
+	return skipNumber(b, i)
+}
+
+func skipLit(b []byte, i int, w string) int {
+	if len(b)-i < len(w) || string(b[i:i+len(w)]) != w {
+		return -1
+	}
+	return i + len(w)
+}
+
+// skipNumber mirrors fastjson's parseRawNumber, which is lenient: any run of
+// digits, signs, dots and exponents, or an optionally signed inf/nan.
+func skipNumber(b []byte, i int) int {
+	k := i
+	for ; k < len(b); k++ {
+		ch := b[k]
+		if (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == 'e' || ch == 'E' || ch == '+' {
+			continue
+		}
+		if k == i || k == i+1 && (b[i] == '-' || b[i] == '+') {
+			if len(b)-k >= 3 && (bytes.EqualFold(b[k:k+3], []byte("inf")) || bytes.EqualFold(b[k:k+3], []byte("nan"))) {
+				return k + 3
+			}
+			return -1
+		}
+		return k
+	}
+	return len(b)
+}
+
+func skipArray(b []byte, i, depth int) int {
+	i = ws(b, i)
+	if i < len(b) && b[i] == ']' {
+		return i + 1
+	}
+	for {
+		i = skipValue(b, ws(b, i), depth+1)
+		if i < 0 {
+			return -1
+		}
+		i = ws(b, i)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case ']':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// skipObject skips an object whose '{' is at i-1.
+func skipObject(b []byte, i, depth int) int {
+	i = ws(b, i)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for {
+		i = ws(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		if i = skipString(b, i+1); i < 0 {
+			return -1
+		}
+		i = ws(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		i = skipValue(b, ws(b, i+1), depth+1)
+		if i < 0 {
+			return -1
+		}
+		i = ws(b, i)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// headObject is skipObject for the top level (payload false) or the
+// payload object (payload true), recording the wanted keys into h.
+func headObject(b []byte, i, depth int, h *head, payload bool) int {
+	i = ws(b, i)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for {
+		i = ws(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		ks := i + 1
+		var kesc bool
+		if i, kesc = skipKey(b, ks); i < 0 {
+			return -1
+		}
+		key := b[ks : i-1]
+		if kesc {
+			// fastjson may match an escaped key after unescaping it.
+			h.exact = false
+		}
+		i = ws(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		i = ws(b, i+1)
+		var dst *[]byte
+		var seen *bool
+		switch {
+		case payload:
+			if string(key) == "type" {
+				dst, seen = &h.ptyp, &h.hasPType
+			}
+		case string(key) == "type":
+			dst, seen = &h.typ, &h.hasType
+		case string(key) == "timestamp":
+			dst, seen = &h.ts, &h.hasTS
+		case string(key) == "payload" && !h.hasPayload:
+			// Only the first "payload" is the one fastjson's Get returns.
+			h.hasPayload = true
+			if i < len(b) && b[i] == '{' && depth+1 <= maxDepth {
+				h.payload = true
+				i = headObject(b, i+1, depth+1, h, true)
+				goto next
+			}
+		}
+		if dst != nil && !*seen && i < len(b) && b[i] == '"' && depth+1 <= maxDepth {
+			// fastjson's Get returns the first; a nil value is "not a string".
+			*seen = true
+			vs := i + 1
+			if i = skipString(b, vs); i < 0 {
+				return -1
+			}
+			v := b[vs : i-1]
+			if bytes.IndexByte(v, '\\') >= 0 {
+				h.exact = false
+			}
+			*dst = v
+		} else {
+			if dst != nil {
+				*seen = true
+			}
+			i = skipValue(b, i, depth+1)
+		}
+	next:
+		if i < 0 {
+			return -1
+		}
+		i = ws(b, i)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// scanHead scans line, filling h. It reports whether line is a JSON object
+// as fastjson.Parser accepts it; when it is not, the line is malformed.
+func scanHead(line []byte, h *head) bool {
+	*h = head{exact: true}
+	i := ws(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return false
+	}
+	i = headObject(line, i+1, 1, h, false)
+	return i >= 0 && ws(line, i) == len(line)
+}
