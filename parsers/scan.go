@@ -62,7 +62,7 @@ const (
 func quoteOrSlash(w uint64) uint64 {
 	q := w ^ ('"' * lsb)
 	s := w ^ ('\\' * lsb)
-	return ((q - lsb) &^ q | (s - lsb) &^ s) & msb
+	return ((q-lsb)&^q | (s-lsb)&^s) & msb
 }
 
 // skipString skips a string whose opening quote is at i-1. A quote closes
