@@ -159,9 +159,10 @@ type Relay struct {
 	log    zerolog.Logger
 	follow Follower
 
-	inbox chan func()
-	done  chan struct{}
-	rec   Recorder // nil unless recording
+	inbox  chan func()
+	done   chan struct{}
+	booted chan struct{} // closed once the bootstrap is folded and published
+	rec    Recorder      // nil unless recording
 
 	// Owned by the Run goroutine.
 	sessions map[string]*entry
@@ -196,6 +197,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		log:      log.With().Str("component", "relay").Logger(),
 		inbox:    make(chan func(), 4096),
 		done:     make(chan struct{}),
+		booted:   make(chan struct{}),
 		sessions: map[string]*entry{},
 		tabs:     map[string]string{},
 		subs:     map[*Subscription]bool{},
@@ -419,8 +421,17 @@ func (r *Relay) BootstrapDone() {
 				r.settle(e)
 			}
 		}
+		select {
+		case <-r.booted:
+		default:
+			close(r.booted)
+		}
 	})
 }
+
+// Booted is closed once BootstrapDone has been applied: every existing
+// log's history is folded and published, and start-up's garbage is behind.
+func (r *Relay) Booted() <-chan struct{} { return r.booted }
 
 // settle ends a session's bootstrap: its state so far is history, published
 // once so subscribers are current.

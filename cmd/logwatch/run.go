@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 
@@ -87,6 +88,16 @@ func (a *app) serve(ctx context.Context, record string) error {
 			}
 		}()
 	}
+	go func() {
+		// Start-up reads every existing log once: thousands of files'
+		// worth of buffers and parses that are garbage afterwards. Hand
+		// those pages back now rather than keep them for the daemon's life.
+		select {
+		case <-r.Booted():
+			debug.FreeOSMemory()
+		case <-ctx.Done():
+		}
+	}()
 	goRun("relay", func() error { return r.Run(ctx) })
 	goRun("watcher", func() error { return w.Run(ctx) })
 	goRun("pump", func() error { ingest.Pump(ctx, w, r, ingest.Options{Raw: record != ""}); return nil })
