@@ -71,9 +71,16 @@ func (c *Claude) Reset() { c.id = identity{} }
 
 // Parse implements Parser.
 func (c *Claude) Parse(line []byte) (Evidence, error) {
+	var s Scanned
+	ScanLine(line, &s)
+	return c.ParseScanned(line, &s)
+}
+
+// ParseScanned implements ScanParser.
+func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 	// A metadata line's type is all its evidence: scan it, never parse it.
-	var h head
-	if !scanHead(line, &h) {
+	h := &s.h
+	if !s.ok {
 		return Evidence{}, ErrMalformed
 	}
 	if h.exact {

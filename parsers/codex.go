@@ -82,11 +82,18 @@ func (c *Codex) Reset() { c.metaSeen, c.compacted = false, false }
 
 // Parse implements Parser.
 func (c *Codex) Parse(line []byte) (Evidence, error) {
-	var h head
-	if !scanHead(line, &h) {
+	var s Scanned
+	ScanLine(line, &s)
+	return c.ParseScanned(line, &s)
+}
+
+// ParseScanned implements ScanParser.
+func (c *Codex) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
+	h := &s.h
+	if !s.ok {
 		return Evidence{}, ErrMalformed
 	}
-	ev, ok := c.classify(&h)
+	ev, ok := c.classify(h)
 	if ok {
 		ev.At = string(h.ts)
 	} else {

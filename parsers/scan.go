@@ -332,3 +332,23 @@ func scanHead(line []byte, h *head) bool {
 	i = headObject(line, i+1, 1, h, false)
 	return i >= 0 && ws(line, i) == len(line)
 }
+
+// Scanned is the stateless first half of a Parse: the validating scan of a
+// line's head. ScanLine may run on any goroutine and ahead of the parser;
+// ParseScanned then finishes the lines in file order. Parse is the two in
+// one, so every caller goes through the same code.
+type Scanned struct {
+	h  head
+	ok bool
+}
+
+// ScanLine scans line into s.
+func ScanLine(line []byte, s *Scanned) { s.ok = scanHead(line, &s.h) }
+
+// ScanParser is a Parser whose Parse splits into ScanLine and ParseScanned.
+// Both parsers are: verify uses it to scan a long file on several cores.
+type ScanParser interface {
+	Parser
+	// ParseScanned is Parse for a line ScanLine has scanned into s.
+	ParseScanned(line []byte, s *Scanned) (Evidence, error)
+}
