@@ -72,12 +72,15 @@ func (c *Claude) Reset() { c.id = identity{} }
 // Parse implements Parser.
 func (c *Claude) Parse(line []byte) (Evidence, error) {
 	var s Scanned
-	ScanLine(line, &s)
+	scanLine(line, &s, true)
 	return c.ParseScanned(line, &s)
 }
 
 // ParseScanned implements ScanParser.
 func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
+	if s.done {
+		return s.ev, s.err
+	}
 	// A metadata line's type is all its evidence: scan it, never parse it.
 	h := &s.h
 	if !s.ok {
@@ -93,6 +96,18 @@ func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 		}
 	}
 	return c.parse(line)
+}
+
+// NewPreparer implements ScanParser. A Claude line's evidence depends on no
+// other line, so the preparer parses it whole.
+func (c *Claude) NewPreparer() Preparer { return &claudePreparer{} }
+
+type claudePreparer struct{ c Claude }
+
+func (p *claudePreparer) Prepare(line []byte, s *Scanned) {
+	scanLine(line, s, true)
+	s.ev, s.err = p.c.ParseScanned(line, s)
+	s.done = true
 }
 
 // parse is the whole-document path, for the lines whose evidence is in

@@ -83,9 +83,18 @@ func (c *Codex) Reset() { c.metaSeen, c.compacted = false, false }
 // Parse implements Parser.
 func (c *Codex) Parse(line []byte) (Evidence, error) {
 	var s Scanned
-	ScanLine(line, &s)
+	scanLine(line, &s, false)
 	return c.ParseScanned(line, &s)
 }
+
+// NewPreparer implements ScanParser. Which session_meta names the session
+// and whether a compaction event is an echo depend on the lines before, so
+// the preparer only scans.
+func (c *Codex) NewPreparer() Preparer { return codexPreparer{} }
+
+type codexPreparer struct{}
+
+func (codexPreparer) Prepare(line []byte, s *Scanned) { scanLine(line, s, false) }
 
 // ParseScanned implements ScanParser.
 func (c *Codex) ParseScanned(line []byte, s *Scanned) (Evidence, error) {

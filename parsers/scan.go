@@ -27,6 +27,21 @@ type head struct {
 	hasType, hasTS, hasPType bool
 	// payload: the first top-level "payload" key has an object value.
 	payload, hasPayload bool
+	// stopContent (set by the caller) stops the scan at a top-level type
+	// that a Claude parser parses whole anyway (user, assistant, system):
+	// the parse validates the line, so scanning on would be work done twice.
+	// partial then reports that the scan stopped there.
+	stopContent, partial bool
+}
+
+// claudeContent reports the Claude line types whose evidence is in their
+// content.
+func claudeContent(t []byte) bool {
+	switch string(t) {
+	case "user", "assistant", "system":
+		return true
+	}
+	return false
 }
 
 // maxDepth mirrors fastjson.MaxDepth: deeper documents are malformed.
@@ -296,6 +311,10 @@ func headObject(b []byte, i, depth int, h *head, payload bool) int {
 				h.exact = false
 			}
 			*dst = v
+			if h.stopContent && h.exact && !payload && dst == &h.typ && claudeContent(v) {
+				h.partial = true
+				return stopped
+			}
 		} else {
 			if dst != nil {
 				*seen = true
@@ -321,34 +340,56 @@ func headObject(b []byte, i, depth int, h *head, payload bool) int {
 	}
 }
 
+// stopped is headObject's result when h.stopContent ended the scan early.
+const stopped = -2
+
 // scanHead scans line, filling h. It reports whether line is a JSON object
 // as fastjson.Parser accepts it; when it is not, the line is malformed.
-func scanHead(line []byte, h *head) bool {
-	*h = head{exact: true}
+// With stopContent, a line whose scan stopped (h.partial) is valid only as
+// far as it was scanned.
+func scanHead(line []byte, h *head, stopContent bool) bool {
+	*h = head{exact: true, stopContent: stopContent}
 	i := ws(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return false
 	}
 	i = headObject(line, i+1, 1, h, false)
-	return i >= 0 && ws(line, i) == len(line)
+	return i == stopped || i >= 0 && ws(line, i) == len(line)
 }
 
 // Scanned is the stateless first half of a Parse: the validating scan of a
-// line's head. ScanLine may run on any goroutine and ahead of the parser;
-// ParseScanned then finishes the lines in file order. Parse is the two in
-// one, so every caller goes through the same code.
+// line's head and, where the parser can, the evidence itself. A Preparer
+// fills it on any goroutine, ahead of the parser; ParseScanned then
+// finishes the lines in file order. Parse is the two in one, so every caller
+// goes through the same code.
 type Scanned struct {
 	h  head
 	ok bool
+	// done: ev and err are the line's whole evidence (it needs no state).
+	done bool
+	ev   Evidence
+	err  error
 }
 
-// ScanLine scans line into s.
-func ScanLine(line []byte, s *Scanned) { s.ok = scanHead(line, &s.h) }
+// scanLine scans line into s; claude stops at a content type (see head).
+func scanLine(line []byte, s *Scanned, claude bool) {
+	s.ok = scanHead(line, &s.h, claude)
+	s.done, s.ev, s.err = false, Evidence{}, nil
+}
 
-// ScanParser is a Parser whose Parse splits into ScanLine and ParseScanned.
-// Both parsers are: verify uses it to scan a long file on several cores.
+// ScanParser is a Parser whose Parse splits into a Preparer's Prepare and
+// ParseScanned. Both parsers are: verify uses it to read a long file on
+// several cores.
 type ScanParser interface {
 	Parser
-	// ParseScanned is Parse for a line ScanLine has scanned into s.
+	// NewPreparer returns a Preparer for one goroutine.
+	NewPreparer() Preparer
+	// ParseScanned is Parse for a line a Preparer has prepared into s.
 	ParseScanned(line []byte, s *Scanned) (Evidence, error)
+}
+
+// Preparer does the part of parsing a line that needs nothing from the
+// lines before it. It is not safe for concurrent use: one per goroutine.
+type Preparer interface {
+	Prepare(line []byte, s *Scanned)
 }

@@ -18,7 +18,7 @@ import (
 func checkHead(t *testing.T, line []byte) {
 	t.Helper()
 	var h head
-	ok := scanHead(line, &h)
+	ok := scanHead(line, &h, false)
 	var p fastjson.Parser
 	v, err := p.ParseBytes(line)
 	want := err == nil && v.Type() == fastjson.TypeObject
@@ -75,7 +75,8 @@ func FuzzScanHead(f *testing.F) {
 }
 
 // parseRef is each parser's whole-document path, the reference for the scan
-// path: the same evidence for every line, in every parser state.
+// path and for the prepared one (Preparer, then ParseScanned): the same
+// evidence for every line, in every parser state.
 func parseRef(p Parser) func([]byte) (Evidence, error) {
 	switch p := p.(type) {
 	case *Claude:
@@ -89,13 +90,20 @@ func parseRef(p Parser) func([]byte) (Evidence, error) {
 // checkSame feeds lines to a parser and to its reference in step.
 func checkSame(t *testing.T, agent Agent, name string, lines [][]byte) {
 	t.Helper()
-	fast, ref := New(agent), New(agent)
+	fast, ref, split := New(agent), New(agent), New(agent).(ScanParser)
 	refParse := parseRef(ref)
+	pr := split.NewPreparer()
+	var s Scanned
 	for i, l := range lines {
 		got, gerr := fast.Parse(l)
 		want, werr := refParse(l)
 		if !reflect.DeepEqual(got, want) || gerr != werr {
 			t.Fatalf("%s: %s line %d: scan path %+v, %v; full parse %+v, %v", name, agent, i+1, got, gerr, want, werr)
+		}
+		pr.Prepare(l, &s)
+		got, gerr = split.ParseScanned(l, &s)
+		if !reflect.DeepEqual(got, want) || gerr != werr {
+			t.Fatalf("%s: %s line %d: prepared %+v, %v; full parse %+v, %v", name, agent, i+1, got, gerr, want, werr)
 		}
 	}
 }

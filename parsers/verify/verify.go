@@ -337,9 +337,10 @@ type batch struct {
 var batchBytes = 1 << 20
 
 // pipeline folds a long file with its lines read by one goroutine, scanned
-// (parsers.ScanLine, the bulk of the work) by one per core, and parsed and
-// folded in file order here: the same evidence as Parse line by line, on
-// every core. A fixed number of batches bounds the memory.
+// and as far as possible parsed (a parsers.Preparer: the bulk of the work)
+// by one goroutine per core, and finished and folded in file order here: the
+// same evidence as Parse line by line, on every core. A fixed number of
+// batches bounds the memory.
 func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 	n := runtime.GOMAXPROCS(0)
 	free := make(chan *batch, 2*n+2)
@@ -379,6 +380,7 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			pr := p.NewPreparer()
 			for b := range work {
 				if cap(b.scans) < len(b.ends) {
 					b.scans = make([]parsers.Scanned, len(b.ends))
@@ -386,7 +388,7 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 				b.scans = b.scans[:len(b.ends)]
 				start := 0
 				for j, end := range b.ends {
-					parsers.ScanLine(b.buf[start:end], &b.scans[j])
+					pr.Prepare(b.buf[start:end], &b.scans[j])
 					start = end
 				}
 				close(b.done)
