@@ -22,6 +22,9 @@ var claudeMeta = map[string]bool{
 	"agent-name": true, "agent-color": true, "agent-setting": true, "tag": true,
 	"mode": true, "permission-mode": true, "pr-link": true, "last-prompt": true,
 	"atis-latch": true, "worktree-state": true, "frame-link": true,
+	// 2.1.3xx request and accounting records: large, and never a transition.
+	"api-request": true, "api-request-blob": true, "api-request-shape": true,
+	"cost-state": true, "tools-used": true,
 }
 
 var claudeTypeNames = names("user", "assistant", "system")
@@ -266,7 +269,7 @@ func claudeAssistant(v *fastjson.Value, ev *Evidence) {
 			ev.Kind = KindTool
 			ev.Tool = string(b.GetStringBytes("name"))
 			if in := b.Get("input"); in != nil && in.Type() == fastjson.TypeObject {
-				ev.ToolInput = in.MarshalTo(nil)
+				ev.ToolInput = toolInput(in)
 			}
 		}
 		last = bt

@@ -15,6 +15,7 @@ var codexOuter = map[string]bool{
 	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true,
 	"compacted": true, "world_state": true, "inter_agent_communication": true,
 	"inter_agent_communication_metadata": true,
+	"token_usage_record": true, // 0.169: accounting beside token_count
 }
 
 // codexQuiet are event_msg types that carry no turn evidence.
@@ -355,14 +356,16 @@ func (c *Codex) item(p *fastjson.Value, ev *Evidence, bare bool) {
 			}
 		case "local_shell_call":
 			ev.Tool = "local_shell"
-			if a := p.Get("action"); a != nil {
+			if a := p.Get("action"); a != nil && a.Type() == fastjson.TypeObject {
+				ev.ToolInput = toolInput(a)
+			} else if a != nil {
 				ev.ToolInput = a.MarshalTo(nil)
 			}
 		}
 	case "web_search_call":
 		ev.Kind, ev.Tool = KindTool, "web_search"
 		if a := p.Get("action"); a != nil && a.Type() == fastjson.TypeObject {
-			ev.ToolInput = a.MarshalTo(nil)
+			ev.ToolInput = toolInput(a)
 		}
 	case "compaction", "context_compaction":
 		// Part of a compacted line's replacement history when nested; as a

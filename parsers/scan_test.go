@@ -148,3 +148,38 @@ func FuzzScanPathMatchesParse(f *testing.F) {
 		}
 	})
 }
+
+// checkToolInput holds toolInput to what ToolDetail reads: every detail
+// field's value is the one the whole input's Get returns.
+func checkToolInput(t *testing.T, obj []byte) {
+	var p, q fastjson.Parser
+	in, err := p.ParseBytes(obj)
+	if err != nil || in.Type() != fastjson.TypeObject {
+		return
+	}
+	red := toolInput(in)
+	out, err := q.ParseBytes(red)
+	if err != nil || out.Type() != fastjson.TypeObject {
+		t.Fatalf("toolInput(%s) = %s: not an object", obj, red)
+	}
+	for _, group := range [][]string{ToolCommandFields, ToolPathFields, ToolTargetFields} {
+		for _, f := range group {
+			a, b := in.Get(f), out.Get(f)
+			if (a == nil) != (b == nil) || a != nil && string(a.MarshalTo(nil)) != string(b.MarshalTo(nil)) {
+				t.Fatalf("%s: field %s: input %v, reduced %v", obj, f, a, b)
+			}
+		}
+	}
+}
+
+func TestToolInputFields(t *testing.T) {
+	for _, s := range []string{`{}`, `{"command":"ls","file_path":"/a","content":"big"}`, `{"cmd":["bash","-lc","x"],"url":1}`,
+		`{"command":1,"command":"second"}`, `{"comm\u0061nd":"escaped"}`, `{"path":"p","TargetFile":"t","query":"q","Query":"Q"}`} {
+		checkToolInput(t, []byte(s))
+	}
+}
+
+func FuzzToolInput(f *testing.F) {
+	f.Add([]byte(`{"command":"ls","file_path":"/a"}`))
+	f.Fuzz(func(t *testing.T, obj []byte) { checkToolInput(t, obj) })
+}
