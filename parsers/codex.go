@@ -15,7 +15,7 @@ var codexOuter = map[string]bool{
 	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true,
 	"compacted": true, "world_state": true, "inter_agent_communication": true,
 	"inter_agent_communication_metadata": true,
-	"token_usage_record": true, // 0.169: accounting beside token_count
+	"token_usage_record":                 true, // 0.169: accounting beside token_count
 }
 
 // codexQuiet are event_msg types that carry no turn evidence.
