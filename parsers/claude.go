@@ -91,7 +91,18 @@ func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 	}
 	if h.exact {
 		switch string(h.typ) {
-		case "user", "assistant", "system":
+		case "user":
+			// A user line is mostly a tool result: scan it for the
+			// few fields that matter, parse it only when the scan
+			// cannot tell exactly.
+			var u userHead
+			if !scanUser(line, &u) {
+				return Evidence{}, ErrMalformed
+			}
+			if ev, ok := c.user(&u); ok {
+				return ev, nil
+			}
+		case "assistant", "system":
 		default:
 			ev := Evidence{Type: intern(h.typ, claudeMetaNames)}
 			ev.Unknown = !claudeMeta[ev.Type]
@@ -99,6 +110,38 @@ func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 		}
 	}
 	return c.parse(line)
+}
+
+// user is parse's evidence for a user line from its scan; ok is false when
+// an escape leaves a value the evidence needs unread.
+func (c *Claude) user(u *userHead) (ev Evidence, ok bool) {
+	if !u.exact {
+		return ev, false
+	}
+	ev.Type = claudeTypeNames["user"]
+	ev.SessionID = c.id.session.get(u.sid)
+	ev.Cwd = c.id.cwd.get(u.cwd)
+	ev.AgentVersion = c.id.version.get(u.ver)
+	if u.sidechain {
+		ev.Kind = KindSidechain
+		return ev, true
+	}
+	if !u.meta && !u.compact {
+		switch {
+		case u.content == 's' || u.content == 'a' && !u.toolResult && u.texts == 1 && u.blocks == 1:
+			if u.textEsc {
+				return Evidence{}, false
+			}
+			claudeText(string(u.text), &ev)
+		case u.content == 'a' && u.toolResult:
+			ev.Kind = KindActivity
+		case u.content == 'a' && u.blocks > 0:
+			// Several blocks (text plus images, say) are a real prompt.
+			ev.Kind = KindTurnStart
+		}
+	}
+	ev.At = string(u.ts)
+	return ev, true
 }
 
 // NewPreparer implements ScanParser. A Claude line's evidence depends on no
@@ -208,6 +251,11 @@ func claudeUser(v *fastjson.Value, ev *Evidence) {
 	default:
 		return
 	}
+	claudeText(text, ev)
+}
+
+// claudeText is the evidence of a user line whose only text is text.
+func claudeText(text string, ev *Evidence) {
 	switch text {
 	case MarkerInterrupt:
 		ev.Kind, ev.Interrupt = KindInterrupt, InterruptUser

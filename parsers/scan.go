@@ -393,3 +393,238 @@ type ScanParser interface {
 type Preparer interface {
 	Prepare(line []byte, s *Scanned)
 }
+
+// userHead is what a Claude user line's evidence depends on, scanned
+// without a parse: most user lines carry a tool result (often a whole file)
+// that is only ever "activity".
+type userHead struct {
+	sid, cwd, ver, ts []byte // nil: absent or not a string
+	sidechain, meta, compact bool
+	// content: 's' a string (text), 'a' an array, 0 anything else or absent.
+	content    byte
+	text       []byte // the string, or the first text block's text
+	blocks     int
+	texts      int
+	toolResult bool // a block of type tool_result
+	// exact: no escape in any key on the way or any value read, except a
+	// text that is never looked at.
+	exact   bool
+	textEsc bool
+}
+
+// scanUser scans a whole line into u with the same acceptance as scanHead.
+func scanUser(b []byte, u *userHead) bool {
+	*u = userHead{exact: true}
+	i := ws(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = userObject(b, i+1, u)
+	return i >= 0 && ws(b, i) == len(b)
+}
+
+// rawStr reads a string value at b[i] ('"'): its raw bytes and whether it
+// has an escape. ok is false when the value is not a string (it is then
+// skipped by the caller).
+func rawStr(b []byte, i int) (v []byte, esc bool, end int) {
+	end = skipString(b, i+1)
+	if end < 0 {
+		return nil, false, -1
+	}
+	v = b[i+1 : end-1]
+	return v, bytes.IndexByte(v, '\\') >= 0, end
+}
+
+// objectKeys walks an object whose '{' is at i-1, calling val for each key
+// with the index of its value; val returns the index after the value. It
+// marks u inexact for an escaped key.
+func objectKeys(b []byte, i, depth int, u *userHead, val func(key []byte, i int) int) int {
+	i = ws(b, i)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for {
+		i = ws(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		ks := i + 1
+		var kesc bool
+		if i, kesc = skipKey(b, ks); i < 0 {
+			return -1
+		}
+		if kesc {
+			u.exact = false
+		}
+		key := b[ks : i-1]
+		i = ws(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		i = ws(b, i+1)
+		if i >= len(b) || depth+1 > maxDepth {
+			return -1
+		}
+		if i = val(key, i); i < 0 {
+			return -1
+		}
+		i = ws(b, i)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+func userObject(b []byte, i int, u *userHead) int {
+	var seen [8]bool // sessionId cwd version timestamp isSidechain isMeta isCompactSummary message
+	str := func(k int, dst *[]byte, i int) int {
+		if seen[k] {
+			return skipValue(b, i, 2)
+		}
+		seen[k] = true
+		if b[i] != '"' {
+			return skipValue(b, i, 2)
+		}
+		v, esc, end := rawStr(b, i)
+		if esc {
+			u.exact = false
+		}
+		*dst = v
+		return end
+	}
+	flag := func(k int, dst *bool, i int) int {
+		if !seen[k] {
+			seen[k] = true
+			*dst = len(b)-i >= 4 && string(b[i:i+4]) == "true"
+		}
+		return skipValue(b, i, 2)
+	}
+	return objectKeys(b, i, 1, u, func(key []byte, i int) int {
+		switch string(key) {
+		case "sessionId":
+			return str(0, &u.sid, i)
+		case "cwd":
+			return str(1, &u.cwd, i)
+		case "version":
+			return str(2, &u.ver, i)
+		case "timestamp":
+			return str(3, &u.ts, i)
+		case "isSidechain":
+			return flag(4, &u.sidechain, i)
+		case "isMeta":
+			return flag(5, &u.meta, i)
+		case "isCompactSummary":
+			return flag(6, &u.compact, i)
+		case "message":
+			if seen[7] || b[i] != '{' {
+				seen[7] = true
+				return skipValue(b, i, 2)
+			}
+			seen[7] = true
+			return messageObject(b, i+1, u)
+		}
+		return skipValue(b, i, 2)
+	})
+}
+
+// messageObject reads message.content (depth 2).
+func messageObject(b []byte, i int, u *userHead) int {
+	seen := false
+	return objectKeys(b, i, 2, u, func(key []byte, i int) int {
+		if seen || string(key) != "content" {
+			return skipValue(b, i, 3)
+		}
+		seen = true
+		switch b[i] {
+		case '"':
+			v, esc, end := rawStr(b, i)
+			u.content, u.text, u.textEsc = 's', v, esc
+			return end
+		case '[':
+			u.content = 'a'
+			return contentArray(b, i+1, u)
+		}
+		return skipValue(b, i, 3)
+	})
+}
+
+// contentArray reads the blocks of message.content (depth 3; blocks 4).
+func contentArray(b []byte, i int, u *userHead) int {
+	i = ws(b, i)
+	if i < len(b) && b[i] == ']' {
+		return i + 1
+	}
+	for {
+		i = ws(b, i)
+		if i >= len(b) {
+			return -1
+		}
+		u.blocks++
+		if b[i] == '{' {
+			i = block(b, i+1, u)
+		} else {
+			i = skipValue(b, i, 4)
+		}
+		if i < 0 {
+			return -1
+		}
+		i = ws(b, i)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case ']':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// block reads one content block's type and text (depth 4; values 5).
+func block(b []byte, i int, u *userHead) int {
+	var typ, text []byte
+	var typSeen, textSeen, textEsc bool
+	i = objectKeys(b, i, 4, u, func(key []byte, i int) int {
+		switch {
+		case string(key) == "type" && !typSeen:
+			typSeen = true
+			if b[i] == '"' {
+				v, esc, end := rawStr(b, i)
+				if esc {
+					u.exact = false
+				}
+				typ = v
+				return end
+			}
+		case string(key) == "text" && !textSeen:
+			textSeen = true
+			if b[i] == '"' {
+				v, esc, end := rawStr(b, i)
+				text, textEsc = v, esc
+				return end
+			}
+		}
+		return skipValue(b, i, 5)
+	})
+	switch string(typ) {
+	case "tool_result":
+		u.toolResult = true
+	case "text":
+		u.texts++
+		if u.texts == 1 {
+			u.text, u.textEsc = text, textEsc
+		}
+	}
+	return i
+}

@@ -142,6 +142,10 @@ func FuzzScanPathMatchesParse(f *testing.F) {
 	f.Add([]byte(`{"type":"attachment","attachment":{}}`), []byte(`{"type":"user","message":{"content":"x"}}`))
 	f.Add([]byte(`{"timestamp":"t","type":"session_meta","payload":{"id":"a"}}`),
 		[]byte(`{"timestamp":"u","type":"session_meta","payload":{"id":"b"}}`))
+	f.Add([]byte(`{"type":"user","sessionId":"s","isSidechain":false,"message":{"content":[{"type":"tool_result","content":"[Request interrupted by user]"}]},"timestamp":"t"}`),
+		[]byte(`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]},"isMeta":true}`))
+	f.Add([]byte(`{"type":"user","cwd":"/w","message":{"content":"<command-name>/model</command-name>"},"version":"2.1.3"}`),
+		[]byte(`{"type":"user","message":{"content":[{"type":"image"},{"type":"text","text":"a\nb"}]}}`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		for _, agent := range []Agent{AgentClaude, AgentCodex} {
 			checkSame(t, agent, "fuzz", [][]byte{a, b, a})
