@@ -398,7 +398,7 @@ type Preparer interface {
 // without a parse: most user lines carry a tool result (often a whole file)
 // that is only ever "activity".
 type userHead struct {
-	sid, cwd, ver, ts []byte // nil: absent or not a string
+	sid, cwd, ver, ts        []byte // nil: absent or not a string
 	sidechain, meta, compact bool
 	// content: 's' a string (text), 'a' an array, 0 anything else or absent.
 	content    byte
