@@ -404,6 +404,10 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 			start = end
 		}
 		b.buf, b.ends, b.nums = b.buf[:0], b.ends[:0], b.nums[:0]
+		if cap(b.buf) > 4*batchBytes {
+			// It held a huge line: do not keep that much for the rest.
+			b.buf = make([]byte, 0, batchBytes)
+		}
 		select {
 		case free <- b:
 		default:
