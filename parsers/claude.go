@@ -74,6 +74,91 @@ func (c *Claude) Reset() { c.id = identity{} }
 
 // Parse implements Parser.
 func (c *Claude) Parse(line []byte) (Evidence, error) {
+	var s Scanned
+	scanLine(line, &s, true)
+	return c.ParseScanned(line, &s)
+}
+
+// ParseScanned implements ScanParser.
+func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
+	if s.done {
+		return s.ev, s.err
+	}
+	// A metadata line's type is all its evidence: scan it, never parse it.
+	h := &s.h
+	if !s.ok {
+		return Evidence{}, ErrMalformed
+	}
+	if h.exact {
+		switch string(h.typ) {
+		case "user":
+			// A user line is mostly a tool result: scan it for the
+			// few fields that matter, parse it only when the scan
+			// cannot tell exactly.
+			var u userHead
+			if !scanUser(line, &u) {
+				return Evidence{}, ErrMalformed
+			}
+			if ev, ok := c.user(&u); ok {
+				return ev, nil
+			}
+		case "assistant", "system":
+		default:
+			ev := Evidence{Type: intern(h.typ, claudeMetaNames)}
+			ev.Unknown = !claudeMeta[ev.Type]
+			return ev, nil
+		}
+	}
+	return c.parse(line)
+}
+
+// user is parse's evidence for a user line from its scan; ok is false when
+// an escape leaves a value the evidence needs unread.
+func (c *Claude) user(u *userHead) (ev Evidence, ok bool) {
+	if !u.exact {
+		return ev, false
+	}
+	ev.Type = claudeTypeNames["user"]
+	ev.SessionID = c.id.session.get(u.sid)
+	ev.Cwd = c.id.cwd.get(u.cwd)
+	ev.AgentVersion = c.id.version.get(u.ver)
+	if u.sidechain {
+		ev.Kind = KindSidechain
+		return ev, true
+	}
+	if !u.meta && !u.compact {
+		switch {
+		case u.content == 's' || u.content == 'a' && !u.toolResult && u.texts == 1 && u.blocks == 1:
+			if u.textEsc {
+				return Evidence{}, false
+			}
+			claudeText(string(u.text), &ev)
+		case u.content == 'a' && u.toolResult:
+			ev.Kind = KindActivity
+		case u.content == 'a' && u.blocks > 0:
+			// Several blocks (text plus images, say) are a real prompt.
+			ev.Kind = KindTurnStart
+		}
+	}
+	ev.At = string(u.ts)
+	return ev, true
+}
+
+// NewPreparer implements ScanParser. A Claude line's evidence depends on no
+// other line, so the preparer parses it whole.
+func (c *Claude) NewPreparer() Preparer { return &claudePreparer{} }
+
+type claudePreparer struct{ c Claude }
+
+func (p *claudePreparer) Prepare(line []byte, s *Scanned) {
+	scanLine(line, s, true)
+	s.ev, s.err = p.c.ParseScanned(line, s)
+	s.done = true
+}
+
+// parse is the whole-document path, for the lines whose evidence is in
+// their content (and any line the scan could not classify exactly).
+func (c *Claude) parse(line []byte) (Evidence, error) {
 	v, err := c.p.ParseBytes(line)
 	defer dropBig(&c.p, len(line))
 	if err != nil || v.Type() != fastjson.TypeObject {
@@ -169,6 +254,11 @@ func claudeUser(v *fastjson.Value, ev *Evidence) {
 	default:
 		return
 	}
+	claudeText(text, ev)
+}
+
+// claudeText is the evidence of a user line whose only text is text.
+func claudeText(text string, ev *Evidence) {
 	switch text {
 	case MarkerInterrupt:
 		ev.Kind, ev.Interrupt = KindInterrupt, InterruptUser
@@ -230,7 +320,7 @@ func claudeAssistant(v *fastjson.Value, ev *Evidence) {
 			ev.Kind = KindTool
 			ev.Tool = string(b.GetStringBytes("name"))
 			if in := b.Get("input"); in != nil && in.Type() == fastjson.TypeObject {
-				ev.ToolInput = in.MarshalTo(nil)
+				ev.ToolInput = toolInput(in)
 			}
 		}
 		last = bt

@@ -84,6 +84,45 @@ func (c *Codex) Reset() { c.metaSeen, c.compacted = false, false }
 
 // Parse implements Parser.
 func (c *Codex) Parse(line []byte) (Evidence, error) {
+	var s Scanned
+	scanLine(line, &s, false)
+	return c.ParseScanned(line, &s)
+}
+
+// NewPreparer implements ScanParser. Which session_meta names the session
+// and whether a compaction event is an echo depend on the lines before, so
+// the preparer only scans.
+func (c *Codex) NewPreparer() Preparer { return codexPreparer{} }
+
+type codexPreparer struct{}
+
+func (codexPreparer) Prepare(line []byte, s *Scanned) { scanLine(line, s, false) }
+
+// ParseScanned implements ScanParser.
+func (c *Codex) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
+	h := &s.h
+	if !s.ok {
+		return Evidence{}, ErrMalformed
+	}
+	ev, ok := c.classify(h)
+	if ok {
+		ev.At = string(h.ts)
+	} else {
+		v, err := c.p.ParseBytes(line)
+		defer dropBig(&c.p, len(line))
+		if err != nil || v.Type() != fastjson.TypeObject {
+			return Evidence{}, ErrMalformed
+		}
+		ev = c.parse(v)
+		ev.At = string(v.GetStringBytes("timestamp"))
+	}
+	c.track(ev)
+	return ev, nil
+}
+
+// parseFull is Parse by the whole-document path alone, the reference the
+// scan path is tested against.
+func (c *Codex) parseFull(line []byte) (Evidence, error) {
 	v, err := c.p.ParseBytes(line)
 	defer dropBig(&c.p, len(line))
 	if err != nil || v.Type() != fastjson.TypeObject {
@@ -91,6 +130,54 @@ func (c *Codex) Parse(line []byte) (Evidence, error) {
 	}
 	ev := c.parse(v)
 	ev.At = string(v.GetStringBytes("timestamp"))
+	c.track(ev)
+	return ev, nil
+}
+
+// classify returns the evidence of an envelope line whose types alone decide
+// it, without parsing the line; ok is false when the content is needed.
+func (c *Codex) classify(h *head) (ev Evidence, ok bool) {
+	if !h.exact || !h.payload || !h.hasPType || h.ptyp == nil {
+		return ev, false
+	}
+	typ := intern(h.typ, codexOuterNames)
+	ev.Type = typ
+	switch typ {
+	case "session_meta":
+		// Only the first names the session; later ones are fork history.
+		return ev, c.metaSeen
+	case "event_msg":
+		et := intern(h.ptyp, codexEventNames)
+		switch et {
+		case "task_started", "turn_started", "task_complete", "turn_complete", "turn_aborted", "item_completed":
+			return ev, false
+		}
+		ev.Type = prefixed(h.ptyp, codexEventTypes, "event_msg/")
+		c.eventKind(et, &ev)
+		return ev, true
+	case "response_item":
+		it := intern(h.ptyp, codexItemNames)
+		ev.Type = prefixed(h.ptyp, codexResponseTypes, "response_item/")
+		switch {
+		case !codexItems[it]:
+			ev.Unknown = true
+		case it == "message", it == "function_call", it == "custom_tool_call", it == "local_shell_call", it == "web_search_call":
+			return ev, false
+		case it == "compaction", it == "context_compaction":
+		default:
+			ev.Kind = KindActivity
+		}
+		return ev, true
+	case "compacted":
+		ev.Kind = KindCompaction
+	default:
+		ev.Unknown = !codexOuter[typ]
+	}
+	return ev, true
+}
+
+// track remembers whether the last turn evidence was a compaction.
+func (c *Codex) track(ev Evidence) {
 	switch ev.Kind {
 	case KindCompaction:
 		c.compacted = true
@@ -98,7 +185,6 @@ func (c *Codex) Parse(line []byte) (Evidence, error) {
 	default:
 		c.compacted = false
 	}
-	return ev, nil
 }
 
 func (c *Codex) parse(v *fastjson.Value) Evidence {
@@ -187,15 +273,6 @@ func (c *Codex) event(p *fastjson.Value, ev *Evidence) {
 			// "replaced": a new task supersedes this one and its
 			// task_started follows at once. Not an interrupt.
 		}
-	case "user_message":
-		ev.Kind = KindPrompt
-	case "agent_message":
-		// Legacy files echo each assistant message as this event.
-		ev.Kind, ev.Final = KindActivity, true
-	case "context_compacted":
-		if !c.compacted {
-			ev.Kind = KindCompaction
-		}
 	case "item_completed":
 		ib := p.GetStringBytes("item", "type")
 		it := intern(ib, codexItemKinds)
@@ -213,13 +290,28 @@ func (c *Codex) event(p *fastjson.Value, ev *Evidence) {
 			ev.Kind = KindActivity
 		}
 	default:
-		switch {
-		case codexQuiet[et]:
-		case codexActivity[et]:
-			ev.Kind = KindActivity
-		default:
-			ev.Unknown = true
+		c.eventKind(et, ev)
+	}
+}
+
+// eventKind is the evidence of the event_msg types that carry no field the
+// parsers read.
+func (c *Codex) eventKind(et string, ev *Evidence) {
+	switch {
+	case et == "user_message":
+		ev.Kind = KindPrompt
+	case et == "agent_message":
+		// Legacy files echo each assistant message as this event.
+		ev.Kind, ev.Final = KindActivity, true
+	case et == "context_compacted":
+		if !c.compacted {
+			ev.Kind = KindCompaction
 		}
+	case codexQuiet[et]:
+	case codexActivity[et]:
+		ev.Kind = KindActivity
+	default:
+		ev.Unknown = true
 	}
 }
 
@@ -267,14 +359,16 @@ func (c *Codex) item(p *fastjson.Value, ev *Evidence, bare bool) {
 			}
 		case "local_shell_call":
 			ev.Tool = "local_shell"
-			if a := p.Get("action"); a != nil {
+			if a := p.Get("action"); a != nil && a.Type() == fastjson.TypeObject {
+				ev.ToolInput = toolInput(a)
+			} else if a != nil {
 				ev.ToolInput = a.MarshalTo(nil)
 			}
 		}
 	case "web_search_call":
 		ev.Kind, ev.Tool = KindTool, "web_search"
 		if a := p.Get("action"); a != nil && a.Type() == fastjson.TypeObject {
-			ev.ToolInput = a.MarshalTo(nil)
+			ev.ToolInput = toolInput(a)
 		}
 	case "compaction", "context_compaction":
 		// Part of a compacted line's replacement history when nested; as a

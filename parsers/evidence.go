@@ -9,6 +9,8 @@ package parsers
 
 import (
 	"errors"
+
+	"github.com/valyala/fastjson"
 )
 
 // Agent names the program that wrote a log.
@@ -103,7 +105,7 @@ type Evidence struct {
 	Trigger   string // KindCompaction: "manual", "auto" or "" when the log does not say
 
 	Tool      string // KindTool: tool name
-	ToolInput []byte // KindTool: the tool's input as a JSON object, when it has one
+	ToolInput []byte // KindTool: the tool's input as a JSON object, when it has one (of an object, the Tool*Fields only)
 
 	// Final marks an assistant line that looks like the end of a response
 	// (Claude stop_reason end_turn, or a 1.0.x text block; a Codex assistant
@@ -116,6 +118,38 @@ type Evidence struct {
 	PendingWorkflows int
 	// HasPending is set on every turn_duration: an absent count is zero.
 	HasPending bool
+}
+
+// The fields of a tool's input that say what the call acts on, by group in
+// the order they are tried (SPEC §6; "cmd" is Codex's exec_command field).
+// A parser passes on only these: an input can be a whole file being written,
+// and copying it only for a reader to parse it again costs the daemon time.
+var (
+	ToolCommandFields = []string{"command", "CommandLine", "cmd"}
+	ToolPathFields    = []string{"file_path", "path", "filePath", "TargetFile"}
+	ToolTargetFields  = []string{"url", "query", "Query"}
+)
+
+// toolInput marshals the fields of in that ToolCommandFields, ToolPathFields
+// and ToolTargetFields name (each the value in's Get returns), as an object.
+func toolInput(in *fastjson.Value) []byte {
+	out := []byte{'{'}
+	for _, group := range [][]string{ToolCommandFields, ToolPathFields, ToolTargetFields} {
+		for _, f := range group {
+			v := in.Get(f)
+			if v == nil {
+				continue
+			}
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(out, '"')
+			out = append(out, f...)
+			out = append(out, '"', ':')
+			out = v.MarshalTo(out)
+		}
+	}
+	return append(out, '}')
 }
 
 // ErrMalformed is returned for a line that is not a JSON object.

@@ -182,9 +182,10 @@ type Relay struct {
 	follow Follower
 	roots  []string // cfg.Roots made absolute, each also with symlinks resolved
 
-	inbox chan func()
-	done  chan struct{}
-	rec   Recorder // nil unless recording
+	inbox    chan func()
+	done     chan struct{}
+	bootDone chan struct{} // closed once the bootstrap is folded and published
+	rec      Recorder      // nil unless recording
 
 	// Owned by the Run goroutine.
 	sessions map[string]*entry
@@ -234,6 +235,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		log:      log.With().Str("component", "relay").Logger(),
 		inbox:    make(chan func(), 4096),
 		done:     make(chan struct{}),
+		bootDone: make(chan struct{}),
 		sessions: map[string]*entry{},
 		tabs:     map[string]string{},
 		subs:     map[*Subscription]bool{},
@@ -565,8 +567,17 @@ func (r *Relay) BootstrapDone() {
 				r.settle(e)
 			}
 		}
+		select {
+		case <-r.bootDone:
+		default:
+			close(r.bootDone)
+		}
 	})
 }
+
+// Booted is closed once BootstrapDone has been applied: every existing
+// log's history is folded and published, and start-up's garbage is behind.
+func (r *Relay) Booted() <-chan struct{} { return r.bootDone }
 
 // settle ends a session's bootstrap: its state so far is history, published
 // once so subscribers are current.

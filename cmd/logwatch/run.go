@@ -119,6 +119,16 @@ func (a *app) serve(ctx context.Context, record string) error {
 			}
 		}()
 	}
+	go func() {
+		// Start-up reads every existing log once: thousands of files'
+		// worth of buffers and parses that are garbage afterwards. Hand
+		// those pages back now rather than keep them for the daemon's life.
+		select {
+		case <-r.Booted():
+			debug.FreeOSMemory()
+		case <-ctx.Done():
+		}
+	}()
 	watched := make(chan struct{})
 	goRun("relay", func() error { return r.Run(relayCtx) })
 	goRun("watcher", func() error { defer close(watched); return w.Run(ctx) })

@@ -207,6 +207,10 @@ func (a *analyzer) file(path string) File {
 		return f
 	}
 	defer fh.Close()
+	var size int64
+	if st, err := fh.Stat(); err == nil {
+		size = st.Size()
+	}
 
 	// Find the agent, then read the file again from the start with its parser.
 	rd := a.reader
@@ -238,7 +242,7 @@ func (a *analyzer) file(path string) File {
 		}
 		rd.Reset(fh, 0, 0)
 	}
-	a.fold(&f, a.parser(f.Agent))
+	a.fold(&f, a.parser(f.Agent), size)
 	return f
 }
 
@@ -257,44 +261,162 @@ func (a *analyzer) count(f *File) {
 	f.Malformed = 0
 }
 
-func (a *analyzer) fold(f *File, p parsers.Parser) {
-	s := session.New(f.Agent)
-	mainChain := 0
-	for {
-		l, err := a.reader.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				f.Error = err.Error()
-			}
-			break
-		}
-		ev, err := p.Parse(l.Bytes)
-		if err != nil {
-			f.Malformed++
-			continue
-		}
-		if ev.Unknown {
-			f.UnknownTypes[ev.Type]++
-		}
-		switch ev.Kind {
-		case parsers.KindSidechain:
-			f.Sidechain++
-		case parsers.KindInterrupt:
-			f.Interrupts = append(f.Interrupts, Interrupt{Line: l.Num, Kind: ev.Interrupt, At: ev.At})
-		case parsers.KindCompaction:
-			f.Compactions = append(f.Compactions, Compaction{Line: l.Num, Trigger: s.CompactionTrigger(ev)})
-		}
-		if ev.Kind != parsers.KindSidechain && ev.SessionID != "" {
-			mainChain++
-		}
-		s.Log(ev)
+// folder is the per-file state of a fold.
+type folder struct {
+	f         *File
+	p         parsers.Parser
+	s         *session.Session
+	mainChain int
+}
+
+// line folds one line's evidence into the file's report and session.
+func (fo *folder) line(num int, ev parsers.Evidence, err error) {
+	f := fo.f
+	if err != nil {
+		f.Malformed++
+		return
 	}
+	if ev.Unknown {
+		f.UnknownTypes[ev.Type]++
+	}
+	switch ev.Kind {
+	case parsers.KindSidechain:
+		f.Sidechain++
+	case parsers.KindInterrupt:
+		f.Interrupts = append(f.Interrupts, Interrupt{Line: num, Kind: ev.Interrupt, At: ev.At})
+	case parsers.KindCompaction:
+		f.Compactions = append(f.Compactions, Compaction{Line: num, Trigger: fo.s.CompactionTrigger(ev)})
+	}
+	if ev.Kind != parsers.KindSidechain && ev.SessionID != "" {
+		fo.mainChain++
+	}
+	fo.s.Log(ev)
+}
+
+// pipelineMin is the file size from which the line scans are spread over
+// the cores: below it the hand-offs cost more than they save.
+var pipelineMin int64 = 8 << 20
+
+func (a *analyzer) fold(f *File, p parsers.Parser, size int64) {
+	fo := &folder{f: f, p: p, s: session.New(f.Agent)}
+	sp, ok := p.(parsers.ScanParser)
+	if ok && size >= pipelineMin && runtime.GOMAXPROCS(0) > 1 {
+		a.pipeline(fo, sp)
+	} else {
+		for {
+			l, err := a.reader.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					f.Error = err.Error()
+				}
+				break
+			}
+			ev, err := p.Parse(l.Bytes)
+			fo.line(l.Num, ev, err)
+		}
+	}
+	s := fo.s
 	s.Quiet() // the end of the file counts as quiet
 	f.SessionID, f.Cwd, f.AgentVersion = s.ID, s.Cwd, s.AgentVersion
 	f.Turns = s.Turns
 	f.FinalState, f.FinalReason = s.State, s.Reason
-	f.Subagent = f.Sidechain > 0 && mainChain == 0
+	f.Subagent = f.Sidechain > 0 && fo.mainChain == 0
 	a.finish(f)
+}
+
+// batch is a run of consecutive lines, copied out of the reader so that
+// they can be scanned on other goroutines while the reader moves on.
+type batch struct {
+	buf   []byte
+	ends  []int // end of each line in buf
+	nums  []int
+	scans []parsers.Scanned
+	done  chan struct{} // closed when every line is scanned
+}
+
+var batchBytes = 1 << 20
+
+// pipeline folds a long file with its lines read by one goroutine, scanned
+// and as far as possible parsed (a parsers.Preparer: the bulk of the work)
+// by one goroutine per core, and finished and folded in file order here: the
+// same evidence as Parse line by line, on every core. A fixed number of
+// batches bounds the memory.
+func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
+	n := runtime.GOMAXPROCS(0)
+	free := make(chan *batch, 2*n+2)
+	for i := 0; i < cap(free); i++ {
+		free <- &batch{buf: make([]byte, 0, batchBytes)}
+	}
+	work := make(chan *batch, cap(free))
+	ordered := make(chan *batch, cap(free))
+	var readErr error
+	go func() {
+		defer close(ordered)
+		defer close(work)
+		b := <-free
+		for {
+			l, err := a.reader.Next()
+			if err == nil {
+				b.buf = append(b.buf, l.Bytes...)
+				b.ends = append(b.ends, len(b.buf))
+				b.nums = append(b.nums, l.Num)
+				if len(b.buf) < batchBytes {
+					continue
+				}
+			} else if !errors.Is(err, io.EOF) {
+				readErr = err
+			}
+			b.done = make(chan struct{})
+			work <- b
+			ordered <- b
+			if err != nil {
+				return
+			}
+			b = <-free
+		}
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pr := p.NewPreparer()
+			for b := range work {
+				if cap(b.scans) < len(b.ends) {
+					b.scans = make([]parsers.Scanned, len(b.ends))
+				}
+				b.scans = b.scans[:len(b.ends)]
+				start := 0
+				for j, end := range b.ends {
+					pr.Prepare(b.buf[start:end], &b.scans[j])
+					start = end
+				}
+				close(b.done)
+			}
+		}()
+	}
+	for b := range ordered {
+		<-b.done
+		start := 0
+		for j, end := range b.ends {
+			ev, err := p.ParseScanned(b.buf[start:end], &b.scans[j])
+			fo.line(b.nums[j], ev, err)
+			start = end
+		}
+		b.buf, b.ends, b.nums = b.buf[:0], b.ends[:0], b.nums[:0]
+		if cap(b.buf) > 4*batchBytes {
+			// It held a huge line: do not keep that much for the rest.
+			b.buf = make([]byte, 0, batchBytes)
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	wg.Wait()
+	if readErr != nil {
+		fo.f.Error = readErr.Error()
+	}
 }
 
 func (a *analyzer) finish(f *File) {

@@ -7,18 +7,20 @@ import (
 	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/logwatch/logwatch/parsers"
 )
 
 // MaxText caps detail and reason text (SPEC §6).
 const MaxText = 200
 
 // Field groups read from a tool's input, in order (SPEC §6): what the agent
-// acts on is found by field, never by tool name. "cmd" is Codex's
-// exec_command field.
+// acts on is found by field, never by tool name. The parsers pass on only
+// these fields of a logged tool input.
 var (
-	commandFields = []string{"command", "CommandLine", "cmd"}
-	pathFields    = []string{"file_path", "path", "filePath", "TargetFile"}
-	targetFields  = []string{"url", "query", "Query"}
+	commandFields = parsers.ToolCommandFields
+	pathFields    = parsers.ToolPathFields
+	targetFields  = parsers.ToolTargetFields
 )
 
 // parserPool keeps ToolDetail from allocating a parser per tool call.

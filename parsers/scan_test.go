@@ -1,0 +1,189 @@
+package parsers
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/valyala/fastjson"
+)
+
+// checkHead holds scanHead to fastjson: the same lines accepted as objects,
+// and, when the scan calls its values exact, the same values fastjson's Get
+// returns for them.
+func checkHead(t *testing.T, line []byte) {
+	t.Helper()
+	var h head
+	ok := scanHead(line, &h, false)
+	var p fastjson.Parser
+	v, err := p.ParseBytes(line)
+	want := err == nil && v.Type() == fastjson.TypeObject
+	if ok != want {
+		t.Fatalf("scanHead accepts=%v, fastjson accepts=%v (err %v): %q", ok, want, err, line)
+	}
+	if !ok || !h.exact {
+		return
+	}
+	eq := func(name string, got []byte, v *fastjson.Value, key string) {
+		// A nil scan value means "not a string", as GetStringBytes's nil.
+		fv := v.Get(key)
+		isStr := fv != nil && fv.Type() == fastjson.TypeString
+		if w := v.GetStringBytes(key); !bytes.Equal(got, w) || (got != nil) != isStr {
+			t.Fatalf("%s: scan %q, fastjson %q: %q", name, got, w, line)
+		}
+	}
+	eq("type", h.typ, v, "type")
+	eq("timestamp", h.ts, v, "timestamp")
+	pl := v.Get("payload")
+	if isObj := pl != nil && pl.Type() == fastjson.TypeObject; isObj != h.payload {
+		t.Fatalf("payload object: scan %v, fastjson %v: %q", h.payload, isObj, line)
+	}
+	if h.payload {
+		eq("payload.type", h.ptyp, pl, "type")
+	}
+}
+
+func TestScanHead(t *testing.T) {
+	for _, l := range []string{
+		`{}`, ` {"a":1} `, `{"type":"user"}`, `{"type":"us\"er"}`, `{"type":"a\\"}`, `{"type":"a\\\"b"}`,
+		`{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"x":[1,2,{"type":"no"}]}}}`,
+		`{"payload":"x","payload":{"type":"a"}}`, `{"payload":{"type":"a"},"payload":{"type":"b"}}`,
+		`{"type":1,"type":"user"}`, `{"typ\u0065":"user"}`, `{"a":nan,"b":NaN,"c":-inf,"d":+Inf,"e":1.2.3e}`,
+		`{"a":-}`, `{"a":}`, `{"a":tru}`, `{"a":nul}`, `{"a" : [ ] , "b" : { } }`, "{\"a\":\"\x00\"}",
+		`{"a":1}x`, `{"a":1`, `{"a":"`, `[1]`, `"s"`, ``, `{`, `{"a":[1,]}`, `{"a":[1 2]}`, `{,}`, `{"a":1,}`,
+		"\x0b{}", "{}\x0b", `{"type":"user","message":{"content":"[Request interrupted by user]"}}`,
+		`{"a":` + string(bytes.Repeat([]byte("["), 298)) + string(bytes.Repeat([]byte("]"), 298)) + `}`,
+		`{"a":` + string(bytes.Repeat([]byte("["), 299)) + string(bytes.Repeat([]byte("]"), 299)) + `}`,
+		`{"a":` + string(bytes.Repeat([]byte("["), 298)) + `1` + string(bytes.Repeat([]byte("]"), 298)) + `}`,
+		`{"payload":` + string(bytes.Repeat([]byte(`{"a":`), 298)) + `1` + string(bytes.Repeat([]byte("}"), 298)) + `}`,
+		`{"payload":` + string(bytes.Repeat([]byte(`{"a":`), 297)) + `{"type":"x"}` + string(bytes.Repeat([]byte("}"), 297)) + `}`,
+	} {
+		checkHead(t, []byte(l))
+	}
+}
+
+func FuzzScanHead(f *testing.F) {
+	for _, s := range []string{`{"type":"user"}`, `{"timestamp":"t","type":"event_msg","payload":{"type":"x"}}`,
+		`{"a":[1,{"b":"c\\"}],"type":"x"}`, `{"a":nan}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { checkHead(t, line) })
+}
+
+// parseRef is each parser's whole-document path, the reference for the scan
+// path and for the prepared one (Preparer, then ParseScanned): the same
+// evidence for every line, in every parser state.
+func parseRef(p Parser) func([]byte) (Evidence, error) {
+	switch p := p.(type) {
+	case *Claude:
+		return p.parse
+	case *Codex:
+		return p.parseFull
+	}
+	panic("no reference path")
+}
+
+// checkSame feeds lines to a parser and to its reference in step.
+func checkSame(t *testing.T, agent Agent, name string, lines [][]byte) {
+	t.Helper()
+	fast, ref, split := New(agent), New(agent), New(agent).(ScanParser)
+	refParse := parseRef(ref)
+	pr := split.NewPreparer()
+	var s Scanned
+	for i, l := range lines {
+		got, gerr := fast.Parse(l)
+		want, werr := refParse(l)
+		if !reflect.DeepEqual(got, want) || gerr != werr {
+			t.Fatalf("%s: %s line %d: scan path %+v, %v; full parse %+v, %v", name, agent, i+1, got, gerr, want, werr)
+		}
+		pr.Prepare(l, &s)
+		got, gerr = split.ParseScanned(l, &s)
+		if !reflect.DeepEqual(got, want) || gerr != werr {
+			t.Fatalf("%s: %s line %d: prepared %+v, %v; full parse %+v, %v", name, agent, i+1, got, gerr, want, werr)
+		}
+	}
+}
+
+// TestScanPathMatchesParse runs both parsers over every real sample and
+// held-out case (each through both parsers: a file detected as one agent may
+// hold the other's lines) and requires the evidence of the full parse.
+func TestScanPathMatchesParse(t *testing.T) {
+	var files []string
+	for _, root := range []string{"../../shared/realworld", "../testdata/verify", "../testdata/replay"} {
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
+				files = append(files, path)
+			}
+			return nil
+		})
+	}
+	if len(files) == 0 {
+		t.Skip("no samples")
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.Split(raw, []byte("\n"))
+		for _, agent := range []Agent{AgentClaude, AgentCodex} {
+			checkSame(t, agent, f, lines)
+		}
+	}
+}
+
+func FuzzScanPathMatchesParse(f *testing.F) {
+	f.Add([]byte(`{"timestamp":"t","type":"event_msg","payload":{"type":"context_compacted"}}`),
+		[]byte(`{"timestamp":"t","type":"compacted","payload":{"message":""}}`))
+	f.Add([]byte(`{"type":"attachment","attachment":{}}`), []byte(`{"type":"user","message":{"content":"x"}}`))
+	f.Add([]byte(`{"timestamp":"t","type":"session_meta","payload":{"id":"a"}}`),
+		[]byte(`{"timestamp":"u","type":"session_meta","payload":{"id":"b"}}`))
+	f.Add([]byte(`{"type":"user","sessionId":"s","isSidechain":false,"message":{"content":[{"type":"tool_result","content":"[Request interrupted by user]"}]},"timestamp":"t"}`),
+		[]byte(`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]},"isMeta":true}`))
+	f.Add([]byte(`{"type":"user","cwd":"/w","message":{"content":"<command-name>/model</command-name>"},"version":"2.1.3"}`),
+		[]byte(`{"type":"user","message":{"content":[{"type":"image"},{"type":"text","text":"a\nb"}]}}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		for _, agent := range []Agent{AgentClaude, AgentCodex} {
+			checkSame(t, agent, "fuzz", [][]byte{a, b, a})
+		}
+	})
+}
+
+// checkToolInput holds toolInput to what ToolDetail reads: every detail
+// field's value is the one the whole input's Get returns.
+func checkToolInput(t *testing.T, obj []byte) {
+	var p, q fastjson.Parser
+	in, err := p.ParseBytes(obj)
+	if err != nil || in.Type() != fastjson.TypeObject {
+		return
+	}
+	red := toolInput(in)
+	out, err := q.ParseBytes(red)
+	if err != nil || out.Type() != fastjson.TypeObject {
+		t.Fatalf("toolInput(%s) = %s: not an object", obj, red)
+	}
+	for _, group := range [][]string{ToolCommandFields, ToolPathFields, ToolTargetFields} {
+		for _, f := range group {
+			a, b := in.Get(f), out.Get(f)
+			if (a == nil) != (b == nil) || a != nil && string(a.MarshalTo(nil)) != string(b.MarshalTo(nil)) {
+				t.Fatalf("%s: field %s: input %v, reduced %v", obj, f, a, b)
+			}
+		}
+	}
+}
+
+func TestToolInputFields(t *testing.T) {
+	for _, s := range []string{`{}`, `{"command":"ls","file_path":"/a","content":"big"}`, `{"cmd":["bash","-lc","x"],"url":1}`,
+		`{"command":1,"command":"second"}`, `{"comm\u0061nd":"escaped"}`, `{"path":"p","TargetFile":"t","query":"q","Query":"Q"}`} {
+		checkToolInput(t, []byte(s))
+	}
+}
+
+func FuzzToolInput(f *testing.F) {
+	f.Add([]byte(`{"command":"ls","file_path":"/a"}`))
+	f.Fuzz(func(t *testing.T, obj []byte) { checkToolInput(t, obj) })
+}
