@@ -159,7 +159,7 @@ func TestClaudePermissionApprove(t *testing.T) {
 	// specific PermissionRequest ~6 s later: nothing new may be published.
 	c.WaitHook("Notification", 1, tStep)
 	c.Timeline.Quiet(settle)
-	p.Key("Enter")
+	p.Choose("Enter", "Do you want to proceed?", tStep)
 	c.Timeline.Next(stTool(p.Tab, AnthToolCommand), tStep)
 	c.Timeline.Next(stDone(p.Tab), tStep)
 	p.WaitScreen(AnthToolDone, tStep)
@@ -184,7 +184,7 @@ func TestClaudePermissionReject(t *testing.T) {
 	p.Key("Down")
 	p.Key("Down")
 	p.WaitScreen("❯ 4. No", tStep)
-	p.Key("Enter")
+	p.Choose("Enter", "Do you want to proceed?", tStep)
 	c.Timeline.Next(stInterrupted(p.Tab, "log"), tStep)
 	c.Timeline.Quiet(settle)
 	if _, err := os.Stat(filepath.Join(c.Work, "f.txt")); err == nil {

@@ -124,6 +124,24 @@ func (p *Pane) Submit(text string) {
 	p.Key("Enter")
 }
 
+// Choose presses key to confirm a dialog and waits until the dialog (its
+// text on the screen) is gone. Under load an agent's UI can drop a key that
+// arrives while it redraws; a person then presses again, and so does this,
+// at most three times, logging each retry.
+func (p *Pane) Choose(key, dialog string, timeout time.Duration) {
+	p.s.T.Helper()
+	for try := 1; ; try++ {
+		p.Key(key)
+		if p.waitScreen(func(sc string) bool { return !strings.Contains(sc, dialog) }, timeout/3) {
+			return
+		}
+		if try == 3 {
+			p.s.T.Fatalf("%q still on the screen after pressing %s %d times", dialog, key, try)
+		}
+		p.s.T.Logf("%q still on the screen %s after %s: pressing it again", dialog, timeout/3, key)
+	}
+}
+
 // Screen is what the terminal shows now (tmux's own emulation).
 func (p *Pane) Screen() string {
 	out, err := p.tmux("capture-pane", "-p", "-t", "main")
