@@ -436,6 +436,10 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 	r.settle(e)
 	r.moveOn(e, h)
 	ch, ok := e.s.Hook(h)
+	// A hook can change the saved state without publishing (a subagent
+	// booked, a transcript path, a wait already named): the checkpoint must
+	// still be rewritten.
+	r.changed = true
 	r.locate(e)
 	if ok {
 		r.moved(e)

@@ -36,19 +36,28 @@ func LoadOrCreateSecret(path string) (string, error) {
 		return "", fmt.Errorf("http secret: %w", err)
 	}
 	secret := hex.EncodeToString(b[:])
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Written whole to a temporary file, then linked into place: the link
+	// fails if another process (the daemon, `hooks install --http`) made
+	// the file first, and no one ever reads a half-written secret.
+	f, err := os.CreateTemp(filepath.Dir(path), ".http-secret.tmp*") // 0600
+	if err != nil {
+		return "", fmt.Errorf("http secret: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(secret + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Link(f.Name(), path)
+	}
 	if errors.Is(err, fs.ErrExist) {
 		return readSecret(path) // another process made it first
 	}
 	if err != nil {
-		return "", fmt.Errorf("http secret: %w", err)
-	}
-	_, err = f.WriteString(secret + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
 		return "", fmt.Errorf("http secret %s: %w", path, err)
 	}
 	return secret, nil

@@ -290,19 +290,21 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 	if !writeLine(c, Response{OK: true, Snapshot: &n}) {
 		return
 	}
-	closed := func() {
-		if why := sub.Err(); why != "" {
-			writeLine(c, Response{Error: why})
+	// forward writes one event of C; false ends the stream (C closed, with
+	// the relay's reason if it gave one, or the peer not reading).
+	forward := func(ev Event, ok bool) bool {
+		if !ok {
+			if why := sub.Err(); why != "" {
+				writeLine(c, Response{Error: why})
+			}
+			return false
 		}
+		return writeLine(c, ev)
 	}
 	for {
 		select {
 		case ev, ok := <-sub.C():
-			if !ok {
-				closed()
-				return
-			}
-			if !writeLine(c, ev) {
+			if !forward(ev, ok) {
 				return
 			}
 		case <-sub.More():
@@ -310,11 +312,7 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 			for drained := false; !drained; {
 				select {
 				case ev, ok := <-sub.C():
-					if !ok {
-						closed()
-						return
-					}
-					if !writeLine(c, ev) {
+					if !forward(ev, ok) {
 						return
 					}
 				default:

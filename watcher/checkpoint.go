@@ -67,7 +67,7 @@ func (c *Checkpoint) Commit(state []byte, marks map[string]Mark, changed bool) {
 }
 
 // barrierWait bounds how long a checkpoint waits for the consumer's state.
-const barrierWait = 2 * time.Second
+var barrierWait = 2 * time.Second
 
 const ckptVersion = 1
 
@@ -129,6 +129,9 @@ func (w *Watcher) saveCheckpoint(force bool) error {
 	if w.cfg.SaveState {
 		var err error
 		if got, err = w.barrier(); err != nil {
+			// A late commit still takes the consumer's changed flag: write
+			// the next checkpoint whatever it says.
+			w.dirty.Store(true)
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 		if dirty := w.dirty.Swap(false); !force && !got.changed && !dirty {

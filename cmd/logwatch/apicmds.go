@@ -257,8 +257,8 @@ func writeStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
 	c := st.Counters
 	fmt.Fprintf(w, "\nhooks %d received, %d dropped, %d unknown; lines %d, %d malformed, %d oversized\n",
 		c.HooksReceived, c.HooksDropped, c.HooksUnknown, c.Lines, c.Malformed, c.Oversized)
-	fmt.Fprintf(w, "keys %d: %d interrupt candidates, %d confirmed, %d unconfirmed; %d bad requests\n",
-		c.Keys, c.InterruptCandidates, c.InterruptsConfirmed, c.InterruptsUnconfirmed, c.BadRequests)
+	fmt.Fprintf(w, "keys %d: %d interrupt candidates, %d confirmed, %d unconfirmed (key→marker last %d ms, max %d ms); %d bad requests\n",
+		c.Keys, c.InterruptCandidates, c.InterruptsConfirmed, c.InterruptsUnconfirmed, c.KeyToMarkerLastMs, c.KeyToMarkerMaxMs, c.BadRequests)
 	fmt.Fprintf(w, "connections %d/%d requests, %d/%d subscribers; %d evicted idle, %d refused, %d accept errors; %d subscriber resyncs\n",
 		c.Conns, c.ConnsMax, c.Subscribers, c.SubscribersMax, c.ConnsEvicted, c.ConnsRefused, c.AcceptErrors, c.SubscriberResyncs)
 	if c.HTTPRefused > 0 || c.TranscriptsRefused > 0 {

@@ -201,6 +201,13 @@ func loadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 			}
 		}
 	}
+	// Every long line must fit in the line budget. Left at its default, it
+	// follows a max_line_bytes raised past it (up to the 256 MiB cap the
+	// README allows); set explicitly, a smaller one is an error (validate).
+	if origins["line_buffer_bytes"] == "default" && cfg.LineBufferBytes < int64(cfg.MaxLineBytes) {
+		cfg.LineBufferBytes = int64(cfg.MaxLineBytes)
+		origins["line_buffer_bytes"] = "default (raised to max_line_bytes)"
+	}
 	// Unknown keys are reported with the values' errors; the values read are
 	// still returned, for the hook client, which must find the socket anyway.
 	return cfg, origins, errors.Join(keyErr, cfg.validate())

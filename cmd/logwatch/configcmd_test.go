@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,15 @@ func TestConfigCmd(t *testing.T) {
 	_, stderr, code = cli(t, []string{"LOGWATCH_LINE_BUFFER_BYTES=1048576"}, "config")
 	if code != 2 || !strings.Contains(stderr, "line_buffer_bytes (1048576) must be at least max_line_bytes (33554432)") {
 		t.Errorf("line budget below the longest line: %d %s", code, stderr)
+	}
+	// Left at its default, the budget follows a raised max_line_bytes, so a
+	// line size the README allows needs no second key (verify's flag too).
+	stdout, stderr, code = cli(t, []string{"LOGWATCH_MAX_LINE_BYTES=100000000"}, "config")
+	if code != 0 || !regexp.MustCompile(`line_buffer_bytes +100000000 +default \(raised to max_line_bytes\)`).MatchString(stdout) {
+		t.Errorf("default budget below a raised max_line_bytes: %d %s\n%s", code, stderr, stdout)
+	}
+	if _, stderr, code = cli(t, nil, "verify", "--max-line-bytes", "100000000", "../../testdata/verify"); code == 2 {
+		t.Errorf("verify --max-line-bytes 100000000 refused: %s", stderr)
 	}
 
 	// A root that exists but is not a readable directory stops config and

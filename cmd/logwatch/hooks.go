@@ -174,7 +174,7 @@ atomically. --dry-run prints the change as a diff instead.`,
 	flags(install)
 	install.Flags().StringVar(&bin, "bin", "", "the logwatch binary the hooks run (default: this one, by absolute path)")
 	install.Flags().BoolVar(&useHTTP, "http", false, "Claude Code only: write \"http\" hooks posting to the configured loopback listener "+
-		"(`http` key) with the per-user secret, instead of command hooks; the settings file is made 0600")
+		"(the http key) with the per-user secret, instead of command hooks; the settings file is made 0600")
 	uninstall := &cobra.Command{
 		Use:   "uninstall --agent claude|codex [--dry-run] [--scope user|project]",
 		Short: "Remove logwatch's hooks from an agent's settings, and nothing else",

@@ -227,15 +227,7 @@ func (rd *Reader) fill() error {
 		copy(nb, rd.buf[:rd.tail])
 		rd.buf = nb
 	}
-	n, err := rd.r.Read(rd.buf[rd.tail:])
-	rd.tail += n
-	if n > 0 {
-		return nil
-	}
-	if err == nil || errors.Is(err, io.EOF) {
-		return io.EOF
-	}
-	return err
+	return rd.readMore()
 }
 
 // growTo handles a full buffer holding the start of one line (SetBudget):

@@ -264,7 +264,6 @@ func (a *analyzer) count(f *File) {
 // folder is the per-file state of a fold.
 type folder struct {
 	f         *File
-	p         parsers.Parser
 	s         *session.Session
 	mainChain int
 }
@@ -298,7 +297,7 @@ func (fo *folder) line(num int, ev parsers.Evidence, err error) {
 var pipelineMin int64 = 8 << 20
 
 func (a *analyzer) fold(f *File, p parsers.Parser, size int64) {
-	fo := &folder{f: f, p: p, s: session.New(f.Agent)}
+	fo := &folder{f: f, s: session.New(f.Agent)}
 	sp, ok := p.(parsers.ScanParser)
 	if ok && size >= pipelineMin && runtime.GOMAXPROCS(0) > 1 {
 		a.pipeline(fo, sp)

@@ -19,8 +19,9 @@ const (
 	// gone). Snapshot says how many follow.
 	UpdateConnected
 	// UpdateLost says the stream ended (the daemon stopped or restarted, or
-	// dropped a subscriber that fell behind); Err says why. Follow is
-	// reconnecting with backoff.
+	// the connection broke; a slow subscriber is never dropped, its changes
+	// come coalesced with Resync set); Err says why. Follow is reconnecting
+	// with backoff.
 	UpdateLost
 )
 

@@ -1,0 +1,30 @@
+package relay
+
+import "testing"
+
+// TestSaveChangedByUnpublishedHook: a hook can change what a checkpoint
+// holds without publishing anything (a SubagentStart while working books a
+// subagent), and the periodic checkpoint is only rewritten when Save says
+// Changed. Without it, a kill -9 any time later would restore the session
+// without its subagent, and the Stop hook would then say done too early.
+func TestSaveChangedByUnpublishedHook(t *testing.T) {
+	h := newHarness(t, DefaultConfig())
+	save := func() Saved {
+		got := make(chan Saved, 1)
+		h.r.Save(func(s Saved) { got <- s })
+		return <-got
+	}
+	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s")))
+	h.expect("working/prompt/hook.prompt")
+	if !save().Changed {
+		t.Fatal("a published change is not Changed")
+	}
+	if save().Changed {
+		t.Fatal("Changed twice with nothing in between")
+	}
+	must(t, h.hook("", "claude", claudeHook("SubagentStart", "s", "agent_id", "a1")))
+	h.expect() // nothing published
+	if !save().Changed {
+		t.Fatal("a SubagentStart booked a subagent, yet Save says nothing changed: a checkpoint would not hold it")
+	}
+}
