@@ -1,8 +1,10 @@
 package relay
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/logwatch/logwatch/relay/session"
@@ -52,11 +54,7 @@ type savedEntry struct {
 // before the call, to done (on the relay goroutine: done must not block).
 func (r *Relay) Save(done func(Saved)) {
 	r.enqueue(func() {
-		st := savedRelay{Version: savedVersion, Seq: r.seq, Tabs: r.tabs}
-		for _, e := range r.sortedEntries() {
-			st.Sessions = append(st.Sessions, savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
-		}
-		b, err := json.Marshal(st)
+		b, err := r.encodeState()
 		if err != nil {
 			r.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
 			b = nil
@@ -68,6 +66,37 @@ func (r *Relay) Save(done func(Saved)) {
 		done(Saved{State: b, Marks: marks, Changed: r.changed})
 		r.changed = false
 	})
+}
+
+// encodeState writes what json.Marshal(savedRelay{...}) would, one session
+// at a time: at 10 000 sessions a []savedEntry of copies plus the encoder's
+// own growing buffer were most of the daemon's peak heap. The buffer starts
+// at the size of the previous state.
+func (r *Relay) encodeState() ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, r.stateSize+r.stateSize/8))
+	enc := json.NewEncoder(buf)
+	buf.WriteString(`{"version":`)
+	buf.WriteString(strconv.Itoa(savedVersion))
+	buf.WriteString(`,"seq":`)
+	buf.WriteString(strconv.FormatUint(r.seq, 10))
+	if len(r.tabs) > 0 {
+		buf.WriteString(`,"tabs":`)
+		if err := enc.Encode(r.tabs); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteString(`,"sessions":[`)
+	for i, e := range r.sortedEntries() {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := enc.Encode(savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path}); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteString("]}")
+	r.stateSize = buf.Len()
+	return buf.Bytes(), nil
 }
 
 // Restore loads a state Save produced, before any log line of this run.

@@ -176,11 +176,12 @@ type entry struct {
 
 // Relay owns all session state. Create it with New and start Run.
 type Relay struct {
-	cfg    Config
-	clock  Clock
-	log    zerolog.Logger
-	follow Follower
-	roots  []string // cfg.Roots made absolute, each also with symlinks resolved
+	stateSize int // bytes of the last encoded state: the next one's first guess
+	cfg       Config
+	clock     Clock
+	log       zerolog.Logger
+	follow    Follower
+	roots     []string // cfg.Roots made absolute, each also with symlinks resolved
 
 	inbox    chan func()
 	done     chan struct{}

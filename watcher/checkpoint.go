@@ -1,6 +1,7 @@
 package watcher
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,7 +145,25 @@ func (w *Watcher) saveCheckpoint(force bool) error {
 		files = append(files, f)
 	}
 	w.mu.Unlock()
-	cf := ckptFile{Version: ckptVersion, Files: make([]*ckptEntry, 0, len(files)), State: got.state}
+	if len(got.state) > 0 && !json.Valid(got.state) {
+		return errors.New("encode checkpoint: the consumer's state is not JSON")
+	}
+	dir := filepath.Dir(w.cfg.CheckpointFile)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("checkpoint dir: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(w.cfg.CheckpointFile)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	// Streamed, entry by entry, as json.Marshal(ckptFile) would write it:
+	// at 10 000 files, marshalling the whole file (and re-validating the
+	// consumer's state as a RawMessage) briefly doubled the daemon's heap.
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	enc := json.NewEncoder(bw)
+	fmt.Fprintf(bw, `{"version":%d,"files":[`, ckptVersion)
+	n := 0
 	for _, f := range files {
 		p := f.position()
 		if p.fresh || p.dev == 0 && p.ino == 0 && p.sigLen == 0 && p.offset == 0 {
@@ -162,23 +181,23 @@ func (w *Watcher) saveCheckpoint(force bool) error {
 				continue // nothing of this generation folded: bootstrap it afresh
 			}
 		}
-		cf.Files = append(cf.Files, &ckptEntry{Path: f.path, Dev: p.dev, Ino: p.ino, Sig: p.sig,
-			SigLen: p.sigLen, Offset: p.offset, Line: p.line, LineKnown: p.lineKnown})
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		if err := enc.Encode(ckptEntry{Path: f.path, Dev: p.dev, Ino: p.ino, Sig: p.sig,
+			SigLen: p.sigLen, Offset: p.offset, Line: p.line, LineKnown: p.lineKnown}); err != nil {
+			tmp.Close()
+			return fmt.Errorf("encode checkpoint: %w", err)
+		}
 	}
-	b, err := json.Marshal(cf)
-	if err != nil {
-		return fmt.Errorf("encode checkpoint: %w", err)
+	bw.WriteByte(']')
+	if len(got.state) > 0 {
+		bw.WriteString(`,"state":`)
+		bw.Write(got.state)
 	}
-	dir := filepath.Dir(w.cfg.CheckpointFile)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("checkpoint dir: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(w.cfg.CheckpointFile)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	_, err = tmp.Write(b)
+	bw.WriteByte('}')
+	err = bw.Flush()
 	if err == nil {
 		err = tmp.Sync()
 	}

@@ -1,0 +1,53 @@
+package relay
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestEncodeStateIsMarshal: the streamed state decodes to exactly what
+// json.Marshal of the whole savedRelay gave, tabs and several sessions
+// included, and the relay restores it.
+func TestEncodeStateIsMarshal(t *testing.T) {
+	h := newHarness(t, DefaultConfig())
+	must(t, h.hook("tab-1", "claude", claudeHook("UserPromptSubmit", "s1")))
+	must(t, h.hook("", "claude", claudeHook("SubagentStart", "s1", "agent_id", "a1")))
+	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s2")))
+	must(t, h.hook("", "claude", claudeHook("Stop", "s2")))
+	h.sync()
+	type pair struct{ got, want []byte }
+	res := make(chan pair, 1)
+	h.r.enqueue(func() {
+		st := savedRelay{Version: savedVersion, Seq: h.r.seq, Tabs: h.r.tabs}
+		for _, e := range h.r.sortedEntries() {
+			st.Sessions = append(st.Sessions, savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
+		}
+		want, err := json.Marshal(st)
+		if err != nil {
+			t.Error(err)
+		}
+		got, err := h.r.encodeState()
+		if err != nil {
+			t.Error(err)
+		}
+		res <- pair{got, want}
+	})
+	p := <-res
+	var got, want any
+	if err := json.Unmarshal(p.got, &got); err != nil {
+		t.Fatalf("streamed state is not JSON: %v\n%s", err, p.got)
+	}
+	must(t, json.Unmarshal(p.want, &want))
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("streamed state\n%s\nwant\n%s", p.got, p.want)
+	}
+	if n := len(want.(map[string]any)["sessions"].([]any)); n != 2 {
+		t.Fatalf("%d sessions saved, want 2", n)
+	}
+	if want.(map[string]any)["tabs"] == nil {
+		t.Fatal("no tab saved: the test does not cover tabs")
+	}
+	var st savedRelay
+	must(t, json.Unmarshal(p.got, &st))
+}
