@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -118,13 +119,24 @@ func (w *Watcher) barrier() (committed, error) {
 	}
 }
 
-// saveCheckpoint writes every file's delivered position (with SaveState:
+// saveCheckpoint writes the checkpoint, then tells AfterCheckpoint its
+// size, once the encoding's garbage is unreachable.
+func (w *Watcher) saveCheckpoint(force bool) error {
+	n, err := w.writeCheckpoint(force)
+	if err == nil && n > 0 && w.cfg.AfterCheckpoint != nil {
+		w.cfg.AfterCheckpoint(n)
+	}
+	return err
+}
+
+// writeCheckpoint writes every file's delivered position (with SaveState:
 // the position the consumer folded, and its state): to a temporary file,
 // synced, then renamed over the old one, so a crash leaves either. Unless
-// force, an unchanged checkpoint is not rewritten.
-func (w *Watcher) saveCheckpoint(force bool) error {
+// force, an unchanged checkpoint is not rewritten. It returns the bytes
+// written (0: none).
+func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 	if w.cfg.CheckpointFile == "" {
-		return nil
+		return 0, nil
 	}
 	var got committed
 	if w.cfg.SaveState {
@@ -133,10 +145,10 @@ func (w *Watcher) saveCheckpoint(force bool) error {
 			// A late commit still takes the consumer's changed flag: write
 			// the next checkpoint whatever it says.
 			w.dirty.Store(true)
-			return fmt.Errorf("checkpoint: %w", err)
+			return 0, fmt.Errorf("checkpoint: %w", err)
 		}
 		if dirty := w.dirty.Swap(false); !force && !got.changed && !dirty {
-			return nil // nothing new to save
+			return 0, nil // nothing new to save
 		}
 	}
 	w.mu.Lock()
@@ -146,15 +158,15 @@ func (w *Watcher) saveCheckpoint(force bool) error {
 	}
 	w.mu.Unlock()
 	if len(got.state) > 0 && !json.Valid(got.state) {
-		return errors.New("encode checkpoint: the consumer's state is not JSON")
+		return 0, errors.New("encode checkpoint: the consumer's state is not JSON")
 	}
 	dir := filepath.Dir(w.cfg.CheckpointFile)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("checkpoint dir: %w", err)
+		return 0, fmt.Errorf("checkpoint dir: %w", err)
 	}
 	tmp, err := os.CreateTemp(dir, filepath.Base(w.cfg.CheckpointFile)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return 0, fmt.Errorf("checkpoint: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
 	// Streamed, entry by entry, as json.Marshal(ckptFile) would write it:
@@ -188,7 +200,7 @@ func (w *Watcher) saveCheckpoint(force bool) error {
 		if err := enc.Encode(ckptEntry{Path: f.path, Dev: p.dev, Ino: p.ino, Sig: p.sig,
 			SigLen: p.sigLen, Offset: p.offset, Line: p.line, LineKnown: p.lineKnown}); err != nil {
 			tmp.Close()
-			return fmt.Errorf("encode checkpoint: %w", err)
+			return 0, fmt.Errorf("encode checkpoint: %w", err)
 		}
 	}
 	bw.WriteByte(']')
@@ -198,6 +210,10 @@ func (w *Watcher) saveCheckpoint(force bool) error {
 	}
 	bw.WriteByte('}')
 	err = bw.Flush()
+	var size int64
+	if err == nil {
+		size, err = tmp.Seek(0, io.SeekCurrent)
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -208,11 +224,11 @@ func (w *Watcher) saveCheckpoint(force bool) error {
 		err = os.Rename(tmp.Name(), w.cfg.CheckpointFile)
 	}
 	if err != nil {
-		return fmt.Errorf("write checkpoint: %w", err)
+		return 0, fmt.Errorf("write checkpoint: %w", err)
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		d.Close()
 	}
-	return nil
+	return size, nil
 }

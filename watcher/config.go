@@ -46,6 +46,10 @@ type Config struct {
 	// keep reading Records until they close (the final checkpoint is written
 	// after Run's context ends).
 	SaveState bool
+	// AfterCheckpoint, when set, is called with a written checkpoint's
+	// size, after its encoding is garbage (the daemon hands a large one's
+	// pages back to the OS).
+	AfterCheckpoint func(size int64)
 	// MaxWatches caps the directory watches this watcher takes (0: only the
 	// kernel's limit). Directories beyond it are polled.
 	MaxWatches int

@@ -3,6 +3,7 @@ package watcher
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,10 +74,17 @@ func TestSaveStateCheckpoint(t *testing.T) {
 	mkdir(t, filepath.Join(dir, "claude", "-w"))
 	appendFile(t, filepath.Join(dir, "claude", "-w", "s1.jsonl"), b.String())
 
+	var sizes []int64
+	cfg.AfterCheckpoint = func(n int64) { sizes = append(sizes, n) }
 	first := runSaveState(t, cfg, 4, `{"folded":4}`)
 	if first.state != nil || len(first.lines) != 10 {
 		t.Fatalf("first run: state %q, %d lines", first.state, len(first.lines))
 	}
+	// Run has returned: the final checkpoint is written and reported.
+	if fi, err := os.Stat(cfg.CheckpointFile); err != nil || len(sizes) != 1 || sizes[0] != fi.Size() {
+		t.Fatalf("AfterCheckpoint told %v, checkpoint file %v (%v)", sizes, fi, err)
+	}
+	cfg.AfterCheckpoint = nil
 	second := runSaveState(t, cfg, 10, `{"folded":10}`)
 	if string(second.state) != `{"folded":4}` {
 		t.Fatalf("second run got state %q", second.state)

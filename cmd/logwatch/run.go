@@ -43,6 +43,10 @@ serves every session's state on the unix socket until SIGINT or SIGTERM.`,
 	return cmd
 }
 
+// bigCheckpoint is the checkpoint size (about 1 000 sessions) from which
+// its garbage is worth a forced collection.
+const bigCheckpoint = 512 << 10
+
 // serve wires watcher → relay → socket (and the optional HTTP listener) and
 // runs them until ctx ends.
 func (a *app) serve(ctx context.Context, record string) error {
@@ -78,6 +82,15 @@ func (a *app) serve(ctx context.Context, record string) error {
 		// The relay's state (hooks, acks, tabs, turn bookkeeping) is saved
 		// with the positions it folded, so a restart forgets nothing.
 		SaveState: a.cfg.Checkpoint != "",
+		// Encoding a checkpoint of thousands of sessions leaves megabytes
+		// of garbage the runtime would keep resident for minutes: return
+		// them now (a checkpoint is written at most every 5 s, and only
+		// when something changed).
+		AfterCheckpoint: func(size int64) {
+			if size >= bigCheckpoint {
+				debug.FreeOSMemory()
+			}
+		},
 	}, a.log)
 	if err != nil {
 		ln.Close()
