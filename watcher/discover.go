@@ -320,7 +320,7 @@ func (w *Watcher) saw(d *dir, p string) {
 
 // newFile registers a file. Called with w.mu held.
 func (w *Watcher) newFile(p string, d *dir, agent parsers.Agent, booted bool, ck *ckptEntry) *file {
-	f := &file{path: p, dir: d, agent: agent, booted: booted, presumed: d != nil, wake: make(chan struct{}, 1)}
+	f := &file{path: p, dir: d, agent: agent, booted: booted, presumed: d != nil}
 	f.session, f.subagent = sessionOf(p, agent)
 	switch {
 	case booted:

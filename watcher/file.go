@@ -45,7 +45,12 @@ type filePos struct {
 // file is one followed log.
 type file struct {
 	path string
-	wake chan struct{} // capacity 1: pending "look at the file"
+	// wake (capacity 1: pending "look at the file") is made, under
+	// Watcher.mu, by the first kick that needs it, and is never replaced:
+	// most files are read once at start-up and then stay idle, and 10 000
+	// idle channels were a tenth of the daemon's heap. A long-lived reader
+	// starts only once it exists, so its unlocked receive sees it.
+	wake chan struct{}
 
 	// Guarded by Watcher.mu.
 	dir     *dir

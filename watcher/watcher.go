@@ -436,6 +436,9 @@ func (w *Watcher) kickLocked(f *file) {
 	if w.files[f.path] != f {
 		return // dropped; whatever is at the path now has its own file
 	}
+	if f.wake == nil {
+		f.wake = make(chan struct{}, 1)
+	}
 	if f.running {
 		select {
 		case f.wake <- struct{}{}:
