@@ -176,12 +176,11 @@ type entry struct {
 
 // Relay owns all session state. Create it with New and start Run.
 type Relay struct {
-	stateSize int // bytes of the last encoded state: the next one's first guess
-	cfg       Config
-	clock     Clock
-	log       zerolog.Logger
-	follow    Follower
-	roots     []string // cfg.Roots made absolute, each also with symlinks resolved
+	cfg    Config
+	clock  Clock
+	log    zerolog.Logger
+	follow Follower
+	roots  []string // cfg.Roots made absolute, each also with symlinks resolved
 
 	inbox    chan func()
 	done     chan struct{}
@@ -205,6 +204,9 @@ type Relay struct {
 
 	restoredCh  chan struct{}
 	restoreOnce sync.Once
+
+	// Owned by the Run goroutine.
+	stateSize int // bytes of the last encoded state: the next one's first guess
 }
 
 // New returns a relay. follow may be nil (no watcher: hooks only).
