@@ -208,6 +208,13 @@ func (rd *Reader) NextBuffered() (Line, bool) {
 	return Line{Bytes: b, Offset: lineOff, End: rd.off, Num: rd.num}, true
 }
 
+// BufferOffset returns where l, the line NextBuffered or Next returned
+// last or one before it from the same buffer, starts in the reader's
+// current buffer (the one SwapBuffer hands over).
+func (rd *Reader) BufferOffset(l Line) int {
+	return int(l.Offset - (rd.off - int64(rd.head)))
+}
+
 // SwapBuffer moves what is pending into nb (a new buffer is made when nb
 // cannot hold the pending bytes and more) and returns the buffer
 // the reader held, which it never touches again: every line returned so far

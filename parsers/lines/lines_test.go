@@ -327,7 +327,8 @@ func TestRewind(t *testing.T) {
 // every line's bytes without copying them, and requires, once the whole
 // input is read, the same lines as Next alone: no handed-over line was
 // overwritten. Small buffers and a short read size make it swap often and
-// grow for long lines; oversized and CRLF lines go through Next.
+// grow for long lines; oversized and CRLF lines go through Next. Each
+// line's BufferOffset points at its bytes.
 func TestSwapBuffer(t *testing.T) {
 	var in strings.Builder
 	for i := 0; i < 300; i++ {
@@ -357,6 +358,9 @@ func TestSwapBuffer(t *testing.T) {
 				}
 				continue // chunked reports io.EOF now and then
 			}
+		}
+		if o := rd.BufferOffset(l); len(l.Bytes) > 0 && &rd.buf[o] != &l.Bytes[0] {
+			t.Fatalf("line %d: BufferOffset %d does not point at it", l.Num, o)
 		}
 		held = append(held, l.Bytes)
 		nums = append(nums, l.Num)

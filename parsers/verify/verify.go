@@ -327,12 +327,25 @@ func (a *analyzer) fold(f *File, p parsers.Parser, size int64) {
 // handed over (lines.Reader.SwapBuffer), so that they can be scanned on
 // other goroutines while the reader moves on without copying them.
 type batch struct {
-	buf   []byte   // the buffer the lines are in, reused as a read buffer
-	lines [][]byte // the lines, in buf
+	buf []byte // the buffer the lines are in, reused as a read buffer
+	// lines holds each line's start and end in buf: offsets, not slices,
+	// so that the garbage collector has no pointers to scan or track.
+	lines []int
 	nums  []int
 	scans []parsers.Scanned
 	done  chan struct{} // closed when every line is scanned
 }
+
+// add appends l, a line in the reader's current buffer, which becomes b.buf
+// when the reader hands it over.
+func (b *batch) add(rd *lines.Reader, l lines.Line) {
+	start := rd.BufferOffset(l)
+	b.lines = append(b.lines, start, start+len(l.Bytes))
+	b.nums = append(b.nums, l.Num)
+}
+
+// line returns the j-th line.
+func (b *batch) line(j int) []byte { return b.buf[b.lines[2*j]:b.lines[2*j+1]] }
 
 // batchBytes is the size of a batch's buffer, and so of a read.
 var batchBytes = 1 << 20
@@ -362,8 +375,7 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 			// batch's.
 			l, ok := rd.NextBuffered()
 			if ok {
-				b.lines = append(b.lines, l.Bytes)
-				b.nums = append(b.nums, l.Num)
+				b.add(rd, l)
 				continue
 			}
 			nb := <-free
@@ -373,7 +385,7 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 			if err != nil && !errors.Is(err, io.EOF) {
 				readErr = err
 			}
-			if len(b.lines) > 0 || err != nil {
+			if len(b.nums) > 0 || err != nil {
 				b.done = make(chan struct{})
 				work <- b
 				ordered <- b
@@ -386,8 +398,7 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 				return
 			}
 			b = nb
-			b.lines = append(b.lines, l.Bytes)
-			b.nums = append(b.nums, l.Num)
+			b.add(rd, l)
 		}
 	}()
 	var wg sync.WaitGroup
@@ -397,12 +408,12 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 			defer wg.Done()
 			pr := p.NewPreparer()
 			for b := range work {
-				if cap(b.scans) < len(b.lines) {
-					b.scans = make([]parsers.Scanned, len(b.lines))
+				if cap(b.scans) < len(b.nums) {
+					b.scans = make([]parsers.Scanned, len(b.nums))
 				}
-				b.scans = b.scans[:len(b.lines)]
-				for j, l := range b.lines {
-					pr.Prepare(l, &b.scans[j])
+				b.scans = b.scans[:len(b.nums)]
+				for j := range b.nums {
+					pr.Prepare(b.line(j), &b.scans[j])
 				}
 				close(b.done)
 			}
@@ -410,11 +421,10 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 	}
 	for b := range ordered {
 		<-b.done
-		for j, l := range b.lines {
-			ev, err := p.ParseScanned(l, &b.scans[j])
-			fo.line(b.nums[j], ev, err)
+		for j, num := range b.nums {
+			ev, err := p.ParseScanned(b.line(j), &b.scans[j])
+			fo.line(num, ev, err)
 		}
-		clear(b.lines) // drop the references into buf
 		b.lines, b.nums = b.lines[:0], b.nums[:0]
 		if len(b.buf) != batchBytes {
 			// It held a huge line (or the reader's first buffer): keep one
