@@ -79,3 +79,25 @@ func BenchmarkClassify(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanHead is the validating head scan alone over every real
+// sample line of each agent (as verify's Preparers run it), in MB/s.
+func BenchmarkScanHead(b *testing.B) {
+	for _, agent := range []Agent{AgentClaude, AgentCodex} {
+		scanned, parsed := classifyLines(b, agent)
+		all := append(scanned, parsed...)
+		b.Run(string(agent), func(b *testing.B) {
+			var n int64
+			for _, l := range all {
+				n += int64(len(l) + 1)
+			}
+			b.SetBytes(n)
+			var s Scanned
+			for b.Loop() {
+				for _, l := range all {
+					scanLine(l, &s, agent == AgentClaude)
+				}
+			}
+		})
+	}
+}

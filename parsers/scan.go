@@ -84,7 +84,8 @@ func quoteOrSlash(w uint64) uint64 {
 // it when an even number of backslashes precede it, as in fastjson. Most
 // strings are short: their end is found 8 bytes at a time without a call.
 func skipString(b []byte, i int) int {
-	for k := i; k+8 <= len(b) && k-i < 32; k += 8 {
+	k := i
+	for ; k+8 <= len(b) && k-i < 32; k += 8 {
 		if m := quoteOrSlash(binary.LittleEndian.Uint64(b[k:])); m != 0 {
 			e := k + bits.TrailingZeros64(m)/8
 			if b[e] == '"' {
@@ -93,7 +94,8 @@ func skipString(b []byte, i int) int {
 			return skipEscaped(b, i, e)
 		}
 	}
-	return skipEscaped(b, i, i)
+	// b[i:k] holds no quote or backslash: search on from k.
+	return skipEscaped(b, i, k)
 }
 
 // skipEscaped finishes skipString from k (no closing quote before it).
@@ -176,7 +178,7 @@ func skipNumber(b []byte, i int) int {
 	k := i
 	for ; k < len(b); k++ {
 		ch := b[k]
-		if (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == 'e' || ch == 'E' || ch == '+' {
+		if numberByte[ch] {
 			continue
 		}
 		if k == i || k == i+1 && (b[i] == '-' || b[i] == '+') {
@@ -189,6 +191,10 @@ func skipNumber(b []byte, i int) int {
 	}
 	return len(b)
 }
+
+// numberByte marks the bytes of a raw number: digits, signs, dots, exponents.
+var numberByte = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
+	'6': true, '7': true, '8': true, '9': true, '.': true, '-': true, '+': true, 'e': true, 'E': true}
 
 func skipArray(b []byte, i, depth int) int {
 	i = ws(b, i)

@@ -183,6 +183,54 @@ func (rd *Reader) Next() (Line, error) {
 	}
 }
 
+// NextBuffered returns the next line when it is complete in the buffer and
+// no read, skip or compaction is needed to return it; otherwise it returns
+// false and Next must be called. Unlike Next's, the lines it returns stay
+// valid until the next Next or SwapBuffer: with SwapBuffer, a caller can hand
+// out whole buffers of lines without copying them.
+func (rd *Reader) NextBuffered() (Line, bool) {
+	if rd.skipping {
+		return Line{}, false
+	}
+	i := bytes.IndexByte(rd.buf[rd.head:rd.tail], '\n')
+	if i < 0 || i > rd.max {
+		return Line{}, false
+	}
+	start := rd.head
+	rd.head += i + 1
+	lineOff := rd.off
+	rd.off += int64(i + 1)
+	rd.num++
+	b := rd.buf[start : start+i]
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return Line{Bytes: b, Offset: lineOff, End: rd.off, Num: rd.num}, true
+}
+
+// BufferOffset returns where l, the line NextBuffered or Next returned
+// last or one before it from the same buffer, starts in the reader's
+// current buffer (the one SwapBuffer hands over).
+func (rd *Reader) BufferOffset(l Line) int {
+	return int(l.Offset - (rd.off - int64(rd.head)))
+}
+
+// SwapBuffer moves what is pending into nb (a new buffer is made when nb
+// cannot hold the pending bytes and more) and returns the buffer
+// the reader held, which it never touches again: every line returned so far
+// stays valid in it. nb becomes the base buffer. Not for use with a budget.
+func (rd *Reader) SwapBuffer(nb []byte) []byte {
+	pending := rd.tail - rd.head
+	if len(nb) <= pending {
+		nb = make([]byte, max(len(rd.base), 2*pending))
+	}
+	old := rd.buf
+	rd.tail = copy(nb, rd.buf[rd.head:rd.tail])
+	rd.head = 0
+	rd.buf, rd.base = nb, nb
+	return old
+}
+
 // fill makes room and reads more bytes. It returns io.EOF when nothing new
 // was read.
 func (rd *Reader) fill() error {

@@ -321,3 +321,58 @@ func TestRewind(t *testing.T) {
 		t.Fatal("rewound over a dropped oversized line")
 	}
 }
+
+// TestSwapBuffer reads with NextBuffered, handing buffers over with
+// SwapBuffer whenever a read is needed (as verify's pipeline does), keeps
+// every line's bytes without copying them, and requires, once the whole
+// input is read, the same lines as Next alone: no handed-over line was
+// overwritten. Small buffers and a short read size make it swap often and
+// grow for long lines; oversized and CRLF lines go through Next. Each
+// line's BufferOffset points at its bytes.
+func TestSwapBuffer(t *testing.T) {
+	var in strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&in, "line %d %s\r\n", i, strings.Repeat("y", i*7%90))
+		if i%50 == 7 {
+			in.WriteString(strings.Repeat("z", 400) + "\n") // oversized at max 200
+		}
+	}
+	in.WriteString("partial")
+	want := readAll(t, strings.NewReader(in.String()), 200)
+
+	src := &chunked{b: []byte(in.String()), n: 37}
+	rd := New(src, 0, 0, 200)
+	var held [][]byte
+	var nums []int
+	for {
+		l, ok := rd.NextBuffered()
+		if !ok {
+			rd.SwapBuffer(make([]byte, 64))
+			var err error
+			if l, err = rd.Next(); err != nil {
+				if !errors.Is(err, io.EOF) {
+					t.Fatal(err)
+				}
+				if src.done() {
+					break
+				}
+				continue // chunked reports io.EOF now and then
+			}
+		}
+		if o := rd.BufferOffset(l); len(l.Bytes) > 0 && &rd.buf[o] != &l.Bytes[0] {
+			t.Fatalf("line %d: BufferOffset %d does not point at it", l.Num, o)
+		}
+		held = append(held, l.Bytes)
+		nums = append(nums, l.Num)
+	}
+	var g got
+	for _, b := range held {
+		g.lines = append(g.lines, string(b))
+	}
+	if fmt.Sprint(g.lines) != fmt.Sprint(want.lines) || fmt.Sprint(nums) != fmt.Sprint(want.nums) {
+		t.Fatalf("swapped: %d lines, %v\nwant %d, %v", len(g.lines), nums, len(want.lines), want.nums)
+	}
+	if rd.Oversized != want.oversized || rd.Offset() != want.offset || rd.Pending() != want.pending {
+		t.Fatalf("oversized %d offset %d pending %d, want %+v", rd.Oversized, rd.Offset(), rd.Pending(), want)
+	}
+}

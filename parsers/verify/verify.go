@@ -323,16 +323,31 @@ func (a *analyzer) fold(f *File, p parsers.Parser, size int64) {
 	a.finish(f)
 }
 
-// batch is a run of consecutive lines, copied out of the reader so that
-// they can be scanned on other goroutines while the reader moves on.
+// batch is a run of consecutive lines, slices of one buffer the reader has
+// handed over (lines.Reader.SwapBuffer), so that they can be scanned on
+// other goroutines while the reader moves on without copying them.
 type batch struct {
-	buf   []byte
-	ends  []int // end of each line in buf
+	buf []byte // the buffer the lines are in, reused as a read buffer
+	// lines holds each line's start and end in buf: offsets, not slices,
+	// so that the garbage collector has no pointers to scan or track.
+	lines []int
 	nums  []int
 	scans []parsers.Scanned
 	done  chan struct{} // closed when every line is scanned
 }
 
+// add appends l, a line in the reader's current buffer, which becomes b.buf
+// when the reader hands it over.
+func (b *batch) add(rd *lines.Reader, l lines.Line) {
+	start := rd.BufferOffset(l)
+	b.lines = append(b.lines, start, start+len(l.Bytes))
+	b.nums = append(b.nums, l.Num)
+}
+
+// line returns the j-th line.
+func (b *batch) line(j int) []byte { return b.buf[b.lines[2*j]:b.lines[2*j+1]] }
+
+// batchBytes is the size of a batch's buffer, and so of a read.
 var batchBytes = 1 << 20
 
 // pipeline folds a long file with its lines read by one goroutine, scanned
@@ -344,34 +359,46 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 	n := runtime.GOMAXPROCS(0)
 	free := make(chan *batch, 2*n+2)
 	for i := 0; i < cap(free); i++ {
-		free <- &batch{buf: make([]byte, 0, batchBytes)}
+		free <- &batch{buf: make([]byte, batchBytes)}
 	}
 	work := make(chan *batch, cap(free))
 	ordered := make(chan *batch, cap(free))
 	var readErr error
+	rd := a.reader
 	go func() {
 		defer close(ordered)
 		defer close(work)
 		b := <-free
 		for {
-			l, err := a.reader.Next()
-			if err == nil {
-				b.buf = append(b.buf, l.Bytes...)
-				b.ends = append(b.ends, len(b.buf))
-				b.nums = append(b.nums, l.Num)
-				if len(b.buf) < batchBytes {
-					continue
-				}
-			} else if !errors.Is(err, io.EOF) {
+			// Take the lines complete in the reader's buffer; when it needs
+			// to read, hand the buffer over with them and read into the next
+			// batch's.
+			l, ok := rd.NextBuffered()
+			if ok {
+				b.add(rd, l)
+				continue
+			}
+			nb := <-free
+			b.buf = rd.SwapBuffer(nb.buf)
+			nb.buf = nil
+			l, err := rd.Next()
+			if err != nil && !errors.Is(err, io.EOF) {
 				readErr = err
 			}
-			b.done = make(chan struct{})
-			work <- b
-			ordered <- b
+			if len(b.nums) > 0 || err != nil {
+				b.done = make(chan struct{})
+				work <- b
+				ordered <- b
+			} else {
+				b.lines, b.nums = b.lines[:0], b.nums[:0]
+				free <- b
+			}
 			if err != nil {
+				free <- nb
 				return
 			}
-			b = <-free
+			b = nb
+			b.add(rd, l)
 		}
 	}()
 	var wg sync.WaitGroup
@@ -381,14 +408,12 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 			defer wg.Done()
 			pr := p.NewPreparer()
 			for b := range work {
-				if cap(b.scans) < len(b.ends) {
-					b.scans = make([]parsers.Scanned, len(b.ends))
+				if cap(b.scans) < len(b.nums) {
+					b.scans = make([]parsers.Scanned, len(b.nums))
 				}
-				b.scans = b.scans[:len(b.ends)]
-				start := 0
-				for j, end := range b.ends {
-					pr.Prepare(b.buf[start:end], &b.scans[j])
-					start = end
+				b.scans = b.scans[:len(b.nums)]
+				for j := range b.nums {
+					pr.Prepare(b.line(j), &b.scans[j])
 				}
 				close(b.done)
 			}
@@ -396,16 +421,15 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 	}
 	for b := range ordered {
 		<-b.done
-		start := 0
-		for j, end := range b.ends {
-			ev, err := p.ParseScanned(b.buf[start:end], &b.scans[j])
-			fo.line(b.nums[j], ev, err)
-			start = end
+		for j, num := range b.nums {
+			ev, err := p.ParseScanned(b.line(j), &b.scans[j])
+			fo.line(num, ev, err)
 		}
-		b.buf, b.ends, b.nums = b.buf[:0], b.ends[:0], b.nums[:0]
-		if cap(b.buf) > 4*batchBytes {
-			// It held a huge line: do not keep that much for the rest.
-			b.buf = make([]byte, 0, batchBytes)
+		b.lines, b.nums = b.lines[:0], b.nums[:0]
+		if len(b.buf) != batchBytes {
+			// It held a huge line (or the reader's first buffer): keep one
+			// read's worth for the rest.
+			b.buf = make([]byte, batchBytes)
 		}
 		select {
 		case free <- b:
