@@ -206,17 +206,9 @@ func skipArray(b []byte, i, depth int) int {
 		if i < 0 {
 			return -1
 		}
-		i = ws(b, i)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i++
-		case ']':
-			return i + 1
-		default:
-			return -1
+		var again bool
+		if i, again = next(b, i, ']'); !again {
+			return i
 		}
 	}
 }
@@ -243,17 +235,9 @@ func skipObject(b []byte, i, depth int) int {
 		if i < 0 {
 			return -1
 		}
-		i = ws(b, i)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i++
-		case '}':
-			return i + 1
-		default:
-			return -1
+		var again bool
+		if i, again = next(b, i, '}'); !again {
+			return i
 		}
 	}
 }
@@ -331,17 +315,9 @@ func headObject(b []byte, i, depth int, h *head, payload bool) int {
 		if i < 0 {
 			return -1
 		}
-		i = ws(b, i)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i++
-		case '}':
-			return i + 1
-		default:
-			return -1
+		var again bool
+		if i, again = next(b, i, '}'); !again {
+			return i
 		}
 	}
 }
@@ -474,17 +450,9 @@ func objectKeys(b []byte, i, depth int, u *userHead, val func(key []byte, i int)
 		if i = val(key, i); i < 0 {
 			return -1
 		}
-		i = ws(b, i)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i++
-		case '}':
-			return i + 1
-		default:
-			return -1
+		var again bool
+		if i, again = next(b, i, '}'); !again {
+			return i
 		}
 	}
 }
@@ -582,17 +550,9 @@ func contentArray(b []byte, i int, u *userHead) int {
 		if i < 0 {
 			return -1
 		}
-		i = ws(b, i)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i++
-		case ']':
-			return i + 1
-		default:
-			return -1
+		var again bool
+		if i, again = next(b, i, ']'); !again {
+			return i
 		}
 	}
 }
@@ -633,4 +593,21 @@ func block(b []byte, i int, u *userHead) int {
 		}
 	}
 	return i
+}
+
+// next steps past the whitespace and separator after a member of an object
+// or array that close ends: the index after a ',' (again: another member
+// follows), after close (the container is done), or -1 for anything else.
+func next(b []byte, i int, close byte) (int, bool) {
+	i = ws(b, i)
+	if i >= len(b) {
+		return -1, false
+	}
+	switch b[i] {
+	case ',':
+		return i + 1, true
+	case close:
+		return i + 1, false
+	}
+	return -1, false
 }
