@@ -468,9 +468,7 @@ func (r *Relay) logLine(l LogLine) {
 		r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
 			Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap, Replay: l.Replay && r.restored})
 	}
-	if m, ok := r.marks[l.Path]; !ok || m.Gen != l.Gen || l.End > m.End {
-		r.marks[l.Path] = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
-	}
+	r.mark(l)
 	if l.Replay && r.restored {
 		return // folded into the restored state already
 	}
@@ -556,10 +554,16 @@ func resumes(l LogLine) bool {
 func (r *Relay) Oversized(l LogLine, n int) {
 	r.enqueue(func() {
 		r.counters.Oversized += int64(n)
-		if m, ok := r.marks[l.Path]; !ok || m.Gen != l.Gen || l.End > m.End {
-			r.marks[l.Path] = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
-		}
+		r.mark(l)
 	})
+}
+
+// mark records how far this run has folded l's file, for the checkpoint: a
+// new generation starts over, an old line never moves the mark back.
+func (r *Relay) mark(l LogLine) {
+	if m, ok := r.marks[l.Path]; !ok || m.Gen != l.Gen || l.End > m.End {
+		r.marks[l.Path] = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
+	}
 }
 
 // BootstrapDone tells the relay the watcher has read every existing log's

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os/signal"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -100,7 +99,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 		Worktrees:       a.cfg.Worktrees,
 		InterruptWindow: a.cfg.Interrupt.Window,
 		TurnQuiet:       a.cfg.TurnQuiet,
-		Roots:           append(slices.Clone(a.cfg.Agents.Claude.Roots), a.cfg.Agents.Codex.Roots...),
+		Roots:           a.roots(),
 	}, relay.SystemClock{}, w, a.log)
 	srv := relay.NewServer(r, a.log)
 	if record != "" {
