@@ -7,7 +7,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -63,18 +62,4 @@ func KnownGood(name string) string {
 // BinPath returns where the agent's executable is under an npm prefix dir.
 func (a Agent) BinPath(dir string) string {
 	return filepath.Join(dir, "node_modules", ".bin", a.Bin)
-}
-
-// Find returns the agent's executable under $LOGWATCH_AGENTS_DIR, or an
-// error naming what is missing.
-func (a Agent) Find() (string, error) {
-	dir := os.Getenv(EnvDir)
-	if dir == "" {
-		return "", fmt.Errorf("%s is not set", EnvDir)
-	}
-	p := a.BinPath(dir)
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("%s %s: %w", a.Name, a.Version, err)
-	}
-	return p, nil
 }

@@ -36,14 +36,9 @@ func TestPinnedFile(t *testing.T) {
 	}
 }
 
-func TestFind(t *testing.T) {
+func TestBinPath(t *testing.T) {
 	a, _ := Get("claude")
-	t.Setenv(EnvDir, "")
-	if _, err := a.Find(); err == nil || !strings.Contains(err.Error(), EnvDir) {
-		t.Fatalf("unset dir: err = %v", err)
-	}
-	t.Setenv(EnvDir, t.TempDir())
-	if _, err := a.Find(); err == nil || !strings.Contains(err.Error(), "2.1.") {
-		t.Fatalf("empty dir: err = %v", err)
+	if got, want := a.BinPath("/opt/agents"), "/opt/agents/node_modules/.bin/claude"; got != want {
+		t.Fatalf("BinPath = %s, want %s", got, want)
 	}
 }
