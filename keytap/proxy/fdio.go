@@ -27,11 +27,11 @@ var (
 type waker struct{ r, w int }
 
 func newWaker() (*waker, error) {
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+	r, w, err := nonblockPipe()
+	if err != nil {
 		return nil, err
 	}
-	return &waker{r: p[0], w: p[1]}, nil
+	return &waker{r: r, w: w}, nil
 }
 
 func (w *waker) wake() { unix.Write(w.w, []byte{0}) }

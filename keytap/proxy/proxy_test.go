@@ -297,7 +297,7 @@ func termios(t *testing.T, f *os.File) unix.Termios {
 		t.Fatal(err)
 	}
 	var tio *unix.Termios
-	rc.Control(func(fd uintptr) { tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS) })
+	rc.Control(func(fd uintptr) { tio, err = unix.IoctlGetTermios(int(fd), proxy.IoctlGetTermios) })
 	if err != nil {
 		t.Fatal(err)
 	}
