@@ -272,6 +272,11 @@ func TestE2EHooksAndLogs(t *testing.T) {
 	if ev := e.want("s1", "working", "tool", "hook"); ev["detail"] != "main.go" {
 		t.Fatalf("detail %v", ev["detail"])
 	}
+	// A stray non-UTF-8 byte in a command loses nothing but that byte.
+	e.hook("tab1", "claude", strings.Replace(hookJSON("PreToolUse", "s1", "tool_name", "Bash", "tool_input", `{"command":"grep -r caf@ ."}`), "@", "\xe9", 1))
+	if ev := e.want("s1", "working", "tool", "hook"); ev["detail"] != "grep -r caf\uFFFD ." {
+		t.Fatalf("detail %q", ev["detail"])
+	}
 	// Subagent payloads never move the session or its detail.
 	e.hook("tab1", "claude", hookJSON("SubagentStart", "s1", "agent_id", "a1"))
 	e.hook("tab1", "claude", hookJSON("PreToolUse", "s1", "agent_id", "a1", "tool_name", "Bash", "tool_input", `{"command":"ls"}`))

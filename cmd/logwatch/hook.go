@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -60,6 +61,11 @@ func runHook(args []string, stdin *os.File) int {
 	}
 	ctx2, cancel2 := context.WithDeadline(context.Background(), deadline)
 	defer cancel2()
+	// The daemon refuses a request line that is not UTF-8 (an id with bad
+	// bytes would name nothing), so a stray byte in, say, a command would
+	// lose the whole hook. Bad bytes can only sit inside JSON strings:
+	// replacing them keeps the payload JSON, as encoding/json would decode it.
+	payload = bytes.ToValidUTF8(payload, []byte("\uFFFD"))
 	// The tab, unless the wrap that set it is not this hook's ancestor (a
 	// stale LOGWATCH_TAB inherited through Codex's background server).
 	_ = c.Hook(ctx2, strings.ToLower(agent), proxy.TabFromEnv(), payload)
