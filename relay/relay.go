@@ -673,8 +673,8 @@ func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 			if e.tab != tab {
 				continue
 			}
-			n++
 			if ch, ok := e.s.End(session.ReasonTabClosed, "api.tab_closed"); ok {
+				n++ // the answer counts sessions this close ended, not those already ended
 				r.moved(e)
 				r.publish(e, ch, false)
 			}

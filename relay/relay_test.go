@@ -490,6 +490,19 @@ func TestAckAndTabClosed(t *testing.T) {
 	h.expect("working/prompt/hook.prompt", "done/turn_end/hook.stop", "ready/acknowledged/api.ack", "ended/tab_closed/api.tab_closed")
 }
 
+// TestTabClosedCountsWhatItEnded: the answer counts the sessions the close
+// ended, not one that had already ended in that tab.
+func TestTabClosedCountsWhatItEnded(t *testing.T) {
+	h := newHarness(t, Config{})
+	must(t, h.hook("t1", "claude", claudeHook("UserPromptSubmit", "s")))
+	must(t, h.hook("t1", "claude", claudeHook("SessionEnd", "s")))
+	n, err := h.r.TabClosed(h.ctx, "t1")
+	if err != nil || n != 0 {
+		t.Fatalf("tab closed: %d %v", n, err)
+	}
+	h.expect("working/prompt/hook.prompt", "ended/session_end/hook.session_end")
+}
+
 func TestWorktreeAggregation(t *testing.T) {
 	h := newHarness(t, Config{Worktrees: []string{"/w", "/w/app/", "/w/application"}})
 	must(t, h.hook("", "claude", jsonObj("hook_event_name", "UserPromptSubmit", "session_id", "a", "cwd", "/w/app/sub")))
