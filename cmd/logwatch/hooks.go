@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/udiff"
 	"github.com/logwatch/logwatch/relay"
 )
 
@@ -244,7 +245,7 @@ func (a *app) editHooks(t hookTarget, command string, install, dryRun bool) erro
 		if !exists {
 			oldName = "/dev/null"
 		}
-		unifiedDiff(a.stdout, oldName, t.path, old, updated)
+		udiff.Write(a.stdout, oldName, t.path, old, updated)
 	default:
 		if err := writeWithBackup(path, old, updated, exists, t.spec.http != nil); err != nil {
 			return fmt.Errorf("%s: %w", t.path, err)

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/logwatch/logwatch/internal/testsupport"
+	"github.com/logwatch/logwatch/internal/udiff"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -16,21 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // golden compares got with a golden file (rewritten with -update).
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		var d bytes.Buffer
-		unifiedDiff(&d, path, "got", want, got)
-		t.Errorf("%s differs:\n%s", path, d.String())
-	}
+	testsupport.Golden(t, path, got, *update)
 }
 
 // TestHookFiles runs install and uninstall over copies of real-world
@@ -97,7 +86,7 @@ func TestHookFiles(t *testing.T) {
 			}
 			if !*update && !bytes.Equal(removed, want) {
 				var d bytes.Buffer
-				unifiedDiff(&d, "want", "got", want, removed)
+				udiff.Write(&d, "want", "got", want, removed)
 				t.Errorf("uninstall did not restore the file:\n%s", d.String())
 			}
 			// Nothing of logwatch's is left, and every other tool's command is.
@@ -174,37 +163,6 @@ func TestParseJSONCRefuses(t *testing.T) {
 	// Comments and a BOM are fine.
 	if _, err := parseJSONC([]byte("\xef\xbb\xbf// c\n{\"a\": /* x */ 1 // y\n}\n")); err != nil {
 		t.Errorf("JSONC refused: %v", err)
-	}
-}
-
-func TestUnifiedDiff(t *testing.T) {
-	a := "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"
-	b := "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk"
-	var out bytes.Buffer
-	unifiedDiff(&out, "old", "new", []byte(a), []byte(b))
-	want := `--- old
-+++ new
-@@ -1,5 +1,5 @@
- a
--b
-+B
- c
- d
- e
-@@ -8,3 +8,4 @@
- h
- i
- j
-+k
-\ No newline at end of file
-`
-	if out.String() != want {
-		t.Errorf("diff:\n%s\nwant:\n%s", out.String(), want)
-	}
-	out.Reset()
-	unifiedDiff(&out, "old", "new", []byte(a), []byte(a))
-	if out.Len() != 0 {
-		t.Errorf("no change, yet a diff: %q", out.String())
 	}
 }
 
@@ -368,7 +326,7 @@ func TestHTTPHookFiles(t *testing.T) {
 			}
 			if !bytes.Equal(removed, want) {
 				var d bytes.Buffer
-				unifiedDiff(&d, "want", "got", want, removed)
+				udiff.Write(&d, "want", "got", want, removed)
 				t.Errorf("uninstall did not restore the file:\n%s", d.String())
 			}
 		})

@@ -31,7 +31,8 @@ func TestImportDirection(t *testing.T) {
 		"relay/ingest":         {"relay", "watcher"},
 		"relay/replay":         {"parsers", "relay", "relay/ingest", "relay/vclock", "watcher"},
 		"conformance/agents":   {},
-		"internal/testsupport": {},
+		"internal/testsupport": {"internal/udiff"},
+		"internal/udiff":       {},
 	}
 	out, err := exec.Command("go", "list", "-json", "../../...").Output()
 	if err != nil {
