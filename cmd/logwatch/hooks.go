@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/jsonc"
 	"github.com/logwatch/logwatch/internal/udiff"
 	"github.com/logwatch/logwatch/relay"
 )
@@ -223,7 +224,7 @@ func (a *app) editHooks(t hookTarget, command string, install, dryRun bool) erro
 	}
 	updated, err := t.spec.planHooks(old, command, install)
 	if err != nil {
-		var se *jsonSyntaxError
+		var se *jsonc.SyntaxError
 		if errors.As(err, &se) {
 			return fmt.Errorf("%s: cannot parse it as JSON (%v); logwatch does not rewrite a file it cannot read: fix it, or move it aside and run again", t.path, err)
 		}

@@ -33,6 +33,7 @@ func TestImportDirection(t *testing.T) {
 		"conformance/agents":   {},
 		"internal/testsupport": {"internal/udiff"},
 		"internal/udiff":       {},
+		"internal/jsonc":       {},
 	}
 	out, err := exec.Command("go", "list", "-json", "../../...").Output()
 	if err != nil {
