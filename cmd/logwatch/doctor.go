@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/conformance/agents"
+	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/client"
 )
@@ -51,7 +52,7 @@ func knownGood(agent string) string { return agents.KnownGood(agent) }
 
 // doctorEnv is what the checks look at; tests point it at fakes.
 type doctorEnv struct {
-	cfg    Config
+	cfg    config.Config
 	socket string
 	proc   string // /proc, for inotify limits and usage
 	now    time.Time
@@ -209,18 +210,18 @@ func checkSocket(env doctorEnv) finding {
 func checkRoots(env doctorEnv) finding {
 	f := finding{Check: "roots"}
 	var bad, present int
-	for _, r := range env.cfg.roots() {
-		err := rootReadable(r.path)
-		_, statErr := os.Stat(r.path)
+	for _, r := range env.cfg.Roots() {
+		err := config.RootReadable(r.Path)
+		_, statErr := os.Stat(r.Path)
 		switch {
 		case err != nil:
 			bad++
-			f.Details = append(f.Details, r.agent+": "+err.Error())
+			f.Details = append(f.Details, r.Agent+": "+err.Error())
 		case statErr != nil:
-			f.Details = append(f.Details, r.agent+": "+r.path+" does not exist yet (waited for)")
+			f.Details = append(f.Details, r.Agent+": "+r.Path+" does not exist yet (waited for)")
 		default:
 			present++
-			f.Details = append(f.Details, r.agent+": "+r.path+" readable")
+			f.Details = append(f.Details, r.Agent+": "+r.Path+" readable")
 		}
 	}
 	switch {
@@ -238,10 +239,10 @@ func checkRoots(env doctorEnv) finding {
 
 // watchedDirs counts the directories the watcher would watch: the layout
 // levels below each existing root (SPEC §4 layouts, three levels deep).
-func watchedDirs(cfg Config) int {
+func watchedDirs(cfg config.Config) int {
 	n := 0
-	for _, r := range cfg.roots() {
-		root := filepath.Clean(r.path)
+	for _, r := range cfg.Roots() {
+		root := filepath.Clean(r.Path)
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
 				return nil
@@ -342,9 +343,9 @@ func inotifyUsage(proc string, uid int) (instances, watches int) {
 // agentHome is the agent's own configuration directory.
 func agentHome(agent string) string {
 	if agent == "claude" {
-		return expandPath("${CLAUDE_CONFIG_DIR:-~/.claude}")
+		return config.ExpandPath("${CLAUDE_CONFIG_DIR:-~/.claude}")
 	}
-	return expandPath("${CODEX_HOME:-~/.codex}")
+	return config.ExpandPath("${CODEX_HOME:-~/.codex}")
 }
 
 func checkHooks(env doctorEnv, agent string, scan logScan) finding {
@@ -354,8 +355,8 @@ func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 	if _, err := os.Stat(agentHome(agent)); err == nil {
 		found = true
 	}
-	for _, r := range env.cfg.roots() {
-		if _, err := os.Stat(r.path); err == nil && r.agent == agent {
+	for _, r := range env.cfg.Roots() {
+		if _, err := os.Stat(r.Path); err == nil && r.Agent == agent {
 			found = true
 		}
 	}
@@ -459,8 +460,8 @@ func scanRecentLogs(env doctorEnv) logScan {
 		mod         time.Time
 	}
 	var all []logFile
-	for _, r := range env.cfg.roots() {
-		root := filepath.Clean(r.path)
+	for _, r := range env.cfg.Roots() {
+		root := filepath.Clean(r.Path)
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
@@ -471,7 +472,7 @@ func scanRecentLogs(env doctorEnv) logScan {
 			}
 			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") && !strings.Contains(p, string(filepath.Separator)+"subagents"+string(filepath.Separator)) {
 				if fi, err := d.Info(); err == nil {
-					all = append(all, logFile{r.agent, p, fi.ModTime()})
+					all = append(all, logFile{r.Agent, p, fi.ModTime()})
 				}
 			}
 			return nil

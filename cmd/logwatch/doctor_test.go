@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/conformance/agents"
+	"github.com/logwatch/logwatch/internal/config"
 )
 
 func findingOf(fs []finding, check string) finding {
@@ -28,7 +29,7 @@ func testEnv(t *testing.T) (doctorEnv, string) {
 	t.Setenv("HOME", home)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("CODEX_HOME", "")
-	cfg := Config{}
+	cfg := config.Config{}
 	cfg.Agents.Claude.Roots = []string{filepath.Join(home, ".claude", "projects")}
 	cfg.Agents.Codex.Roots = []string{filepath.Join(home, ".codex", "sessions")}
 	return doctorEnv{cfg: cfg, socket: filepath.Join(home, "run", "lw.sock"), proc: "/proc", now: time.Now()}, home

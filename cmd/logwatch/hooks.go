@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/jsonc"
 	"github.com/logwatch/logwatch/internal/udiff"
 	"github.com/logwatch/logwatch/relay"
@@ -30,9 +31,9 @@ func settingsPath(agent, scope string) (string, error) {
 	case "user", "":
 		switch agent {
 		case "claude":
-			return expandPath("${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"), nil
+			return config.ExpandPath("${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"), nil
 		case "codex":
-			return expandPath("${CODEX_HOME:-~/.codex}/hooks.json"), nil
+			return config.ExpandPath("${CODEX_HOME:-~/.codex}/hooks.json"), nil
 		}
 	case "project":
 		wd, err := os.Getwd()

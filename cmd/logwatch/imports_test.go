@@ -34,6 +34,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/testsupport": {"internal/udiff"},
 		"internal/udiff":       {},
 		"internal/jsonc":       {},
+		"internal/config":      {"relay"},
 	}
 	out, err := exec.Command("go", "list", "-json", "../../...").Output()
 	if err != nil {
