@@ -24,6 +24,7 @@ import (
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/setup/agentsettings"
 )
 
 // Check statuses. warn and fail are findings (exit 1); skip is a check
@@ -350,7 +351,7 @@ func agentHome(agent string) string {
 
 func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 	f := finding{Check: agent + " hooks"}
-	spec := hookSpecs[agent]
+	spec, _ := agentsettings.Lookup(agent)
 	found := false
 	if _, err := os.Stat(agentHome(agent)); err == nil {
 		found = true
@@ -364,23 +365,23 @@ func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 		f.Status, f.Summary = checkSkip, agent+" not found on this machine ("+agentHome(agent)+" absent)"
 		return f
 	}
-	path, _ := settingsPath(agent, "user")
+	path, _ := agentsettings.SettingsPath(agent, "user")
 	fix := "logwatch hooks install --agent " + agent
 	src, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		f.Status, f.Summary, f.Fix = checkFail, path+" cannot be read: "+err.Error(), "fix its permissions, then "+fix
 		return f
 	}
-	installed, commands, err := spec.hookStatus(src)
+	installed, commands, err := spec.Status(src)
 	if err != nil {
 		f.Status, f.Summary = checkFail, path+" cannot be parsed: "+err.Error()
 		f.Details = []string{agent + " itself may be ignoring this file"}
 		f.Fix = "repair the JSON (or move the file aside), then " + fix
 		return f
 	}
-	want := spec.events
+	want := spec.Events
 	if len(installed) > 0 && len(commands) == 0 {
-		want = spec.withHTTP("", "").events // http hooks (`hooks install --http`)
+		want = spec.WithHTTP("", "").Events // http hooks (`hooks install --http`)
 	}
 	var missing, retired []string
 	for _, ev := range want {
@@ -388,7 +389,7 @@ func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 			missing = append(missing, ev)
 		}
 	}
-	for _, ev := range spec.retired {
+	for _, ev := range spec.Retired {
 		if slices.Contains(installed, ev) {
 			retired = append(retired, ev)
 		}
@@ -403,7 +404,7 @@ func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 	}
 	var stale []string
 	for _, c := range commands {
-		w := shellFields(c)
+		w := agentsettings.ShellFields(c)
 		if len(w) == 0 || !filepath.IsAbs(w[0]) {
 			stale = append(stale, c+" (not an absolute path: agents run hooks without your shell's PATH)")
 		} else if fi, err := os.Stat(w[0]); err != nil || fi.Mode()&0o111 == 0 {

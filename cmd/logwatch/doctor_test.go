@@ -11,6 +11,7 @@ import (
 
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/setup/agentsettings"
 )
 
 func findingOf(fs []finding, check string) finding {
@@ -141,8 +142,8 @@ func TestDoctorHooks(t *testing.T) {
 	if f := checkHooks(env, "claude", logScan{}); f.Status != checkFail || !strings.Contains(f.Summary, "cannot be parsed: line 4, column 3") {
 		t.Errorf("unparsable settings: %+v", f)
 	}
-	spec := hookSpecs["claude"]
-	full, err := spec.planHooks(nil, hookCommand(bin, "claude"), true)
+	spec, _ := agentsettings.Lookup("claude")
+	full, err := spec.Plan(nil, agentsettings.Command(bin, "claude"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestDoctorHooks(t *testing.T) {
 	if f := checkHooks(env, "claude", logScan{}); f.Status != checkOK {
 		t.Errorf("installed: %+v", f)
 	}
-	gone, _ := spec.planHooks(nil, hookCommand("/nonexistent/logwatch", "claude"), true)
+	gone, _ := spec.Plan(nil, agentsettings.Command("/nonexistent/logwatch", "claude"), true)
 	write(t, settings, string(gone))
 	if f := checkHooks(env, "claude", logScan{}); f.Status != checkFail || !strings.Contains(f.Summary, "not there") {
 		t.Errorf("moved binary: %+v", f)
@@ -165,7 +166,7 @@ func TestDoctorCodexHookSet(t *testing.T) {
 	env, home := testEnv(t)
 	hooks := filepath.Join(home, ".codex", "hooks.json")
 	mkdirs(t, filepath.Dir(hooks))
-	old, err := os.ReadFile("testdata/setup/codex-upgrade/before.json")
+	old, err := os.ReadFile("../../setup/agentsettings/testdata/setup/codex-upgrade/before.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +178,8 @@ func TestDoctorCodexHookSet(t *testing.T) {
 		t.Errorf("old event set: %+v", f)
 	}
 	// Only the retired one left: a warning, not a failure.
-	spec := hookSpecs["codex"]
-	full, err := spec.planHooks(nil, hookCommand(bin, "codex"), true)
+	spec, _ := agentsettings.Lookup("codex")
+	full, err := spec.Plan(nil, agentsettings.Command(bin, "codex"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestDoctorCodexHookSet(t *testing.T) {
 	if f := checkHooks(env, "codex", logScan{}); f.Status != checkWarn || !strings.Contains(f.Summary, "and 1 it does not have") {
 		t.Errorf("a retired event: %+v", f)
 	}
-	fixed, err := spec.planHooks([]byte(extra), hookCommand(bin, "codex"), true)
+	fixed, err := spec.Plan([]byte(extra), agentsettings.Command(bin, "codex"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

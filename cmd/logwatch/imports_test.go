@@ -35,6 +35,9 @@ func TestImportDirection(t *testing.T) {
 		"internal/udiff":       {},
 		"internal/jsonc":       {},
 		"internal/config":      {"relay"},
+		"internal/atomicfile":  {},
+		"setup/selfbin":        {},
+		"setup/agentsettings":  {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/udiff", "relay"},
 	}
 	out, err := exec.Command("go", "list", "-json", "../../...").Output()
 	if err != nil {

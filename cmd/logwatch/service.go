@@ -15,6 +15,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/logwatch/logwatch/internal/atomicfile"
+	"github.com/logwatch/logwatch/setup/selfbin"
 )
 
 // The daemon as a per-user service: a systemd user unit on Linux (logs to
@@ -191,7 +194,7 @@ the file instead.`,
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			if d.bin, err = hookBinary(bin); err != nil {
+			if d.bin, err = selfbin.Path(bin); err != nil {
 				return withCode(exitUsage, err)
 			}
 			content := d.render()
@@ -206,7 +209,7 @@ the file instead.`,
 			if d.goos == "darwin" {
 				_ = os.MkdirAll(filepath.Join(d.home, "Library", "Logs"), 0o755)
 			}
-			if err := atomicWrite(d.path(), content, 0o644); err != nil {
+			if err := atomicfile.Write(d.path(), content, 0o644); err != nil {
 				return withCode(exitUsage, err)
 			}
 			fmt.Fprintf(a.stdout, "wrote %s\n", d.path())

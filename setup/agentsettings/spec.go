@@ -1,4 +1,8 @@
-package main
+// Package agentsettings is the agents' own settings files, where their hooks
+// are configured (Claude Code's settings.json, Codex's hooks.json): which
+// events logwatch hooks for each agent, and installing, updating and
+// removing exactly logwatch's handlers there, byte for byte around them.
+package agentsettings
 
 import (
 	"errors"
@@ -11,15 +15,15 @@ import (
 	"github.com/logwatch/logwatch/relay"
 )
 
-// hookSpec is what logwatch installs for one agent: the events SPEC §3 uses,
+// Spec is what logwatch installs for one agent: the events SPEC §3 uses,
 // the handler timeout, and which events take a tool matcher.
-type hookSpec struct {
-	agent  string
-	events []string
+type Spec struct {
+	Agent  string
+	Events []string
 	// retired are events logwatch once installed that the agent's
 	// known-good release (conformance/agents) does not have: install and
 	// uninstall remove logwatch's handlers for them, doctor reports them.
-	retired []string
+	Retired []string
 	timeout int
 	// matcher is written on the tool events (nil: no matcher key at all,
 	// which every agent reads as "all").
@@ -32,23 +36,23 @@ type hookSpec struct {
 	drop []string
 }
 
-// withHTTP is spec writing http handlers to url with secret. PermissionRequest
+// WithHTTP is spec writing http handlers to url with secret. PermissionRequest
 // is left out (and a logwatch handler there removed): Claude Code has been
 // seen to deny the tool call when that http hook's endpoint is unreachable
 // (anthropics/claude-code#46193), and a stopped daemon must never block an
 // agent; its Notification permission_prompt still marks the session waiting.
-func (h hookSpec) withHTTP(url, secret string) hookSpec {
+func (h Spec) WithHTTP(url, secret string) Spec {
 	h.http = &httpHook{url: url, secret: secret}
-	h.events = slices.DeleteFunc(slices.Clone(h.events), func(ev string) bool { return ev == "PermissionRequest" })
+	h.Events = slices.DeleteFunc(slices.Clone(h.Events), func(ev string) bool { return ev == "PermissionRequest" })
 	h.drop = []string{"PermissionRequest"}
 	return h
 }
 
 // touched are the events whose handlers install and uninstall look at: the
 // agent's, then the retired and dropped ones whose handlers go.
-func (h hookSpec) touched() []string {
-	out := slices.Clone(h.events)
-	for _, ev := range append(slices.Clone(h.retired), h.drop...) {
+func (h Spec) touched() []string {
+	out := slices.Clone(h.Events)
+	for _, ev := range append(slices.Clone(h.Retired), h.drop...) {
 		if !slices.Contains(out, ev) {
 			out = append(out, ev)
 		}
@@ -61,7 +65,7 @@ func (h hookSpec) touched() []string {
 type httpHook struct{ url, secret string }
 
 // handler is the one handler logwatch writes for an event.
-func (h hookSpec) handler(command string) jsonc.OMap {
+func (h Spec) handler(command string) jsonc.OMap {
 	if h.http != nil {
 		return jsonc.OMap{{K: "type", V: "http"}, {K: "url", V: h.http.url},
 			{K: "headers", V: jsonc.OMap{{K: relay.SecretHeader, V: h.http.secret}, {K: relay.TabHeader, V: "$LOGWATCH_TAB"}}},
@@ -86,11 +90,17 @@ func isOurURL(hd *jsonc.Node) bool {
 
 var star = "*"
 
-var hookSpecs = map[string]hookSpec{
+// Lookup is the spec of an agent ("claude" or "codex").
+func Lookup(agent string) (Spec, bool) {
+	s, ok := hookSpecs[agent]
+	return s, ok
+}
+
+var hookSpecs = map[string]Spec{
 	// Claude Code's settings.json: "*" matches every tool.
 	"claude": {
-		agent: "claude",
-		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+		Agent: "claude",
+		Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 			"Notification", "PermissionRequest", "PreCompact", "PostCompact", "Stop", "StopFailure",
 			"SubagentStart", "SubagentStop", "SessionEnd"},
 		timeout: 5,
@@ -104,17 +114,17 @@ var hookSpecs = map[string]hookSpec{
 	// SPEC §3 uses: it has SessionEnd and no StopFailure. PreModelRequest
 	// says nothing about the state and runs on every model call.
 	"codex": {
-		agent: "codex",
-		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+		Agent: "codex",
+		Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 			"Stop", "Interrupt", "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "SessionEnd"},
-		retired: []string{"StopFailure"},
+		Retired: []string{"StopFailure"},
 		timeout: 3,
 	},
 }
 
-// hookCommand is the command line the agents run: the binary by absolute
+// Command is the command line the agents run: the binary by absolute
 // path, quoted for the shell when it needs to be.
-func hookCommand(bin, agent string) string {
+func Command(bin, agent string) string {
 	return shellQuote(bin) + " hook --agent " + agent
 }
 
@@ -125,11 +135,11 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// isOurCommand recognises a logwatch hook handler whatever path the binary
+// IsOurCommand recognises a logwatch hook handler whatever path the binary
 // had: its first word is a program named logwatch and its second is "hook".
 // A moved binary is then updated in place rather than installed twice.
-func isOurCommand(cmd string) bool {
-	f := shellFields(cmd)
+func IsOurCommand(cmd string) bool {
+	f := ShellFields(cmd)
 	if len(f) < 2 || f[1] != "hook" {
 		return false
 	}
@@ -137,8 +147,8 @@ func isOurCommand(cmd string) bool {
 	return name == "logwatch" || name == "logwatch.exe"
 }
 
-// shellFields splits a command line into words, honouring simple quotes.
-func shellFields(s string) []string {
+// ShellFields splits a command line into words, honouring simple quotes.
+func ShellFields(s string) []string {
 	var out []string
 	var cur strings.Builder
 	in, quote := false, byte(0)
@@ -174,7 +184,7 @@ func shellFields(s string) []string {
 
 // group is the matcher group logwatch owns for one event, on one line as
 // the agents' documentation writes them.
-func (h hookSpec) group(event, command string) jsonc.Inline {
+func (h Spec) group(event, command string) jsonc.Inline {
 	var g jsonc.OMap
 	if h.matcher != nil && h.toolEvent[event] {
 		g = append(g, jsonc.KV{K: "matcher", V: *h.matcher})
@@ -194,7 +204,7 @@ type ourHandler struct {
 }
 
 // findOurs lists the logwatch handlers in an event's array of groups.
-func (h hookSpec) findOurs(event string, arr *jsonc.Node, command string) []ourHandler {
+func (h Spec) findOurs(event string, arr *jsonc.Node, command string) []ourHandler {
 	var out []ourHandler
 	for gi, g := range arr.Elems {
 		hs := g.Get("hooks")
@@ -206,7 +216,7 @@ func (h hookSpec) findOurs(event string, arr *jsonc.Node, command string) []ourH
 				continue
 			}
 			c := hd.Get("command")
-			ourCmd := c != nil && c.Kind == '"' && (isOurCommand(c.Str) || command != "" && c.Str == command)
+			ourCmd := c != nil && c.Kind == '"' && (IsOurCommand(c.Str) || command != "" && c.Str == command)
 			if !ourCmd && !isOurURL(hd) {
 				continue
 			}
@@ -220,7 +230,7 @@ func (h hookSpec) findOurs(event string, arr *jsonc.Node, command string) []ourH
 
 // isExact reports whether a group holds exactly what install would write
 // (other keys the user added to it are kept and do not count).
-func (h hookSpec) isExact(event string, g, hd *jsonc.Node, command string) bool {
+func (h Spec) isExact(event string, g, hd *jsonc.Node, command string) bool {
 	m := g.Get("matcher")
 	switch {
 	case h.matcher != nil && h.toolEvent[event]:
@@ -246,11 +256,11 @@ func (h hookSpec) isExact(event string, g, hd *jsonc.Node, command string) bool 
 		slices.ContainsFunc(env.Elems, func(e *jsonc.Node) bool { return e.Str == "LOGWATCH_TAB" })
 }
 
-// planHooks returns the edited file: install puts exactly one logwatch
+// Plan returns the edited file: install puts exactly one logwatch
 // group per event (updating a stale one in place), uninstall removes every
 // logwatch handler and the arrays and objects left empty by that. Each step
 // re-parses the result, so every splice works on true offsets.
-func (h hookSpec) planHooks(src []byte, command string, install bool) ([]byte, error) {
+func (h Spec) Plan(src []byte, command string, install bool) ([]byte, error) {
 	if strings.TrimSpace(strings.TrimPrefix(string(src), "\xef\xbb\xbf")) == "" {
 		if !install {
 			return src, nil
@@ -262,7 +272,7 @@ func (h hookSpec) planHooks(src []byte, command string, install bool) ([]byte, e
 		if err != nil {
 			return nil, err
 		}
-		if step > 4*len(h.events)+64 {
+		if step > 4*len(h.Events)+64 {
 			return nil, errors.New("internal error: hook edits do not converge")
 		}
 		// Uninstall drops a "hooks" object left empty only when it
@@ -277,7 +287,7 @@ func (h hookSpec) planHooks(src []byte, command string, install bool) ([]byte, e
 
 // nextEdit finds the first change still needed, or nil when the file is as
 // it should be.
-func (h hookSpec) nextEdit(src []byte, root *jsonc.Node, command string, install, removed bool) (*jsonc.Splice, error) {
+func (h Spec) nextEdit(src []byte, root *jsonc.Node, command string, install, removed bool) (*jsonc.Splice, error) {
 	if root.Kind != '{' {
 		return nil, fmt.Errorf("%w: the file is not a JSON object", errUnsupportedShape)
 	}
@@ -288,7 +298,7 @@ func (h hookSpec) nextEdit(src []byte, root *jsonc.Node, command string, install
 			return nil, nil
 		}
 		var events jsonc.OMap
-		for _, ev := range h.events {
+		for _, ev := range h.Events {
 			events = append(events, jsonc.KV{K: ev, V: []any{h.group(ev, command)}})
 		}
 		return h.insertMember(src, root, st, "hooks", events), nil
@@ -298,7 +308,7 @@ func (h hookSpec) nextEdit(src []byte, root *jsonc.Node, command string, install
 	}
 	for _, ev := range h.touched() {
 		// A retired or dropped event's handler goes, even on install.
-		install := install && !slices.Contains(h.retired, ev) && !slices.Contains(h.drop, ev)
+		install := install && !slices.Contains(h.Retired, ev) && !slices.Contains(h.drop, ev)
 		arr := hooks.Get(ev)
 		if arr == nil {
 			if !install {
@@ -361,29 +371,29 @@ func (h hookSpec) nextEdit(src []byte, root *jsonc.Node, command string, install
 
 // childStyle is the style for a new child of n: one line when n's children
 // share a line.
-func (h hookSpec) childStyle(src []byte, n *jsonc.Node, st jsonc.Style) jsonc.Style {
+func (h Spec) childStyle(src []byte, n *jsonc.Node, st jsonc.Style) jsonc.Style {
 	if _, multi := jsonc.ChildIndent(src, n); !multi {
 		st.Indent = ""
 	}
 	return st
 }
 
-func (h hookSpec) insertMember(src []byte, obj *jsonc.Node, st jsonc.Style, key string, v any) *jsonc.Splice {
+func (h Spec) insertMember(src []byte, obj *jsonc.Node, st jsonc.Style, key string, v any) *jsonc.Splice {
 	ci, _ := jsonc.ChildIndent(src, obj)
 	k, _ := jsonc.MarshalNoEscape(key)
 	sp := jsonc.AppendChild(src, obj, k+st.Colon+jsonc.Render(v, h.childStyle(src, obj, st), ci))
 	return &sp
 }
 
-func (h hookSpec) appendTo(src []byte, arr *jsonc.Node, st jsonc.Style, v any) jsonc.Splice {
+func (h Spec) appendTo(src []byte, arr *jsonc.Node, st jsonc.Style, v any) jsonc.Splice {
 	ci, _ := jsonc.ChildIndent(src, arr)
 	return jsonc.AppendChild(src, arr, jsonc.Render(v, h.childStyle(src, arr, st), ci))
 }
 
-// hookStatus summarises a settings file for doctor: the events that have a
+// Status summarises a settings file for doctor: the events that have a
 // logwatch handler (retired ones included) and the commands those run
 // (none for http handlers).
-func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string, err error) {
+func (h Spec) Status(src []byte) (installed []string, commands []string, err error) {
 	if strings.TrimSpace(string(src)) == "" {
 		return nil, nil, nil
 	}
