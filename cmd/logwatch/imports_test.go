@@ -37,6 +37,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/config":      {"relay"},
 		"internal/atomicfile":  {},
 		"setup/selfbin":        {},
+		"setup/service":        {"internal/atomicfile"},
 		"setup/agentsettings":  {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/udiff", "relay"},
 	}
 	out, err := exec.Command("go", "list", "-json", "../../...").Output()
