@@ -38,6 +38,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/atomicfile":  {},
 		"setup/selfbin":        {},
 		"setup/service":        {"internal/atomicfile"},
+		"setup/doctor":         {"conformance/agents", "internal/config", "parsers", "relay/client", "setup/agentsettings"},
 		"setup/agentsettings":  {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/udiff", "relay"},
 	}
 	out, err := exec.Command("go", "list", "-json", "../../...").Output()
