@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/parsers/lines"
+	"github.com/logwatch/logwatch/pipeline/ingest"
 	"github.com/logwatch/logwatch/relay"
-	"github.com/logwatch/logwatch/relay/ingest"
 	"github.com/logwatch/logwatch/watcher"
 )
 
