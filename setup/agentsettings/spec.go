@@ -20,7 +20,7 @@ import (
 type Spec struct {
 	Agent  string
 	Events []string
-	// retired are events logwatch once installed that the agent's
+	// Retired are events logwatch once installed that the agent's
 	// known-good release (conformance/agents) does not have: install and
 	// uninstall remove logwatch's handlers for them, doctor reports them.
 	Retired []string
