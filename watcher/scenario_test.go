@@ -17,7 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/parsers"
-	"github.com/logwatch/logwatch/parsers/verify"
+	"github.com/logwatch/logwatch/pipeline/verify"
 
 	"github.com/logwatch/logwatch/internal/testsupport"
 )

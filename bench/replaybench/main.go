@@ -19,8 +19,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/bench/stats"
+	"github.com/logwatch/logwatch/pipeline/replay"
 	"github.com/logwatch/logwatch/relay"
-	"github.com/logwatch/logwatch/relay/replay"
 )
 
 var turnEnd = []string{`"subtype":"turn_duration"`, `[Request interrupted by user`, `"isApiErrorMessage":true`,

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/logwatch/logwatch/internal/config"
 )
 
 func newConfigCmd(a *app, configFile *string) *cobra.Command {
@@ -25,7 +27,7 @@ says which key.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// PersistentPreRunE already refused an invalid configuration;
 			// reading it again yields the origins.
-			cfg, origins, err := loadWithOrigins(*configFile, cmd.Flags())
+			cfg, origins, err := config.LoadWithOrigins(*configFile, cmd.Flags())
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
@@ -72,7 +74,7 @@ says which key.`,
 				}
 				tw.Flush()
 			}
-			if err := cfg.checkRoots(); err != nil {
+			if err := cfg.CheckRoots(); err != nil {
 				return withCode(exitUsage, fmt.Errorf("config: %w", err))
 			}
 			return nil
@@ -83,7 +85,7 @@ says which key.`,
 }
 
 // configValues is the effective value of every key, as the daemon uses it.
-func configValues(c Config, socket string) map[string]any {
+func configValues(c config.Config, socket string) map[string]any {
 	return map[string]any{
 		"socket":                socket,
 		"agents.claude.roots":   c.Agents.Claude.Roots,

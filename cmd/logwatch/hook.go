@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/keytap/proxy"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
@@ -76,11 +77,11 @@ func runHook(args []string, stdin *os.File) int {
 // surface: $LOGWATCH_SOCKET, then the config file's socket, then the default.
 func hookSocket(configFile string) string {
 	if s := os.Getenv("LOGWATCH_SOCKET"); s != "" {
-		return expandPath(s)
+		return config.ExpandPath(s)
 	}
 	// A configuration error is not the hook's to report: a socket that was
 	// read is used all the same.
-	if cfg, _ := load(configFile, pflag.NewFlagSet("hook", pflag.ContinueOnError)); cfg.Socket != "" {
+	if cfg, _ := config.Load(configFile, pflag.NewFlagSet("hook", pflag.ContinueOnError)); cfg.Socket != "" {
 		return cfg.Socket
 	}
 	return relay.DefaultSocket()

@@ -15,6 +15,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+
+	"github.com/logwatch/logwatch/internal/config"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; when it
@@ -42,7 +44,7 @@ func withCode(code int, err error) error { return &exitError{code: code, err: er
 // app is what every command gets: the configuration, read once, a logger,
 // and the streams to write to.
 type app struct {
-	cfg    Config
+	cfg    config.Config
 	log    zerolog.Logger
 	stdout io.Writer
 	stderr io.Writer
@@ -88,7 +90,7 @@ func newRoot(a *app) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := load(configFile, cmd.Flags())
+			cfg, err := config.Load(configFile, cmd.Flags())
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
@@ -112,7 +114,7 @@ func newRoot(a *app) *cobra.Command {
 }
 
 // newLogger logs as text on a terminal and as JSON lines otherwise.
-func newLogger(w io.Writer, c LogConfig) zerolog.Logger {
+func newLogger(w io.Writer, c config.LogConfig) zerolog.Logger {
 	level, err := zerolog.ParseLevel(c.Level)
 	if err != nil || c.Level == "" {
 		level = zerolog.InfoLevel

@@ -7,12 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/logwatch/logwatch/internal/testsupport"
 )
@@ -161,100 +157,6 @@ func TestRealworldFromCLI(t *testing.T) {
 	}
 	if rep.Totals.Files != 52 || rep.Totals.Malformed != 0 || rep.Totals.Interrupts != 21 || rep.Totals.Compactions != 11 {
 		t.Fatalf("totals = %+v", rep.Totals)
-	}
-}
-
-// TestConfigYAMLIsTheDefaults keeps config.yaml and the built-in defaults
-// equal, so the file documents what logwatch does without it.
-func TestConfigYAMLIsTheDefaults(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("LOGWATCH_CONFIG", "")
-	builtin, err := load("", pflag.NewFlagSet("x", pflag.ContinueOnError))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromFile, err := load("../../config.yaml", pflag.NewFlagSet("x", pflag.ContinueOnError))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromFile.File = ""
-	if !reflect.DeepEqual(builtin, fromFile) {
-		t.Fatalf("config.yaml differs from the defaults:\nbuilt-in %+v\nfile     %+v", builtin, fromFile)
-	}
-	if builtin.Interrupt.Window != 2*time.Second || builtin.Interrupt.EscTimeout != 30*time.Millisecond || builtin.MaxLineBytes != 32<<20 {
-		t.Fatalf("defaults = %+v", builtin)
-	}
-}
-
-func TestConfigLayers(t *testing.T) {
-	host, err := os.Hostname()
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "c.yaml")
-	write(t, file, `
-max_line_bytes: 1000
-interrupt: {window: 3s}
-agents:
-  codex: {roots: ["${LW_TEST_ROOT:-/fallback}/sessions"]}
-hosts:
-  other-machine:
-    max_line_bytes: 5
-  `+strings.ToUpper(host)+`:
-    agents: {claude: {roots: ["~/data/claude"]}}
-    interrupt: {esc_timeout: 50ms}
-`)
-	t.Setenv("XDG_CONFIG_HOME", dir)
-	t.Setenv("HOME", "/home/tester")
-	t.Setenv("LW_TEST_ROOT", "")
-	t.Setenv("LOGWATCH_INTERRUPT_WINDOW", "4s")
-	flags := pflag.NewFlagSet("x", pflag.ContinueOnError)
-	flags.Int("max-line-bytes", 0, "")
-	if err := flags.Parse([]string{"--max-line-bytes", "2000"}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := load(file, flags)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checks := []struct {
-		name      string
-		got, want any
-	}{
-		{"flag beats file", cfg.MaxLineBytes, 2000},
-		{"env beats file", cfg.Interrupt.Window, 4 * time.Second},
-		{"host override", cfg.Interrupt.EscTimeout, 50 * time.Millisecond},
-		{"host override roots, ~ expanded", cfg.Agents.Claude.Roots, []string{"/home/tester/data/claude"}},
-		{"empty variable takes the default", cfg.Agents.Codex.Roots, []string{"/fallback/sessions"}},
-		{"host recorded", strings.EqualFold(cfg.Host, host), true},
-	}
-	for _, c := range checks {
-		if !reflect.DeepEqual(c.got, c.want) {
-			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
-		}
-	}
-}
-
-func TestExpandPath(t *testing.T) {
-	t.Setenv("HOME", "/h")
-	t.Setenv("LW_SET", "/set")
-	t.Setenv("LW_EMPTY", "")
-	tests := map[string]string{
-		"~":                       "/h",
-		"~/x":                     "/h/x",
-		"/a/~/b":                  "/a/~/b",
-		"${LW_SET}/p":             "/set/p",
-		"${LW_SET:-/d}/p":         "/set/p",
-		"${LW_EMPTY:-/d}/p":       "/d/p",
-		"${LW_UNSET_XYZ:-~/.c}/s": "/h/.c/s",
-		"${LW_UNSET_XYZ}/s":       "/s",
-		"$NOT_BRACED/x":           "$NOT_BRACED/x",
-	}
-	for in, want := range tests {
-		if got := expandPath(in); got != want {
-			t.Errorf("expandPath(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/pipeline/replay"
 	"github.com/logwatch/logwatch/relay"
-	"github.com/logwatch/logwatch/relay/replay"
 )
 
 func newReplayCmd(a *app) *cobra.Command {

@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/parsers/lines"
+	"github.com/logwatch/logwatch/pipeline/ingest"
 	"github.com/logwatch/logwatch/relay"
-	"github.com/logwatch/logwatch/relay/ingest"
 	"github.com/logwatch/logwatch/watcher"
 )
 
@@ -30,7 +30,7 @@ serves every session's state on the unix socket until SIGINT or SIGTERM.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// A root that exists but cannot be read would be watched
 			// as empty without a word: refuse to start instead.
-			if err := a.cfg.checkRoots(); err != nil {
+			if err := a.cfg.CheckRoots(); err != nil {
 				return withCode(exitUsage, fmt.Errorf("config: %w", err))
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/logwatch/logwatch/parsers/verify"
+	"github.com/logwatch/logwatch/pipeline/verify"
 )
 
 func newVerifyCmd(a *app) *cobra.Command {

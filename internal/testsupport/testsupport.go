@@ -5,9 +5,12 @@
 package testsupport
 
 import (
+	"bytes"
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/logwatch/logwatch/internal/udiff"
 )
 
 // CI reports whether the tests run on CI: $CI set to a true value.
@@ -35,4 +38,25 @@ func Realworld(t testing.TB, rel string) string {
 		Missing(t, "real-world samples not present (a sibling of the checkout): %v", err)
 	}
 	return rel
+}
+
+// Golden compares got with the golden file at path, printing a unified diff
+// when they differ; with update it rewrites the file instead.
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		var d bytes.Buffer
+		udiff.Write(&d, path, "got", want, got)
+		t.Errorf("%s differs:\n%s", path, d.String())
+	}
 }

@@ -1,4 +1,8 @@
-package main
+// Package config is logwatch's configuration: the typed struct, its
+// defaults (mirrored by config.yaml), loading with viper from file, host
+// overrides, environment and flags, validation and path expansion. The
+// binary reads it once and passes the parts each component needs.
+package config
 
 import (
 	"errors"
@@ -20,7 +24,7 @@ import (
 	"github.com/logwatch/logwatch/relay"
 )
 
-// Config is the whole configuration, read once by load and passed down by
+// Config is the whole configuration, read once by Load and passed down by
 // value. Packages get the parts they need.
 type Config struct {
 	Socket       string          `mapstructure:"socket"`
@@ -95,18 +99,18 @@ var flagKeys = map[string]string{
 	"max-line-bytes": "max_line_bytes",
 }
 
-// load reads the configuration: built-in defaults, then the file (--config,
+// Load reads the configuration: built-in defaults, then the file (--config,
 // LOGWATCH_CONFIG, or the user's config dir), then the file's hosts.<hostname>
 // overrides, then LOGWATCH_* environment variables, then flags.
-func load(file string, flags *pflag.FlagSet) (Config, error) {
-	cfg, _, err := loadWithOrigins(file, flags)
+func Load(file string, flags *pflag.FlagSet) (Config, error) {
+	cfg, _, err := LoadWithOrigins(file, flags)
 	return cfg, err
 }
 
-// loadWithOrigins is load that also says where each key's value came from
+// LoadWithOrigins is load that also says where each key's value came from
 // (`logwatch config`): "default", "file PATH", "host NAME (PATH)",
 // "env LOGWATCH_…" or "flag --…".
-func loadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]string, error) {
+func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]string, error) {
 	v := viper.New()
 	for k, d := range defaults {
 		v.SetDefault(k, d)
@@ -172,16 +176,16 @@ func loadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	}
 	cfg.File, cfg.Host = file, host
 	for i, r := range cfg.Agents.Claude.Roots {
-		cfg.Agents.Claude.Roots[i] = expandPath(r)
+		cfg.Agents.Claude.Roots[i] = ExpandPath(r)
 	}
 	for i, r := range cfg.Agents.Codex.Roots {
-		cfg.Agents.Codex.Roots[i] = expandPath(r)
+		cfg.Agents.Codex.Roots[i] = ExpandPath(r)
 	}
 	for i, r := range cfg.Worktrees {
-		cfg.Worktrees[i] = expandPath(r)
+		cfg.Worktrees[i] = ExpandPath(r)
 	}
-	cfg.Socket = expandPath(cfg.Socket)
-	cfg.Checkpoint = expandPath(cfg.Checkpoint)
+	cfg.Socket = ExpandPath(cfg.Socket)
+	cfg.Checkpoint = ExpandPath(cfg.Checkpoint)
 
 	origins := map[string]string{}
 	for key := range defaults {
@@ -376,21 +380,21 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// checkRoots refuses log roots that exist but cannot be listed: the daemon
+// CheckRoots refuses log roots that exist but cannot be listed: the daemon
 // would watch nothing there without saying so. A missing root is fine (it
 // is waited for).
-func (c Config) checkRoots() error {
+func (c Config) CheckRoots() error {
 	var errs []error
-	for _, r := range c.roots() {
-		if err := rootReadable(r.path); err != nil {
-			errs = append(errs, fmt.Errorf("agents.%s.roots: %w", r.agent, err))
+	for _, r := range c.Roots() {
+		if err := RootReadable(r.Path); err != nil {
+			errs = append(errs, fmt.Errorf("agents.%s.roots: %w", r.Agent, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// rootReadable is nil for a missing or listable directory.
-func rootReadable(path string) error {
+// RootReadable is nil for a missing or listable directory.
+func RootReadable(path string) error {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -415,15 +419,17 @@ func rootReadable(path string) error {
 	return nil
 }
 
-type agentRoot struct{ agent, path string }
+// AgentRoot is one log root and the agent whose logs are under it.
+type AgentRoot struct{ Agent, Path string }
 
-func (c Config) roots() []agentRoot {
-	var out []agentRoot
+// Roots are the configured log roots, Claude's first.
+func (c Config) Roots() []AgentRoot {
+	var out []AgentRoot
 	for _, r := range c.Agents.Claude.Roots {
-		out = append(out, agentRoot{"claude", r})
+		out = append(out, AgentRoot{"claude", r})
 	}
 	for _, r := range c.Agents.Codex.Roots {
-		out = append(out, agentRoot{"codex", r})
+		out = append(out, AgentRoot{"codex", r})
 	}
 	return out
 }
@@ -493,9 +499,9 @@ func (c Config) validate() error {
 
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
-// expandPath expands ${VAR} and ${VAR:-default} (an empty variable counts as
+// ExpandPath expands ${VAR} and ${VAR:-default} (an empty variable counts as
 // unset, as in the shell) and a leading ~.
-func expandPath(p string) string {
+func ExpandPath(p string) string {
 	p = varRef.ReplaceAllStringFunc(p, func(m string) string {
 		sub := varRef.FindStringSubmatch(m)
 		if val := os.Getenv(sub[1]); val != "" {

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logwatch/logwatch/parsers/verify"
+	"github.com/logwatch/logwatch/pipeline/verify"
 )
 
 // benchRealworld is where the real sample logs live, relative to this
-// package's directory (/work/main/parsers/verify → /work/shared/realworld).
+// package's directory (/work/main/pipeline/verify → /work/shared/realworld).
 const benchRealworld = "../../../shared/realworld"
 
 // BenchmarkVerifyRealworld runs verify over every real Claude and Codex sample

@@ -1,4 +1,6 @@
-package main
+// Package jsonc edits JSON files that belong to other programs without
+// re-encoding them (JSONC: comments and a BOM allowed).
+package jsonc
 
 import (
 	"bytes"
@@ -7,75 +9,77 @@ import (
 	"strings"
 )
 
-// The hook installer edits other programs' settings files. It never
+// The hook installer edits other programs' settings files with it. It never
 // re-encodes them: it parses the file into a tree that remembers where each
 // value sits, and splices text in or out at those offsets, so key order,
 // indentation, number spelling, string escapes and // or /* */ comments
 // (JSONC, which some editors and tools add) are left byte for byte.
 
-// jnode is one JSON value and its byte span [start, end) in the source.
-type jnode struct {
-	kind    byte // '{', '[', '"' or 'v' (number, true, false, null)
-	start   int
-	end     int
-	members []jmember // objects
-	elems   []*jnode  // arrays
-	str     string    // strings, decoded
+// Node is one JSON value and its byte span [start, end) in the source.
+type Node struct {
+	Kind    byte // '{', '[', '"' or 'v' (number, true, false, null)
+	Start   int
+	End     int
+	Members []Member // objects
+	Elems   []*Node  // arrays
+	Str     string   // strings, decoded
 }
 
-type jmember struct {
-	key   string
-	start int // the key's opening quote
-	val   *jnode
+type Member struct {
+	Key   string
+	Start int // the key's opening quote
+	Val   *Node
 }
 
-// get returns an object's member value by key (the last one, as JSON
+// Get returns an object's member value by key (the last one, as JSON
 // parsers do with duplicates), or nil.
-func (n *jnode) get(key string) *jnode {
-	if n == nil || n.kind != '{' {
+func (n *Node) Get(key string) *Node {
+	if n == nil || n.Kind != '{' {
 		return nil
 	}
-	for i := len(n.members) - 1; i >= 0; i-- {
-		if n.members[i].key == key {
-			return n.members[i].val
+	for i := len(n.Members) - 1; i >= 0; i-- {
+		if n.Members[i].Key == key {
+			return n.Members[i].Val
 		}
 	}
 	return nil
 }
 
-func (n *jnode) index(key string) int {
-	for i := len(n.members) - 1; i >= 0; i-- {
-		if n.members[i].key == key {
+// Index is the position of key among an object's members (the last one
+// with that key), or -1.
+func (n *Node) Index(key string) int {
+	for i := len(n.Members) - 1; i >= 0; i-- {
+		if n.Members[i].Key == key {
 			return i
 		}
 	}
 	return -1
 }
 
-// count is the number of members or elements of a container.
-func (n *jnode) count() int {
-	if n.kind == '{' {
-		return len(n.members)
+// Count is the number of members or elements of a container.
+func (n *Node) Count() int {
+	if n.Kind == '{' {
+		return len(n.Members)
 	}
-	return len(n.elems)
+	return len(n.Elems)
 }
 
-// childSpan is the span of a container's i-th member (key to value end) or
+// ChildSpan is the span of a container's i-th member (key to value end) or
 // element.
-func (n *jnode) childSpan(i int) (int, int) {
-	if n.kind == '{' {
-		return n.members[i].start, n.members[i].val.end
+func (n *Node) ChildSpan(i int) (int, int) {
+	if n.Kind == '{' {
+		return n.Members[i].Start, n.Members[i].Val.End
 	}
-	return n.elems[i].start, n.elems[i].end
+	return n.Elems[i].Start, n.Elems[i].End
 }
 
-// jsonSyntaxError says where a file stops being JSON, in editor terms.
-type jsonSyntaxError struct {
+// SyntaxError says where a file stops being JSON, in editor terms.
+type SyntaxError struct {
 	line, col int
 	msg       string
 }
 
-func (e *jsonSyntaxError) Error() string {
+func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.line, e.col, e.msg)
 }
 
@@ -84,9 +88,9 @@ type jparser struct {
 	pos int
 }
 
-// parseJSONC parses one JSON value, allowing comments and a UTF-8 BOM.
+// Parse parses one JSON value, allowing comments and a UTF-8 BOM.
 // Trailing commas are refused: splicing next to one would be guesswork.
-func parseJSONC(src []byte) (*jnode, error) {
+func Parse(src []byte) (*Node, error) {
 	p := &jparser{src: src}
 	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
 		p.pos = 3
@@ -116,7 +120,7 @@ func (p *jparser) errf(format string, args ...any) error {
 			col++
 		}
 	}
-	return &jsonSyntaxError{line: line, col: col, msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{line: line, col: col, msg: fmt.Sprintf(format, args...)}
 }
 
 // space skips whitespace and comments.
@@ -142,7 +146,7 @@ func (p *jparser) space() error {
 	return nil
 }
 
-func (p *jparser) value(depth int) (*jnode, error) {
+func (p *jparser) value(depth int) (*Node, error) {
 	if depth > 200 {
 		return nil, p.errf("nested too deeply")
 	}
@@ -166,13 +170,13 @@ func (p *jparser) value(depth int) (*jnode, error) {
 			p.pos = start
 			return nil, p.errf("invalid literal %q", p.src[start:min(start+10, len(p.src))])
 		}
-		return &jnode{kind: 'v', start: start, end: p.pos}, nil
+		return &Node{Kind: 'v', Start: start, End: p.pos}, nil
 	default:
 		return nil, p.errf("unexpected %q", c)
 	}
 }
 
-func (p *jparser) string() (*jnode, error) {
+func (p *jparser) string() (*Node, error) {
 	start := p.pos
 	p.pos++
 	for p.pos < len(p.src) {
@@ -184,8 +188,8 @@ func (p *jparser) string() (*jnode, error) {
 			return nil, p.errf("newline inside a string")
 		case '"':
 			p.pos++
-			n := &jnode{kind: '"', start: start, end: p.pos}
-			if err := json.Unmarshal(p.src[start:p.pos], &n.str); err != nil {
+			n := &Node{Kind: '"', Start: start, End: p.pos}
+			if err := json.Unmarshal(p.src[start:p.pos], &n.Str); err != nil {
 				p.pos = start
 				return nil, p.errf("invalid string: %v", err)
 			}
@@ -197,19 +201,19 @@ func (p *jparser) string() (*jnode, error) {
 	return nil, p.errf("unterminated string")
 }
 
-func (p *jparser) object(depth int) (*jnode, error) {
-	n := &jnode{kind: '{', start: p.pos}
+func (p *jparser) object(depth int) (*Node, error) {
+	n := &Node{Kind: '{', Start: p.pos}
 	p.pos++
 	for {
 		if err := p.space(); err != nil {
 			return nil, err
 		}
 		if p.pos < len(p.src) && p.src[p.pos] == '}' {
-			if len(n.members) > 0 {
+			if len(n.Members) > 0 {
 				return nil, p.errf("trailing comma before '}'")
 			}
 			p.pos++
-			n.end = p.pos
+			n.End = p.pos
 			return n, nil
 		}
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
@@ -223,7 +227,7 @@ func (p *jparser) object(depth int) (*jnode, error) {
 			return nil, err
 		}
 		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
-			return nil, p.errf("expected ':' after key %q", k.str)
+			return nil, p.errf("expected ':' after key %q", k.Str)
 		}
 		p.pos++
 		if err := p.space(); err != nil {
@@ -233,36 +237,36 @@ func (p *jparser) object(depth int) (*jnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.members = append(n.members, jmember{key: k.str, start: k.start, val: v})
+		n.Members = append(n.Members, Member{Key: k.Str, Start: k.Start, Val: v})
 		if done, err := p.next('}'); err != nil || done {
-			n.end = p.pos
+			n.End = p.pos
 			return n, err
 		}
 	}
 }
 
-func (p *jparser) array(depth int) (*jnode, error) {
-	n := &jnode{kind: '[', start: p.pos}
+func (p *jparser) array(depth int) (*Node, error) {
+	n := &Node{Kind: '[', Start: p.pos}
 	p.pos++
 	for {
 		if err := p.space(); err != nil {
 			return nil, err
 		}
 		if p.pos < len(p.src) && p.src[p.pos] == ']' {
-			if len(n.elems) > 0 {
+			if len(n.Elems) > 0 {
 				return nil, p.errf("trailing comma before ']'")
 			}
 			p.pos++
-			n.end = p.pos
+			n.End = p.pos
 			return n, nil
 		}
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		n.elems = append(n.elems, v)
+		n.Elems = append(n.Elems, v)
 		if done, err := p.next(']'); err != nil || done {
-			n.end = p.pos
+			n.End = p.pos
 			return n, err
 		}
 	}
@@ -287,59 +291,60 @@ func (p *jparser) next(close byte) (bool, error) {
 	return false, p.errf("expected ',' or '%c', found %q", close, p.src[p.pos])
 }
 
-// splice is one edit: replace src[start:end] with text.
-type splice struct {
-	start, end int
-	text       string
+// Splice is one edit: replace src[start:end] with text.
+type Splice struct {
+	Start, End int
+	Text       string
 }
 
-func (s splice) apply(src []byte) []byte {
-	out := make([]byte, 0, len(src)+len(s.text))
-	out = append(out, src[:s.start]...)
-	out = append(out, s.text...)
-	return append(out, src[s.end:]...)
+// Apply returns src with the edit made.
+func (s Splice) Apply(src []byte) []byte {
+	out := make([]byte, 0, len(src)+len(s.Text))
+	out = append(out, src[:s.Start]...)
+	out = append(out, s.Text...)
+	return append(out, src[s.End:]...)
 }
 
-// jstyle is the formatting a file already uses, so inserted text looks as if
+// Style is the formatting a file already uses, so inserted text looks as if
 // the user wrote it: the indent unit ("" for a one-line file) and the text
 // between a key and its value.
-type jstyle struct {
-	indent string
-	colon  string
+type Style struct {
+	Indent string
+	Colon  string
 }
 
-// detectStyle reads the indent unit from the first member of the root
+// DetectStyle reads the indent unit from the first member of the root
 // object that starts its own line, and the key-value separator from it.
-func detectStyle(src []byte, root *jnode) jstyle {
-	st := jstyle{indent: "  ", colon: ": "}
-	if root == nil || root.kind != '{' || len(root.members) == 0 {
+func DetectStyle(src []byte, root *Node) Style {
+	st := Style{Indent: "  ", Colon: ": "}
+	if root == nil || root.Kind != '{' || len(root.Members) == 0 {
 		return st
 	}
-	m := root.members[0]
-	ind, ownLine := lineIndent(src, m.start)
+	m := root.Members[0]
+	ind, ownLine := LineIndent(src, m.Start)
 	if !ownLine {
-		st.indent = ""
-	} else if base, _ := lineIndent(src, root.start); strings.HasPrefix(ind, base) && len(ind) > len(base) {
-		st.indent = ind[len(base):]
+		st.Indent = ""
+	} else if base, _ := LineIndent(src, root.Start); strings.HasPrefix(ind, base) && len(ind) > len(base) {
+		st.Indent = ind[len(base):]
 	}
 	// The separator is what lies between the key's end and the value,
 	// unless a comment sits there.
-	keyEnd := m.start + 1
+	keyEnd := m.Start + 1
 	for keyEnd < len(src) && src[keyEnd] != '"' {
 		if src[keyEnd] == '\\' {
 			keyEnd++
 		}
 		keyEnd++
 	}
-	if sep := string(src[keyEnd+1 : m.val.start]); strings.Trim(sep, " \t:") == "" && strings.Count(sep, ":") == 1 {
-		st.colon = sep
+	if sep := string(src[keyEnd+1 : m.Val.Start]); strings.Trim(sep, " \t:") == "" && strings.Count(sep, ":") == 1 {
+		st.Colon = sep
 	}
 	return st
 }
 
-// lineIndent returns the whitespace that starts the line holding pos, and
+// LineIndent returns the whitespace that starts the line holding pos, and
 // whether only whitespace precedes pos on it.
-func lineIndent(src []byte, pos int) (string, bool) {
+func LineIndent(src []byte, pos int) (string, bool) {
 	ls := bytes.LastIndexByte(src[:pos], '\n') + 1
 	i := ls
 	for i < pos && (src[i] == ' ' || src[i] == '\t') {
@@ -348,50 +353,51 @@ func lineIndent(src []byte, pos int) (string, bool) {
 	return string(src[ls:i]), i == pos
 }
 
-// render encodes v (scalars, []any, and ordered objects as omap) at the
+// Render encodes v (scalars, []any, and ordered objects as OMap) at the
 // given indentation: the first line is not indented (it follows a key or a
 // comma), the following ones start at base.
-func render(v any, st jstyle, base string) string {
+func Render(v any, st Style, base string) string {
 	var b strings.Builder
 	renderTo(&b, v, st, base)
 	return b.String()
 }
 
-// omap is an object whose keys keep their order.
-type omap []kv
+// OMap is an object whose keys keep their order.
+type OMap []KV
 
-type kv struct {
-	k string
-	v any
+// KV is one member of an OMap.
+type KV struct {
+	K string
+	V any
 }
 
-// inline renders its value on one line whatever the file's style.
-type inline struct{ v any }
+// Inline renders its value on one line whatever the file's style.
+type Inline struct{ V any }
 
-func renderTo(b *strings.Builder, v any, st jstyle, base string) {
+func renderTo(b *strings.Builder, v any, st Style, base string) {
 	nl := func(ind string) {
-		if st.indent != "" {
+		if st.Indent != "" {
 			b.WriteString("\n" + ind)
 		}
 	}
 	comma := ","
-	if st.indent == "" && strings.HasSuffix(st.colon, " ") {
+	if st.Indent == "" && strings.HasSuffix(st.Colon, " ") {
 		comma = ", "
 	}
 	switch v := v.(type) {
-	case inline:
-		renderTo(b, v.v, jstyle{colon: st.colon}, base)
-	case omap:
+	case Inline:
+		renderTo(b, v.V, Style{Colon: st.Colon}, base)
+	case OMap:
 		b.WriteByte('{')
 		for i, m := range v {
 			if i > 0 {
 				b.WriteString(comma)
 			}
-			nl(base + st.indent)
-			k, _ := json.Marshal(m.k)
+			nl(base + st.Indent)
+			k, _ := json.Marshal(m.K)
 			b.Write(k)
-			b.WriteString(st.colon)
-			renderTo(b, m.v, st, base+st.indent)
+			b.WriteString(st.Colon)
+			renderTo(b, m.V, st, base+st.Indent)
 		}
 		nl(base)
 		b.WriteByte('}')
@@ -401,20 +407,20 @@ func renderTo(b *strings.Builder, v any, st jstyle, base string) {
 			if i > 0 {
 				b.WriteString(comma)
 			}
-			nl(base + st.indent)
-			renderTo(b, e, st, base+st.indent)
+			nl(base + st.Indent)
+			renderTo(b, e, st, base+st.Indent)
 		}
 		nl(base)
 		b.WriteByte(']')
 	default:
-		enc, _ := marshalNoEscape(v)
+		enc, _ := MarshalNoEscape(v)
 		b.WriteString(enc)
 	}
 }
 
-// marshalNoEscape is json.Marshal without HTML escaping: a command line with
+// MarshalNoEscape is json.Marshal without HTML escaping: a command line with
 // & or > stays readable in the file.
-func marshalNoEscape(v any) (string, error) {
+func MarshalNoEscape(v any) (string, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -424,42 +430,42 @@ func marshalNoEscape(v any) (string, error) {
 	return strings.TrimSuffix(buf.String(), "\n"), nil
 }
 
-// appendChild adds text (an element, or `"key": value` for objects) at the
+// AppendChild adds text (an element, or `"key": value` for objects) at the
 // end of container n, with the separator its existing children use.
-// Rendered values must be produced with childIndent(n) as their base.
-func appendChild(src []byte, n *jnode, text string) splice {
-	cnt := n.count()
+// Rendered values must be produced with ChildIndent(n) as their base.
+func AppendChild(src []byte, n *Node, text string) Splice {
+	cnt := n.Count()
 	if cnt == 0 {
 		// An empty container: open it onto lines of its own (unless the
 		// file is one line), replacing any whitespace between the brackets.
-		inner := string(src[n.start+1 : n.end-1])
-		base, _ := lineIndent(src, n.start)
+		inner := string(src[n.Start+1 : n.End-1])
+		base, _ := LineIndent(src, n.Start)
 		ins := text
 		if strings.TrimSpace(inner) == "" {
-			if ci, multi := childIndent(src, n); multi {
+			if ci, multi := ChildIndent(src, n); multi {
 				ins = "\n" + ci + text + "\n" + base
 			}
-			return splice{n.start + 1, n.end - 1, ins}
+			return Splice{n.Start + 1, n.End - 1, ins}
 		}
-		return splice{n.end - 1, n.end - 1, ins}
+		return Splice{n.End - 1, n.End - 1, ins}
 	}
 	// The separator before the new child copies the whitespace before the
 	// last one (after any comment), or before the first.
 	var gap string
-	s, _ := n.childSpan(cnt - 1)
+	s, _ := n.ChildSpan(cnt - 1)
 	if cnt >= 2 {
-		_, pe := n.childSpan(cnt - 2)
+		_, pe := n.ChildSpan(cnt - 2)
 		gap = string(src[pe:s])
 		gap = gap[strings.IndexByte(gap, ',')+1:]
 	} else {
-		gap = string(src[n.start+1 : s])
+		gap = string(src[n.Start+1 : s])
 	}
 	ws := len(gap)
 	for ws > 0 && strings.IndexByte(" \t\r\n", gap[ws-1]) >= 0 {
 		ws--
 	}
 	gap = gap[ws:]
-	_, e := n.childSpan(cnt - 1)
+	_, e := n.ChildSpan(cnt - 1)
 	// A // comment closing the last child's line stays with that child.
 	if rest := src[e:]; true {
 		eol := bytes.IndexByte(rest, '\n')
@@ -467,46 +473,46 @@ func appendChild(src []byte, n *jnode, text string) splice {
 			eol = len(rest)
 		}
 		if line := bytes.TrimLeft(rest[:eol], " \t"); bytes.HasPrefix(line, []byte("//")) {
-			return splice{e, e + eol, "," + string(rest[:eol]) + gap + text}
+			return Splice{e, e + eol, "," + string(rest[:eol]) + gap + text}
 		}
 	}
-	return splice{e, e, "," + gap + text}
+	return Splice{e, e, "," + gap + text}
 }
 
-// childIndent is the indentation children of n have (or would have), and
+// ChildIndent is the indentation children of n have (or would have), and
 // whether they go on lines of their own.
-func childIndent(src []byte, n *jnode) (string, bool) {
-	if n.count() > 0 {
-		s, _ := n.childSpan(n.count() - 1)
-		return lineIndent(src, s)
+func ChildIndent(src []byte, n *Node) (string, bool) {
+	if n.Count() > 0 {
+		s, _ := n.ChildSpan(n.Count() - 1)
+		return LineIndent(src, s)
 	}
-	st := detectStyle(src, nil)
-	if root, err := parseJSONC(src); err == nil {
-		st = detectStyle(src, root)
+	st := DetectStyle(src, nil)
+	if root, err := Parse(src); err == nil {
+		st = DetectStyle(src, root)
 	}
-	base, _ := lineIndent(src, n.start)
-	return base + st.indent, st.indent != ""
+	base, _ := LineIndent(src, n.Start)
+	return base + st.Indent, st.Indent != ""
 }
 
-// removeChild deletes container n's i-th child and the comma that joined it,
-// so that appendChild followed by removeChild gives back the same bytes.
-func removeChild(src []byte, n *jnode, i int) splice {
-	cnt := n.count()
-	s, e := n.childSpan(i)
+// RemoveChild deletes container n's i-th child and the comma that joined it,
+// so that AppendChild followed by RemoveChild gives back the same bytes.
+func RemoveChild(src []byte, n *Node, i int) Splice {
+	cnt := n.Count()
+	s, e := n.ChildSpan(i)
 	switch {
 	case cnt == 1:
-		return splice{n.start + 1, n.end - 1, ""}
+		return Splice{n.Start + 1, n.End - 1, ""}
 	case i == cnt-1:
 		// Comments between the two children stay, without the comma and
 		// the line break that led to the removed one.
-		_, pe := n.childSpan(i - 1)
+		_, pe := n.ChildSpan(i - 1)
 		gap := strings.Replace(string(src[pe:s]), ",", "", 1)
 		if strings.Contains(gap, "//") || strings.Contains(gap, "/*") {
-			return splice{pe, e, strings.TrimRight(gap, " \t\r\n")}
+			return Splice{pe, e, strings.TrimRight(gap, " \t\r\n")}
 		}
-		return splice{pe, e, ""}
+		return Splice{pe, e, ""}
 	default:
-		ns, _ := n.childSpan(i + 1)
-		return splice{s, ns, ""}
+		ns, _ := n.ChildSpan(i + 1)
+		return Splice{s, ns, ""}
 	}
 }

@@ -1,4 +1,6 @@
-package main
+// Package udiff prints unified diffs of small texts: the --dry-run of
+// `logwatch hooks` and the tests' golden-file mismatches.
+package udiff
 
 import (
 	"fmt"
@@ -6,9 +8,10 @@ import (
 	"strings"
 )
 
-// unifiedDiff writes a unified diff (3 lines of context) of two texts, for
-// --dry-run. Settings files are small, so a plain LCS table is enough.
-func unifiedDiff(w io.Writer, oldName, newName string, a, b []byte) {
+// Write writes a unified diff (3 lines of context) of two texts, nothing
+// when they are equal. Settings files are small, so a plain LCS table is
+// enough.
+func Write(w io.Writer, oldName, newName string, a, b []byte) {
 	x, y := splitLines(string(a)), splitLines(string(b))
 	// lcs[i][j] is the LCS length of x[i:] and y[j:].
 	lcs := make([][]int32, len(x)+1)

@@ -1,4 +1,8 @@
-package main
+// Package agentsettings is the agents' own settings files, where their hooks
+// are configured (Claude Code's settings.json, Codex's hooks.json): which
+// events logwatch hooks for each agent, and installing, updating and
+// removing exactly logwatch's handlers there, byte for byte around them.
+package agentsettings
 
 import (
 	"errors"
@@ -7,18 +11,19 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/logwatch/logwatch/internal/jsonc"
 	"github.com/logwatch/logwatch/relay"
 )
 
-// hookSpec is what logwatch installs for one agent: the events SPEC §3 uses,
+// Spec is what logwatch installs for one agent: the events SPEC §3 uses,
 // the handler timeout, and which events take a tool matcher.
-type hookSpec struct {
-	agent  string
-	events []string
-	// retired are events logwatch once installed that the agent's
+type Spec struct {
+	Agent  string
+	Events []string
+	// Retired are events logwatch once installed that the agent's
 	// known-good release (conformance/agents) does not have: install and
 	// uninstall remove logwatch's handlers for them, doctor reports them.
-	retired []string
+	Retired []string
 	timeout int
 	// matcher is written on the tool events (nil: no matcher key at all,
 	// which every agent reads as "all").
@@ -31,23 +36,23 @@ type hookSpec struct {
 	drop []string
 }
 
-// withHTTP is spec writing http handlers to url with secret. PermissionRequest
+// WithHTTP is spec writing http handlers to url with secret. PermissionRequest
 // is left out (and a logwatch handler there removed): Claude Code has been
 // seen to deny the tool call when that http hook's endpoint is unreachable
 // (anthropics/claude-code#46193), and a stopped daemon must never block an
 // agent; its Notification permission_prompt still marks the session waiting.
-func (h hookSpec) withHTTP(url, secret string) hookSpec {
+func (h Spec) WithHTTP(url, secret string) Spec {
 	h.http = &httpHook{url: url, secret: secret}
-	h.events = slices.DeleteFunc(slices.Clone(h.events), func(ev string) bool { return ev == "PermissionRequest" })
+	h.Events = slices.DeleteFunc(slices.Clone(h.Events), func(ev string) bool { return ev == "PermissionRequest" })
 	h.drop = []string{"PermissionRequest"}
 	return h
 }
 
 // touched are the events whose handlers install and uninstall look at: the
 // agent's, then the retired and dropped ones whose handlers go.
-func (h hookSpec) touched() []string {
-	out := slices.Clone(h.events)
-	for _, ev := range append(slices.Clone(h.retired), h.drop...) {
+func (h Spec) touched() []string {
+	out := slices.Clone(h.Events)
+	for _, ev := range append(slices.Clone(h.Retired), h.drop...) {
 		if !slices.Contains(out, ev) {
 			out = append(out, ev)
 		}
@@ -60,23 +65,23 @@ func (h hookSpec) touched() []string {
 type httpHook struct{ url, secret string }
 
 // handler is the one handler logwatch writes for an event.
-func (h hookSpec) handler(command string) omap {
+func (h Spec) handler(command string) jsonc.OMap {
 	if h.http != nil {
-		return omap{{"type", "http"}, {"url", h.http.url},
-			{"headers", omap{{relay.SecretHeader, h.http.secret}, {relay.TabHeader, "$LOGWATCH_TAB"}}},
-			{"allowedEnvVars", []any{"LOGWATCH_TAB"}}, {"timeout", h.timeout}}
+		return jsonc.OMap{{K: "type", V: "http"}, {K: "url", V: h.http.url},
+			{K: "headers", V: jsonc.OMap{{K: relay.SecretHeader, V: h.http.secret}, {K: relay.TabHeader, V: "$LOGWATCH_TAB"}}},
+			{K: "allowedEnvVars", V: []any{"LOGWATCH_TAB"}}, {K: "timeout", V: h.timeout}}
 	}
-	return omap{{"type", "command"}, {"command", command}, {"timeout", h.timeout}}
+	return jsonc.OMap{{K: "type", V: "command"}, {K: "command", V: command}, {K: "timeout", V: h.timeout}}
 }
 
 // isOurURL recognises a logwatch http handler whatever port or secret it
 // had: a POST to /hook on a loopback address carrying the secret header.
-func isOurURL(hd *jnode) bool {
-	typ, u, hs := hd.get("type"), hd.get("url"), hd.get("headers")
-	if typ == nil || typ.str != "http" || u == nil || u.kind != '"' || hs == nil || hs.kind != '{' || hs.get(relay.SecretHeader) == nil {
+func isOurURL(hd *jsonc.Node) bool {
+	typ, u, hs := hd.Get("type"), hd.Get("url"), hd.Get("headers")
+	if typ == nil || typ.Str != "http" || u == nil || u.Kind != '"' || hs == nil || hs.Kind != '{' || hs.Get(relay.SecretHeader) == nil {
 		return false
 	}
-	pu, err := url.Parse(u.str)
+	pu, err := url.Parse(u.Str)
 	if err != nil || pu.Path != "/hook" || pu.Query().Get("agent") == "" {
 		return false
 	}
@@ -85,11 +90,17 @@ func isOurURL(hd *jnode) bool {
 
 var star = "*"
 
-var hookSpecs = map[string]hookSpec{
+// Lookup is the spec of an agent ("claude" or "codex").
+func Lookup(agent string) (Spec, bool) {
+	s, ok := hookSpecs[agent]
+	return s, ok
+}
+
+var hookSpecs = map[string]Spec{
 	// Claude Code's settings.json: "*" matches every tool.
 	"claude": {
-		agent: "claude",
-		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+		Agent: "claude",
+		Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 			"Notification", "PermissionRequest", "PreCompact", "PostCompact", "Stop", "StopFailure",
 			"SubagentStart", "SubagentStop", "SessionEnd"},
 		timeout: 5,
@@ -103,17 +114,17 @@ var hookSpecs = map[string]hookSpec{
 	// SPEC §3 uses: it has SessionEnd and no StopFailure. PreModelRequest
 	// says nothing about the state and runs on every model call.
 	"codex": {
-		agent: "codex",
-		events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+		Agent: "codex",
+		Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 			"Stop", "Interrupt", "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "SessionEnd"},
-		retired: []string{"StopFailure"},
+		Retired: []string{"StopFailure"},
 		timeout: 3,
 	},
 }
 
-// hookCommand is the command line the agents run: the binary by absolute
+// Command is the command line the agents run: the binary by absolute
 // path, quoted for the shell when it needs to be.
-func hookCommand(bin, agent string) string {
+func Command(bin, agent string) string {
 	return shellQuote(bin) + " hook --agent " + agent
 }
 
@@ -124,11 +135,11 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// isOurCommand recognises a logwatch hook handler whatever path the binary
+// IsOurCommand recognises a logwatch hook handler whatever path the binary
 // had: its first word is a program named logwatch and its second is "hook".
 // A moved binary is then updated in place rather than installed twice.
-func isOurCommand(cmd string) bool {
-	f := shellFields(cmd)
+func IsOurCommand(cmd string) bool {
+	f := ShellFields(cmd)
 	if len(f) < 2 || f[1] != "hook" {
 		return false
 	}
@@ -136,8 +147,8 @@ func isOurCommand(cmd string) bool {
 	return name == "logwatch" || name == "logwatch.exe"
 }
 
-// shellFields splits a command line into words, honouring simple quotes.
-func shellFields(s string) []string {
+// ShellFields splits a command line into words, honouring simple quotes.
+func ShellFields(s string) []string {
 	var out []string
 	var cur strings.Builder
 	in, quote := false, byte(0)
@@ -173,12 +184,12 @@ func shellFields(s string) []string {
 
 // group is the matcher group logwatch owns for one event, on one line as
 // the agents' documentation writes them.
-func (h hookSpec) group(event, command string) inline {
-	var g omap
+func (h Spec) group(event, command string) jsonc.Inline {
+	var g jsonc.OMap
 	if h.matcher != nil && h.toolEvent[event] {
-		g = append(g, kv{"matcher", *h.matcher})
+		g = append(g, jsonc.KV{K: "matcher", V: *h.matcher})
 	}
-	return inline{append(g, kv{"hooks", []any{h.handler(command)}})}
+	return jsonc.Inline{V: append(g, jsonc.KV{K: "hooks", V: []any{h.handler(command)}})}
 }
 
 // errUnsupportedShape is a settings file that parses but is not laid out as
@@ -193,23 +204,23 @@ type ourHandler struct {
 }
 
 // findOurs lists the logwatch handlers in an event's array of groups.
-func (h hookSpec) findOurs(event string, arr *jnode, command string) []ourHandler {
+func (h Spec) findOurs(event string, arr *jsonc.Node, command string) []ourHandler {
 	var out []ourHandler
-	for gi, g := range arr.elems {
-		hs := g.get("hooks")
-		if g.kind != '{' || hs == nil || hs.kind != '[' {
+	for gi, g := range arr.Elems {
+		hs := g.Get("hooks")
+		if g.Kind != '{' || hs == nil || hs.Kind != '[' {
 			continue
 		}
-		for hi, hd := range hs.elems {
-			if hd.kind != '{' {
+		for hi, hd := range hs.Elems {
+			if hd.Kind != '{' {
 				continue
 			}
-			c := hd.get("command")
-			ourCmd := c != nil && c.kind == '"' && (isOurCommand(c.str) || command != "" && c.str == command)
+			c := hd.Get("command")
+			ourCmd := c != nil && c.Kind == '"' && (IsOurCommand(c.Str) || command != "" && c.Str == command)
 			if !ourCmd && !isOurURL(hd) {
 				continue
 			}
-			o := ourHandler{group: gi, handler: hi, alone: len(hs.elems) == 1}
+			o := ourHandler{group: gi, handler: hi, alone: len(hs.Elems) == 1}
 			o.exact = o.alone && h.isExact(event, g, hd, command)
 			out = append(out, o)
 		}
@@ -219,37 +230,37 @@ func (h hookSpec) findOurs(event string, arr *jnode, command string) []ourHandle
 
 // isExact reports whether a group holds exactly what install would write
 // (other keys the user added to it are kept and do not count).
-func (h hookSpec) isExact(event string, g, hd *jnode, command string) bool {
-	m := g.get("matcher")
+func (h Spec) isExact(event string, g, hd *jsonc.Node, command string) bool {
+	m := g.Get("matcher")
 	switch {
 	case h.matcher != nil && h.toolEvent[event]:
-		if m == nil || m.kind != '"' || m.str != *h.matcher {
+		if m == nil || m.Kind != '"' || m.Str != *h.matcher {
 			return false
 		}
-	case m != nil && !(m.kind == '"' && (m.str == "" || m.str == "*")):
+	case m != nil && !(m.Kind == '"' && (m.Str == "" || m.Str == "*")):
 		return false
 	}
-	typ, c, to := hd.get("type"), hd.get("command"), hd.get("timeout")
-	if to == nil || to.kind != 'v' || typ == nil {
+	typ, c, to := hd.Get("type"), hd.Get("command"), hd.Get("timeout")
+	if to == nil || to.Kind != 'v' || typ == nil {
 		return false
 	}
 	if h.http == nil {
-		return typ.str == "command" && c != nil && c.str == command
+		return typ.Str == "command" && c != nil && c.Str == command
 	}
-	u, hs, env := hd.get("url"), hd.get("headers"), hd.get("allowedEnvVars")
-	if typ.str != "http" || u == nil || u.str != h.http.url || hs == nil || hs.kind != '{' || env == nil || env.kind != '[' {
+	u, hs, env := hd.Get("url"), hd.Get("headers"), hd.Get("allowedEnvVars")
+	if typ.Str != "http" || u == nil || u.Str != h.http.url || hs == nil || hs.Kind != '{' || env == nil || env.Kind != '[' {
 		return false
 	}
-	sec, tab := hs.get(relay.SecretHeader), hs.get(relay.TabHeader)
-	return sec != nil && sec.str == h.http.secret && tab != nil && tab.str == "$LOGWATCH_TAB" &&
-		slices.ContainsFunc(env.elems, func(e *jnode) bool { return e.str == "LOGWATCH_TAB" })
+	sec, tab := hs.Get(relay.SecretHeader), hs.Get(relay.TabHeader)
+	return sec != nil && sec.Str == h.http.secret && tab != nil && tab.Str == "$LOGWATCH_TAB" &&
+		slices.ContainsFunc(env.Elems, func(e *jsonc.Node) bool { return e.Str == "LOGWATCH_TAB" })
 }
 
-// planHooks returns the edited file: install puts exactly one logwatch
+// Plan returns the edited file: install puts exactly one logwatch
 // group per event (updating a stale one in place), uninstall removes every
 // logwatch handler and the arrays and objects left empty by that. Each step
 // re-parses the result, so every splice works on true offsets.
-func (h hookSpec) planHooks(src []byte, command string, install bool) ([]byte, error) {
+func (h Spec) Plan(src []byte, command string, install bool) ([]byte, error) {
 	if strings.TrimSpace(strings.TrimPrefix(string(src), "\xef\xbb\xbf")) == "" {
 		if !install {
 			return src, nil
@@ -257,11 +268,11 @@ func (h hookSpec) planHooks(src []byte, command string, install bool) ([]byte, e
 		src = []byte("{}\n")
 	}
 	for step := 0; ; step++ {
-		root, err := parseJSONC(src)
+		root, err := jsonc.Parse(src)
 		if err != nil {
 			return nil, err
 		}
-		if step > 4*len(h.events)+64 {
+		if step > 4*len(h.Events)+64 {
 			return nil, errors.New("internal error: hook edits do not converge")
 		}
 		// Uninstall drops a "hooks" object left empty only when it
@@ -270,42 +281,42 @@ func (h hookSpec) planHooks(src []byte, command string, install bool) ([]byte, e
 		if err != nil || sp == nil {
 			return src, err
 		}
-		src = sp.apply(src)
+		src = sp.Apply(src)
 	}
 }
 
 // nextEdit finds the first change still needed, or nil when the file is as
 // it should be.
-func (h hookSpec) nextEdit(src []byte, root *jnode, command string, install, removed bool) (*splice, error) {
-	if root.kind != '{' {
+func (h Spec) nextEdit(src []byte, root *jsonc.Node, command string, install, removed bool) (*jsonc.Splice, error) {
+	if root.Kind != '{' {
 		return nil, fmt.Errorf("%w: the file is not a JSON object", errUnsupportedShape)
 	}
-	st := detectStyle(src, root)
-	hooks := root.get("hooks")
+	st := jsonc.DetectStyle(src, root)
+	hooks := root.Get("hooks")
 	if hooks == nil {
 		if !install {
 			return nil, nil
 		}
-		var events omap
-		for _, ev := range h.events {
-			events = append(events, kv{ev, []any{h.group(ev, command)}})
+		var events jsonc.OMap
+		for _, ev := range h.Events {
+			events = append(events, jsonc.KV{K: ev, V: []any{h.group(ev, command)}})
 		}
 		return h.insertMember(src, root, st, "hooks", events), nil
 	}
-	if hooks.kind != '{' {
+	if hooks.Kind != '{' {
 		return nil, fmt.Errorf("%w: \"hooks\" is not an object", errUnsupportedShape)
 	}
 	for _, ev := range h.touched() {
 		// A retired or dropped event's handler goes, even on install.
-		install := install && !slices.Contains(h.retired, ev) && !slices.Contains(h.drop, ev)
-		arr := hooks.get(ev)
+		install := install && !slices.Contains(h.Retired, ev) && !slices.Contains(h.drop, ev)
+		arr := hooks.Get(ev)
 		if arr == nil {
 			if !install {
 				continue
 			}
 			return h.insertMember(src, hooks, st, ev, []any{h.group(ev, command)}), nil
 		}
-		if arr.kind != '[' {
+		if arr.Kind != '[' {
 			return nil, fmt.Errorf("%w: \"hooks\".%q is not an array", errUnsupportedShape, ev)
 		}
 		ours := h.findOurs(ev, arr, command)
@@ -322,9 +333,9 @@ func (h hookSpec) nextEdit(src []byte, root *jnode, command string, install, rem
 					if o.alone {
 						// A moved binary or another timeout: rewrite
 						// the group where it stands.
-						g := arr.elems[o.group]
-						ci, _ := lineIndent(src, g.start)
-						sp := splice{g.start, g.end, render(h.group(ev, command), h.childStyle(src, arr, st), ci)}
+						g := arr.Elems[o.group]
+						ci, _ := jsonc.LineIndent(src, g.Start)
+						sp := jsonc.Splice{Start: g.Start, End: g.End, Text: jsonc.Render(h.group(ev, command), h.childStyle(src, arr, st), ci)}
 						return &sp, nil
 					}
 				}
@@ -336,23 +347,23 @@ func (h hookSpec) nextEdit(src []byte, root *jnode, command string, install, rem
 			if i == keep {
 				continue
 			}
-			g := arr.elems[o.group]
+			g := arr.Elems[o.group]
 			if o.alone {
-				if arr.count() == 1 && !install {
+				if arr.Count() == 1 && !install {
 					// The event's array would be left empty: drop the key.
-					sp := removeChild(src, hooks, hooks.index(ev))
+					sp := jsonc.RemoveChild(src, hooks, hooks.Index(ev))
 					return &sp, nil
 				}
-				sp := removeChild(src, arr, o.group)
+				sp := jsonc.RemoveChild(src, arr, o.group)
 				return &sp, nil
 			}
-			sp := removeChild(src, g.get("hooks"), o.handler)
+			sp := jsonc.RemoveChild(src, g.Get("hooks"), o.handler)
 			return &sp, nil
 		}
 	}
-	if !install && removed && hooks.count() == 0 {
+	if !install && removed && hooks.Count() == 0 {
 		// Ours was the last event: the "hooks" object goes too.
-		sp := removeChild(src, root, root.index("hooks"))
+		sp := jsonc.RemoveChild(src, root, root.Index("hooks"))
 		return &sp, nil
 	}
 	return nil, nil
@@ -360,44 +371,44 @@ func (h hookSpec) nextEdit(src []byte, root *jnode, command string, install, rem
 
 // childStyle is the style for a new child of n: one line when n's children
 // share a line.
-func (h hookSpec) childStyle(src []byte, n *jnode, st jstyle) jstyle {
-	if _, multi := childIndent(src, n); !multi {
-		st.indent = ""
+func (h Spec) childStyle(src []byte, n *jsonc.Node, st jsonc.Style) jsonc.Style {
+	if _, multi := jsonc.ChildIndent(src, n); !multi {
+		st.Indent = ""
 	}
 	return st
 }
 
-func (h hookSpec) insertMember(src []byte, obj *jnode, st jstyle, key string, v any) *splice {
-	ci, _ := childIndent(src, obj)
-	k, _ := marshalNoEscape(key)
-	sp := appendChild(src, obj, k+st.colon+render(v, h.childStyle(src, obj, st), ci))
+func (h Spec) insertMember(src []byte, obj *jsonc.Node, st jsonc.Style, key string, v any) *jsonc.Splice {
+	ci, _ := jsonc.ChildIndent(src, obj)
+	k, _ := jsonc.MarshalNoEscape(key)
+	sp := jsonc.AppendChild(src, obj, k+st.Colon+jsonc.Render(v, h.childStyle(src, obj, st), ci))
 	return &sp
 }
 
-func (h hookSpec) appendTo(src []byte, arr *jnode, st jstyle, v any) splice {
-	ci, _ := childIndent(src, arr)
-	return appendChild(src, arr, render(v, h.childStyle(src, arr, st), ci))
+func (h Spec) appendTo(src []byte, arr *jsonc.Node, st jsonc.Style, v any) jsonc.Splice {
+	ci, _ := jsonc.ChildIndent(src, arr)
+	return jsonc.AppendChild(src, arr, jsonc.Render(v, h.childStyle(src, arr, st), ci))
 }
 
-// hookStatus summarises a settings file for doctor: the events that have a
+// Status summarises a settings file for doctor: the events that have a
 // logwatch handler (retired ones included) and the commands those run
 // (none for http handlers).
-func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string, err error) {
+func (h Spec) Status(src []byte) (installed []string, commands []string, err error) {
 	if strings.TrimSpace(string(src)) == "" {
 		return nil, nil, nil
 	}
-	root, err := parseJSONC(src)
+	root, err := jsonc.Parse(src)
 	if err != nil {
 		return nil, nil, err
 	}
-	hooks := root.get("hooks")
-	if hooks == nil || hooks.kind != '{' {
+	hooks := root.Get("hooks")
+	if hooks == nil || hooks.Kind != '{' {
 		return nil, nil, nil
 	}
 	seen := map[string]bool{}
 	for _, ev := range h.touched() {
-		arr := hooks.get(ev)
-		if arr == nil || arr.kind != '[' {
+		arr := hooks.Get(ev)
+		if arr == nil || arr.Kind != '[' {
 			continue
 		}
 		ours := h.findOurs(ev, arr, "")
@@ -406,11 +417,11 @@ func (h hookSpec) hookStatus(src []byte) (installed []string, commands []string,
 		}
 		installed = append(installed, ev)
 		for _, o := range ours {
-			cn := arr.elems[o.group].get("hooks").elems[o.handler].get("command")
+			cn := arr.Elems[o.group].Get("hooks").Elems[o.handler].Get("command")
 			if cn == nil {
 				continue // an http handler: no binary to check
 			}
-			c := cn.str
+			c := cn.Str
 			if !seen[c] {
 				seen[c] = true
 				commands = append(commands, c)

@@ -1,4 +1,8 @@
-package main
+// Package doctor checks this machine's setup for logwatch: the daemon and
+// its socket, the log roots, inotify limits, the agents' hooks, format drift
+// in recent logs and the clock. Each check returns a Finding that says what
+// it saw and how to fix it.
+package doctor
 
 import (
 	"bufio"
@@ -18,24 +22,24 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/logwatch/logwatch/conformance/agents"
+	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/setup/agentsettings"
 )
 
-// Check statuses. warn and fail are findings (exit 1); skip is a check
+// Check statuses. Warn and Fail are findings (exit 1); Skip is a check
 // that does not apply here (an agent that is not installed).
 const (
-	checkOK   = "ok"
-	checkSkip = "skip"
-	checkWarn = "warn"
-	checkFail = "fail"
+	OK   = "ok"
+	Skip = "skip"
+	Warn = "warn"
+	Fail = "fail"
 )
 
-// finding is one doctor check's result: what it saw, and how to fix it.
-type finding struct {
+// Finding is one doctor check's result: what it saw, and how to fix it.
+type Finding struct {
 	Check   string   `json:"check"`
 	Status  string   `json:"status"`
 	Summary string   `json:"summary"`
@@ -49,54 +53,17 @@ type finding struct {
 // the suite passes with it.
 func knownGood(agent string) string { return agents.KnownGood(agent) }
 
-// doctorEnv is what the checks look at; tests point it at fakes.
-type doctorEnv struct {
-	cfg    Config
-	socket string
-	proc   string // /proc, for inotify limits and usage
-	now    time.Time
+// Env is what the checks look at; tests point it at fakes.
+type Env struct {
+	Roots  []config.AgentRoot // the configured log roots
+	Socket string
+	Proc   string // /proc, for inotify limits and usage
+	Now    time.Time
 }
 
-func newDoctorCmd(a *app) *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "doctor [--json]",
-		Short: "Check this machine's setup and explain each problem with a fix",
-		Long: `Checks that the daemon is reachable and its socket private, the log roots exist and
-are readable, the inotify limits cover the directories to watch, the hooks are
-installed for each agent found, recent logs come from agent versions the parsers
-know, and the clock is sane. Works with the daemon down (and says so).
-
-Exit status: 0 when everything is fine, 1 with findings, 2 on a bad configuration.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			env := doctorEnv{cfg: a.cfg, socket: a.socketPath(), proc: "/proc", now: time.Now()}
-			fs := runDoctor(env)
-			if asJSON {
-				healthy := !hasFindings(fs)
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(struct {
-					Healthy bool      `json:"healthy"`
-					Checks  []finding `json:"checks"`
-				}{healthy, fs}); err != nil {
-					return withCode(exitUsage, err)
-				}
-			} else {
-				writeFindings(a.stdout, fs)
-			}
-			if hasFindings(fs) {
-				return withCode(exitFindings, nil)
-			}
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"healthy": bool, "checks": [...]} as JSON`)
-	return cmd
-}
-
-func runDoctor(env doctorEnv) []finding {
-	out := []finding{checkDaemon(env), checkSocket(env), checkRoots(env)}
+// Run runs every check that applies on this OS, in order.
+func Run(env Env) []Finding {
+	out := []Finding{checkDaemon(env), checkSocket(env), checkRoots(env)}
 	if runtime.GOOS == "linux" {
 		out = append(out, checkInotify(env))
 	}
@@ -105,23 +72,36 @@ func runDoctor(env doctorEnv) []finding {
 	return append(out, checkFormats(scan), checkClock(env, scan))
 }
 
-func hasFindings(fs []finding) bool {
-	return slices.ContainsFunc(fs, func(f finding) bool { return f.Status == checkWarn || f.Status == checkFail })
+// HasFindings reports whether any check warned or failed.
+func HasFindings(fs []Finding) bool {
+	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Status == Warn || f.Status == Fail })
 }
 
-func writeFindings(w io.Writer, fs []finding) {
+// WriteJSON prints {"healthy": bool, "checks": [...]} for tools.
+func WriteJSON(w io.Writer, fs []Finding) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Healthy bool      `json:"healthy"`
+		Checks  []Finding `json:"checks"`
+	}{!HasFindings(fs), fs})
+}
+
+// WriteText prints the findings for a terminal, with the fixes of those
+// that warned or failed.
+func WriteText(w io.Writer, fs []Finding) {
 	for _, f := range fs {
 		fmt.Fprintf(w, "%-6s %-12s  %s\n", "["+f.Status+"]", f.Check, f.Summary)
 		for _, d := range f.Details {
 			fmt.Fprintf(w, "%21s%s\n", "", d)
 		}
-		if f.Fix != "" && (f.Status == checkWarn || f.Status == checkFail) {
+		if f.Fix != "" && (f.Status == Warn || f.Status == Fail) {
 			fmt.Fprintf(w, "%16s fix: %s\n", "", f.Fix)
 		}
 	}
 	n := 0
 	for _, f := range fs {
-		if f.Status == checkWarn || f.Status == checkFail {
+		if f.Status == Warn || f.Status == Fail {
 			n++
 		}
 	}
@@ -132,22 +112,22 @@ func writeFindings(w io.Writer, fs []finding) {
 	}
 }
 
-func checkDaemon(env doctorEnv) finding {
-	f := finding{Check: "daemon"}
+func checkDaemon(env Env) Finding {
+	f := Finding{Check: "daemon"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, env.socket)
+	c, err := client.Dial(ctx, env.Socket)
 	if err == nil {
 		defer c.Close()
 		var st relayStatus
 		st, err = statusOf(ctx, c)
 		if err == nil {
-			f.Status, f.Summary = checkOK, fmt.Sprintf("running on %s (%d sessions)", env.socket, st.sessions)
+			f.Status, f.Summary = OK, fmt.Sprintf("running on %s (%d sessions)", env.Socket, st.sessions)
 			return f
 		}
 	}
-	f.Status = checkFail
-	f.Summary = "not reachable on " + env.socket
+	f.Status = Fail
+	f.Summary = "not reachable on " + env.Socket
 	f.Details = []string{err.Error()}
 	f.Fix = "start it: `logwatch run` (or `logwatch service install`); if it runs, give both the same --socket / LOGWATCH_SOCKET"
 	return f
@@ -162,11 +142,11 @@ func statusOf(ctx context.Context, c *client.Client) (relayStatus, error) {
 
 // checkSocket checks what SPEC §8 promises: the directory 0700, the socket
 // 0600, both the user's own.
-func checkSocket(env doctorEnv) finding {
-	f := finding{Check: "socket"}
-	fi, err := os.Lstat(env.socket)
+func checkSocket(env Env) Finding {
+	f := Finding{Check: "socket"}
+	fi, err := os.Lstat(env.Socket)
 	if err != nil {
-		f.Status, f.Summary = checkFail, "no socket at "+env.socket
+		f.Status, f.Summary = Fail, "no socket at "+env.Socket
 		f.Details = []string{"the daemon is not running, or it serves another socket"}
 		f.Fix = "start `logwatch run`; `logwatch config` shows which socket this machine's configuration names"
 		return f
@@ -174,12 +154,12 @@ func checkSocket(env doctorEnv) finding {
 	var problems []string
 	foreign := false
 	if fi.Mode()&fs.ModeSocket == 0 {
-		problems = append(problems, env.socket+" is not a socket")
+		problems = append(problems, env.Socket+" is not a socket")
 	}
 	if p := fi.Mode().Perm(); p&0o077 != 0 {
 		problems = append(problems, fmt.Sprintf("socket mode is %04o: other users can connect", p))
 	}
-	dir := filepath.Dir(env.socket)
+	dir := filepath.Dir(env.Socket)
 	if di, err := os.Stat(dir); err == nil {
 		if p := di.Mode().Perm(); p&0o077 != 0 {
 			problems = append(problems, fmt.Sprintf("directory %s mode is %04o, want 0700", dir, p))
@@ -193,7 +173,7 @@ func checkSocket(env doctorEnv) finding {
 		problems = append(problems, fmt.Sprintf("socket belongs to uid %d, not you (%d)", st.Uid, os.Getuid()))
 	}
 	if len(problems) > 0 {
-		f.Status, f.Summary, f.Details = checkFail, env.socket+" is not private", problems
+		f.Status, f.Summary, f.Details = Fail, env.Socket+" is not private", problems
 		f.Fix = "stop the daemon, `chmod 700 " + dir + "`, and start it again (it recreates the socket 0600)"
 		if foreign {
 			// Another user made it: it may be a squatter serving its own
@@ -202,46 +182,46 @@ func checkSocket(env doctorEnv) finding {
 		}
 		return f
 	}
-	f.Status, f.Summary = checkOK, env.socket+" is private (0700 directory, 0600 socket, yours)"
+	f.Status, f.Summary = OK, env.Socket+" is private (0700 directory, 0600 socket, yours)"
 	return f
 }
 
-func checkRoots(env doctorEnv) finding {
-	f := finding{Check: "roots"}
+func checkRoots(env Env) Finding {
+	f := Finding{Check: "roots"}
 	var bad, present int
-	for _, r := range env.cfg.roots() {
-		err := rootReadable(r.path)
-		_, statErr := os.Stat(r.path)
+	for _, r := range env.Roots {
+		err := config.RootReadable(r.Path)
+		_, statErr := os.Stat(r.Path)
 		switch {
 		case err != nil:
 			bad++
-			f.Details = append(f.Details, r.agent+": "+err.Error())
+			f.Details = append(f.Details, r.Agent+": "+err.Error())
 		case statErr != nil:
-			f.Details = append(f.Details, r.agent+": "+r.path+" does not exist yet (waited for)")
+			f.Details = append(f.Details, r.Agent+": "+r.Path+" does not exist yet (waited for)")
 		default:
 			present++
-			f.Details = append(f.Details, r.agent+": "+r.path+" readable")
+			f.Details = append(f.Details, r.Agent+": "+r.Path+" readable")
 		}
 	}
 	switch {
 	case bad > 0:
-		f.Status, f.Summary = checkFail, fmt.Sprintf("%d log root(s) cannot be read: sessions there are invisible", bad)
+		f.Status, f.Summary = Fail, fmt.Sprintf("%d log root(s) cannot be read: sessions there are invisible", bad)
 		f.Fix = "give yourself read and execute permission on them (chmod u+rx DIR), or change agents.*.roots in the configuration"
 	case present == 0:
-		f.Status, f.Summary = checkWarn, "no configured log root exists yet: no agent has run here, or the roots point elsewhere"
+		f.Status, f.Summary = Warn, "no configured log root exists yet: no agent has run here, or the roots point elsewhere"
 		f.Fix = "run an agent once, or set agents.claude.roots / agents.codex.roots (see `logwatch config`)"
 	default:
-		f.Status, f.Summary = checkOK, fmt.Sprintf("%d log root(s) readable", present)
+		f.Status, f.Summary = OK, fmt.Sprintf("%d log root(s) readable", present)
 	}
 	return f
 }
 
 // watchedDirs counts the directories the watcher would watch: the layout
 // levels below each existing root (SPEC §4 layouts, three levels deep).
-func watchedDirs(cfg Config) int {
+func watchedDirs(roots []config.AgentRoot) int {
 	n := 0
-	for _, r := range cfg.roots() {
-		root := filepath.Clean(r.path)
+	for _, r := range roots {
+		root := filepath.Clean(r.Path)
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
 				return nil
@@ -259,18 +239,18 @@ func watchedDirs(cfg Config) int {
 
 // checkInotify compares the user's inotify limits with what is used now
 // plus what the daemon needs (one instance, a watch per directory).
-func checkInotify(env doctorEnv) finding {
-	f := finding{Check: "inotify"}
-	maxWatches, err1 := readInt(filepath.Join(env.proc, "sys/fs/inotify/max_user_watches"))
-	maxInst, err2 := readInt(filepath.Join(env.proc, "sys/fs/inotify/max_user_instances"))
+func checkInotify(env Env) Finding {
+	f := Finding{Check: "inotify"}
+	maxWatches, err1 := readInt(filepath.Join(env.Proc, "sys/fs/inotify/max_user_watches"))
+	maxInst, err2 := readInt(filepath.Join(env.Proc, "sys/fs/inotify/max_user_instances"))
 	if err1 != nil || err2 != nil {
-		f.Status, f.Summary = checkSkip, "inotify limits not readable: "+errors.Join(err1, err2).Error()
+		f.Status, f.Summary = Skip, "inotify limits not readable: "+errors.Join(err1, err2).Error()
 		return f
 	}
-	dirs := watchedDirs(env.cfg)
-	usedInst, usedWatches := inotifyUsage(env.proc, os.Getuid())
+	dirs := watchedDirs(env.Roots)
+	usedInst, usedWatches := inotifyUsage(env.Proc, os.Getuid())
 	needInst, needWatches := usedInst, usedWatches
-	if !daemonUp(env.socket) {
+	if !daemonUp(env.Socket) {
 		// Its own instance and watches are not counted yet.
 		needInst, needWatches = needInst+1, needWatches+dirs
 	}
@@ -286,11 +266,11 @@ func checkInotify(env doctorEnv) finding {
 		over = append(over, fmt.Sprintf("fs.inotify.max_user_instances=%d", max(2*needInst, 256)))
 	}
 	if len(over) > 0 {
-		f.Status, f.Summary = checkFail, "the inotify limits are too low: directories beyond them are only polled, and changes show late"
+		f.Status, f.Summary = Fail, "the inotify limits are too low: directories beyond them are only polled, and changes show late"
 		f.Fix = "raise them: `sudo sysctl " + strings.Join(over, " ") + "` (and the same lines in /etc/sysctl.d/90-logwatch.conf to keep them)"
 		return f
 	}
-	f.Status, f.Summary = checkOK, fmt.Sprintf("limits cover the %d directories to watch", dirs)
+	f.Status, f.Summary = OK, fmt.Sprintf("limits cover the %d directories to watch", dirs)
 	return f
 }
 
@@ -342,44 +322,44 @@ func inotifyUsage(proc string, uid int) (instances, watches int) {
 // agentHome is the agent's own configuration directory.
 func agentHome(agent string) string {
 	if agent == "claude" {
-		return expandPath("${CLAUDE_CONFIG_DIR:-~/.claude}")
+		return config.ExpandPath("${CLAUDE_CONFIG_DIR:-~/.claude}")
 	}
-	return expandPath("${CODEX_HOME:-~/.codex}")
+	return config.ExpandPath("${CODEX_HOME:-~/.codex}")
 }
 
-func checkHooks(env doctorEnv, agent string, scan logScan) finding {
-	f := finding{Check: agent + " hooks"}
-	spec := hookSpecs[agent]
+func checkHooks(env Env, agent string, scan logScan) Finding {
+	f := Finding{Check: agent + " hooks"}
+	spec, _ := agentsettings.Lookup(agent)
 	found := false
 	if _, err := os.Stat(agentHome(agent)); err == nil {
 		found = true
 	}
-	for _, r := range env.cfg.roots() {
-		if _, err := os.Stat(r.path); err == nil && r.agent == agent {
+	for _, r := range env.Roots {
+		if _, err := os.Stat(r.Path); err == nil && r.Agent == agent {
 			found = true
 		}
 	}
 	if !found {
-		f.Status, f.Summary = checkSkip, agent+" not found on this machine ("+agentHome(agent)+" absent)"
+		f.Status, f.Summary = Skip, agent+" not found on this machine ("+agentHome(agent)+" absent)"
 		return f
 	}
-	path, _ := settingsPath(agent, "user")
+	path, _ := agentsettings.SettingsPath(agent, "user")
 	fix := "logwatch hooks install --agent " + agent
 	src, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		f.Status, f.Summary, f.Fix = checkFail, path+" cannot be read: "+err.Error(), "fix its permissions, then "+fix
+		f.Status, f.Summary, f.Fix = Fail, path+" cannot be read: "+err.Error(), "fix its permissions, then "+fix
 		return f
 	}
-	installed, commands, err := spec.hookStatus(src)
+	installed, commands, err := spec.Status(src)
 	if err != nil {
-		f.Status, f.Summary = checkFail, path+" cannot be parsed: "+err.Error()
+		f.Status, f.Summary = Fail, path+" cannot be parsed: "+err.Error()
 		f.Details = []string{agent + " itself may be ignoring this file"}
 		f.Fix = "repair the JSON (or move the file aside), then " + fix
 		return f
 	}
-	want := spec.events
+	want := spec.Events
 	if len(installed) > 0 && len(commands) == 0 {
-		want = spec.withHTTP("", "").events // http hooks (`hooks install --http`)
+		want = spec.WithHTTP("", "").Events // http hooks (`hooks install --http`)
 	}
 	var missing, retired []string
 	for _, ev := range want {
@@ -387,7 +367,7 @@ func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 			missing = append(missing, ev)
 		}
 	}
-	for _, ev := range spec.retired {
+	for _, ev := range spec.Retired {
 		if slices.Contains(installed, ev) {
 			retired = append(retired, ev)
 		}
@@ -402,7 +382,7 @@ func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 	}
 	var stale []string
 	for _, c := range commands {
-		w := shellFields(c)
+		w := agentsettings.ShellFields(c)
 		if len(w) == 0 || !filepath.IsAbs(w[0]) {
 			stale = append(stale, c+" (not an absolute path: agents run hooks without your shell's PATH)")
 		} else if fi, err := os.Stat(w[0]); err != nil || fi.Mode()&0o111 == 0 {
@@ -411,25 +391,25 @@ func checkHooks(env doctorEnv, agent string, scan logScan) finding {
 	}
 	switch {
 	case len(installed) == 0:
-		f.Status, f.Summary = checkFail, "not installed in "+path+": without hooks there is no waiting state, and changes show later"
+		f.Status, f.Summary = Fail, "not installed in "+path+": without hooks there is no waiting state, and changes show later"
 		f.Fix = fix
 	case len(missing) > 0 || len(retired) > 0:
-		f.Status, f.Summary = checkFail, fmt.Sprintf("%d of %d events of %s hooked in %s", len(want)-len(missing), len(want), of, path)
+		f.Status, f.Summary = Fail, fmt.Sprintf("%d of %d events of %s hooked in %s", len(want)-len(missing), len(want), of, path)
 		if len(retired) > 0 {
-			f.Status = checkWarn
+			f.Status = Warn
 			f.Summary += fmt.Sprintf(", and %d it does not have", len(retired))
 			f.Details = append(f.Details, "not events of "+of+" (they never fire): "+strings.Join(retired, ", "))
 		}
 		if len(missing) > 0 {
-			f.Status = checkFail
+			f.Status = Fail
 			f.Details = append(f.Details, "missing: "+strings.Join(missing, ", "))
 		}
 		f.Fix = fix + " (adds the missing events, removes the others)"
 	case len(stale) > 0:
-		f.Status, f.Summary, f.Details = checkFail, "hooks in "+path+" run a binary that is not there", stale
+		f.Status, f.Summary, f.Details = Fail, "hooks in "+path+" run a binary that is not there", stale
 		f.Fix = fix + " (updates the path)"
 	default:
-		f.Status, f.Summary = checkOK, fmt.Sprintf("installed in %s for all %d events of %s", path, len(want), of)
+		f.Status, f.Summary = OK, fmt.Sprintf("installed in %s for all %d events of %s", path, len(want), of)
 		if agent == "codex" {
 			f.Details = []string{"Codex runs them only once trusted (\"Trust all and continue\", or /hooks)"}
 		}
@@ -452,15 +432,15 @@ type logScan struct {
 
 // scanRecentLogs reads the head of the most recently modified logs of each
 // agent (at most 20 files, 256 KiB each: the version is on the first lines).
-func scanRecentLogs(env doctorEnv) logScan {
+func scanRecentLogs(env Env) logScan {
 	s := logScan{files: map[string]int{}, versions: map[string]map[string]int{}, unknown: map[string]map[string]int{}}
 	type logFile struct {
 		agent, path string
 		mod         time.Time
 	}
 	var all []logFile
-	for _, r := range env.cfg.roots() {
-		root := filepath.Clean(r.path)
+	for _, r := range env.Roots {
+		root := filepath.Clean(r.Path)
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
@@ -471,7 +451,7 @@ func scanRecentLogs(env doctorEnv) logScan {
 			}
 			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") && !strings.Contains(p, string(filepath.Separator)+"subagents"+string(filepath.Separator)) {
 				if fi, err := d.Info(); err == nil {
-					all = append(all, logFile{r.agent, p, fi.ModTime()})
+					all = append(all, logFile{r.Agent, p, fi.ModTime()})
 				}
 			}
 			return nil
@@ -567,8 +547,8 @@ func (s *logScan) newestVersion(agent string) string {
 // checkFormats finds drift: recent logs from an agent release newer than
 // the known-good one (conformance/agents), and line types the parsers do
 // not know. Each is a warning naming what is unknown.
-func checkFormats(s logScan) finding {
-	f := finding{Check: "formats"}
+func checkFormats(s logScan) Finding {
+	f := Finding{Check: "formats"}
 	var newer, unknown []string
 	for _, agent := range []string{"claude", "codex"} {
 		vs := slices.SortedFunc(func(yield func(string) bool) {
@@ -614,40 +594,40 @@ func checkFormats(s logScan) finding {
 	}
 	switch {
 	case len(drift) > 0:
-		f.Status = checkWarn
+		f.Status = Warn
 		f.Summary = strings.Join(drift, "; and ")
 		f.Fix = "run `logwatch verify` on a recent log and compare turns, interrupts and final_state with what happened; " +
 			"update logwatch if they are wrong (the live conformance suite, run with the new release, proves it and raises the known-good version)"
 	case len(s.files) == 0:
-		f.Status, f.Summary = checkSkip, "no agent logs under the roots yet"
+		f.Status, f.Summary = Skip, "no agent logs under the roots yet"
 	default:
-		f.Status, f.Summary = checkOK, "recent logs come from the known-good agent releases or older, with no unknown line types"
+		f.Status, f.Summary = OK, "recent logs come from the known-good agent releases or older, with no unknown line types"
 	}
 	return f
 }
 
 // checkClock catches a clock far off: log lines or files from the future
 // make the interrupt window and ages meaningless.
-func checkClock(env doctorEnv, s logScan) finding {
-	f := finding{Check: "clock"}
+func checkClock(env Env, s logScan) Finding {
+	f := Finding{Check: "clock"}
 	const slack = 2 * time.Minute
 	var problems []string
-	if env.now.Year() < 2025 {
-		problems = append(problems, "the system clock says "+env.now.Format(time.RFC3339))
+	if env.Now.Year() < 2025 {
+		problems = append(problems, "the system clock says "+env.Now.Format(time.RFC3339))
 	}
-	if s.newest.After(env.now.Add(slack)) {
+	if s.newest.After(env.Now.Add(slack)) {
 		problems = append(problems, fmt.Sprintf("a log line is dated %s, %s ahead of now (%s)",
-			s.newest.Format(time.RFC3339), s.newest.Sub(env.now).Round(time.Second), s.newestAt))
+			s.newest.Format(time.RFC3339), s.newest.Sub(env.Now).Round(time.Second), s.newestAt))
 	}
-	if s.mtime.After(env.now.Add(slack)) {
+	if s.mtime.After(env.Now.Add(slack)) {
 		problems = append(problems, fmt.Sprintf("a log file was modified %s ahead of now (%s)",
-			s.mtime.Sub(env.now).Round(time.Second), s.mtimeAt))
+			s.mtime.Sub(env.Now).Round(time.Second), s.mtimeAt))
 	}
 	if len(problems) > 0 {
-		f.Status, f.Summary, f.Details = checkFail, "the clock looks wrong", problems
+		f.Status, f.Summary, f.Details = Fail, "the clock looks wrong", problems
 		f.Fix = "synchronise it (`timedatectl set-ntp true` on Linux; System Settings › Date & Time on macOS)"
 		return f
 	}
-	f.Status, f.Summary = checkOK, "now is "+env.now.Format(time.RFC3339)+"; no log is dated in the future"
+	f.Status, f.Summary = OK, "now is "+env.Now.Format(time.RFC3339)+"; no log is dated in the future"
 	return f
 }

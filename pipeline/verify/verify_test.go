@@ -50,7 +50,7 @@ func TestRealworldGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("no golden for %s (run go test ./parsers/verify -update and review it): %v", rel, err)
+				t.Fatalf("no golden for %s (run go test ./pipeline/verify -update and review it): %v", rel, err)
 			}
 			for _, m := range Compare(&f, want) {
 				t.Error(m)

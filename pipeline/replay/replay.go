@@ -21,8 +21,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/pipeline/ingest"
 	"github.com/logwatch/logwatch/relay"
-	"github.com/logwatch/logwatch/relay/ingest"
 	"github.com/logwatch/logwatch/relay/vclock"
 	"github.com/logwatch/logwatch/watcher"
 )

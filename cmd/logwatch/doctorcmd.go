@@ -1,0 +1,41 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/logwatch/logwatch/setup/doctor"
+)
+
+func newDoctorCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [--json]",
+		Short: "Check this machine's setup and explain each problem with a fix",
+		Long: `Checks that the daemon is reachable and its socket private, the log roots exist and
+are readable, the inotify limits cover the directories to watch, the hooks are
+installed for each agent found, recent logs come from agent versions the parsers
+know, and the clock is sane. Works with the daemon down (and says so).
+
+Exit status: 0 when everything is fine, 1 with findings, 2 on a bad configuration.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			env := doctor.Env{Roots: a.cfg.Roots(), Socket: a.socketPath(), Proc: "/proc", Now: time.Now()}
+			fs := doctor.Run(env)
+			if asJSON {
+				if err := doctor.WriteJSON(a.stdout, fs); err != nil {
+					return withCode(exitUsage, err)
+				}
+			} else {
+				doctor.WriteText(a.stdout, fs)
+			}
+			if doctor.HasFindings(fs) {
+				return withCode(exitFindings, nil)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"healthy": bool, "checks": [...]} as JSON`)
+	return cmd
+}

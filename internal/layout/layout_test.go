@@ -1,0 +1,225 @@
+package layout
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/logwatch/logwatch/"
+
+// allowed is the whole flow (SPEC §1), one row per package: the project's
+// own packages it may import. Data goes parsers → watcher → relay →
+// subscribers, keytap beside the watcher; pipeline/ runs them together
+// (the daemon's pump, replay, verify); setup/ edits the machine for them;
+// internal/ holds the leaves they share; cmd/ wires everything and is
+// imported by none. bench/ measures and may import anything but cmd/.
+var allowed = map[string][]string{
+	// Sources: lines → evidence, files → lines, keys → interrupts.
+	"parsers/lines":  {},
+	"parsers":        {},
+	"watcher/follow": {"parsers/lines"},
+	"watcher":        {"parsers", "parsers/lines", "watcher/follow"},
+	"keytap":         {},
+
+	// The relay: the pure state folder, the state owner and its server,
+	// its client and clock.
+	"relay/session":  {"parsers"},
+	"relay/peercred": {},
+	"relay/vclock":   {},
+	"relay":          {"parsers", "parsers/lines", "relay/peercred", "relay/session"},
+	"relay/client":   {"relay", "relay/peercred"},
+	"keytap/proxy":   {"keytap", "relay", "relay/client"},
+
+	// Above watcher and relay: what runs the pipeline.
+	"pipeline/ingest": {"relay", "watcher"},
+	"pipeline/replay": {"parsers", "pipeline/ingest", "relay", "relay/vclock", "watcher"},
+	"pipeline/verify": {"parsers", "parsers/lines", "relay/session"},
+
+	// The machine's setup: the agents' settings files, the service, doctor.
+	"setup/selfbin":       {},
+	"setup/service":       {"internal/atomicfile"},
+	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/udiff", "relay"},
+	"setup/doctor":        {"conformance/agents", "internal/config", "parsers", "relay/client", "setup/agentsettings"},
+
+	// Shared leaves.
+	"internal/config":      {"relay"},
+	"internal/jsonc":       {},
+	"internal/udiff":       {},
+	"internal/atomicfile":  {},
+	"internal/testsupport": {"internal/udiff"},
+	"internal/layout":      {},
+
+	// The live suite drives the binaries and imports no logic.
+	"conformance":        {"conformance/agents", "internal/testsupport"},
+	"conformance/agents": {},
+}
+
+// against are the flow's main arrows, stated on their own so that a row
+// edited to allow one fails all the same: no folder imports one above it.
+var against = []struct{ from, to, why string }{
+	{"parsers", "watcher", "parsers see lines, not files"},
+	{"parsers", "relay", "parsers are below the state folder"},
+	{"parsers", "pipeline", "parsers are below what runs them"},
+	{"watcher", "relay", "the watcher hands records to pipeline/ingest, not to the relay"},
+	{"watcher", "pipeline", "the watcher is below what runs it"},
+	{"relay", "watcher", "the relay takes records, not files: the pump is pipeline/ingest"},
+	{"relay", "pipeline", "the relay is below what runs it"},
+	{"relay", "setup", "the relay knows nothing of settings files or services"},
+	{"keytap", "watcher", "keys come from the pty, not the logs"},
+	{"internal", "pipeline", "internal/ holds leaves"},
+	{"internal", "setup", "internal/ holds leaves"},
+	{"pipeline", "setup", "running the pipeline edits no settings"},
+}
+
+// under reports whether pkg is dir or inside it.
+func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+
+type listed struct {
+	ImportPath                         string
+	Imports, TestImports, XTestImports []string
+}
+
+func goList(t *testing.T) []listed {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", "../../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []listed
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p listed
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		p.ImportPath = strings.TrimPrefix(p.ImportPath, mod)
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+func own(imports []string) []string {
+	var out []string
+	for _, imp := range imports {
+		if dep, ok := strings.CutPrefix(imp, mod); ok {
+			out = append(out, dep)
+		}
+	}
+	return out
+}
+
+// TestImportDirection checks every package's imports against its row.
+func TestImportDirection(t *testing.T) {
+	present := map[string]bool{}
+	for _, p := range goList(t) {
+		pkg := p.ImportPath
+		present[pkg] = true
+		// No package imports cmd/, not even from its tests.
+		for _, dep := range own(slices.Concat(p.Imports, p.TestImports, p.XTestImports)) {
+			if under(dep, "cmd") && !under(pkg, "cmd") {
+				t.Errorf("%s imports %s: nothing imports cmd/, it wires", pkg, dep)
+			}
+		}
+		if under(pkg, "cmd") || under(pkg, "bench") {
+			continue // wiring and measurement may import the rest
+		}
+		row, known := allowed[pkg]
+		if !known {
+			t.Errorf("package %s has no row in the import-direction table", pkg)
+			continue
+		}
+		for _, dep := range own(p.Imports) {
+			if !slices.Contains(row, dep) {
+				t.Errorf("%s imports %s: against the data flow", pkg, dep)
+			}
+		}
+	}
+	for pkg := range allowed {
+		if !present[pkg] {
+			t.Errorf("the table has a row for %s, which does not exist", pkg)
+		}
+	}
+}
+
+// TestFlowTable checks the table itself: it names only packages it has rows
+// for, has no arrow against the flow, and no circle.
+func TestFlowTable(t *testing.T) {
+	for pkg, row := range allowed {
+		for _, dep := range row {
+			if _, ok := allowed[dep]; !ok {
+				t.Errorf("%s may import %s, which has no row", pkg, dep)
+			}
+			for _, a := range against {
+				if under(pkg, a.from) && under(dep, a.to) {
+					t.Errorf("%s may import %s: against the flow (%s)", pkg, dep, a.why)
+				}
+			}
+		}
+	}
+	if c := circle(allowed); c != nil {
+		t.Errorf("the flow has a circle: %s", strings.Join(c, " → "))
+	}
+}
+
+// circle returns a cycle of the graph (its first node repeated at the end),
+// or nil.
+func circle(g map[string][]string) []string {
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := map[string]int{}
+	var stack []string
+	var visit func(n string) []string
+	visit = func(n string) []string {
+		state[n] = open
+		stack = append(stack, n)
+		for _, m := range g[n] {
+			switch state[m] {
+			case open:
+				i := slices.Index(stack, m)
+				return append(slices.Clone(stack[i:]), m)
+			case unseen:
+				if c := visit(m); c != nil {
+					return c
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[n] = done
+		return nil
+	}
+	for _, n := range slices.Sorted(func(yield func(string) bool) {
+		for n := range g {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		if state[n] == unseen {
+			if c := visit(n); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+func TestCircleFinds(t *testing.T) {
+	if c := circle(map[string][]string{"a": {"b"}, "b": {"c"}, "c": {"a"}}); strings.Join(c, " ") != "a b c a" {
+		t.Errorf("circle = %v", c)
+	}
+	if c := circle(map[string][]string{"a": {"b", "c"}, "b": {"c"}, "c": {}}); c != nil {
+		t.Errorf("a diamond is no circle: %v", c)
+	}
+}

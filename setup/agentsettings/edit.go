@@ -1,0 +1,160 @@
+package agentsettings
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/logwatch/logwatch/internal/atomicfile"
+	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/internal/jsonc"
+	"github.com/logwatch/logwatch/internal/udiff"
+	"github.com/logwatch/logwatch/relay"
+)
+
+// Target is one agent's settings file to edit.
+type Target struct {
+	Spec Spec
+	Path string
+}
+
+// SettingsPath is where an agent reads hooks for a scope: the user's file
+// or the project's (relative to the working directory).
+func SettingsPath(agent, scope string) (string, error) {
+	switch scope {
+	case "user", "":
+		switch agent {
+		case "claude":
+			return config.ExpandPath("${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"), nil
+		case "codex":
+			return config.ExpandPath("${CODEX_HOME:-~/.codex}/hooks.json"), nil
+		}
+	case "project":
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		switch agent {
+		case "claude":
+			return filepath.Join(wd, ".claude", "settings.json"), nil
+		case "codex":
+			return filepath.Join(wd, ".codex", "hooks.json"), nil
+		}
+	default:
+		return "", fmt.Errorf("unknown --scope %q: want user or project", scope)
+	}
+	return "", fmt.Errorf("unknown --agent %q: want claude or codex", agent)
+}
+
+// HTTPSpec turns spec into its http-handler variant for the listener at
+// addr (the http key): its URL and the secret the daemon on socket requires
+// (created now if the daemon has not run yet: it is the same file).
+func HTTPSpec(spec Spec, addr, socket string) (Spec, error) {
+	if addr == "" {
+		return spec, errors.New("--http needs the http listener configured (the `http` key, e.g. http: 127.0.0.1:8765)")
+	}
+	if spec.Agent != "claude" {
+		return spec, fmt.Errorf("--http: %s has no http hooks; install its command hooks (without --http)", spec.Agent)
+	}
+	secret, err := relay.LoadOrCreateSecret(relay.SecretFile(socket))
+	if err != nil {
+		return spec, err
+	}
+	return spec.WithHTTP("http://"+addr+"/hook?agent="+spec.Agent, secret), nil
+}
+
+// Edit applies install or uninstall to one settings file, saying on w what
+// it did (with dryRun, the diff it would apply).
+func Edit(w io.Writer, t Target, command string, install, dryRun bool) error {
+	// Write through a symlink (dotfile managers link settings files), not
+	// over it.
+	path := t.Path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	old, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", t.Path, err)
+	}
+	if !exists && !install {
+		fmt.Fprintf(w, "%s: %s does not exist; nothing to remove\n", t.Spec.Agent, t.Path)
+		return nil
+	}
+	updated, err := t.Spec.Plan(old, command, install)
+	if err != nil {
+		var se *jsonc.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%s: cannot parse it as JSON (%v); logwatch does not rewrite a file it cannot read: fix it, or move it aside and run again", t.Path, err)
+		}
+		return fmt.Errorf("%s: %v; edit the hooks by hand (see `logwatch hooks --help`)", t.Path, err)
+	}
+	verb := "installed"
+	if !install {
+		verb = "removed"
+	}
+	switch {
+	case bytes.Equal(old, updated):
+		if install {
+			fmt.Fprintf(w, "%s: %s already has logwatch's hooks; nothing to change\n", t.Spec.Agent, t.Path)
+		} else {
+			fmt.Fprintf(w, "%s: %s has no logwatch hooks; nothing to change\n", t.Spec.Agent, t.Path)
+		}
+	case dryRun:
+		oldName := t.Path
+		if !exists {
+			oldName = "/dev/null"
+		}
+		udiff.Write(w, oldName, t.Path, old, updated)
+	default:
+		if err := writeWithBackup(path, old, updated, exists, t.Spec.http != nil); err != nil {
+			return fmt.Errorf("%s: %w", t.Path, err)
+		}
+		backup := ""
+		if exists {
+			backup = " (previous file: " + path + BackupSuffix + ")"
+		}
+		what := "hooks for " + fmt.Sprint(len(t.Spec.Events)) + " events"
+		fmt.Fprintf(w, "%s: %s logwatch %s in %s%s\n", t.Spec.Agent, verb, what, t.Path, backup)
+	}
+	if install && t.Spec.Agent == "codex" {
+		fmt.Fprint(w, `codex: Codex runs new or changed hooks only once you trust them: at the next start
+       answer "Trust all and continue" (or review them with /hooks); until then they
+       do not run. Builds from before hooks were on by default also need
+       [features] codex_hooks = true in ~/.codex/config.toml.
+`)
+	}
+	return nil
+}
+
+// BackupSuffix names the copy of the previous file Edit keeps beside it.
+const BackupSuffix = ".logwatch-bak"
+
+// writeWithBackup keeps the old content as path.logwatch-bak, then replaces
+// path atomically (temp file in the same directory, fsync, rename) with the
+// old file's mode.
+func writeWithBackup(path string, old, updated []byte, exists, private bool) error {
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	backupMode := mode
+	if private {
+		// The file now holds the listener's secret: for this user only.
+		mode &^= 0o077
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if exists {
+		if err := atomicfile.Write(path+BackupSuffix, old, backupMode); err != nil {
+			return fmt.Errorf("backup: %w", err)
+		}
+	}
+	return atomicfile.Write(path, updated, mode)
+}

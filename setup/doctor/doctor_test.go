@@ -1,0 +1,328 @@
+package doctor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/conformance/agents"
+	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/setup/agentsettings"
+)
+
+// bin stands for an installed logwatch: an executable named logwatch, which
+// is what the hook checks look for at a handler's absolute path.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "logwatch-doctor")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "logwatch")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func findingOf(fs []Finding, check string) Finding {
+	for _, f := range fs {
+		if f.Check == check {
+			return f
+		}
+	}
+	return Finding{}
+}
+
+// testEnv is a machine with nothing set up: roots under a temp HOME, no
+// daemon on the socket.
+func testEnv(t *testing.T) (Env, string) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	cfg := config.Config{}
+	cfg.Agents.Claude.Roots = []string{filepath.Join(home, ".claude", "projects")}
+	cfg.Agents.Codex.Roots = []string{filepath.Join(home, ".codex", "sessions")}
+	return Env{Roots: cfg.Roots(), Socket: filepath.Join(home, "run", "lw.sock"), Proc: "/proc", Now: time.Now()}, home
+}
+
+func mkdirs(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestDoctorDaemonAndSocket(t *testing.T) {
+	env, home := testEnv(t)
+	fs := Run(env)
+	if f := findingOf(fs, "daemon"); f.Status != Fail || !strings.Contains(f.Fix, "logwatch run") {
+		t.Errorf("daemon: %+v", f)
+	}
+	if f := findingOf(fs, "socket"); f.Status != Fail || !strings.Contains(f.Summary, "no socket at") {
+		t.Errorf("missing socket: %+v", f)
+	}
+	// A socket directory open to others is a Finding even with no daemon.
+	dir := filepath.Join(home, "run")
+	mkdirs(t, dir)
+	os.Chmod(dir, 0o755)
+	write(t, env.Socket, "")
+	f := checkSocket(env)
+	if f.Status != Fail || !strings.Contains(strings.Join(f.Details, "\n"), "is not a socket") ||
+		!strings.Contains(strings.Join(f.Details, "\n"), "mode is 0755, want 0700") {
+		t.Errorf("open socket dir: %+v", f)
+	}
+}
+
+func TestDoctorRoots(t *testing.T) {
+	env, home := testEnv(t)
+	if f := checkRoots(env); f.Status != Warn {
+		t.Errorf("no roots: %+v", f)
+	}
+	claude := env.Roots[0].Path
+	mkdirs(t, claude)
+	if f := checkRoots(env); f.Status != OK {
+		t.Errorf("readable root: %+v", f)
+	}
+	// A root that is a file is unreadable as a directory, for root too.
+	codex := env.Roots[1].Path
+	mkdirs(t, filepath.Dir(codex))
+	write(t, codex, "")
+	if f := checkRoots(env); f.Status != Fail || !strings.Contains(strings.Join(f.Details, "\n"), "is not a directory") {
+		t.Errorf("file as root: %+v", f)
+	}
+	os.Remove(codex)
+	if os.Getuid() == 0 {
+		t.Logf("running as root: permission bits do not stop root, the chmod 000 case is skipped (%s)", home)
+		return
+	}
+	os.Chmod(claude, 0)
+	defer os.Chmod(claude, 0o755)
+	if f := checkRoots(env); f.Status != Fail || !strings.Contains(strings.Join(f.Details, "\n"), "cannot be read") {
+		t.Errorf("chmod 000 root: %+v", f)
+	}
+}
+
+// TestDoctorInotify lowers the limits in a fake /proc: 30 directories to
+// watch against max_user_watches 10.
+func TestDoctorInotify(t *testing.T) {
+	env, _ := testEnv(t)
+	root := env.Roots[0].Path
+	for i := range 30 {
+		mkdirs(t, filepath.Join(root, fmt.Sprintf("-home-dev-p%d", i)))
+	}
+	proc := t.TempDir()
+	mkdirs(t, filepath.Join(proc, "sys/fs/inotify"))
+	write(t, filepath.Join(proc, "sys/fs/inotify/max_user_watches"), "10\n")
+	write(t, filepath.Join(proc, "sys/fs/inotify/max_user_instances"), "0\n")
+	env.Proc = proc
+	f := checkInotify(env)
+	if f.Status != Fail || !strings.Contains(f.Fix, "fs.inotify.max_user_watches=65536") ||
+		!strings.Contains(f.Fix, "fs.inotify.max_user_instances=256") ||
+		!strings.Contains(strings.Join(f.Details, "\n"), "31 directories to watch, limit 10") {
+		t.Errorf("low limits: %+v", f)
+	}
+	write(t, filepath.Join(proc, "sys/fs/inotify/max_user_watches"), "100000\n")
+	write(t, filepath.Join(proc, "sys/fs/inotify/max_user_instances"), "128\n")
+	if f := checkInotify(env); f.Status != OK {
+		t.Errorf("ample limits: %+v", f)
+	}
+	// The real /proc is readable here and counts this process's usage.
+	env.Proc = "/proc"
+	if _, err := os.Stat("/proc/sys/fs/inotify/max_user_watches"); err == nil {
+		if f := checkInotify(env); f.Status == Skip {
+			t.Errorf("real /proc: %+v", f)
+		}
+	}
+}
+
+func TestDoctorHooks(t *testing.T) {
+	env, home := testEnv(t)
+	if f := checkHooks(env, "codex", logScan{}); f.Status != Skip {
+		t.Errorf("no codex: %+v", f)
+	}
+	settings := filepath.Join(home, ".claude", "settings.json")
+	mkdirs(t, filepath.Dir(settings))
+	if f := checkHooks(env, "claude", logScan{}); f.Status != Fail || f.Fix != "logwatch hooks install --agent claude" {
+		t.Errorf("not installed: %+v", f)
+	}
+	write(t, settings, "{\n  \"hooks\": {\n    \"Stop\": [\n  }\n}\n")
+	if f := checkHooks(env, "claude", logScan{}); f.Status != Fail || !strings.Contains(f.Summary, "cannot be parsed: line 4, column 3") {
+		t.Errorf("unparsable settings: %+v", f)
+	}
+	spec, _ := agentsettings.Lookup("claude")
+	full, err := spec.Plan(nil, agentsettings.Command(bin, "claude"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, settings, string(full))
+	if f := checkHooks(env, "claude", logScan{}); f.Status != OK {
+		t.Errorf("installed: %+v", f)
+	}
+	gone, _ := spec.Plan(nil, agentsettings.Command("/nonexistent/logwatch", "claude"), true)
+	write(t, settings, string(gone))
+	if f := checkHooks(env, "claude", logScan{}); f.Status != Fail || !strings.Contains(f.Summary, "not there") {
+		t.Errorf("moved binary: %+v", f)
+	}
+}
+
+// TestDoctorCodexHookSet: a hooks.json written for the events logwatch
+// used to install for Codex (StopFailure, no SessionEnd) is checked against
+// Codex 0.169's own events; install repairs it; logs from a release past the
+// known-good one are named.
+func TestDoctorCodexHookSet(t *testing.T) {
+	env, home := testEnv(t)
+	hooks := filepath.Join(home, ".codex", "hooks.json")
+	mkdirs(t, filepath.Dir(hooks))
+	old, err := os.ReadFile("../agentsettings/testdata/setup/codex-upgrade/before.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, hooks, strings.ReplaceAll(string(old), "/usr/local/bin/logwatch", bin))
+	f := checkHooks(env, "codex", logScan{})
+	details := strings.Join(f.Details, "\n")
+	if f.Status != Fail || !strings.Contains(f.Summary, "11 of 12 events of codex 0.169.0") ||
+		!strings.Contains(details, "missing: SessionEnd") || !strings.Contains(details, "not events of codex 0.169.0 (they never fire): StopFailure") {
+		t.Errorf("old event set: %+v", f)
+	}
+	// Only the retired one left: a warning, not a failure.
+	spec, _ := agentsettings.Lookup("codex")
+	full, err := spec.Plan(nil, agentsettings.Command(bin, "codex"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := strings.Replace(string(full), `"hooks": {`, `"hooks": {`+"\n"+`    "StopFailure": [{"hooks": [{"type": "command", "command": "`+bin+` hook --agent codex", "timeout": 3}]}],`, 1)
+	write(t, hooks, extra)
+	if f := checkHooks(env, "codex", logScan{}); f.Status != Warn || !strings.Contains(f.Summary, "and 1 it does not have") {
+		t.Errorf("a retired event: %+v", f)
+	}
+	fixed, err := spec.Plan([]byte(extra), agentsettings.Command(bin, "codex"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, hooks, string(fixed))
+	if f := checkHooks(env, "codex", logScan{}); f.Status != OK || !strings.Contains(f.Summary, "all 12 events of codex 0.169.0") {
+		t.Errorf("after install: %+v", f)
+	}
+	scan := logScan{versions: map[string]map[string]int{"codex": {"0.169.0": 1, "0.170.1": 2}}}
+	if f := checkHooks(env, "codex", scan); f.Status != OK ||
+		!strings.Contains(strings.Join(f.Details, "\n"), "recent logs come from codex 0.170.1, whose events are not checked yet") {
+		t.Errorf("a newer release: %+v", f)
+	}
+}
+
+func TestNewerThan(t *testing.T) {
+	tests := []struct {
+		v, good string
+		want    bool
+	}{
+		{"2.1.328", "2.1.156", true}, // within a minor: drift all the same
+		{"2.1.329", "2.1.328", true},
+		{"2.1.328", "2.1.328", false},
+		{"2.1.143", "2.1.328", false},
+		{"2.2.0", "2.1.328", true},
+		{"0.170.0", "0.169.0", true},
+		{"0.104.0-alpha.1", "0.169.0", false},
+		{"garbage", "2.1.328", false},
+		{"2.1.400", "", false}, // an agent not pinned is not judged
+	}
+	for _, tc := range tests {
+		if got := newerThan(tc.v, tc.good); got != tc.want {
+			t.Errorf("newerThan(%q, %q) = %v", tc.v, tc.good, got)
+		}
+	}
+}
+
+// TestDoctorDrift provokes each drift Finding with real files under a temp
+// HOME: a Claude release past the known-good one (a patch within the same
+// minor), a Codex one, and unknown line types, each named; the known-good
+// releases with known lines are clean, and hook payloads kept under a root
+// are not a log.
+func TestDoctorDrift(t *testing.T) {
+	env, _ := testEnv(t)
+	proj := filepath.Join(env.Roots[0].Path, "-home-dev-app")
+	day := filepath.Join(env.Roots[1].Path, "2026", "12", "01")
+	mkdirs(t, proj, day)
+	claudeLog := func(name, version string) {
+		write(t, filepath.Join(proj, name+".jsonl"),
+			`{"type":"mode","mode":"normal","sessionId":"`+name+`"}`+"\n"+
+				`{"type":"user","sessionId":"`+name+`","version":"`+version+`","cwd":"/home/dev/app","timestamp":"2026-12-01T07:00:00Z","message":{"role":"user","content":"hi"}}`+"\n"+
+				`{"type":"api-request","sessionId":"`+name+`","timestamp":"2026-12-01T07:00:00.1Z"}`+"\n"+
+				`{"type":"cost-state","sessionId":"`+name+`","totalCostUSD":0}`+"\n")
+	}
+	codexLog := func(id, version, extra string) {
+		write(t, filepath.Join(day, "rollout-2026-12-01T07-00-00-"+id+".jsonl"),
+			`{"timestamp":"2026-12-01T07:00:00Z","type":"session_meta","payload":{"id":"`+id+`","cwd":"/home/dev/app","cli_version":"`+version+`"}}`+"\n"+
+				`{"timestamp":"2026-12-01T07:00:00Z","type":"token_usage_record","payload":{"thread_id":"`+id+`"}}`+"\n"+extra)
+	}
+	claudeLog("11111111-aaaa-4bbb-8ccc-000000000001", agents.KnownGood("claude"))
+	codexLog("01a23064-f24f-74c0-8657-6ca6791bc246", agents.KnownGood("codex"), "")
+	// Captured hook payloads beside the transcripts: not a log, no drift.
+	write(t, filepath.Join(proj, "hook-payloads.jsonl"), `{"t":"2026-12-01T07:00:00Z","tab":"s1","payload":{"hook_event_name":"Stop"}}`+"\n")
+	if f := checkFormats(scanRecentLogs(env)); f.Status != OK {
+		t.Fatalf("known-good releases: %+v", f)
+	}
+
+	claudeLog("11111111-aaaa-4bbb-8ccc-000000000002", "2.1.329")
+	f := checkFormats(scanRecentLogs(env))
+	if f.Status != Warn || !strings.Contains(f.Summary, "claude 2.1.329 (known-good 2.1.328)") || strings.Contains(f.Summary, "codex") {
+		t.Errorf("claude patch release: %+v", f)
+	}
+	codexLog("01a23064-f24f-74c0-8657-000000000002", "0.170.0", `{"timestamp":"2026-12-01T07:00:01Z","type":"event_msg","payload":{"type":"telepathy"}}`+"\n"+
+		`{"timestamp":"2026-12-01T07:00:02Z","type":"brand_new_line","payload":{}}`+"\n")
+	f = checkFormats(scanRecentLogs(env))
+	if f.Status != Warn || !strings.Contains(f.Summary, "codex 0.170.0 (known-good 0.169.0)") ||
+		!strings.Contains(f.Summary, "line types the parsers do not know: codex brand_new_line×1, event_msg/telepathy×1") ||
+		!strings.Contains(f.Fix, "logwatch verify") {
+		t.Errorf("codex release and unknown types: %+v", f)
+	}
+}
+
+// TestDoctorFormatsAndClock: a transcript from a future Claude Code version
+// warns of format drift; a line dated a day ahead says the clock is off.
+func TestDoctorFormatsAndClock(t *testing.T) {
+	env, _ := testEnv(t)
+	dir := filepath.Join(env.Roots[0].Path, "-home-dev-app")
+	mkdirs(t, dir)
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	env.Now = now
+	line := func(version string, at time.Time) string {
+		return fmt.Sprintf(`{"type":"user","sessionId":"s1","version":%q,"cwd":"/home/dev/app","timestamp":%q,"message":{"role":"user","content":"hi"}}`+"\n",
+			version, at.Format(time.RFC3339Nano))
+	}
+	write(t, filepath.Join(dir, "s1.jsonl"), line("2.1.143", now.Add(-time.Hour))+`{"type":"hologram","sessionId":"s1"}`+"\n")
+	os.Chtimes(filepath.Join(dir, "s1.jsonl"), now.Add(-time.Hour), now.Add(-time.Hour))
+	scan := scanRecentLogs(env)
+	if f := checkFormats(scan); f.Status != Warn || !strings.Contains(f.Summary, "line types the parsers do not know: claude hologram×1") ||
+		strings.Contains(f.Summary, "newer") {
+		t.Errorf("known version, an unknown line type: %+v", f)
+	}
+	if f := checkClock(env, scan); f.Status != OK {
+		t.Errorf("sane clock: %+v", f)
+	}
+	write(t, filepath.Join(dir, "s2.jsonl"), line("9.9.0", now.Add(24*time.Hour)))
+	os.Chtimes(filepath.Join(dir, "s2.jsonl"), now, now)
+	scan = scanRecentLogs(env)
+	if f := checkFormats(scan); f.Status != Warn || !strings.Contains(f.Summary, "claude 9.9.0") || !strings.Contains(f.Fix, "logwatch verify") {
+		t.Errorf("future version: %+v", f)
+	}
+	if f := checkClock(env, scan); f.Status != Fail || !strings.Contains(strings.Join(f.Details, "\n"), "24h0m0s ahead") {
+		t.Errorf("future line: %+v", f)
+	}
+}
