@@ -308,12 +308,17 @@ func (r *Relay) sweep() {
 			r.regGone(p) // a session that was not there yet
 			continue
 		}
-		e := r.sessions[p.e.SessionID]
-		if e == nil || e.s.State == session.Ended {
-			continue
-		}
 		if proctree.Alive(p.e.Pid, p.start) {
 			p.suspect = 0
+			continue
+		}
+		if e := r.sessions[p.e.SessionID]; e == nil || e.s.State == session.Ended {
+			// Nothing to end (its tab closed first, or no log yet): only
+			// status's "live" changes, and a later session is ended by
+			// regGone on the next sweep.
+			p.gone = true
+			r.counters.ProcessesGone++
+			p.told = e != nil
 			continue
 		}
 		if tp, ok := r.tabProcs[p.tab]; ok && tp.Pid == p.e.Pid && p.suspect == 0 {

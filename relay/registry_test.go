@@ -343,6 +343,9 @@ func TestRegistryProcessGone(t *testing.T) {
 		h.expect("ended/tab_closed/api.tab_closed")
 		h.clock.Advance(3 * registrySweep)
 		h.expect()
+		if got := h.state("s1"); got.Live {
+			t.Errorf("state %+v: a gone process still live", got)
+		}
 	})
 	t.Run("the tab never says: the next sweep does", func(t *testing.T) {
 		h := newHarness(t, Config{})
