@@ -55,6 +55,9 @@ type regProc struct {
 	start uint64 // identifies the process: a pid with another start time is not it
 	gone  bool   // the process was found gone
 	told  bool   // its session was ended for it (or had ended already)
+	// watched: its exit is told by a pidfd (proctree.Exits), so the sweep
+	// leaves it alone.
+	watched bool
 	// suspect counts sweeps that found the process gone while the tab that
 	// runs it directly may still report its close first-hand.
 	suspect int
@@ -90,7 +93,10 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 	prev := p.e
 	p.e = ent
 	if prev.Pid != ent.Pid || prev.ProcStart != ent.ProcStart {
-		p.start, p.gone, p.told, p.suspect = start, false, false, 0
+		if p.watched {
+			r.exits.Forget(prev.Pid, p.start)
+		}
+		p.start, p.gone, p.told, p.suspect, p.watched = start, false, false, 0, false
 	}
 	if prev.SessionID != ent.SessionID {
 		if prev.SessionID != "" {
@@ -104,6 +110,9 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 	if !proctree.Alive(ent.Pid, p.start) {
 		r.regGone(p)
 		return
+	}
+	if !p.watched {
+		p.watched = r.watchExit(ent.Pid, p.start)
 	}
 	if p.tab == "" {
 		r.regBind(p)
@@ -131,6 +140,9 @@ func (r *Relay) regRemoved(path string) {
 		return
 	}
 	delete(r.reg, path)
+	if p.watched {
+		r.exits.Forget(p.e.Pid, p.start)
+	}
 	id := p.e.SessionID
 	if q := r.regFor(id); q != nil && !q.gone {
 		return // another process has the session (resumed meanwhile)
@@ -293,8 +305,15 @@ func (r *Relay) regSorted() []*regProc {
 // armSweep schedules the next liveness sweep while there is a process to
 // watch.
 func (r *Relay) armSweep() {
-	if r.sweepArmed || len(r.reg) == 0 {
+	if r.sweepArmed {
 		return
+	}
+	need := false
+	for _, p := range r.reg {
+		need = need || (!p.gone && !p.watched) || (p.gone && !p.told)
+	}
+	if !need {
+		return // nothing to poll: no idle work at all
 	}
 	r.sweepArmed = true
 	r.clock.AfterFunc(registrySweep, func() { r.enqueue(r.sweep) })
@@ -307,6 +326,9 @@ func (r *Relay) sweep() {
 		if p.gone {
 			r.regGone(p) // a session that was not there yet
 			continue
+		}
+		if p.watched {
+			continue // its exit will be told
 		}
 		if proctree.Alive(p.e.Pid, p.start) {
 			p.suspect = 0
@@ -359,4 +381,51 @@ func (r *Relay) regFor(id string) *regProc {
 		}
 	}
 	return best
+}
+
+// watchExit has the process's exit told by a pidfd where the kernel has
+// them (Linux 5.3+): no polling, and a kill -9 is seen at once. Elsewhere
+// the sweep polls.
+func (r *Relay) watchExit(pid int, start uint64) bool {
+	if r.exitsOff {
+		return false
+	}
+	if r.exits == nil {
+		x, err := proctree.NewExits(func(pid int, start uint64) {
+			r.enqueue(func() { r.regExited(pid, start) })
+		})
+		if err != nil {
+			r.exitsOff = true
+			r.log.Info().Err(err).Msg("process exits polled every 2 s")
+			return false
+		}
+		r.exits = x
+	}
+	return r.exits.Watch(pid, start)
+}
+
+// regExited: a watched process exited.
+func (r *Relay) regExited(pid int, start uint64) {
+	for _, p := range r.regSorted() {
+		if p.e.Pid != pid || p.start != start || p.gone {
+			continue
+		}
+		p.watched = false
+		if tp, ok := r.tabProcs[p.tab]; ok && tp.Pid == pid {
+			// The tab runs this very process: its close, reported by whoever
+			// ran it, comes any moment and says more.
+			p.gone = true
+			r.counters.ProcessesGone++
+			r.clock.AfterFunc(registrySweep, func() { r.enqueue(func() { r.regGone(p) }) })
+			continue
+		}
+		r.regGone(p)
+	}
+}
+
+// regClose releases the pidfds.
+func (r *Relay) regClose() {
+	if r.exits != nil {
+		r.exits.Close()
+	}
 }

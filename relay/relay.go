@@ -21,6 +21,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/session"
 )
@@ -202,6 +203,8 @@ type Relay struct {
 	tabProcs   map[string]tabProc  // tab → the process it runs (tabproc.go)
 	reg        map[string]*regProc // registry file → its process (registry.go)
 	sweepArmed bool                // a liveness sweep is scheduled
+	exits      *proctree.Exits     // tells registry processes' exits, once one is watched
+	exitsOff   bool                // no pidfds here (or in a test): the sweep polls
 	subs       map[*Subscription]bool
 	seq        uint64
 	counters   Counters
@@ -273,6 +276,7 @@ func (r *Relay) SetRecorder(rec Recorder) {
 // Run processes work until ctx ends. It is the only goroutine that touches
 // session state.
 func (r *Relay) Run(ctx context.Context) error {
+	defer r.regClose() // after done is closed: a late exit report must not block
 	defer close(r.done)
 	for {
 		select {
