@@ -22,11 +22,13 @@ import (
 //   - liveness: a process gone without a goodbye (kill -9, a crash) ends the
 //     session, process_gone (registry.process_gone); a removed file is the
 //     process's goodbye, session_end (registry.removed). Liveness is checked
-//     when a file changes and on a slow sweep, never by fast polling.
+//     when a file changes, then told by a pidfd where there are pidfds, and
+//     by a slow sweep elsewhere: never by fast polling.
 
 const (
-	// registrySweep is how often live registry processes are checked: one
-	// read of /proc/<pid>/stat each.
+	// registrySweep is how often registry processes no pidfd watches are
+	// checked (one read of /proc/<pid>/stat each), and how long a gone
+	// process is left to its tab's own close.
 	registrySweep = 2 * time.Second
 	// goodbyeGrace is how long a removed file waits for the SessionEnd hook
 	// of a session with hooks (Claude Code 2.1.328 removes its file ~25 ms
