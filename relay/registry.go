@@ -2,6 +2,7 @@ package relay
 
 import (
 	"runtime"
+	"slices"
 	"sort"
 	"time"
 
@@ -101,7 +102,9 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 		p.start, p.gone, p.told, p.suspect, p.watched = start, false, false, 0, false
 	}
 	if prev.SessionID != ent.SessionID {
+		r.regIndex(ent.SessionID, p, true)
 		if prev.SessionID != "" {
+			r.regIndex(prev.SessionID, p, false)
 			r.regSessionChanged(prev.SessionID)
 		}
 		p.tab, p.waited = "", 0
@@ -142,6 +145,7 @@ func (r *Relay) regRemoved(path string) {
 		return
 	}
 	delete(r.reg, path)
+	r.regIndex(p.e.SessionID, p, false)
 	if p.watched {
 		r.exits.Forget(p.e.Pid, p.start)
 	}
@@ -373,16 +377,26 @@ func (r *Relay) live(id string) (int, bool) {
 // latest started), else the latest gone one; nil if none.
 func (r *Relay) regFor(id string) *regProc {
 	var best *regProc
-	for _, p := range r.reg {
-		if p.e.SessionID != id {
-			continue
-		}
+	for _, p := range r.regIdx[id] {
 		if best == nil || (best.gone && !p.gone) ||
 			(best.gone == p.gone && (p.e.StartedAt > best.e.StartedAt || p.e.StartedAt == best.e.StartedAt && p.e.Path > best.e.Path)) {
 			best = p
 		}
 	}
 	return best
+}
+
+// regIndex adds p to (or removes it from) the session's processes.
+func (r *Relay) regIndex(id string, p *regProc, add bool) {
+	ps := slices.DeleteFunc(r.regIdx[id], func(q *regProc) bool { return q == p })
+	if add {
+		ps = append(ps, p)
+	}
+	if len(ps) == 0 {
+		delete(r.regIdx, id)
+		return
+	}
+	r.regIdx[id] = ps
 }
 
 // watchExit has the process's exit told by a pidfd where the kernel has

@@ -199,12 +199,13 @@ type Relay struct {
 
 	// Owned by the Run goroutine.
 	sessions   map[string]*entry
-	tabs       map[string]string   // tab → bound conversation id
-	tabProcs   map[string]tabProc  // tab → the process it runs (tabproc.go)
-	reg        map[string]*regProc // registry file → its process (registry.go)
-	sweepArmed bool                // a liveness sweep is scheduled
-	exits      *proctree.Exits     // tells registry processes' exits, once one is watched
-	exitsOff   bool                // no pidfds here (or in a test): the sweep polls
+	tabs       map[string]string     // tab → bound conversation id
+	tabProcs   map[string]tabProc    // tab → the process it runs (tabproc.go)
+	reg        map[string]*regProc   // registry file → its process (registry.go)
+	regIdx     map[string][]*regProc // session → its registry processes
+	sweepArmed bool                  // a liveness sweep is scheduled
+	exits      *proctree.Exits       // tells registry processes' exits, once one is watched
+	exitsOff   bool                  // no pidfds here (or in a test): the sweep polls
 	subs       map[*Subscription]bool
 	seq        uint64
 	counters   Counters
@@ -258,6 +259,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		tabs:     map[string]string{},
 		tabProcs: map[string]tabProc{},
 		reg:      map[string]*regProc{},
+		regIdx:   map[string][]*regProc{},
 		subs:     map[*Subscription]bool{},
 		windows:  map[string]*window{},
 		offsets:  map[string]int64{},
