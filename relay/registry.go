@@ -233,6 +233,15 @@ func (r *Relay) regBind(p *regProc) {
 		return
 	}
 	tab, id := ms[0].tab, p.e.SessionID
+	if cur := r.tabs[tab]; cur != "" && cur != id {
+		if q := r.regFor(cur); q != nil && !q.gone && q.e.Pid != p.e.Pid {
+			if d, _ := proctree.Descends(p.e.Pid, q.e.Pid); d {
+				// An agent run inside the tab's agent (as a tool): the tab
+				// stays its parent's, as with hooks.
+				return
+			}
+		}
+	}
 	p.tab = tab
 	if r.tabs[tab] != id {
 		r.tabs[tab] = id

@@ -154,6 +154,19 @@ func TestRegistryBindsLateTab(t *testing.T) {
 	h.expectTabs()
 }
 
+// An agent run inside the tab's agent (its descendant) does not take the
+// tab: it stays the outer session's.
+func TestRegistryNestedAgentKeepsTab(t *testing.T) {
+	h := newHarness(t, Config{})
+	p := spawn(t) // the shell is the outer agent, its child the inner one
+	h.tabProc("T", os.Getpid())
+	h.reg(p.shell(), "outer", "busy", "")
+	h.reg(p.child, "inner", "busy", "")
+	h.line(parsers.AgentClaude, "outer", cPrompt("outer", "hi"), false)
+	h.line(parsers.AgentClaude, "inner", cPrompt("inner", "hi"), false)
+	h.expectTabs("working/prompt/log/log.turn_start tab=T", "working/prompt/log/log.turn_start tab=")
+}
+
 // Two tabs that report the same process: ambiguous, no tab bound.
 func TestRegistryAmbiguousBindsNothing(t *testing.T) {
 	h := newHarness(t, Config{})
