@@ -21,6 +21,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/session"
 )
@@ -111,6 +112,10 @@ type Event struct {
 	Source        string    `json:"source"`
 	Rule          string    `json:"rule"`
 	Since         time.Time `json:"since"`
+	// Pid is the session's agent process as Claude Code's registry names
+	// it (0: not known), Live whether it still runs.
+	Pid  int  `json:"pid,omitempty"`
+	Live bool `json:"live,omitempty"`
 }
 
 // Counters are the relay's running totals (`logwatch status`).
@@ -138,6 +143,11 @@ type Counters struct {
 	// transcript_paths outside every log root, never opened.
 	HTTPRefused        int64 `json:"http_refused"`
 	TranscriptsRefused int64 `json:"transcripts_refused"`
+
+	// RegistryProcesses counts Claude Code registry files read and present
+	// now; ProcessesGone the processes found gone without removing theirs.
+	RegistryProcesses int64 `json:"registry_processes"`
+	ProcessesGone     int64 `json:"processes_gone"`
 }
 
 // Status is a point-in-time view of everything.
@@ -188,17 +198,23 @@ type Relay struct {
 	rec      Recorder      // nil unless recording
 
 	// Owned by the Run goroutine.
-	sessions map[string]*entry
-	tabs     map[string]string // tab → bound conversation id
-	subs     map[*Subscription]bool
-	seq      uint64
-	counters Counters
-	windows  map[string]*window // tab → open interrupt-confirmation window
-	offsets  map[string]int64   // path → end of the last line received
-	marks    map[string]Mark    // path → how far this run folded it (for checkpoints)
-	restored bool               // a saved state was restored: Replay lines are in it
-	changed  bool               // state changed since the last Save
-	booted   bool               // BootstrapDone arrived
+	sessions   map[string]*entry
+	tabs       map[string]string     // tab → bound conversation id
+	tabProcs   map[string]tabProc    // tab → the process it runs (tabproc.go)
+	reg        map[string]*regProc   // registry file → its process (registry.go)
+	regIdx     map[string][]*regProc // session → its registry processes
+	sweepArmed bool                  // a liveness sweep is scheduled
+	exits      *proctree.Exits       // tells registry processes' exits, once one is watched
+	exitsOff   bool                  // no pidfds here (or in a test): the sweep polls
+	subs       map[*Subscription]bool
+	seq        uint64
+	counters   Counters
+	windows    map[string]*window // tab → open interrupt-confirmation window
+	offsets    map[string]int64   // path → end of the last line received
+	marks      map[string]Mark    // path → how far this run folded it (for checkpoints)
+	restored   bool               // a saved state was restored: Replay lines are in it
+	changed    bool               // state changed since the last Save
+	booted     bool               // BootstrapDone arrived
 
 	conns func() ConnCounters // the socket server's figures, once it exists
 
@@ -241,6 +257,9 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		bootDone: make(chan struct{}),
 		sessions: map[string]*entry{},
 		tabs:     map[string]string{},
+		tabProcs: map[string]tabProc{},
+		reg:      map[string]*regProc{},
+		regIdx:   map[string][]*regProc{},
 		subs:     map[*Subscription]bool{},
 		windows:  map[string]*window{},
 		offsets:  map[string]int64{},
@@ -259,6 +278,7 @@ func (r *Relay) SetRecorder(rec Recorder) {
 // Run processes work until ctx ends. It is the only goroutine that touches
 // session state.
 func (r *Relay) Run(ctx context.Context) error {
+	defer r.regClose() // after done is closed: a late exit report must not block
 	defer close(r.done)
 	for {
 		select {
@@ -521,6 +541,7 @@ func (r *Relay) logLine(l LogLine) {
 		r.moved(e)
 		r.publish(e, ch, false)
 	}
+	r.regAfterLog(e)
 	if e.s.State != session.Working && e.s.State != session.Waiting {
 		// The turn ended some other way; a pending key is moot.
 		if w := r.windowFor(e); w != nil && l.Offset >= w.baseline {
@@ -668,6 +689,10 @@ func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 			delete(r.tabs, tab)
 			r.changed = true
 		}
+		if _, ok := r.tabProcs[tab]; ok {
+			delete(r.tabProcs, tab)
+			r.changed = true
+		}
 		r.closeWindow(tab)
 		for _, e := range r.sortedEntries() {
 			if e.tab != tab {
@@ -717,6 +742,7 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 		}
 		st.Worktrees = r.worktreeStates()
 		st.Counters = r.counters
+		st.Counters.RegistryProcesses = int64(len(r.reg))
 		st.Counters.Subscribers = int64(len(r.subs))
 		if r.conns != nil {
 			st.Counters.ConnCounters = r.conns()
@@ -741,6 +767,7 @@ func (r *Relay) entry(id string, agent parsers.Agent) *entry {
 		s.ID = id
 		e = &entry{s: s, since: r.clock.Now()}
 		r.sessions[id] = e
+		r.regAttach(e)
 	}
 	return e
 }
@@ -761,11 +788,13 @@ func sessionChange(e *entry) session.Change {
 func (r *Relay) moved(e *entry) { e.since = r.clock.Now() }
 
 func (r *Relay) event(e *entry, ch session.Change) Event {
-	return Event{
+	ev := Event{
 		Session: e.s.ID, Agent: string(e.s.Agent), Tab: e.tab, Cwd: e.s.Cwd, Worktree: e.worktree,
 		State: string(ch.State), Reason: ch.Reason, Detail: ch.Detail, Source: ch.Source,
 		Rule: ch.Rule, Since: e.since,
 	}
+	ev.Pid, ev.Live = r.live(e.s.ID)
+	return ev
 }
 
 func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {

@@ -61,6 +61,18 @@ type AgentsConfig struct {
 
 type AgentConfig struct {
 	Roots []string `mapstructure:"roots"`
+	// Registry is where the agent keeps its live session registry
+	// (Claude Code's sessions/<pid>.json; none for Codex).
+	Registry []string `mapstructure:"registry"`
+}
+
+// RegistryDirs is Registry with paths expanded.
+func (c AgentConfig) RegistryDirs() []string {
+	out := make([]string, 0, len(c.Registry))
+	for _, d := range c.Registry {
+		out = append(out, ExpandPath(d))
+	}
+	return out
 }
 
 type InterruptConfig struct {
@@ -75,20 +87,23 @@ type LogConfig struct {
 
 // defaults mirror config.yaml at the repository root (a test keeps them equal).
 var defaults = map[string]any{
-	"socket":                "",
-	"agents.claude.roots":   []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/projects", "~/.config/claude/projects"},
-	"agents.codex.roots":    []string{"${CODEX_HOME:-~/.codex}/sessions"},
-	"interrupt.window":      "2s",
-	"interrupt.esc_timeout": "30ms",
-	"max_line_bytes":        32 << 20,
-	"line_buffer_bytes":     64 << 20,
-	"worktrees":             []string{},
-	"turn_quiet":            "3s",
-	"record_max_bytes":      256 << 20,
-	"http":                  "",
-	"checkpoint":            "${XDG_STATE_HOME:-~/.local/state}/logwatch/checkpoint.json",
-	"log.level":             "info",
-	"log.format":            "auto",
+	"socket":              "",
+	"agents.claude.roots": []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/projects", "~/.config/claude/projects"},
+	"agents.codex.roots":  []string{"${CODEX_HOME:-~/.codex}/sessions"},
+	// Claude Code's live session registry; Codex keeps none.
+	"agents.claude.registry": []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/sessions", "~/.config/claude/sessions"},
+	"agents.codex.registry":  []string{},
+	"interrupt.window":       "2s",
+	"interrupt.esc_timeout":  "30ms",
+	"max_line_bytes":         32 << 20,
+	"line_buffer_bytes":      64 << 20,
+	"worktrees":              []string{},
+	"turn_quiet":             "3s",
+	"record_max_bytes":       256 << 20,
+	"http":                   "",
+	"checkpoint":             "${XDG_STATE_HOME:-~/.local/state}/logwatch/checkpoint.json",
+	"log.level":              "info",
+	"log.format":             "auto",
 }
 
 // flagKeys binds command-line flags (when a command defines them) to keys.
@@ -221,7 +236,7 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 // decoding.
 var (
 	durationKeys = []string{"interrupt.window", "interrupt.esc_timeout", "turn_quiet"}
-	listKeys     = []string{"agents.claude.roots", "agents.codex.roots", "worktrees"}
+	listKeys     = []string{"agents.claude.roots", "agents.codex.roots", "agents.claude.registry", "agents.codex.registry", "worktrees"}
 )
 
 // checkTypes refuses a duration without a unit (`window: 10` would be 10 ns)

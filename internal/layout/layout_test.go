@@ -24,18 +24,20 @@ var allowed = map[string][]string{
 	"watcher/follow": {"parsers/lines"},
 	"watcher":        {"parsers", "parsers/lines", "watcher/follow"},
 	"keytap":         {},
+	// Claude Code's live session registry, a source beside the logs.
+	"watcher/registry": {},
 
 	// The relay: the pure state folder, the state owner and its server,
 	// its client and clock.
 	"relay/session":  {"parsers"},
 	"relay/peercred": {},
 	"relay/vclock":   {},
-	"relay":          {"parsers", "parsers/lines", "relay/peercred", "relay/session"},
+	"relay":          {"internal/proctree", "parsers", "parsers/lines", "relay/peercred", "relay/session"},
 	"relay/client":   {"relay", "relay/peercred"},
-	"keytap/proxy":   {"keytap", "relay", "relay/client"},
+	"keytap/proxy":   {"internal/proctree", "keytap", "relay", "relay/client"},
 
 	// Above watcher and relay: what runs the pipeline.
-	"pipeline/ingest": {"relay", "watcher"},
+	"pipeline/ingest": {"relay", "watcher", "watcher/registry"},
 	"pipeline/replay": {"parsers", "pipeline/ingest", "relay", "relay/vclock", "watcher"},
 	"pipeline/verify": {"parsers", "parsers/lines", "relay/session"},
 
@@ -48,6 +50,7 @@ var allowed = map[string][]string{
 	// Shared leaves.
 	"internal/config":      {"relay"},
 	"internal/jsonc":       {},
+	"internal/proctree":    {},
 	"internal/udiff":       {},
 	"internal/atomicfile":  {},
 	"internal/testsupport": {"internal/udiff"},

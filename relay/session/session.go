@@ -69,6 +69,7 @@ const (
 	SourceLog    = "log"
 	SourceKeyLog = "key+log"
 	SourceAPI    = "api"
+	// SourceRegistry is in registry.go.
 )
 
 // Change is one published state transition (or detail update).
@@ -119,6 +120,7 @@ type Session struct {
 	doneDeferred bool            // a done is held back until the pending work ends
 	subWaiting   bool            // the waiting state came from a subagent's payload
 	announced    bool            // a change has been reported: the session is known downstream
+	waitedTool   string          // the tool detail a registry wait interrupted (registry.go)
 }
 
 // New returns a session in its initial state, ready.
