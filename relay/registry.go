@@ -10,7 +10,7 @@ import (
 	"github.com/logwatch/logwatch/relay/session"
 )
 
-// Claude Code's live session registry (package registry) as a source. Each
+// Claude Code's live session registry (package watcher/registry) as a source. Each
 // file names a running process and its session; the relay uses it for
 // three things, each a rule in the README's state rules:
 //

@@ -5,7 +5,7 @@ import (
 	"github.com/logwatch/logwatch/relay"
 )
 
-// RegistrySink feeds Claude Code's session registry (package registry)
+// RegistrySink feeds Claude Code's session registry (package watcher/registry)
 // into the relay.
 type RegistrySink struct{ R *relay.Relay }
 

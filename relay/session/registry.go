@@ -3,7 +3,7 @@ package session
 import "strings"
 
 // SourceRegistry marks a change decided by Claude Code's live session
-// registry (package registry).
+// registry (package watcher/registry).
 const SourceRegistry = "registry"
 
 // Registry statuses, as Claude Code writes them.

@@ -9,7 +9,7 @@ import (
 )
 
 // The real file Claude Code 2.1.328 wrote (PROVENANCE.md beside it).
-const sample = "../../shared/realworld/claude/live-2.1.328/session-registry-example.json"
+const sample = "../../../shared/realworld/claude/live-2.1.328/session-registry-example.json"
 
 func TestParseRealSample(t *testing.T) {
 	b, err := os.ReadFile(sample)
