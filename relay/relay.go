@@ -129,6 +129,14 @@ type Counters struct {
 	InterruptsUnconfirmed int64 `json:"interrupts_unconfirmed"`
 	KeyToMarkerLastMs     int64 `json:"key_to_marker_last_ms"`
 	KeyToMarkerMaxMs      int64 `json:"key_to_marker_max_ms"`
+	// Submits counts Enter presses reported; BindsSubmit the Codex sessions
+	// bound to a tab by one (codex.bind.submit), BindsAmbiguous the turn
+	// starts that followed submits in several tabs and bound none.
+	Submits            int64 `json:"submits"`
+	BindsSubmit        int64 `json:"binds_submit"`
+	BindsAmbiguous     int64 `json:"binds_ambiguous"`
+	SubmitToTurnLastMs int64 `json:"submit_to_turn_last_ms"`
+	SubmitToTurnMaxMs  int64 `json:"submit_to_turn_max_ms"`
 	SubscriberResyncs     int64 `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
 	Subscribers           int64 `json:"subscribers"`        // connected now
 	ConnCounters
@@ -194,6 +202,7 @@ type Relay struct {
 	seq      uint64
 	counters Counters
 	windows  map[string]*window // tab → open interrupt-confirmation window
+	submits  map[string]time.Time // tab → its last unconsumed submit (codexbind.go)
 	offsets  map[string]int64   // path → end of the last line received
 	marks    map[string]Mark    // path → how far this run folded it (for checkpoints)
 	restored bool               // a saved state was restored: Replay lines are in it
@@ -385,6 +394,9 @@ func resolvePath(path string) string {
 
 func (r *Relay) hook(h parsers.Hook, tab string) {
 	r.counters.HooksReceived++
+	if prev := r.sessions[h.SessionID]; prev != nil && prev.s.Outlives() {
+		tab = "" // the rest of a turn whose tab closed is shown in no tab
+	}
 	if tab != "" {
 		bound, ok := r.tabs[tab]
 		if ok && bound != h.SessionID {
@@ -438,7 +450,15 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 	}
 	r.settle(e)
 	r.moveOn(e, h)
-	ch, ok := e.s.Hook(h)
+	r.hookTurnStart(e, h)
+	var ch session.Change
+	var ok bool
+	switch h.Event {
+	case "SessionStart", "UserPromptSubmit", "SessionEnd":
+		ch, ok = e.s.Hook(h)
+	default:
+		ch, ok = r.outlived(e, session.SourceHook, func() (session.Change, bool) { return e.s.Hook(h) })
+	}
 	// A hook can change the saved state without publishing (a subagent
 	// booked, a transcript path, a wait already named): the checkpoint must
 	// still be rewritten.
@@ -509,7 +529,14 @@ func (r *Relay) logLine(l LogLine) {
 			r.publish(e, ch, false)
 		}
 	}
-	ch, ok := e.s.Log(l.Evidence)
+	r.logTurnStart(e, l)
+	var ch session.Change
+	var ok bool
+	if l.Evidence.Kind != parsers.KindNone {
+		ch, ok = r.outlived(e, session.SourceLog, func() (session.Change, bool) { return e.s.Log(l.Evidence) })
+	} else {
+		ch, ok = e.s.Log(l.Evidence)
+	}
 	r.locate(e)
 	if !ok && !known && !e.s.Phantom() {
 		// A log that appeared while we watch is a new session: announce

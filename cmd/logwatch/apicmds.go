@@ -102,11 +102,13 @@ func (n *reconnectNotice) update(u client.Update) (resumed bool) {
 func newKeyCmd(a *app) *cobra.Command {
 	var tab string
 	cmd := &cobra.Command{
-		Use:   "key --tab T esc|ctrl-c",
-		Short: "Report an Esc or Ctrl+C typed into a tab (a candidate interrupt)",
+		Use:   "key --tab T esc|ctrl-c|enter",
+		Short: "Report an Esc, Ctrl+C or Enter typed into a tab (a candidate interrupt, or a submit)",
 		Long: `Reports a key press already decoded by a host app that owns the pty. The daemon
-never acts on a key alone: it opens a confirmation window and changes the
-session to ready only if the agent's log shows its interrupt marker in time.`,
+never acts on a key alone: for Esc and Ctrl+C it opens a confirmation window and
+changes the session to ready only if the agent's log shows its interrupt marker in
+time; an Enter binds a Codex session to the tab only when its turn starts right
+after it and no other tab submitted too.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tab == "" {
@@ -116,8 +118,8 @@ session to ready only if the agent's log shows its interrupt marker in time.`,
 				return withCode(exitUsage, errors.New("--tab is required (or LOGWATCH_TAB)"))
 			}
 			key := strings.ToLower(args[0])
-			if key != relay.KeyEsc && key != relay.KeyCtrlC {
-				return withCode(exitUsage, fmt.Errorf("unknown key %q: want esc or ctrl-c", args[0]))
+			if key != relay.KeyEsc && key != relay.KeyCtrlC && key != relay.KeyEnter {
+				return withCode(exitUsage, fmt.Errorf("unknown key %q: want esc, ctrl-c or enter", args[0]))
 			}
 			at := time.Now()
 			return a.call(func(ctx context.Context, c *client.Client) error { return c.Key(ctx, tab, key, at) })

@@ -36,11 +36,14 @@ func NewClientReporter(socket string) *ClientReporter {
 	return &ClientReporter{socket: socket}
 }
 
-// Key reports a press as relay.KeyEsc or relay.KeyCtrlC.
+// Key reports a press as relay.KeyEsc, relay.KeyCtrlC or relay.KeyEnter.
 func (r *ClientReporter) Key(tab string, p keytap.Press) {
 	key := relay.KeyEsc
-	if p.Key == keytap.CtrlC {
+	switch p.Key {
+	case keytap.CtrlC:
 		key = relay.KeyCtrlC
+	case keytap.Enter:
+		key = relay.KeyEnter
 	}
 	r.do(keyTimeout, func(ctx context.Context, c *client.Client) error { return c.Key(ctx, tab, key, p.At) })
 }
