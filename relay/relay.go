@@ -137,8 +137,8 @@ type Counters struct {
 	BindsAmbiguous     int64 `json:"binds_ambiguous"`
 	SubmitToTurnLastMs int64 `json:"submit_to_turn_last_ms"`
 	SubmitToTurnMaxMs  int64 `json:"submit_to_turn_max_ms"`
-	SubscriberResyncs     int64 `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
-	Subscribers           int64 `json:"subscribers"`        // connected now
+	SubscriberResyncs  int64 `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
+	Subscribers        int64 `json:"subscribers"`        // connected now
 	ConnCounters
 
 	// HTTPRefused counts HTTP requests refused before any handler (foreign
@@ -201,13 +201,13 @@ type Relay struct {
 	subs     map[*Subscription]bool
 	seq      uint64
 	counters Counters
-	windows  map[string]*window // tab → open interrupt-confirmation window
+	windows  map[string]*window   // tab → open interrupt-confirmation window
 	submits  map[string]time.Time // tab → its last unconsumed submit (codexbind.go)
-	offsets  map[string]int64   // path → end of the last line received
-	marks    map[string]Mark    // path → how far this run folded it (for checkpoints)
-	restored bool               // a saved state was restored: Replay lines are in it
-	changed  bool               // state changed since the last Save
-	booted   bool               // BootstrapDone arrived
+	offsets  map[string]int64     // path → end of the last line received
+	marks    map[string]Mark      // path → how far this run folded it (for checkpoints)
+	restored bool                 // a saved state was restored: Replay lines are in it
+	changed  bool                 // state changed since the last Save
+	booted   bool                 // BootstrapDone arrived
 
 	conns func() ConnCounters // the socket server's figures, once it exists
 
