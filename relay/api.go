@@ -25,6 +25,7 @@ const (
 	OpKey       = "key"
 	OpAck       = "ack"
 	OpTabClosed = "tab_closed"
+	OpTabOpened = "tab_opened"
 	OpStatus    = "status"
 	OpSubscribe = "subscribe"
 )
@@ -33,7 +34,8 @@ const (
 type Request struct {
 	Op      string          `json:"op"`
 	Agent   string          `json:"agent,omitempty"`   // hook: claude, codex, or "" to detect
-	Tab     string          `json:"tab,omitempty"`     // hook, key, tab_closed
+	Tab     string          `json:"tab,omitempty"`     // hook, key, tab_opened, tab_closed
+	Pid     int             `json:"pid,omitempty"`     // tab_opened; optional on key, tab_closed: the tab's child process
 	Session string          `json:"session,omitempty"` // ack
 	Key     string          `json:"key,omitempty"`     // key: esc, ctrl-c
 	At      *time.Time      `json:"at,omitempty"`      // key: when it was pressed (default: when received)
@@ -89,11 +91,18 @@ func DecodeRequest(line []byte) (Request, error) {
 		err = need("session", req.Session)
 	case OpTabClosed:
 		err = need("tab", req.Tab)
+	case OpTabOpened:
+		if err = need("tab", req.Tab); err == nil && req.Pid == 0 {
+			err = fmt.Errorf("%w: tab_opened needs \"pid\"", ErrBadRequest)
+		}
 	case OpStatus, OpSubscribe:
 	case "":
 		err = fmt.Errorf("%w: missing op", ErrBadRequest)
 	default:
-		err = fmt.Errorf("%w: unknown op %q (want hook, key, ack, tab_closed, status or subscribe)", ErrBadRequest, req.Op)
+		err = fmt.Errorf("%w: unknown op %q (want hook, key, ack, tab_opened, tab_closed, status or subscribe)", ErrBadRequest, req.Op)
+	}
+	if err == nil && req.Pid < 0 {
+		err = fmt.Errorf("%w: pid %d is not a process id", ErrBadRequest, req.Pid)
 	}
 	return req, err
 }

@@ -37,10 +37,11 @@ type Saved struct {
 const savedVersion = 1
 
 type savedRelay struct {
-	Version  int               `json:"version"`
-	Seq      uint64            `json:"seq"`
-	Tabs     map[string]string `json:"tabs,omitempty"`
-	Sessions []savedEntry      `json:"sessions"`
+	Version  int                `json:"version"`
+	Seq      uint64             `json:"seq"`
+	Tabs     map[string]string  `json:"tabs,omitempty"`
+	TabProcs map[string]tabProc `json:"tab_procs,omitempty"`
+	Sessions []savedEntry       `json:"sessions"`
 }
 
 type savedEntry struct {
@@ -82,6 +83,12 @@ func (r *Relay) encodeState() ([]byte, error) {
 	if len(r.tabs) > 0 {
 		buf.WriteString(`,"tabs":`)
 		if err := enc.Encode(r.tabs); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.tabProcs) > 0 {
+		buf.WriteString(`,"tab_procs":`)
+		if err := enc.Encode(r.tabProcs); err != nil {
 			return nil, err
 		}
 	}
@@ -132,6 +139,9 @@ func (r *Relay) restore(b []byte) error {
 	r.seq = st.Seq
 	for t, s := range st.Tabs {
 		r.tabs[t] = s
+	}
+	for t, p := range st.TabProcs {
+		r.tabProcs[t] = p
 	}
 	for _, se := range st.Sessions {
 		if se.Session.ID == "" {

@@ -19,6 +19,7 @@ import (
 //	{"t":…,"kind":"log","path":…,"session":…,"agent":…,"offset":…,"end":…,"line":…,"raw":"…"}
 //	{"t":…,"kind":"hook","agent":…,"tab":…,"payload":{…}}   (the full payload)
 //	{"t":…,"kind":"key","tab":…,"key":…,"at":…}
+//	{"t":…,"kind":"tab_process","tab":…,"pid":…}
 //	{"t":…,"kind":"ack","session":…} / {"kind":"tab_closed","tab":…} / {"kind":"gone","session":…}
 //	{"t":…,"kind":"restore","state":{…}}   (a restart's saved state)
 //	{"t":…,"kind":"bootstrap_done"}
@@ -34,6 +35,7 @@ const (
 	RecKey           = "key"
 	RecAck           = "ack"
 	RecTabClosed     = "tab_closed"
+	RecTabProcess    = "tab_process"
 	RecGone          = "gone"
 	RecBootstrapDone = "bootstrap_done"
 	RecRestore       = "restore" // the state restored from the checkpoint, before any log line
@@ -65,6 +67,7 @@ type RecordLine struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 	Key     string          `json:"key,omitempty"`
 	At      *time.Time      `json:"at,omitempty"`
+	Pid     int             `json:"pid,omitempty"` // tab_process
 	// change
 	Event *Event `json:"event,omitempty"`
 }

@@ -197,7 +197,8 @@ type Relay struct {
 
 	// Owned by the Run goroutine.
 	sessions map[string]*entry
-	tabs     map[string]string // tab → bound conversation id
+	tabs     map[string]string  // tab → bound conversation id
+	tabProcs map[string]tabProc // tab → the process it runs (tabproc.go)
 	subs     map[*Subscription]bool
 	seq      uint64
 	counters Counters
@@ -250,6 +251,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		bootDone: make(chan struct{}),
 		sessions: map[string]*entry{},
 		tabs:     map[string]string{},
+		tabProcs: map[string]tabProc{},
 		subs:     map[*Subscription]bool{},
 		windows:  map[string]*window{},
 		offsets:  map[string]int64{},
@@ -693,6 +695,10 @@ func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 		r.record(RecordLine{Kind: RecTabClosed, Tab: tab})
 		if _, ok := r.tabs[tab]; ok {
 			delete(r.tabs, tab)
+			r.changed = true
+		}
+		if _, ok := r.tabProcs[tab]; ok {
+			delete(r.tabProcs, tab)
 			r.changed = true
 		}
 		r.closeWindow(tab)

@@ -246,16 +246,28 @@ func (r *Relay) Handle(ctx context.Context, req Request) Response {
 	switch req.Op {
 	case OpHook:
 		err = r.Hook(ctx, req.Agent, req.Tab, req.Payload)
+	case OpTabOpened:
+		err = r.TabProcess(ctx, req.Tab, req.Pid)
 	case OpKey:
 		var at time.Time
 		if req.At != nil {
 			at = *req.At
 		}
-		err = r.Key(ctx, req.Tab, req.Key, at)
+		if req.Pid != 0 {
+			err = r.TabProcess(ctx, req.Tab, req.Pid)
+		}
+		if err == nil {
+			err = r.Key(ctx, req.Tab, req.Key, at)
+		}
 	case OpAck:
 		err = r.Ack(ctx, req.Session)
 	case OpTabClosed:
-		resp.Ended, err = r.TabClosed(ctx, req.Tab)
+		if req.Pid != 0 {
+			err = r.TabProcess(ctx, req.Tab, req.Pid)
+		}
+		if err == nil {
+			resp.Ended, err = r.TabClosed(ctx, req.Tab)
+		}
 	case OpStatus:
 		var st Status
 		st, err = r.Status(ctx)

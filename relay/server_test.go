@@ -209,6 +209,10 @@ func TestBadRequests(t *testing.T) {
 		{`{"op":"hook","agent":"gemini","payload":{"hook_event_name":"Stop","session_id":"s"}}`, "unknown agent"},
 		{`{"op":"ack","session":"nobody"}`, "unknown session"},
 		{`{"op":"status"} {"op":"status"}`, "one JSON object per line"},
+		{`{"op":"tab_opened","tab":"t"}`, `tab_opened needs \"pid`},
+		{`{"op":"tab_opened","pid":7}`, `tab_opened needs \"tab`},
+		{`{"op":"key","tab":"t","key":"esc","pid":-1}`, "pid -1 is not a process id"},
+		{`{"op":"tab_closed","tab":"t","pid":"7"}`, "cannot unmarshal"},
 		{huge, "longer than"},
 	}
 	var reqs []string
@@ -476,4 +480,42 @@ func sameAs(last map[string]string, st relay.Status) bool {
 		}
 	}
 	return true
+}
+
+// TestTabPidOverSocket: tab_opened, key and tab_closed carry the tab's
+// process; the relay keeps it until the tab closes.
+func TestTabPidOverSocket(t *testing.T) {
+	d := startDaemon(t, nil)
+	ctx := context.Background()
+	c, err := client.Dial(ctx, d.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pid := func(tab string) int {
+		t.Helper()
+		p, err := d.r.TabPID(ctx, tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := c.TabOpened(ctx, "A", os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.KeyPid(ctx, "B", os.Getppid(), relay.KeyEsc, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Key(ctx, "C", relay.KeyEsc, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if pid("A") != os.Getpid() || pid("B") != os.Getppid() || pid("C") != 0 {
+		t.Errorf("tab pids A=%d B=%d C=%d", pid("A"), pid("B"), pid("C"))
+	}
+	if _, err := c.TabClosedPid(ctx, "A", os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	if pid("A") != 0 {
+		t.Errorf("a closed tab keeps its pid %d", pid("A"))
+	}
 }

@@ -101,14 +101,17 @@ func (n *reconnectNotice) update(u client.Update) (resumed bool) {
 
 func newKeyCmd(a *app) *cobra.Command {
 	var tab string
+	var pid int
 	cmd := &cobra.Command{
-		Use:   "key --tab T esc|ctrl-c|enter",
+		Use:   "key --tab T [--pid P] esc|ctrl-c|enter",
 		Short: "Report an Esc, Ctrl+C or Enter typed into a tab (a candidate interrupt, or a submit)",
 		Long: `Reports a key press already decoded by a host app that owns the pty. The daemon
 never acts on a key alone: for Esc and Ctrl+C it opens a confirmation window and
 changes the session to ready only if the agent's log shows its interrupt marker in
 time; an Enter binds a Codex session to the tab only when its turn starts right
-after it and no other tab submitted too.`,
+after it and no other tab submitted too.
+--pid names the tab's child process (the agent, or a shell above it): the
+daemon then binds the tab to the session of an agent running at or under it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tab == "" {
@@ -121,11 +124,15 @@ after it and no other tab submitted too.`,
 			if key != relay.KeyEsc && key != relay.KeyCtrlC && key != relay.KeyEnter {
 				return withCode(exitUsage, fmt.Errorf("unknown key %q: want esc, ctrl-c or enter", args[0]))
 			}
+			if pid < 0 {
+				return withCode(exitUsage, fmt.Errorf("--pid %d is not a process id", pid))
+			}
 			at := time.Now()
-			return a.call(func(ctx context.Context, c *client.Client) error { return c.Key(ctx, tab, key, at) })
+			return a.call(func(ctx context.Context, c *client.Client) error { return c.KeyPid(ctx, tab, pid, key, at) })
 		},
 	}
 	cmd.Flags().StringVar(&tab, "tab", "", "the tab the key was typed into (default $LOGWATCH_TAB)")
+	cmd.Flags().IntVar(&pid, "pid", 0, "the tab's child process, if known")
 	return cmd
 }
 
@@ -157,21 +164,28 @@ matches several sessions is refused with the list.`,
 
 func newTabClosedCmd(a *app) *cobra.Command {
 	var tab string
+	var pid int
 	cmd := &cobra.Command{
-		Use:   "tab-closed --tab T",
+		Use:   "tab-closed --tab T [--pid P]",
 		Short: "Report a tab closed: its sessions become ended",
-		Args:  cobra.NoArgs,
+		Long: `Reports a tab closed: its sessions become ended. --pid names the tab's child
+process, which binds the tab to its agent's session if nothing had yet.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tab == "" {
 				return withCode(exitUsage, errors.New("--tab is required"))
 			}
+			if pid < 0 {
+				return withCode(exitUsage, fmt.Errorf("--pid %d is not a process id", pid))
+			}
 			return a.call(func(ctx context.Context, c *client.Client) error {
-				_, err := c.TabClosed(ctx, tab)
+				_, err := c.TabClosedPid(ctx, tab, pid)
 				return err
 			})
 		},
 	}
 	cmd.Flags().StringVar(&tab, "tab", "", "the tab that closed")
+	cmd.Flags().IntVar(&pid, "pid", 0, "the tab's child process, if known")
 	return cmd
 }
 

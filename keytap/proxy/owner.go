@@ -3,6 +3,8 @@ package proxy
 import (
 	"os"
 	"strconv"
+
+	"github.com/logwatch/logwatch/internal/proctree"
 )
 
 // TabPIDEnv names the process that owns LOGWATCH_TAB: the proxy that set it.
@@ -23,29 +25,8 @@ func TabFromEnv() string {
 	if tab == "" || err != nil || owner <= 0 {
 		return tab
 	}
-	if descends, known := descendsFrom(os.Getpid(), owner); known && !descends {
+	if descends, known := proctree.Descends(os.Getpid(), owner); known && !descends {
 		return ""
 	}
 	return tab
-}
-
-// descendsFrom walks pid's parents up to init. known is false where the
-// platform gives no parent pids.
-func descendsFrom(pid, ancestor int) (descends, known bool) {
-	for i := 0; i < 1<<16 && pid > 0; i++ {
-		if pid == ancestor {
-			return true, true
-		}
-		if pid == 1 {
-			break
-		}
-		ppid, ok := parentPID(pid)
-		if !ok {
-			// Unreadable for this very process: the platform cannot tell.
-			// Further up: the chain broke (a parent exited), not ours.
-			return false, i > 0
-		}
-		pid = ppid
-	}
-	return false, true
 }

@@ -46,10 +46,13 @@ const TabEnv = "LOGWATCH_TAB"
 // slow one only loses reports, and one stuck at exit is left behind after a
 // second (a call may then still be under way when Run returns).
 type Reporter interface {
-	// Key reports an interrupt key typed into tab.
-	Key(tab string, p keytap.Press)
-	// TabClosed reports that tab's command exited.
-	TabClosed(tab string)
+	// TabOpened reports that tab's command started as process pid; it comes
+	// before every other report of the tab.
+	TabOpened(tab string, pid int)
+	// Key reports an interrupt key typed into tab, whose command is pid.
+	Key(tab string, pid int, p keytap.Press)
+	// TabClosed reports that tab's command, pid, exited.
+	TabClosed(tab string, pid int)
 }
 
 // Config configures Run. The zero value proxies os.Stdin and os.Stdout under
@@ -74,6 +77,8 @@ type Config struct {
 // Result is how a run ended.
 type Result struct {
 	Tab string
+	// Pid is the command's process id (0 if it never started).
+	Pid int
 	// ExitCode is the command's exit status, or 128+signal when a signal
 	// killed it, as a shell reports it.
 	ExitCode int
@@ -174,6 +179,7 @@ func Run(cmd *exec.Cmd, cfg Config) (Result, error) {
 		return res, err
 	}
 	tty.Close() // the child holds it now; EIO on the master then means every holder is gone
+	p.pid, res.Pid = cmd.Process.Pid, cmd.Process.Pid
 
 	if p.rep != nil {
 		p.queue = make(chan report, queueLen)
@@ -222,6 +228,7 @@ type report struct {
 
 type proxy struct {
 	tab    string
+	pid    int // the command's, once started
 	stdout io.Writer
 	dec    *keytap.Decoder
 	rep    Reporter
@@ -410,12 +417,13 @@ func (p *proxy) report(ps []keytap.Press) {
 // closed: a late ESC timer may still send to it.
 func (p *proxy) reportLoop() {
 	defer close(p.reported)
+	p.rep.TabOpened(p.tab, p.pid)
 	for r := range p.queue {
 		if r.closed {
-			p.rep.TabClosed(p.tab)
+			p.rep.TabClosed(p.tab, p.pid)
 			return
 		}
-		p.rep.Key(p.tab, r.press)
+		p.rep.Key(p.tab, p.pid, r.press)
 	}
 }
 

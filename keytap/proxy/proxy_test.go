@@ -209,6 +209,8 @@ func (u *userTerm) typ(t *testing.T, s string) {
 // recorder is a Reporter that keeps what it is told.
 type recorder struct {
 	mu     sync.Mutex
+	opened []int        // pids, in order
+	pids   map[int]bool // of every key and close
 	tabs   map[string]bool
 	keys   []keytap.Key
 	closed []string
@@ -216,12 +218,23 @@ type recorder struct {
 }
 
 func newRecorder() *recorder {
-	return &recorder{tabs: map[string]bool{}, more: make(chan struct{}, 1)}
+	return &recorder{tabs: map[string]bool{}, pids: map[int]bool{}, more: make(chan struct{}, 1)}
 }
 
-func (r *recorder) Key(tab string, p keytap.Press) {
+func (r *recorder) TabOpened(tab string, pid int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.keys) > 0 || len(r.closed) > 0 {
+		panic("TabOpened after another report")
+	}
+	r.tabs[tab] = true
+	r.opened = append(r.opened, pid)
+}
+
+func (r *recorder) Key(tab string, pid int, p keytap.Press) {
 	r.mu.Lock()
 	r.tabs[tab] = true
+	r.pids[pid] = true
 	r.keys = append(r.keys, p.Key)
 	r.mu.Unlock()
 	select {
@@ -230,9 +243,10 @@ func (r *recorder) Key(tab string, p keytap.Press) {
 	}
 }
 
-func (r *recorder) TabClosed(tab string) {
+func (r *recorder) TabClosed(tab string, pid int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.pids[pid] = true
 	r.closed = append(r.closed, tab)
 }
 
@@ -397,6 +411,10 @@ func TestPressesReported(t *testing.T) {
 	if res.Tab != "tab-7" || len(rec.tabs) != 1 || !rec.tabs["tab-7"] || fmt.Sprint(rec.closed) != "[tab-7]" {
 		t.Errorf("tab %q, keys reported for %v, closed %v", res.Tab, rec.tabs, rec.closed)
 	}
+	// The tab's process is reported first, then with every key and the close.
+	if res.Pid <= 0 || fmt.Sprint(rec.opened) != fmt.Sprint([]int{res.Pid}) || len(rec.pids) != 1 || !rec.pids[res.Pid] {
+		t.Errorf("command pid %d; opened with %v, keys and close with %v", res.Pid, rec.opened, rec.pids)
+	}
 	if !strings.Contains(u.screen(), "tab=tab-7\r\n") {
 		t.Errorf("the command's LOGWATCH_TAB is not tab-7: %q", u.screen())
 	}
@@ -503,8 +521,8 @@ func TestDaemonAbsent(t *testing.T) {
 	if res.ExitCode != 0 || res.Presses != 4 { // three keys and exit's Enter
 		t.Errorf("result %+v", res)
 	}
-	if n := rep.Failures(); n != 5 { // four keys and the tab's close
-		t.Errorf("%d failed reports, want 5", n)
+	if n := rep.Failures(); n != 6 { // the tab's open, four keys and its close
+		t.Errorf("%d failed reports, want 6", n)
 	}
 	screen := chunkRE.ReplaceAllString(u.screen(), "")
 	if want := "tab=" + res.Tab + "\r\nready\r\n"; screen != want {
@@ -515,8 +533,9 @@ func TestDaemonAbsent(t *testing.T) {
 // blocker is a reporter that hangs until released, like a stuck daemon.
 type blocker struct{ release chan struct{} }
 
-func (b blocker) Key(string, keytap.Press) { <-b.release }
-func (b blocker) TabClosed(string)         { <-b.release }
+func (b blocker) TabOpened(string, int)         { <-b.release }
+func (b blocker) Key(string, int, keytap.Press) { <-b.release }
+func (b blocker) TabClosed(string, int)         { <-b.release }
 
 // A reporter that never answers loses reports, never bytes, and does not
 // keep the proxy from returning.

@@ -14,6 +14,7 @@ import (
 // its confirmation window can still open.
 const (
 	keyTimeout    = 250 * time.Millisecond
+	openedTimeout = 500 * time.Millisecond
 	closedTimeout = 500 * time.Millisecond
 )
 
@@ -36,8 +37,15 @@ func NewClientReporter(socket string) *ClientReporter {
 	return &ClientReporter{socket: socket}
 }
 
-// Key reports a press as relay.KeyEsc, relay.KeyCtrlC or relay.KeyEnter.
-func (r *ClientReporter) Key(tab string, p keytap.Press) {
+// TabOpened reports the tab's command as process pid.
+func (r *ClientReporter) TabOpened(tab string, pid int) {
+	r.do(openedTimeout, func(ctx context.Context, c *client.Client) error { return c.TabOpened(ctx, tab, pid) })
+}
+
+// Key reports a press as relay.KeyEsc, relay.KeyCtrlC or relay.KeyEnter,
+// with the tab's process (a daemon started after the tab opened learns it
+// here).
+func (r *ClientReporter) Key(tab string, pid int, p keytap.Press) {
 	key := relay.KeyEsc
 	switch p.Key {
 	case keytap.CtrlC:
@@ -45,13 +53,13 @@ func (r *ClientReporter) Key(tab string, p keytap.Press) {
 	case keytap.Enter:
 		key = relay.KeyEnter
 	}
-	r.do(keyTimeout, func(ctx context.Context, c *client.Client) error { return c.Key(ctx, tab, key, p.At) })
+	r.do(keyTimeout, func(ctx context.Context, c *client.Client) error { return c.KeyPid(ctx, tab, pid, key, p.At) })
 }
 
 // TabClosed reports that the tab's command exited: its sessions end.
-func (r *ClientReporter) TabClosed(tab string) {
+func (r *ClientReporter) TabClosed(tab string, pid int) {
 	r.do(closedTimeout, func(ctx context.Context, c *client.Client) error {
-		_, err := c.TabClosed(ctx, tab)
+		_, err := c.TabClosedPid(ctx, tab, pid)
 		return err
 	})
 }

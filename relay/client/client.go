@@ -129,7 +129,13 @@ func (c *Client) Hook(ctx context.Context, agent, tab string, payload []byte) er
 
 // Key reports a key press (relay.KeyEsc, relay.KeyCtrlC or relay.KeyEnter) in a tab.
 func (c *Client) Key(ctx context.Context, tab, key string, at time.Time) error {
-	req := relay.Request{Op: relay.OpKey, Tab: tab, Key: key}
+	return c.KeyPid(ctx, tab, 0, key, at)
+}
+
+// KeyPid is Key also naming the tab's child process (0: not known), as
+// TabOpened does.
+func (c *Client) KeyPid(ctx context.Context, tab string, pid int, key string, at time.Time) error {
+	req := relay.Request{Op: relay.OpKey, Tab: tab, Pid: pid, Key: key}
 	if !at.IsZero() {
 		req.At = &at
 	}
@@ -143,9 +149,23 @@ func (c *Client) Ack(ctx context.Context, session string) error {
 	return err
 }
 
+// TabOpened reports that tab runs process pid (the tab's child: the agent
+// or a shell above it), which binds the tab to the session of an agent
+// process at or under pid.
+func (c *Client) TabOpened(ctx context.Context, tab string, pid int) error {
+	_, err := c.Do(ctx, relay.Request{Op: relay.OpTabOpened, Tab: tab, Pid: pid})
+	return err
+}
+
 // TabClosed ends the sessions of a tab; it returns how many.
 func (c *Client) TabClosed(ctx context.Context, tab string) (int, error) {
-	resp, err := c.Do(ctx, relay.Request{Op: relay.OpTabClosed, Tab: tab})
+	return c.TabClosedPid(ctx, tab, 0)
+}
+
+// TabClosedPid is TabClosed also naming the tab's child process (0: not
+// known), as TabOpened does.
+func (c *Client) TabClosedPid(ctx context.Context, tab string, pid int) (int, error) {
+	resp, err := c.Do(ctx, relay.Request{Op: relay.OpTabClosed, Tab: tab, Pid: pid})
 	return resp.Ended, err
 }
 

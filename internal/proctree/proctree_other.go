@@ -1,0 +1,5 @@
+//go:build !linux && !darwin
+
+package proctree
+
+func stat(int) (procStat, error) { return procStat{}, ErrUnsupported }

@@ -1,0 +1,150 @@
+package proctree
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func needProcs(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("no process table on " + runtime.GOOS)
+	}
+}
+
+// shellWithChild starts `sh -c 'sleep 30 & wait'` and returns the shell and
+// its sleeping child (our grandchild).
+func shellWithChild(t *testing.T) (sh *exec.Cmd, child int) {
+	t.Helper()
+	sh = exec.Command("sh", "-c", "sleep 30 & echo $!; wait")
+	out, err := sh.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if child > 0 {
+			syscall.Kill(child, syscall.SIGKILL)
+		}
+		sh.Process.Kill()
+		sh.Wait()
+	})
+	buf := make([]byte, 32)
+	n, err := out.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err = strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sh, child
+}
+
+func TestDescends(t *testing.T) {
+	needProcs(t)
+	sh, child := shellWithChild(t)
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	self, shell := os.Getpid(), sh.Process.Pid
+
+	for _, c := range []struct {
+		name        string
+		q, p        int
+		want, known bool
+	}{
+		{"a process is its own", child, child, true, true},
+		{"the shell's child descends from the shell", child, shell, true, true},
+		{"and from us, its grandparent", child, self, true, true},
+		{"and from init", child, 1, true, true},
+		{"a parent does not descend from its child", shell, child, false, true},
+		{"a sibling's child does not descend from the sibling", child, other.Process.Pid, false, true},
+		{"we do not descend from our child", self, shell, false, true},
+		{"no such process: unknown", 1 << 30, self, false, false},
+		{"pid 0 is nobody's", 0, self, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, known := Descends(c.q, c.p)
+			if got != c.want || known != c.known {
+				t.Errorf("Descends(%d, %d) = %v, %v; want %v, %v", c.q, c.p, got, known, c.want, c.known)
+			}
+		})
+	}
+}
+
+func TestDescendsAfterParentExit(t *testing.T) {
+	needProcs(t)
+	// The shell exits at once, leaving its child reparented (to init or a
+	// subreaper): the child no longer descends from the shell's pid.
+	sh := exec.Command("sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!")
+	out, err := sh.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	defer syscall.Kill(child, syscall.SIGKILL)
+	if got, known := Descends(child, sh.Process.Pid); got || !known {
+		t.Errorf("Descends(orphan, exited parent) = %v, %v; want false, true", got, known)
+	}
+}
+
+func TestStartTimeTellsAReusedPid(t *testing.T) {
+	needProcs(t)
+	_, child := shellWithChild(t)
+	start, err := StartTime(child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := StartTime(child); again != start {
+		t.Errorf("start time changed: %d then %d", start, again)
+	}
+	self, _ := StartTime(os.Getpid())
+	if start < self {
+		t.Errorf("child started at %d, before us (%d)", start, self)
+	}
+	if !Alive(child, start) || !Alive(child, 0) {
+		t.Errorf("Alive(child) = false while it runs")
+	}
+	if Alive(child, start+1) {
+		t.Errorf("Alive with another start time = true; a reused pid must count as gone")
+	}
+}
+
+func TestAliveGoneAndZombie(t *testing.T) {
+	needProcs(t)
+	c := exec.Command("sleep", "30")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := c.Process.Pid
+	start, err := StartTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Process.Kill()
+	// Not reaped yet: a zombie, which has exited all the same.
+	for i := 0; i < 200 && Alive(pid, start); i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if Alive(pid, start) {
+		t.Errorf("a killed, unreaped process is alive")
+	}
+	c.Wait()
+	if Alive(pid, start) {
+		t.Errorf("a reaped process is alive")
+	}
+	if _, err := StartTime(pid); err == nil {
+		t.Errorf("StartTime of a reaped process: no error")
+	}
+}

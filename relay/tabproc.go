@@ -1,0 +1,54 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/logwatch/logwatch/internal/proctree"
+)
+
+// tabProc is the process a tab runs (what `logwatch wrap` started, or the
+// host app's child): the agent is that process or one of its descendants.
+type tabProc struct {
+	Pid int `json:"pid"`
+	// Start is the process's start time (proctree.StartTime) when it was
+	// reported, 0 if it could not be read: a later process with the same
+	// pid is not the tab's.
+	Start uint64 `json:"start,omitempty"`
+}
+
+// TabProcess records that tab runs process pid (`logwatch wrap` reports its
+// child when the tab opens; a host app may send its child's pid with a key
+// or a tab close). The pid binds the tab to the session of an agent process
+// it is or is an ancestor of.
+func (r *Relay) TabProcess(ctx context.Context, tab string, pid int) error {
+	if err := validID("tab", tab); err != nil {
+		r.countBad()
+		return err
+	}
+	if tab == "" || pid <= 0 {
+		r.countBad()
+		return fmt.Errorf("%w: a tab process needs a tab and a pid > 0", ErrBadRequest)
+	}
+	// Read outside the relay goroutine: /proc is a file system.
+	start, _ := proctree.StartTime(pid)
+	return r.do(ctx, func() {
+		r.record(RecordLine{Kind: RecTabProcess, Tab: tab, Pid: pid})
+		r.tabProcess(tab, tabProc{Pid: pid, Start: start})
+	})
+}
+
+func (r *Relay) tabProcess(tab string, p tabProc) {
+	if cur, ok := r.tabProcs[tab]; ok && cur == p {
+		return
+	}
+	r.tabProcs[tab] = p
+	r.changed = true
+}
+
+// TabPID returns the process recorded for tab (0 if none).
+func (r *Relay) TabPID(ctx context.Context, tab string) (int, error) {
+	pid := 0
+	err := r.do(ctx, func() { pid = r.tabProcs[tab].Pid })
+	return pid, err
+}
