@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -25,13 +24,15 @@ var logOrHook = []string{"log", "hook"}
 // Codex 0.169 creates the rollout at the first prompt (session_meta and
 // task_started in the same millisecond) and fires SessionStart lazily,
 // after the turn has started. So either the rollout is read first, and
-// the session appears working (no tab yet: nothing but a hook names it),
-// with the late SessionStart changing nothing; or the SessionStart hook
-// wins, and the session appears ready in its tab, then working.
+// the session appears working, with the late SessionStart changing
+// nothing; or the SessionStart hook wins, and the session appears ready,
+// then working. Either way in its tab: the Enter wrap reported just
+// before binds it (codex.bind.submit); the hooks, run in Codex's shared
+// server, name no tab.
 func (w *codexWorld) opening(tab string, hooks bool) {
 	w.t.Helper()
 	first := w.Timeline.Next(Step{State: Any, Reason: Any, Source: Any, Tab: Any, Detail: Any}, codexStep)
-	logFirst := Step{State: "working", Reason: "prompt", Source: "log"}
+	logFirst := Step{State: "working", Reason: "prompt", Source: "log", Tab: tab}
 	hookFirst := Step{State: "ready", Reason: "session_start", Source: "hook", Tab: tab}
 	switch {
 	case logFirst.match(first, first.Session):
@@ -143,8 +144,8 @@ func TestCodexCtrlC(t *testing.T) {
 // TestCodexCtrlCDialog: the choices of Codex 0.169's Ctrl+C dialog. "Cancel
 // task" interrupts the turn (its Interrupt hook says so); "Run in
 // background" closes the TUI and leaves the turn to the background server:
-// the tab's session ends, once, and the turn finishing there publishes
-// nothing more.
+// the tab's session ends, and the turn finishing there brings it back with
+// no tab, done (outlived).
 func TestCodexCtrlCDialog(t *testing.T) {
 	t.Run("cancel_task", func(t *testing.T) {
 		w := newCodex(t, true)
@@ -171,12 +172,10 @@ func TestCodexCtrlCDialog(t *testing.T) {
 		p.WaitScreen("› 2. Run in background", codexStep)
 		p.Key("Enter")
 		w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
-		ctx, cancel := context.WithTimeout(context.Background(), OpenAISlowStream+codexStep)
-		defer cancel()
-		if r, err := w.api.WaitRequest(ctx, func(r OpenAIRequest) bool { return r.N == 1 && r.Outcome != "" }); err != nil || r.Outcome != "complete" {
-			t.Fatalf("the turn left to the background did not finish: %+v %v", r, err)
+		w.outlived()
+		if !slices.ContainsFunc(w.api.Requests(), func(r OpenAIRequest) bool { return r.N == 1 && r.Outcome == "complete" }) {
+			t.Fatalf("the turn left to the background did not finish: %+v", w.api.Requests())
 		}
-		w.endedOnce(true)
 	})
 }
 
@@ -239,6 +238,28 @@ func TestCodexAutoCompact(t *testing.T) {
 	}
 }
 
+// outlived consumes what follows a tab closed while its turn streams: the
+// turn goes on in Codex's background server, and its evidence brings the
+// session back, shown in no tab, to done (codex.turn_outlived_tab): working
+// again (the rollout's next line) then done, or done at once when the Stop
+// hook is the first to report. Stopping the server then ends it again
+// (its SessionEnd: the session came back, so this ended is news), once.
+func (w *codexWorld) outlived() {
+	w.t.Helper()
+	e := w.next(race{step: Step{State: Any, Reason: Any}, sources: logOrHook})
+	switch {
+	case e.State == "working" && e.Reason == "resumed":
+		w.next(race{step: Step{State: "done", Reason: "turn_end"}, sources: logOrHook})
+	case e.State == "done" && e.Reason == "turn_end":
+	default:
+		w.t.Fatalf("after the tab closed mid-turn: %s, want working/resumed or done/turn_end, tabless\ntimeline:\n%s", e, w.Timeline)
+	}
+	w.Timeline.Quiet(codexQuiet)
+	w.stopServer()
+	w.step(Step{State: "ended", Reason: "session_end", Source: "hook"})
+	w.Timeline.Quiet(codexQuiet)
+}
+
 // endedOnce asserts that nothing follows the session's ended. Codex
 // 0.169's /quit and /exit only detach the TUI ("Any running work
 // continues"); SessionEnd fires when the background server stops. So the
@@ -254,9 +275,9 @@ func (w *codexWorld) endedOnce(stopServer bool) {
 }
 
 // TestCodexEnd: every way a Codex session ends publishes ended exactly
-// once: at an idle prompt, and while a turn runs (the TUI goes, the turn
-// goes on in the background server and finishes there: nothing more is
-// published for the closed tab).
+// once at an idle prompt. While a turn runs, the TUI goes (ended, in its
+// tab), the turn goes on in the background server and finishes there: the
+// session is back, in no tab, and done (outlived).
 func TestCodexEnd(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -286,11 +307,8 @@ func TestCodexEnd(t *testing.T) {
 			c.end(p)
 			w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
 			if c.working {
-				ctx, cancel := context.WithTimeout(context.Background(), OpenAISlowStream+codexStep)
-				defer cancel()
-				if _, err := w.api.WaitRequest(ctx, func(r OpenAIRequest) bool { return r.N == 1 && r.Outcome != "" }); err != nil {
-					t.Fatal(err)
-				}
+				w.outlived()
+				return
 			}
 			w.endedOnce(true)
 		})
@@ -323,9 +341,10 @@ func TestCodexPhantom(t *testing.T) {
 // TestCodexResume: /quit, then `codex resume --last` in a second tab. 0.169
 // writes nothing to the rollout and fires no hook until the first prompt
 // of the resumed TUI; from then on the session is announced again and its
-// turn tracked. Its hooks run in the background server the first TUI
-// started, with that TUI's LOGWATCH_TAB: the resumed session must not be
-// shown in the closed first tab (SPEC: a wrong tab is worse than none).
+// turn tracked, in the second tab: its Enter binds it (codex.bind.submit).
+// Its hooks run in the background server the first TUI started, with that
+// TUI's LOGWATCH_TAB: the resumed session is never shown in the closed
+// first tab (SPEC: a wrong tab is worse than none).
 func TestCodexResume(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
@@ -342,7 +361,7 @@ func TestCodexResume(t *testing.T) {
 	p2.WaitScreen("Hello from the fake model", codexStep) // the resumed history
 	w.Timeline.Quiet(codexQuiet)
 	p2.submit("hello again")
-	tabs := []string{"", tab2}
+	tabs := []string{tab2}
 	w.next(race{step: Step{State: "ready", Reason: Any}, sources: logOrHook, tabs: tabs})
 	w.next(race{step: Step{State: "working", Reason: "prompt"}, sources: logOrHook, tabs: tabs})
 	e := w.next(race{step: Step{State: "done", Reason: "turn_end"}, sources: logOrHook, tabs: tabs})
@@ -354,9 +373,11 @@ func TestCodexResume(t *testing.T) {
 
 // TestCodexSecondTab: two TUIs in one CODEX_HOME share the background
 // server the first started, so the second tab's hooks run with the first
-// tab's LOGWATCH_TAB (and under the first wrap's process tree). The second
-// session must never be shown in the first tab: its hooks are dropped as
-// another conversation's on a bound tab, and the rollout tracks it, tabless.
+// tab's LOGWATCH_TAB (and, while the first TUI lives, under the first
+// wrap's process tree). The hook client drops a tab under the shared
+// server, and each session is bound to its tab by its own submit
+// (codex.bind.submit): every change of the second session is published in
+// the second tab, none in the first.
 func TestCodexSecondTab(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
@@ -365,22 +386,147 @@ func TestCodexSecondTab(t *testing.T) {
 	w.turnEnd(codexTab, true)
 	p.waitIdle(1)
 
-	p2 := w.start("b", "T2")
+	const tab2 = "T2"
+	p2 := w.start("b", tab2)
 	p2.submit("hello from the second tab")
-	e := w.step(Step{State: "working", Reason: "prompt", Source: "log", Session: Any})
-	if e.Session == w.Timeline.Session() {
-		t.Fatalf("the second tab's prompt was published for the first session:\n%s", w.Timeline)
-	}
-	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Session: e.Session})
+	b := w.openingOf(tab2)
+	w.next(race{step: Step{State: "done", Reason: "turn_end", Tab: tab2, Session: b}, sources: logOrHook})
 	p2.waitIdle(2)
 	w.Timeline.Quiet(codexQuiet)
+	w.allInTheirTabs(map[string]string{w.Timeline.Session(): codexTab, b: tab2})
+}
+
+// openingOf is opening for a session other than the timeline's first: it
+// returns the new session's id.
+func (w *codexWorld) openingOf(tab string) string {
+	w.t.Helper()
+	first := w.Timeline.Next(Step{State: Any, Reason: Any, Source: Any, Tab: tab, Session: Any}, codexStep)
+	if first.Session == w.Timeline.Session() {
+		w.t.Fatalf("tab %s's prompt was published for the first session:\n%s", tab, w.Timeline)
+	}
+	switch {
+	case first.State == "working" && first.Reason == "prompt" && first.Source == "log":
+	case first.State == "ready" && first.Reason == "session_start" && first.Source == "hook":
+		w.next(race{step: Step{State: "working", Reason: "prompt", Tab: tab, Session: first.Session}, sources: logOrHook})
+	default:
+		w.t.Fatalf("tab %s's session opened with %s\ntimeline:\n%s", tab, first, w.Timeline)
+	}
+	return first.Session
+}
+
+// allInTheirTabs checks every published change against its session's tab.
+func (w *codexWorld) allInTheirTabs(tabs map[string]string) {
+	w.t.Helper()
+	for _, e := range w.Timeline.Events() {
+		if want, ok := tabs[e.Session]; ok && e.Tab != want && e.State != "ended" {
+			w.t.Errorf("change %s published in tab %q, want %q", e, e.Tab, want)
+		}
+	}
+}
+
+// TestCodexTwoTabs: two tabs, each with its own session through one shared
+// background server, the second started while the first tab's turn runs,
+// both streaming at once. Every change carries its own tab, and an Esc in
+// the second tab interrupts (key+log) the second session only: the first
+// goes on and finishes.
+func TestCodexTwoTabs(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit(OpenAISlow + " stream please")
+	w.opening(codexTab, true)
+	a := w.Timeline.Session()
+	p.WaitScreen("streaming slowly", codexStep)
+
+	const tab2 = "T2"
+	p2 := w.start("b", tab2)
+	p2.submit(OpenAISlow + " stream please")
+	b := w.openingOf(tab2)
+	p2.WaitScreen("streaming slowly", codexStep)
+	p2.Press("Escape")
+	// B's interrupt (Codex's Interrupt hook reports first, or wrap's key
+	// and the rollout's turn_aborted do: key+log), in B's tab; and A's
+	// turn, never touched, finishing in A's tab: in either order.
+	interrupted := Step{State: "ready", Reason: "interrupted", Source: Any, Tab: tab2, Session: b}
+	finished := Step{State: "done", Reason: "turn_end", Source: Any, Tab: codexTab, Session: a}
+	for range 2 {
+		e := w.Timeline.Next(Step{State: Any, Reason: Any, Source: Any, Tab: Any, Session: Any}, OpenAISlowStream+codexStep)
+		switch {
+		case interrupted.State != "" && interrupted.match(e, a) && (e.Source == "hook" || e.Source == "key+log"):
+			interrupted.State = ""
+		case finished.State != "" && finished.match(e, a) && slices.Contains(logOrHook, e.Source):
+			finished.State = ""
+		default:
+			t.Fatalf("unexpected change %s: want B's interrupt and A's done\ntimeline:\n%s", e, w.Timeline)
+		}
+	}
+	p2.WaitScreen("Conversation interrupted", codexStep)
+	p.waitIdle(2)
+	w.Timeline.Quiet(codexQuiet)
+	w.allInTheirTabs(map[string]string{a: codexTab, b: tab2})
+}
+
+// TestCodexTabClosedMidTurn: the second tab's pane closes while its turn
+// streams; the first tab's session is idle. The closed tab's session ends
+// in that tab; the turn goes on in the shared server and brings the session
+// back, in no tab, to done (codex.turn_outlived_tab); the first session is
+// untouched.
+func TestCodexTabClosedMidTurn(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p.submit("say hello")
+	w.opening(codexTab, true)
+	w.turnEnd(codexTab, true)
+	p.waitIdle(1)
+	a := w.Timeline.Session()
+
+	const tab2 = "T2"
+	p2 := w.start("b", tab2)
+	p2.submit(OpenAISlow + " stream please")
+	b := w.openingOf(tab2)
+	p2.WaitScreen("streaming slowly", codexStep)
+	p2.Close()
+	w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: tab2, Session: b})
+	e := w.next(race{step: Step{State: Any, Reason: Any, Session: b}, sources: logOrHook})
+	switch {
+	case e.State == "working" && e.Reason == "resumed":
+		w.next(race{step: Step{State: "done", Reason: "turn_end", Session: b}, sources: logOrHook})
+	case e.State == "done" && e.Reason == "turn_end":
+	default:
+		t.Fatalf("after the tab closed mid-turn: %s, want working/resumed or done/turn_end, tabless\ntimeline:\n%s", e, w.Timeline)
+	}
+	w.Timeline.Quiet(codexQuiet)
+	if st := w.status(a); st.State != "done" || st.Tab != codexTab {
+		t.Errorf("the first session is %s in tab %q, want done in %s", st.State, st.Tab, codexTab)
+	}
+}
+
+// status is one session's row in `logwatch status --json`.
+func (w *codexWorld) status(session string) Event {
+	w.t.Helper()
+	out, err := w.Logwatch("status", "--json")
+	if err != nil {
+		w.t.Fatalf("status: %v\n%s", err, out)
+	}
+	var st struct {
+		Sessions []Event `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		w.t.Fatal(err)
+	}
+	for _, e := range st.Sessions {
+		if e.Session == session {
+			return e
+		}
+	}
+	w.t.Fatalf("status has no session %s:\n%s", session, out)
+	return Event{}
 }
 
 // No hooks: the rollout alone drives the state, with and without wrap.
-// Without a hook nothing binds the session to wrap's tab (logwatch binds
-// tabs from hook reports only), so wrap's Esc report opens no confirmation
-// window: the rollout's turn_aborted alone is the interrupt (SPEC §5.5,
-// source log), and the session has no tab.
+// Under wrap the Enter it reports binds the session to its tab
+// (codex.bind.submit), so the Esc opens a confirmation window and the
+// rollout's turn_aborted confirms it (key+log). Bare, nothing names a tab:
+// turn_aborted alone is the interrupt (SPEC §5.5, source log).
 func TestCodexNoHooks(t *testing.T) {
 	for _, wrap := range []bool{true, false} {
 		name := "wrap"
@@ -393,7 +539,7 @@ func TestCodexNoHooks(t *testing.T) {
 			p := w.start("a", tab)
 			p.submit("say hello")
 			w.opening(tab, false)
-			w.turnEnd("", false)
+			w.turnEnd(tab, false)
 			p.WaitScreen("Hello from the fake model", codexStep)
 			w.Timeline.Quiet(codexQuiet)
 		})
@@ -404,7 +550,11 @@ func TestCodexNoHooks(t *testing.T) {
 			w.opening(tab, false)
 			p.WaitScreen("streaming slowly", codexStep)
 			p.Press("Escape")
-			w.step(Step{State: "ready", Reason: "interrupted", Source: "log"})
+			if wrap {
+				w.step(Step{State: "ready", Reason: "interrupted", Source: "key+log", Tab: tab})
+			} else {
+				w.step(Step{State: "ready", Reason: "interrupted", Source: "log"})
+			}
 			p.WaitScreen("Conversation interrupted", codexStep)
 			w.Timeline.Quiet(codexQuiet)
 		})

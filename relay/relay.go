@@ -523,6 +523,7 @@ func (r *Relay) logLine(l LogLine) {
 	}
 	r.settle(e)
 	e.lastLog = r.clock.Now()
+	r.logTurnStart(e, l) // before anything is published: the change carries the tab
 	if e.s.State == session.Ended && resumes(l) {
 		// The log of an ended session grows again: the conversation was
 		// resumed in a new process. It is back, ready, before this line.
@@ -531,7 +532,6 @@ func (r *Relay) logLine(l LogLine) {
 			r.publish(e, ch, false)
 		}
 	}
-	r.logTurnStart(e, l)
 	var ch session.Change
 	var ok bool
 	if l.Evidence.Kind != parsers.KindNone {
