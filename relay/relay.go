@@ -180,6 +180,8 @@ type entry struct {
 	bootFrom   *session.Change // the settled state bootstrap history was folded onto
 	lastLog    time.Time
 	quietTimer func() bool
+	// unbound is a Codex turn start of a tabless session (codexbind.go).
+	unbound unboundTurn
 }
 
 // Relay owns all session state. Create it with New and start Run.
