@@ -2,8 +2,11 @@ package conformance
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -407,40 +410,44 @@ func (c *claude) resumed(q *Pane) {
 	c.Timeline.Quiet(settle)
 }
 
-// Without hooks the logs alone drive the state. Without hooks nothing binds
-// the wrap tab to the session yet (issue 11), so the tab is empty and the
-// mid-stream Esc is confirmed from the transcript's marker alone (source
-// log): that is what is correct today.
+// Without hooks the logs and Claude Code's session registry drive the
+// state. Under wrap the registry's pid binds the tab to the session (wrap
+// reports its child's pid), so every change names the tab and a
+// mid-stream Esc is confirmed as key+log; bare, the tab is empty and the
+// Esc is the log's own interrupt.
 func TestClaudeNoHooks(t *testing.T) {
 	for _, wrap := range []bool{true, false} {
-		name := "bare"
+		name, src := "bare", "log"
 		if wrap {
-			name = "wrapped"
+			name, src = "wrapped", "key+log"
 		}
+		tab := func(p *Pane) string { return p.Tab }
 		t.Run(name+"/plain", func(t *testing.T) {
 			c := newClaude(t, false)
 			p := c.start("main", wrap)
 			p.Submit("hello plain")
 			// 2.1.328 creates the transcript after the prompt.
-			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log"}, tStep)
-			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log"}, tStep)
-			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log"}, tStep)
+			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log", Tab: tab(p)}, tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log", Tab: tab(p)}, tStep)
+			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log", Tab: tab(p)}, tStep)
 			p.WaitScreen(AnthShortAnswer, tStep)
 			c.Timeline.Quiet(settle)
+			c.live(true)
 		})
 		t.Run(name+"/background-subagent", func(t *testing.T) {
 			c := newClaude(t, false)
 			p := c.start("main", wrap)
 			p.Submit("AGENT please delegate")
-			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log"}, tStep)
-			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log"}, tStep)
-			c.Timeline.Next(Step{State: "working", Reason: "tool", Source: "log"}, tStep)
+			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log", Tab: tab(p)}, tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log", Tab: tab(p)}, tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "tool", Source: "log", Tab: tab(p)}, tStep)
 			// The first turn_duration carries pendingBackgroundAgentCount: 1.
-			c.Timeline.Next(Step{State: "working", Reason: "subagents_pending", Source: "log"}, tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "subagents_pending", Source: "log", Tab: tab(p)}, tStep)
 			// The task notification's turn, whose turn_duration leaves the
-			// count out: nothing pending any more.
-			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log"}, 40*time.Second)
-			done := c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log"}, tStep)
+			// count out: nothing pending any more. (The registry writes idle
+			// between the two turns: no done before the second.)
+			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log", Tab: tab(p)}, 40*time.Second)
+			done := c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log", Tab: tab(p)}, tStep)
 			c.doneAfterSubagent(done)
 			c.Timeline.Quiet(settle)
 		})
@@ -448,15 +455,172 @@ func TestClaudeNoHooks(t *testing.T) {
 			c := newClaude(t, false)
 			p := c.start("main", wrap)
 			p.Submit("SLOW please")
-			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log"}, tStep)
-			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log"}, tStep)
+			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log", Tab: tab(p)}, tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log", Tab: tab(p)}, tStep)
 			p.WaitScreen("word5 ", tStep)
 			p.Press("Escape")
-			c.Timeline.Next(stInterrupted("", "log"), tStep)
+			c.Timeline.Next(stInterrupted(tab(p), src), tStep)
 			p.WaitScreen("Interrupted", tStep)
 			c.Timeline.Quiet(settle)
 		})
+		// The registry's "waiting" (waitingFor "permission prompt") is the
+		// only signal of the dialog without hooks; approving is its "busy".
+		t.Run(name+"/permission", func(t *testing.T) {
+			c := newClaude(t, false)
+			p := c.start("main", wrap)
+			p.Submit("TOOL please run it")
+			c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log", Tab: tab(p)}, tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log", Tab: tab(p)}, tStep)
+			// The log's tool line is read before the wait, or after it (then
+			// absorbed): either way no flap.
+			c.maybe(Step{State: "working", Reason: "tool", Source: "log", Tab: tab(p), Detail: AnthToolCommand}, tStep)
+			c.Timeline.Next(Step{State: "waiting", Reason: "permission", Source: "registry", Tab: tab(p), Detail: "permission prompt"}, tStep)
+			p.WaitScreen("Do you want to proceed?", tStep)
+			c.Timeline.Quiet(settle)
+			p.Choose("Enter", "Do you want to proceed?", tStep)
+			c.Timeline.Next(Step{State: "working", Reason: "tool", Source: "registry", Tab: tab(p), Detail: Any}, tStep)
+			c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log", Tab: tab(p)}, tStep)
+			p.WaitScreen(AnthToolDone, tStep)
+			c.Timeline.Quiet(settle)
+		})
+		// /exit and closing the pane: Claude removes its registry file, its
+		// goodbye: ended once (wrap's tab-closed afterwards adds nothing).
+		for _, how := range []string{"exit", "close"} {
+			t.Run(name+"/"+how, func(t *testing.T) {
+				c := newClaude(t, false)
+				p := c.start("main", wrap)
+				c.plainNoHooks(p, tab(p))
+				if how == "exit" {
+					p.Submit("/exit")
+				} else {
+					p.Close()
+				}
+				c.Timeline.Next(Step{State: "ended", Reason: "session_end", Source: "registry", Tab: tab(p)}, tStep)
+				c.Timeline.Quiet(settle)
+				c.live(false)
+			})
+		}
+		// kill -9: the registry file stays; the process is found gone.
+		// Under wrap its tab's close says it first.
+		t.Run(name+"/kill", func(t *testing.T) {
+			c := newClaude(t, false)
+			p := c.start("main", wrap)
+			c.plainNoHooks(p, tab(p))
+			if err := syscallKill(p.AgentPID()); err != nil {
+				t.Fatal(err)
+			}
+			if wrap {
+				c.Timeline.Next(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: p.Tab}, tStep)
+			} else {
+				c.Timeline.Next(Step{State: "ended", Reason: "process_gone", Source: "registry"}, tStep)
+			}
+			c.Timeline.Quiet(settle)
+			c.live(false)
+		})
 	}
+	// The agent under a shell in the wrapped tab (a grandchild of wrap):
+	// the tab is bound through the shell, and kill -9 of the agent (the
+	// shell, and so the tab, live on) is a gone process.
+	t.Run("under-a-shell/kill", func(t *testing.T) {
+		c := newClaude(t, false)
+		p := c.StartPane(PaneOptions{Name: "main", Wrap: true,
+			Argv: []string{"sh", "-c", shellQuote(c.bin) + " --permission-mode default; sleep 600"}})
+		p.WaitScreen("for shortcuts", tStart)
+		c.plainNoHooks(p, p.Tab)
+		if err := syscallKill(c.claudePID(p)); err != nil {
+			t.Fatal(err)
+		}
+		c.Timeline.Next(Step{State: "ended", Reason: "process_gone", Source: "registry", Tab: p.Tab}, tStep)
+		c.Timeline.Quiet(settle)
+	})
+}
+
+// plainNoHooks runs one plain turn without hooks to done.
+func (c *claude) plainNoHooks(p *Pane, tab string) {
+	c.T.Helper()
+	p.Submit("hello plain")
+	c.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "log", Tab: tab}, tStep)
+	c.Timeline.Next(Step{State: "working", Reason: "prompt", Source: "log", Tab: tab}, tStep)
+	c.Timeline.Next(Step{State: "done", Reason: "turn_end", Source: "log", Tab: tab}, tStep)
+	p.WaitScreen(AnthShortAnswer, tStep)
+	c.Timeline.Quiet(settle)
+}
+
+// maybe consumes the next change if it is opt (waiting for one to come).
+func (c *claude) maybe(opt Step, timeout time.Duration) {
+	tl := c.Timeline
+	deadline := time.Now().Add(timeout)
+	for {
+		tl.mu.Lock()
+		if tl.next < len(tl.events) {
+			if opt.match(tl.events[tl.next], tl.events[0].Session) {
+				tl.next++
+			}
+			tl.mu.Unlock()
+			return
+		}
+		tl.mu.Unlock()
+		if time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// live checks what `logwatch status --json` says of the first session's
+// process.
+func (c *claude) live(want bool) {
+	c.T.Helper()
+	out, err := c.Logwatch("status", "--json")
+	if err != nil {
+		c.T.Fatalf("status: %v %s", err, out)
+	}
+	var st struct {
+		Sessions []struct {
+			Session string `json:"session"`
+			Pid     int    `json:"pid"`
+			Live    bool   `json:"live"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		c.T.Fatal(err)
+	}
+	for _, s := range st.Sessions {
+		if s.Session == c.Timeline.Session() {
+			if s.Live != want || (want && s.Pid == 0) {
+				c.T.Errorf("status says pid %d live %v, want live %v", s.Pid, s.Live, want)
+			}
+			return
+		}
+	}
+	c.T.Errorf("status has no session %s", c.Timeline.Session())
+}
+
+// claudePID finds the claude process under the pane's process tree.
+func (c *claude) claudePID(p *Pane) int {
+	c.T.Helper()
+	var walk func(pid int) int
+	walk = func(pid int) int {
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(b)) == "claude" {
+			return pid
+		}
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+		for _, task := range tasks {
+			b, _ := os.ReadFile(task)
+			for _, f := range strings.Fields(string(b)) {
+				child, _ := strconv.Atoi(f)
+				if q := walk(child); q != 0 {
+					return q
+				}
+			}
+		}
+		return 0
+	}
+	pid := walk(p.PID())
+	if pid == 0 {
+		c.T.Fatalf("no claude process under the pane:\n%s", processTree(p.PID()))
+	}
+	return pid
 }
 
 // An automatic compaction inside a turn: the answer before reports a

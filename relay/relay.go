@@ -111,6 +111,10 @@ type Event struct {
 	Source        string    `json:"source"`
 	Rule          string    `json:"rule"`
 	Since         time.Time `json:"since"`
+	// Pid is the session's agent process as Claude Code's registry names
+	// it (0: not known), Live whether it still runs.
+	Pid  int  `json:"pid,omitempty"`
+	Live bool `json:"live,omitempty"`
 }
 
 // Counters are the relay's running totals (`logwatch status`).
@@ -129,16 +133,8 @@ type Counters struct {
 	InterruptsUnconfirmed int64 `json:"interrupts_unconfirmed"`
 	KeyToMarkerLastMs     int64 `json:"key_to_marker_last_ms"`
 	KeyToMarkerMaxMs      int64 `json:"key_to_marker_max_ms"`
-	// Submits counts Enter presses reported; BindsSubmit the Codex sessions
-	// bound to a tab by one (codex.bind.submit), BindsAmbiguous the turn
-	// starts that followed submits in several tabs and bound none.
-	Submits            int64 `json:"submits"`
-	BindsSubmit        int64 `json:"binds_submit"`
-	BindsAmbiguous     int64 `json:"binds_ambiguous"`
-	SubmitToTurnLastMs int64 `json:"submit_to_turn_last_ms"`
-	SubmitToTurnMaxMs  int64 `json:"submit_to_turn_max_ms"`
-	SubscriberResyncs  int64 `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
-	Subscribers        int64 `json:"subscribers"`        // connected now
+	SubscriberResyncs     int64 `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
+	Subscribers           int64 `json:"subscribers"`        // connected now
 	ConnCounters
 
 	// HTTPRefused counts HTTP requests refused before any handler (foreign
@@ -146,6 +142,21 @@ type Counters struct {
 	// transcript_paths outside every log root, never opened.
 	HTTPRefused        int64 `json:"http_refused"`
 	TranscriptsRefused int64 `json:"transcripts_refused"`
+
+	// RegistryProcesses counts Claude Code registry files read and present
+	// now; ProcessesGone the processes found gone without removing theirs.
+	RegistryProcesses int64 `json:"registry_processes"`
+	ProcessesGone     int64 `json:"processes_gone"`
+
+	// Submits counts Enter presses reported; BindsSubmit the Codex sessions
+	// bound to a tab by one (codex.bind.submit, codex.bind.submit_late),
+	// BindsAmbiguous the turn starts that followed submits in several tabs
+	// (or the late submits that followed several turn starts) and bound none.
+	Submits            int64 `json:"submits"`
+	BindsSubmit        int64 `json:"binds_submit"`
+	BindsAmbiguous     int64 `json:"binds_ambiguous"`
+	SubmitToTurnLastMs int64 `json:"submit_to_turn_last_ms"`
+	SubmitToTurnMaxMs  int64 `json:"submit_to_turn_max_ms"`
 }
 
 // Status is a point-in-time view of everything.
@@ -198,19 +209,20 @@ type Relay struct {
 	rec      Recorder      // nil unless recording
 
 	// Owned by the Run goroutine.
-	sessions map[string]*entry
-	tabs     map[string]string  // tab → bound conversation id
-	tabProcs map[string]tabProc // tab → the process it runs (tabproc.go)
-	subs     map[*Subscription]bool
-	seq      uint64
-	counters Counters
-	windows  map[string]*window   // tab → open interrupt-confirmation window
-	submits  map[string]time.Time // tab → its last unconsumed submit (codexbind.go)
-	offsets  map[string]int64     // path → end of the last line received
-	marks    map[string]Mark      // path → how far this run folded it (for checkpoints)
-	restored bool                 // a saved state was restored: Replay lines are in it
-	changed  bool                 // state changed since the last Save
-	booted   bool                 // BootstrapDone arrived
+	sessions   map[string]*entry
+	tabs       map[string]string   // tab → bound conversation id
+	tabProcs   map[string]tabProc  // tab → the process it runs (tabproc.go)
+	reg        map[string]*regProc // registry file → its process (registry.go)
+	sweepArmed bool                // a liveness sweep is scheduled
+	subs       map[*Subscription]bool
+	seq        uint64
+	counters   Counters
+	windows    map[string]*window // tab → open interrupt-confirmation window
+	offsets    map[string]int64   // path → end of the last line received
+	marks      map[string]Mark    // path → how far this run folded it (for checkpoints)
+	restored   bool               // a saved state was restored: Replay lines are in it
+	changed    bool               // state changed since the last Save
+	booted     bool               // BootstrapDone arrived
 
 	conns func() ConnCounters // the socket server's figures, once it exists
 
@@ -219,6 +231,9 @@ type Relay struct {
 
 	// Owned by the Run goroutine.
 	stateSize int // bytes of the last encoded state: the next one's first guess
+
+	// Owned by the Run goroutine: tab → its last unused submit (codexbind.go).
+	submits map[string]time.Time
 }
 
 // New returns a relay. follow may be nil (no watcher: hooks only).
@@ -254,6 +269,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		sessions: map[string]*entry{},
 		tabs:     map[string]string{},
 		tabProcs: map[string]tabProc{},
+		reg:      map[string]*regProc{},
 		subs:     map[*Subscription]bool{},
 		windows:  map[string]*window{},
 		offsets:  map[string]int64{},
@@ -552,6 +568,7 @@ func (r *Relay) logLine(l LogLine) {
 		r.moved(e)
 		r.publish(e, ch, false)
 	}
+	r.regAfterLog(e)
 	if e.s.State != session.Working && e.s.State != session.Waiting {
 		// The turn ended some other way; a pending key is moot.
 		if w := r.windowFor(e); w != nil && l.Offset >= w.baseline {
@@ -704,6 +721,7 @@ func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 			r.changed = true
 		}
 		r.closeWindow(tab)
+		delete(r.submits, tab)
 		for _, e := range r.sortedEntries() {
 			if e.tab != tab {
 				continue
@@ -752,6 +770,7 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 		}
 		st.Worktrees = r.worktreeStates()
 		st.Counters = r.counters
+		st.Counters.RegistryProcesses = int64(len(r.reg))
 		st.Counters.Subscribers = int64(len(r.subs))
 		if r.conns != nil {
 			st.Counters.ConnCounters = r.conns()
@@ -776,6 +795,7 @@ func (r *Relay) entry(id string, agent parsers.Agent) *entry {
 		s.ID = id
 		e = &entry{s: s, since: r.clock.Now()}
 		r.sessions[id] = e
+		r.regAttach(e)
 	}
 	return e
 }
@@ -796,11 +816,13 @@ func sessionChange(e *entry) session.Change {
 func (r *Relay) moved(e *entry) { e.since = r.clock.Now() }
 
 func (r *Relay) event(e *entry, ch session.Change) Event {
-	return Event{
+	ev := Event{
 		Session: e.s.ID, Agent: string(e.s.Agent), Tab: e.tab, Cwd: e.s.Cwd, Worktree: e.worktree,
 		State: string(ch.State), Reason: ch.Reason, Detail: ch.Detail, Source: ch.Source,
 		Rule: ch.Rule, Since: e.since,
 	}
+	ev.Pid, ev.Live = r.live(e.s.ID)
+	return ev
 }
 
 func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {

@@ -44,6 +44,7 @@ func (r *Relay) tabProcess(tab string, p tabProc) {
 	}
 	r.tabProcs[tab] = p
 	r.changed = true
+	r.regTabProcess()
 }
 
 // TabPID returns the process recorded for tab (0 if none).

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -194,7 +195,10 @@ func newStatusCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status [--json] [--all] [--watch]",
 		Short: "Show every session's state and the daemon's counters",
-		Long: `Shows every session's state and the daemon's counters. --watch keeps a live view
+		Long: `Shows the sessions that have a live process (Claude Code's registry says
+which) or changed in the last 10 minutes, or, where nothing tells the
+process, have not ended and changed within a day; --all shows every one.
+Then the daemon's counters. --watch keeps a live view
 instead: sessions grouped by worktree, most urgent first, redrawn in place as
 changes arrive (plain lines, one per change, when stdout is not a terminal;
 NO_COLOR turns colours off).`,
@@ -231,7 +235,7 @@ NO_COLOR turns colours off).`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
-	cmd.Flags().BoolVar(&all, "all", false, "include sessions idle for more than a day")
+	cmd.Flags().BoolVar(&all, "all", false, "include the history: sessions with no live process and no recent change")
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "a live view, updated on every change (Ctrl+C ends it)")
 	return cmd
 }
@@ -250,12 +254,12 @@ func writeStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(sessions) > 0 {
-		fmt.Fprintln(tw, "STATE\tAGENT\tSESSION\tTAB\tWHERE\tREASON\tDETAIL\tAGE")
+		fmt.Fprintln(tw, "STATE\tAGENT\tSESSION\tTAB\tPROCESS\tWHERE\tREASON\tDETAIL\tAGE")
 	}
 	hidden := 0
 	for _, s := range sessions {
 		age := now.Sub(s.Since)
-		if !all && age > 24*time.Hour {
+		if !all && !shown(s, now) {
 			hidden++
 			continue
 		}
@@ -263,12 +267,13 @@ func writeStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
 		if where == "" {
 			where = s.Cwd
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.State, s.Agent, shortID[s.Session], orDash(s.Tab),
-			orDash(where), orDash(s.Reason), orDash(short(s.Detail, 40)), age.Round(time.Second))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.State, s.Agent, shortID[s.Session], orDash(s.Tab),
+			process(s), orDash(where), orDash(s.Reason), orDash(short(s.Detail, 40)), age.Round(time.Second))
 	}
 	tw.Flush()
 	if hidden > 0 {
-		fmt.Fprintf(w, "(%d sessions idle for more than a day not shown; --all shows them)\n", hidden)
+		fmt.Fprintf(w, "(%d sessions of the history not shown: no live process, no change in the last %s; --all shows them)\n",
+			hidden, shortAge(recentChange))
 	}
 	c := st.Counters
 	fmt.Fprintf(w, "\nhooks %d received, %d dropped, %d unknown; lines %d, %d malformed, %d oversized\n",
@@ -403,4 +408,34 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// recentChange is how long a session with no live process stays in the
+// default views after its last change.
+const recentChange = 10 * time.Minute
+
+// shown says whether the default views show a session: its process runs
+// (Claude Code's registry says so), or it changed recently; where nothing
+// tells its process (Codex, a Claude without a registry), it has not ended
+// and changed within a day.
+func shown(s relay.Event, now time.Time) bool {
+	age := now.Sub(s.Since)
+	switch {
+	case s.Live || age <= recentChange:
+		return true
+	case s.Pid == 0:
+		return s.State != "ended" && age <= 24*time.Hour
+	}
+	return false
+}
+
+// process is the PROCESS column: the live pid, "gone", or "-" when unknown.
+func process(s relay.Event) string {
+	switch {
+	case s.Live:
+		return strconv.Itoa(s.Pid)
+	case s.Pid != 0:
+		return "gone"
+	}
+	return "-"
 }

@@ -57,6 +57,29 @@ type AgentsConfig struct {
 
 type AgentConfig struct {
 	Roots []string `mapstructure:"roots"`
+	// Registry is where the agent keeps its live session registry
+	// (Claude Code's sessions/<pid>.json; none for Codex).
+	Registry []string `mapstructure:"registry"`
+}
+
+// registryDefaults join defaults (and mirror config.yaml like them).
+var registryDefaults = map[string]any{
+	"agents.claude.registry": []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/sessions", "~/.config/claude/sessions"},
+	"agents.codex.registry":  []string{},
+}
+
+func init() {
+	maps.Copy(defaults, registryDefaults)
+	listKeys = append(listKeys, "agents.claude.registry", "agents.codex.registry")
+}
+
+// RegistryDirs is Registry with paths expanded.
+func (c AgentConfig) RegistryDirs() []string {
+	out := make([]string, 0, len(c.Registry))
+	for _, d := range c.Registry {
+		out = append(out, expandPath(d))
+	}
+	return out
 }
 
 type InterruptConfig struct {

@@ -84,7 +84,7 @@ says which key.`,
 
 // configValues is the effective value of every key, as the daemon uses it.
 func configValues(c Config, socket string) map[string]any {
-	return map[string]any{
+	v := map[string]any{
 		"socket":                socket,
 		"agents.claude.roots":   c.Agents.Claude.Roots,
 		"agents.codex.roots":    c.Agents.Codex.Roots,
@@ -100,6 +100,9 @@ func configValues(c Config, socket string) map[string]any {
 		"log.level":             c.Log.Level,
 		"log.format":            c.Log.Format,
 	}
+	v["agents.claude.registry"] = c.Agents.Claude.RegistryDirs()
+	v["agents.codex.registry"] = c.Agents.Codex.RegistryDirs()
+	return v
 }
 
 func showValue(v any) string {

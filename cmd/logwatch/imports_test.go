@@ -22,16 +22,18 @@ func TestImportDirection(t *testing.T) {
 		"watcher":              {"parsers", "parsers/lines", "watcher/follow"},
 		"watcher/follow":       {"parsers/lines"},
 		"keytap":               {},
-		"keytap/proxy":         {"keytap", "relay", "relay/client"},
+		"keytap/proxy":         {"keytap", "relay", "relay/client", "internal/proctree"},
 		"relay/session":        {"parsers"},
 		"relay/vclock":         {},
-		"relay":                {"parsers", "parsers/lines", "relay/session", "relay/peercred"},
+		"relay":                {"parsers", "parsers/lines", "relay/session", "relay/peercred", "internal/proctree"},
 		"relay/client":         {"relay", "relay/peercred"},
 		"relay/peercred":       {},
-		"relay/ingest":         {"relay", "watcher"},
+		"relay/ingest":         {"relay", "watcher", "registry"},
+		"registry":             {},
 		"relay/replay":         {"parsers", "relay", "relay/ingest", "relay/vclock", "watcher"},
 		"conformance/agents":   {},
 		"internal/testsupport": {},
+		"internal/proctree":    {},
 	}
 	out, err := exec.Command("go", "list", "-json", "../../...").Output()
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/parsers/lines"
+	"github.com/logwatch/logwatch/registry"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/ingest"
 	"github.com/logwatch/logwatch/watcher"
@@ -120,7 +121,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 	relayCtx, stopRelay := context.WithCancel(context.Background())
 	defer stopRelay()
 	var wg sync.WaitGroup
-	errs := make(chan error, 5)
+	errs := make(chan error, 6)
 	goRun := func(name string, f func() error) {
 		wg.Add(1)
 		go func() {
@@ -158,6 +159,17 @@ func (a *app) serve(ctx context.Context, record string) error {
 			return false
 		}
 	}
+	// Claude Code's live session registry: pid → session, liveness, waits.
+	regRoots := append(a.cfg.Agents.Claude.RegistryDirs(), a.cfg.Agents.Codex.RegistryDirs()...)
+	if len(regRoots) > 0 {
+		reg := registry.New(regRoots, ingest.RegistrySink{R: r}, a.log)
+		goRun("registry", func() error {
+			if !restored() {
+				return nil
+			}
+			return reg.Run(ctx)
+		})
+	}
 	goRun("socket", func() error {
 		if !restored() {
 			ln.Close()
@@ -174,7 +186,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 		})
 	}
 	a.log.Info().Str("socket", socket).Strs("claude_roots", a.cfg.Agents.Claude.Roots).
-		Strs("codex_roots", a.cfg.Agents.Codex.Roots).Str("version", version).Msg("logwatch serving")
+		Strs("codex_roots", a.cfg.Agents.Codex.Roots).Strs("registry", regRoots).Str("version", version).Msg("logwatch serving")
 	<-ctx.Done()
 	stopping := time.Now()
 	<-watched

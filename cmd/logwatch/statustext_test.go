@@ -22,3 +22,43 @@ func TestWriteStatusCounters(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusShowsLiveSessions: by default the live sessions and the ones
+// that changed recently; a session whose process is gone and that has not
+// changed for a while is history (--all).
+func TestStatusShowsLiveSessions(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	ago := func(d time.Duration) time.Time { return now.Add(-d) }
+	sessions := []relay.Event{
+		{Session: "live-old", Agent: "claude", State: "ready", Pid: 101, Live: true, Since: ago(72 * time.Hour)},
+		{Session: "gone-recent", Agent: "claude", State: "ended", Pid: 102, Since: ago(time.Minute)},
+		{Session: "gone-old", Agent: "claude", State: "ended", Pid: 103, Since: ago(time.Hour)},
+		{Session: "unknown-working", Agent: "codex", State: "working", Since: ago(3 * time.Hour)},
+		{Session: "unknown-ended", Agent: "codex", State: "ended", Since: ago(3 * time.Hour)},
+		{Session: "unknown-stale", Agent: "codex", State: "done", Since: ago(48 * time.Hour)},
+	}
+	want := map[string]bool{"live-old": true, "gone-recent": true, "unknown-working": true}
+	for _, s := range sessions {
+		if got := shown(s, now); got != want[s.Session] {
+			t.Errorf("shown(%s) = %v, want %v", s.Session, got, want[s.Session])
+		}
+	}
+	var b strings.Builder
+	writeStatus(&b, relay.Status{Sessions: sessions}, false, now)
+	out := b.String()
+	for _, w := range []string{"live-", "101", "gone-r", " gone ", "unknown-w", "PROCESS", "(3 sessions of the history not shown"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("status lacks %q:\n%s", w, out)
+		}
+	}
+	for _, w := range []string{"gone-o", "unknown-e", "unknown-s"} {
+		if strings.Contains(out, w) {
+			t.Errorf("status shows %q:\n%s", w, out)
+		}
+	}
+	b.Reset()
+	writeStatus(&b, relay.Status{Sessions: sessions}, true, now)
+	if !strings.Contains(b.String(), "gone-o") || strings.Contains(b.String(), "not shown") {
+		t.Errorf("--all:\n%s", b.String())
+	}
+}

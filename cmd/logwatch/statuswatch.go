@@ -104,6 +104,15 @@ func renderSessions(w io.Writer, sessions []relay.Event, now time.Time, width in
 	if len(summary) > 0 {
 		head += ": " + strings.Join(summary, ", ")
 	}
+	live := 0
+	for _, s := range sessions {
+		if s.Live {
+			live++
+		}
+	}
+	if live > 0 {
+		head += fmt.Sprintf("; %d live", live)
+	}
 	clock := now.Format("15:04:05")
 	fmt.Fprintf(w, "%s%*s\n", paint(ansiBold, fit(head, width-len(clock)-1)), width-runeLen(fit(head, width-len(clock)-1)), clock)
 	if notes.note != "" {
@@ -227,7 +236,7 @@ func (a *app) watchStatus(all bool) error {
 	visible := func(now time.Time) []relay.Event {
 		var out []relay.Event
 		for _, s := range sessions {
-			if all || now.Sub(s.Since) <= 24*time.Hour {
+			if all || shown(s, now) {
 				out = append(out, s)
 			}
 		}

@@ -69,6 +69,7 @@ const (
 	SourceLog    = "log"
 	SourceKeyLog = "key+log"
 	SourceAPI    = "api"
+	// SourceRegistry is in registry.go.
 )
 
 // Change is one published state transition (or detail update).
@@ -120,6 +121,7 @@ type Session struct {
 	subWaiting   bool            // the waiting state came from a subagent's payload
 	announced    bool            // a change has been reported: the session is known downstream
 	endedInTurn  bool            // End came while a Codex turn ran: it may go on (Outlive)
+	waitedTool   string          // the tool detail a registry wait interrupted (registry.go)
 }
 
 // New returns a session in its initial state, ready.

@@ -1,0 +1,362 @@
+package relay
+
+import (
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/logwatch/logwatch/internal/proctree"
+	"github.com/logwatch/logwatch/relay/session"
+)
+
+// Claude Code's live session registry (package registry) as a source. Each
+// file names a running process and its session; the relay uses it for
+// three things, each a rule in the README's state rules:
+//
+//   - pid → session (registry.tab_bound): the tab whose process is the
+//     registry's pid or its nearest ancestor is bound to the session, so
+//     the tab's keys confirm as key+log and its close ends it, without
+//     hooks. Two tabs reporting the same process bind nothing.
+//   - status, for sessions without hooks (session.Registry): waiting →
+//     waiting, busy after that wait → working.
+//   - liveness: a process gone without a goodbye (kill -9, a crash) ends the
+//     session, process_gone (registry.process_gone); a removed file is the
+//     process's goodbye, session_end (registry.removed). Liveness is checked
+//     when a file changes and on a slow sweep, never by fast polling.
+
+const (
+	// registrySweep is how often live registry processes are checked: one
+	// read of /proc/<pid>/stat each.
+	registrySweep = 2 * time.Second
+	// goodbyeGrace is how long a removed file waits for the SessionEnd hook
+	// of a session with hooks (Claude Code 2.1.328 removes its file ~25 ms
+	// before that hook arrives): the hook says it first-hand.
+	goodbyeGrace = 2 * time.Second
+)
+
+// RegistryProcess is one file of the registry, as its reader (package
+// registry, wired in by relay/ingest) delivers it.
+type RegistryProcess struct {
+	Path      string // the file: removals name it
+	Pid       int
+	SessionID string
+	// ProcStart is the process's start time as the agent wrote it (on
+	// Linux /proc/<pid>/stat's starttime), 0 if unknown.
+	ProcStart       uint64
+	StartedAt       int64  // ms since the epoch
+	Status          string // busy, idle, waiting
+	WaitingFor      string
+	StatusUpdatedAt int64
+}
+
+// regProc is one registry file as the relay keeps it.
+type regProc struct {
+	e     RegistryProcess
+	start uint64 // identifies the process: a pid with another start time is not it
+	gone  bool   // the process was found gone
+	told  bool   // its session was ended for it (or had ended already)
+	// suspect counts sweeps that found the process gone while the tab that
+	// runs it directly may still report its close first-hand.
+	suspect int
+	tab     string // the tab bound by pid, "" if none
+	// waited is the StatusUpdatedAt of the waiting status already applied:
+	// a wait is applied once, never re-asserted over later evidence.
+	waited int64
+}
+
+// RegistryEntry takes a registry file created or rewritten.
+func (r *Relay) RegistryEntry(e RegistryProcess) {
+	// The process's identity is read here, off the relay goroutine.
+	start := e.ProcStart
+	if runtime.GOOS != "linux" || start == 0 {
+		// Claude's procStart is /proc's starttime on Linux (measured);
+		// elsewhere its unit is unknown: the start seen now identifies it.
+		start, _ = proctree.StartTime(e.Pid)
+	}
+	r.enqueue(func() { r.regEntry(e, start) })
+}
+
+// RegistryRemoved takes a registry file's removal: its process said goodbye.
+func (r *Relay) RegistryRemoved(path string) {
+	r.enqueue(func() { r.regRemoved(path) })
+}
+
+func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
+	p := r.reg[ent.Path]
+	if p == nil {
+		p = &regProc{}
+		r.reg[ent.Path] = p
+	}
+	prev := p.e
+	p.e = ent
+	if prev.Pid != ent.Pid || prev.ProcStart != ent.ProcStart {
+		p.start, p.gone, p.told, p.suspect = start, false, false, 0
+	}
+	if prev.SessionID != ent.SessionID {
+		if prev.SessionID != "" {
+			r.regSessionChanged(prev.SessionID)
+		}
+		p.tab, p.waited = "", 0
+	}
+	if ent.Status != session.RegistryWaiting {
+		p.waited = 0
+	}
+	if !proctree.Alive(ent.Pid, p.start) {
+		r.regGone(p)
+		return
+	}
+	if p.tab == "" {
+		r.regBind(p)
+	}
+	if e := r.sessions[ent.SessionID]; e != nil && r.regFor(ent.SessionID) == p {
+		r.regStatus(e, p)
+	}
+	r.armSweep()
+}
+
+// regSessionChanged: the same process moved to another conversation (/clear
+// without hooks): the old one ended. With hooks, SessionEnd says so.
+func (r *Relay) regSessionChanged(old string) {
+	if r.regFor(old) != nil {
+		return // another process has it
+	}
+	if e := r.sessions[old]; e != nil && !e.s.Hooked() {
+		r.regEnd(e, session.ReasonSessionEnd, "registry.session_changed")
+	}
+}
+
+func (r *Relay) regRemoved(path string) {
+	p := r.reg[path]
+	if p == nil {
+		return
+	}
+	delete(r.reg, path)
+	id := p.e.SessionID
+	if q := r.regFor(id); q != nil && !q.gone {
+		return // another process has the session (resumed meanwhile)
+	}
+	e := r.sessions[id]
+	if e == nil || e.s.State == session.Ended || p.told {
+		return
+	}
+	if !e.s.Hooked() {
+		r.regEnd(e, session.ReasonSessionEnd, "registry.removed")
+		return
+	}
+	r.clock.AfterFunc(goodbyeGrace, func() {
+		r.enqueue(func() {
+			if q := r.regFor(id); r.sessions[id] == e && (q == nil || q.gone) {
+				r.regEnd(e, session.ReasonSessionEnd, "registry.removed")
+			}
+		})
+	})
+}
+
+// regGone ends the session of a process found gone, once; a session that
+// is not there yet (its log not read yet) is ended by the next sweep.
+func (r *Relay) regGone(p *regProc) {
+	if !p.gone {
+		p.gone = true
+		r.counters.ProcessesGone++
+	}
+	if p.told {
+		return
+	}
+	if q := r.regFor(p.e.SessionID); q != nil && !q.gone {
+		p.told = true // the session lives on in another process
+		return
+	}
+	e := r.sessions[p.e.SessionID]
+	if e == nil || e.booting {
+		r.armSweep()
+		return
+	}
+	p.told = true
+	r.regEnd(e, session.ReasonProcessGone, "registry.process_gone")
+}
+
+func (r *Relay) regEnd(e *entry, reason, rule string) {
+	if ch, ok := e.s.EndFrom(reason, session.SourceRegistry, rule); ok {
+		r.closeWindow(e.tab)
+		r.moved(e)
+		r.publish(e, ch, false)
+	}
+}
+
+// regBind binds the tab whose process is p's pid or its nearest ancestor.
+func (r *Relay) regBind(p *regProc) {
+	type match struct {
+		tab   string
+		pid   int
+		depth int
+	}
+	var ms []match
+	for tab, tp := range r.tabProcs {
+		if d, _ := proctree.Descends(p.e.Pid, tp.Pid); d && proctree.Alive(tp.Pid, tp.Start) {
+			ms = append(ms, match{tab: tab, pid: tp.Pid})
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	// The ancestors of one process form a chain: the nearest one descends
+	// from all the others.
+	for i := range ms {
+		for j := range ms {
+			if d, _ := proctree.Descends(ms[i].pid, ms[j].pid); d && ms[i].pid != ms[j].pid {
+				ms[i].depth++
+			}
+		}
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].depth > ms[j].depth })
+	if len(ms) > 1 && ms[1].pid == ms[0].pid {
+		r.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).Str("other", ms[1].tab).
+			Msg("two tabs report the same process; no tab bound")
+		return
+	}
+	tab, id := ms[0].tab, p.e.SessionID
+	p.tab = tab
+	if r.tabs[tab] != id {
+		r.tabs[tab] = id
+		r.changed = true
+	}
+	if e := r.sessions[id]; e != nil && e.tab != tab {
+		e.tab = tab
+		r.changed = true
+	}
+}
+
+// regAttach gives a session that just appeared what the registry knows:
+// its tab, its process's status.
+func (r *Relay) regAttach(e *entry) {
+	p := r.regFor(e.s.ID)
+	if p == nil {
+		return
+	}
+	if p.tab != "" && e.tab == "" {
+		e.tab = p.tab
+	}
+}
+
+// regStatus applies the registry's status to a session without hooks; the
+// caller publishes nothing else for it.
+func (r *Relay) regStatus(e *entry, p *regProc) {
+	if e.s.Hooked() || p.gone || e.booting {
+		return
+	}
+	if p.e.Status == session.RegistryWaiting && p.waited == p.e.StatusUpdatedAt && p.waited != 0 {
+		return
+	}
+	ch, ok := e.s.Registry(p.e.Status, p.e.WaitingFor)
+	if p.e.Status == session.RegistryWaiting && e.s.State == session.Waiting && e.s.Source == session.SourceRegistry {
+		p.waited = p.e.StatusUpdatedAt
+		if p.waited == 0 {
+			p.waited = -1
+		}
+	}
+	if ok {
+		r.moved(e)
+		r.publish(e, ch, false)
+	}
+}
+
+// regAfterLog applies a wait the registry wrote before the log opened its
+// turn, once the log has.
+func (r *Relay) regAfterLog(e *entry) {
+	if len(r.reg) == 0 {
+		return // the hot path: no registry
+	}
+	if p := r.regFor(e.s.ID); p != nil && p.e.Status == session.RegistryWaiting && p.waited == 0 {
+		r.regStatus(e, p)
+	}
+}
+
+// regTabProcess binds a newly reported tab process to the registry entries
+// it runs.
+func (r *Relay) regTabProcess() {
+	for _, p := range r.regSorted() {
+		if p.tab == "" && !p.gone {
+			r.regBind(p)
+		}
+	}
+}
+
+func (r *Relay) regSorted() []*regProc {
+	out := make([]*regProc, 0, len(r.reg))
+	for _, p := range r.reg {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].e.Path < out[j].e.Path })
+	return out
+}
+
+// armSweep schedules the next liveness sweep while there is a process to
+// watch.
+func (r *Relay) armSweep() {
+	if r.sweepArmed || len(r.reg) == 0 {
+		return
+	}
+	r.sweepArmed = true
+	r.clock.AfterFunc(registrySweep, func() { r.enqueue(r.sweep) })
+}
+
+// sweep checks every registry process whose session is live.
+func (r *Relay) sweep() {
+	r.sweepArmed = false
+	for _, p := range r.regSorted() {
+		if p.gone {
+			r.regGone(p) // a session that was not there yet
+			continue
+		}
+		if proctree.Alive(p.e.Pid, p.start) {
+			p.suspect = 0
+			continue
+		}
+		if e := r.sessions[p.e.SessionID]; e == nil || e.s.State == session.Ended {
+			// Nothing to end (its tab closed first, or no log yet): only
+			// status's "live" changes, and a later session is ended by
+			// regGone on the next sweep.
+			p.gone = true
+			r.counters.ProcessesGone++
+			p.told = e != nil
+			continue
+		}
+		if tp, ok := r.tabProcs[p.tab]; ok && tp.Pid == p.e.Pid && p.suspect == 0 {
+			// The tab runs this very process: its close, reported by whoever
+			// ran it, comes any moment and says more. Next sweep.
+			p.suspect++
+			continue
+		}
+		r.regGone(p)
+	}
+	r.armSweep()
+}
+
+// live reports the session's registry process: its pid (0 if none) and
+// whether it still runs.
+func (r *Relay) live(id string) (int, bool) {
+	if len(r.reg) == 0 {
+		return 0, false
+	}
+	p := r.regFor(id)
+	if p == nil {
+		return 0, false
+	}
+	return p.e.Pid, !p.gone
+}
+
+// regFor is the registry process of a session: a live one if any (the
+// latest started), else the latest gone one; nil if none.
+func (r *Relay) regFor(id string) *regProc {
+	var best *regProc
+	for _, p := range r.reg {
+		if p.e.SessionID != id {
+			continue
+		}
+		if best == nil || (best.gone && !p.gone) ||
+			(best.gone == p.gone && (p.e.StartedAt > best.e.StartedAt || p.e.StartedAt == best.e.StartedAt && p.e.Path > best.e.Path)) {
+			best = p
+		}
+	}
+	return best
+}

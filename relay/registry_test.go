@@ -1,0 +1,376 @@
+package relay
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/internal/proctree"
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// proc is a real process for the registry to name: a shell (the tab's
+// process) running a sleeping child (the agent).
+type proc struct {
+	sh    *exec.Cmd
+	child int
+}
+
+func spawn(t *testing.T) *proc {
+	t.Helper()
+	sh := exec.Command("sh", "-c", "sleep 60 & echo $!; wait")
+	out, err := sh.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 32)
+	n, _ := out.Read(buf)
+	child, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{sh: sh, child: child}
+	t.Cleanup(func() { p.kill(); sh.Process.Kill(); sh.Wait() })
+	return p
+}
+
+// kill ends the agent (kill -9) and waits until it is gone (the shell
+// reaps it).
+func (p *proc) kill() {
+	syscall.Kill(p.child, syscall.SIGKILL)
+	for i := 0; i < 400 && proctree.Alive(p.child, 0); i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (p *proc) shell() int { return p.sh.Process.Pid }
+
+// reg delivers a registry file for pid naming session, as the watcher does.
+func (h *harness) reg(pid int, session, status, waitingFor string) {
+	h.t.Helper()
+	start, err := proctree.StartTime(pid)
+	if err != nil {
+		start = 1 // a process that is gone
+	}
+	h.regStart(pid, start, session, status, waitingFor)
+}
+
+var regClock int64 = 1796122700000
+
+func (h *harness) regStart(pid int, start uint64, session, status, waitingFor string) {
+	regClock++
+	h.r.RegistryEntry(RegistryProcess{Path: fmt.Sprintf("/reg/%d.json", pid), Pid: pid, SessionID: session,
+		ProcStart: start, Status: status, WaitingFor: waitingFor, StatusUpdatedAt: regClock, StartedAt: 1})
+	h.sync()
+}
+
+func (h *harness) regGone(pid int) {
+	h.r.RegistryRemoved(fmt.Sprintf("/reg/%d.json", pid))
+	h.sync()
+}
+
+func (h *harness) tabProc(tab string, pid int) {
+	h.t.Helper()
+	if err := h.r.TabProcess(h.ctx, tab, pid); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func cTool(s, cmd string) string {
+	return fmt.Sprintf(`{"type":"assistant","sessionId":%q,"message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":%q}}]}}`, s, cmd)
+}
+
+// changesWithTab is changes with each event's tab.
+func (h *harness) changesWithTab() []string {
+	h.sync()
+	var out []string
+	for {
+		select {
+		case ev := <-h.sub.C():
+			out = append(out, fmt.Sprintf("%s/%s/%s/%s tab=%s", ev.State, ev.Reason, ev.Source, ev.Rule, ev.Tab))
+		default:
+			return out
+		}
+	}
+}
+
+func (h *harness) expectTabs(want ...string) {
+	h.t.Helper()
+	if got := h.changesWithTab(); strings.Join(got, " | ") != strings.Join(want, " | ") {
+		h.t.Fatalf("changes:\n got  %q\n want %q", got, want)
+	}
+}
+
+// registry.tab_bound: the tab whose process is the agent's ancestor is
+// bound to the registry's session, so its keys confirm (key+log) and its
+// close ends the session, without any hook.
+func TestRegistryBindsTabByPid(t *testing.T) {
+	h := newHarness(t, Config{})
+	p := spawn(t)
+	h.tabProc("outer", os.Getpid()) // an ancestor too, farther away
+	h.tabProc("T", p.shell())
+	h.reg(p.child, "s1", "idle", "")
+	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.expectTabs("working/prompt/log/log.turn_start tab=T")
+	if err := h.r.Key(h.ctx, "T", KeyEsc, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	h.line(parsers.AgentClaude, "s1", cMarker("s1", false), false)
+	h.expectTabs("ready/interrupted/key+log/key.confirmed tab=T")
+	if _, err := h.r.TabClosed(h.ctx, "T"); err != nil {
+		t.Fatal(err)
+	}
+	h.expectTabs("ended/tab_closed/api/api.tab_closed tab=T")
+}
+
+// A tab reported after the registry file binds too; the binding also
+// reaches a session already shown.
+func TestRegistryBindsLateTab(t *testing.T) {
+	h := newHarness(t, Config{})
+	p := spawn(t)
+	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.reg(p.child, "s1", "busy", "")
+	h.expectTabs("working/prompt/log/log.turn_start tab=")
+	h.tabProc("T", p.child) // the host app runs the agent directly
+	if got := h.state("s1"); got.Tab != "T" || got.Pid != p.child || !got.Live {
+		t.Fatalf("state %+v: want tab T, pid %d, live", got, p.child)
+	}
+	h.expectTabs()
+}
+
+// Two tabs that report the same process: ambiguous, no tab bound.
+func TestRegistryAmbiguousBindsNothing(t *testing.T) {
+	h := newHarness(t, Config{})
+	p := spawn(t)
+	h.tabProc("A", p.shell())
+	h.tabProc("B", p.shell())
+	h.reg(p.child, "s1", "idle", "")
+	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.expectTabs("working/prompt/log/log.turn_start tab=")
+	if err := h.r.Key(h.ctx, "A", KeyEsc, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	h.line(parsers.AgentClaude, "s1", cMarker("s1", false), false)
+	h.expectTabs("ready/interrupted/log/log.interrupt tab=")
+}
+
+// registry.waiting and registry.busy_after_wait, without hooks: the wait
+// names what Claude waits for; approving goes back to working on the tool;
+// idle changes nothing (the log ends the turn).
+func TestRegistryWaitingWithoutHooks(t *testing.T) {
+	h := newHarness(t, Config{})
+	p := spawn(t)
+	h.reg(p.child, "s1", "idle", "")
+	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "TOOL"), false)
+	h.reg(p.child, "s1", "busy", "")
+	h.line(parsers.AgentClaude, "s1", cTool("s1", "echo hi"), false)
+	h.expect("working/prompt/log.turn_start", "working/tool/log.tool")
+	h.reg(p.child, "s1", "waiting", "permission prompt")
+	h.expect("waiting/permission/registry.waiting")
+	if got := h.state("s1"); got.Detail != "permission prompt" || got.Source != "registry" {
+		t.Fatalf("waiting %+v", got)
+	}
+	h.reg(p.child, "s1", "waiting", "permission prompt") // written twice
+	h.expect()
+	h.reg(p.child, "s1", "busy", "")
+	h.expect("working/tool/registry.busy_after_wait")
+	if got := h.state("s1"); got.Detail != "echo hi" {
+		t.Fatalf("after the wait %+v: want the tool's detail back", got)
+	}
+	h.reg(p.child, "s1", "idle", "") // before the log's end: nothing
+	h.expect()
+	h.line(parsers.AgentClaude, "s1", cToolResult("s1", "hi"), false)
+	h.line(parsers.AgentClaude, "s1", cFinal("s1"), false)
+	h.line(parsers.AgentClaude, "s1", cTurnDuration("s1", 0), false)
+	h.expect("done/turn_end/log.turn_end")
+	h.reg(p.child, "s1", "waiting", "dialog open") // outside a turn: not a wait
+	h.expect()
+}
+
+// A wait written before the log's prompt line is read waits for the turn,
+// is applied once, and the log's late tool line does not flap it.
+func TestRegistryWaitBeforeTheLog(t *testing.T) {
+	h := newHarness(t, Config{})
+	p := spawn(t)
+	h.line(parsers.AgentClaude, "s1", cMeta("s1"), false)
+	h.expect("ready/session_start/log.new_session")
+	h.reg(p.child, "s1", "busy", "")
+	h.reg(p.child, "s1", "waiting", "permission prompt")
+	h.expect()
+	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "TOOL"), false)
+	h.line(parsers.AgentClaude, "s1", cTool("s1", "echo hi"), false)
+	h.expect("working/prompt/log.turn_start", "waiting/permission/registry.waiting")
+	h.line(parsers.AgentClaude, "s1", cMarker("s1", true), false) // rejected: the log ends it
+	h.expect("ready/interrupted/log.interrupt")
+	h.line(parsers.AgentClaude, "s1", cMeta("s1"), false)
+	h.expect()
+}
+
+// With hooks the registry's status changes nothing: the hooks named the
+// wait first and better ("Bash: …").
+func TestRegistryStatusIgnoredWithHooks(t *testing.T) {
+	h := newHarness(t, Config{})
+	p := spawn(t)
+	h.reg(p.child, "s1", "idle", "")
+	h.hook("T", "claude", claudeHook("SessionStart", "s1"))
+	h.hook("T", "claude", claudeHook("UserPromptSubmit", "s1"))
+	h.reg(p.child, "s1", "busy", "")
+	h.hook("T", "claude", claudeHook("PermissionRequest", "s1", "tool_name", "Bash", "tool_input", `{"command":"echo hi"}`))
+	h.reg(p.child, "s1", "waiting", "permission prompt")
+	h.expect("ready/session_start/hook.session_start", "working/prompt/hook.prompt", "waiting/permission/hook.permission_request")
+	if got := h.state("s1"); got.Detail != "Bash: echo hi" {
+		t.Fatalf("detail %q", got.Detail)
+	}
+	h.reg(p.child, "s1", "busy", "")
+	h.reg(p.child, "s1", "idle", "")
+	h.expect()
+}
+
+// registry.removed: the file removed is the process's goodbye. Without
+// hooks it ends the session at once, once; with hooks the SessionEnd hook
+// that follows says it, and only its absence past the grace lets the
+// registry say it.
+func TestRegistryRemoved(t *testing.T) {
+	t.Run("no hooks", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		p := spawn(t)
+		h.tabProc("T", p.shell())
+		h.reg(p.child, "s1", "idle", "")
+		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+		h.expect("working/prompt/log.turn_start")
+		h.regGone(p.child)
+		h.expectTabs("ended/session_end/registry/registry.removed tab=T")
+		h.r.TabClosed(h.ctx, "T")
+		h.clock.Advance(10 * time.Second)
+		h.expect()
+	})
+	t.Run("hooks, SessionEnd follows", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		p := spawn(t)
+		h.reg(p.child, "s1", "idle", "")
+		h.hook("T", "claude", claudeHook("SessionStart", "s1"))
+		h.expect("ready/session_start/hook.session_start")
+		h.regGone(p.child)
+		h.expect()
+		h.clock.Advance(50 * time.Millisecond)
+		h.hook("T", "claude", claudeHook("SessionEnd", "s1"))
+		h.expect("ended/session_end/hook.session_end")
+		h.clock.Advance(goodbyeGrace)
+		h.expect()
+	})
+	t.Run("hooks, no SessionEnd", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		p := spawn(t)
+		h.reg(p.child, "s1", "idle", "")
+		h.hook("T", "claude", claudeHook("SessionStart", "s1"))
+		h.expect("ready/session_start/hook.session_start")
+		h.regGone(p.child)
+		h.clock.Advance(goodbyeGrace)
+		h.expect("ended/session_end/registry.removed")
+	})
+}
+
+// registry.process_gone: a process gone without removing its file (kill
+// -9) ends its session on the next sweep, once; a pid another process
+// reuses (another start time) is gone as well.
+func TestRegistryProcessGone(t *testing.T) {
+	t.Run("killed", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		p := spawn(t)
+		start, _ := proctree.StartTime(p.child)
+		h.reg(p.child, "s1", "busy", "")
+		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+		h.expect("working/prompt/log.turn_start")
+		if got := h.state("s1"); got.Pid != p.child || !got.Live {
+			t.Fatalf("state %+v: want pid %d live", got, p.child)
+		}
+		h.clock.Advance(registrySweep)
+		h.expect()
+		p.kill()
+		h.clock.Advance(registrySweep)
+		h.expect("ended/process_gone/registry.process_gone")
+		if got := h.state("s1"); got.Live {
+			t.Fatalf("state %+v: still live", got)
+		}
+		h.clock.Advance(3 * registrySweep)
+		h.regStart(p.child, start, "s1", "idle", "") // its last write, read late
+		h.expect()
+		if h.sync().Counters.ProcessesGone != 1 {
+			t.Errorf("processes_gone = %d, want 1", h.sync().Counters.ProcessesGone)
+		}
+	})
+	t.Run("pid reused", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		p := spawn(t)
+		start, _ := proctree.StartTime(p.child)
+		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+		h.expect("working/prompt/log.turn_start")
+		// The file names the pid with the start time of the process that
+		// had it before: the live process with that pid is another one.
+		h.regStart(p.child, start-1, "s1", "busy", "")
+		h.expect("ended/process_gone/registry.process_gone")
+	})
+	t.Run("a stale file read before its session's log", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		p := spawn(t)
+		h.reg(p.child, "s1", "busy", "")
+		p.kill()
+		h.reg(p.child, "s1", "idle", "") // found gone: no session yet
+		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+		h.expect("working/prompt/log.turn_start")
+		h.clock.Advance(registrySweep)
+		h.expect("ended/process_gone/registry.process_gone")
+	})
+	t.Run("the tab runs it directly: its close says it", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		p := spawn(t)
+		h.tabProc("T", p.child) // wrap's child is the agent
+		h.reg(p.child, "s1", "busy", "")
+		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+		h.expect("working/prompt/log.turn_start")
+		p.kill()
+		h.clock.Advance(registrySweep) // the first sweep leaves it to the tab
+		h.expect()
+		h.r.TabClosed(h.ctx, "T")
+		h.expect("ended/tab_closed/api.tab_closed")
+		h.clock.Advance(3 * registrySweep)
+		h.expect()
+		if got := h.state("s1"); got.Live {
+			t.Errorf("state %+v: a gone process still live", got)
+		}
+	})
+	t.Run("the tab never says: the next sweep does", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		p := spawn(t)
+		h.tabProc("T", p.child)
+		h.reg(p.child, "s1", "busy", "")
+		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+		h.expect("working/prompt/log.turn_start")
+		p.kill()
+		h.clock.Advance(2 * registrySweep)
+		h.expect("ended/process_gone/registry.process_gone")
+	})
+}
+
+// registry.session_changed: the same process on a new conversation (/clear
+// without hooks) ends the old one; the new one takes the tab.
+func TestRegistrySessionChanged(t *testing.T) {
+	h := newHarness(t, Config{})
+	p := spawn(t)
+	h.tabProc("T", p.shell())
+	h.reg(p.child, "s1", "idle", "")
+	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.expectTabs("working/prompt/log/log.turn_start tab=T")
+	h.reg(p.child, "s2", "idle", "")
+	h.expectTabs("ended/session_end/registry/registry.session_changed tab=T")
+	h.line(parsers.AgentClaude, "s2", cPrompt("s2", "again"), false)
+	h.expectTabs("working/prompt/log/log.turn_start tab=T")
+}
