@@ -224,8 +224,12 @@ func (d *Decoder) feed(chunk []byte, at time.Time, complete bool) []Press {
 		switch d.st {
 		case stGround:
 			// Fast path: everything but 03, 1b (and 0d for SubmitKeys) is
-			// ignored here.
-			for i < len(chunk) && chunk[i] != 0x03 && chunk[i] != 0x1b && (chunk[i] != 0x0d || !d.enter) {
+			// ignored here, one table load per byte.
+			stops := &groundStops
+			if d.enter {
+				stops = &groundStopsEnter
+			}
+			for i < len(chunk) && !stops[chunk[i]] {
 				i++
 			}
 			if i == len(chunk) {
@@ -355,6 +359,15 @@ func (d *Decoder) feed(chunk []byte, at time.Time, complete bool) []Press {
 	}
 	return out
 }
+
+// groundStops are the bytes the ground state acts on; groundStopsEnter adds
+// 0d for SubmitKeys.
+var groundStops, groundStopsEnter = func() (a, b [256]bool) {
+	a[0x03], a[0x1b] = true, true
+	b = a
+	b[0x0d] = true
+	return a, b
+}()
 
 func (d *Decoder) startEsc(at time.Time) {
 	d.st, d.escRun, d.firstEscAt, d.lastEscAt = stEsc, 1, at, at

@@ -477,7 +477,11 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 	case "SessionStart", "UserPromptSubmit", "SessionEnd":
 		ch, ok = e.s.Hook(h)
 	default:
-		ch, ok = r.outlived(e, session.SourceHook, func() (session.Change, bool) { return e.s.Hook(h) })
+		if e.s.Outlives() {
+			ch, ok = r.outlived(e, session.SourceHook, func() (session.Change, bool) { return e.s.Hook(h) })
+		} else {
+			ch, ok = e.s.Hook(h)
+		}
 	}
 	// A hook can change the saved state without publishing (a subagent
 	// booked, a transcript path, a wait already named): the checkpoint must
@@ -552,7 +556,7 @@ func (r *Relay) logLine(l LogLine) {
 	}
 	var ch session.Change
 	var ok bool
-	if l.Evidence.Kind != parsers.KindNone {
+	if e.s.Outlives() && l.Evidence.Kind != parsers.KindNone {
 		ch, ok = r.outlived(e, session.SourceLog, func() (session.Change, bool) { return e.s.Log(l.Evidence) })
 	} else {
 		ch, ok = e.s.Log(l.Evidence)
