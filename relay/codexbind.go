@@ -130,8 +130,8 @@ func (r *Relay) turnStarted(e *entry, at time.Time) {
 		return
 	}
 	u := &e.unbound
-	if u.at.IsZero() || at.Sub(u.at) > submitWindow {
-		*u = unboundTurn{at: at} // a new turn
+	if u.at.IsZero() || !e.s.TurnOpen() {
+		*u = unboundTurn{at: at} // a new turn (an open one: this is its echo)
 	}
 	if u.ambiguous {
 		return
@@ -139,10 +139,21 @@ func (r *Relay) turnStarted(e *entry, at time.Time) {
 	switch cands := r.candidates(u.at); len(cands) {
 	case 0:
 		u.shown = true
+		if d := u.at.Sub(r.ambiguousAt); d >= -submitWindow && d <= submitWindow {
+			// Beside an ambiguous turn start: the submits it saw may be
+			// this one's too, so no late one binds it either.
+			u.ambiguous = true
+		}
 	case 1:
 		r.bind(e, cands[0], u.at, "codex.bind.submit")
 	default:
 		u.ambiguous, u.shown = true, true
+		// The submits are spent on turn starts we cannot tell apart: none
+		// of them binds a later turn (that tab's next prompt binds it).
+		for _, tab := range cands {
+			delete(r.submits, tab)
+		}
+		r.ambiguousAt = u.at
 		r.counters.BindsAmbiguous++
 		r.log.Debug().Str("session", e.s.ID).Strs("tabs", cands).Str("rule", "codex.bind.ambiguous").
 			Msg("turn start follows submits in several tabs: no tab bound")

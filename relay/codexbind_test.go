@@ -80,10 +80,27 @@ func TestCodexBindSubmit(t *testing.T) {
 			h.enter("B", 20*time.Millisecond)
 			h.codexTurn("a", "t1")
 			h.codexTurn("b", "t1")
-			h.expectTabbed("a working/prompt/log.turn_start@", "b working/prompt/log.turn_start@")
-			if n := h.sync().Counters.BindsAmbiguous; n != 2 {
-				h.t.Fatalf("binds_ambiguous = %d, want 2", n)
+			must(h.t, h.hook("", "codex", claudeHook("Stop", "a", "turn_id", "t1")))
+			must(h.t, h.hook("", "codex", claudeHook("Stop", "b", "turn_id", "t1")))
+			h.expectTabbed("a working/prompt/log.turn_start@", "b working/prompt/log.turn_start@",
+				"a done/turn_end/hook.stop@", "b done/turn_end/hook.stop@")
+			if n := h.sync().Counters.BindsAmbiguous; n != 1 {
+				h.t.Fatalf("binds_ambiguous = %d, want 1", n)
 			}
+			// The submits were spent: A's next prompt, half a second later,
+			// binds its session (B's old Enter is no candidate any more).
+			h.clock.Advance(500 * time.Millisecond)
+			h.enter("A", 10*time.Millisecond)
+			h.line(codex, "a", xAt(h.clock.Now(), "task_started", `,"turn_id":"t2"`), false)
+			h.expectTabbed("a working/prompt/log.turn_start@A")
+		}},
+		{"codex.bind.ambiguous: a late submit beside an ambiguous turn start binds nothing", func(h *harness) {
+			h.enter("A", 40*time.Millisecond)
+			h.enter("B", 20*time.Millisecond)
+			h.codexTurn("a", "t1") // ambiguous: A and B
+			h.codexTurn("b", "t1") // their submits are spent: none, beside the ambiguous one
+			h.enter("C", 10*time.Millisecond)
+			h.expectTabbed("a working/prompt/log.turn_start@", "b working/prompt/log.turn_start@")
 		}},
 		{"codex.bind.submit: a tab bound to a live session is no candidate", func(h *harness) {
 			h.enter("A", 20*time.Millisecond)

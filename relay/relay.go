@@ -232,8 +232,10 @@ type Relay struct {
 	// Owned by the Run goroutine.
 	stateSize int // bytes of the last encoded state: the next one's first guess
 
-	// Owned by the Run goroutine: tab → its last unused submit (codexbind.go).
-	submits map[string]time.Time
+	// Owned by the Run goroutine (codexbind.go): tab → its last unused
+	// submit, and the stamp of the last ambiguous turn start.
+	submits     map[string]time.Time
+	ambiguousAt time.Time
 }
 
 // New returns a relay. follow may be nil (no watcher: hooks only).
