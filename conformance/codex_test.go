@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // The Codex 0.169 scenarios. Each asserts the exact published timeline:
@@ -499,6 +501,60 @@ func TestCodexTabClosedMidTurn(t *testing.T) {
 	if st := w.status(a); st.State != "done" || st.Tab != codexTab {
 		t.Errorf("the first session is %s in tab %q, want done in %s", st.State, st.Tab, codexTab)
 	}
+}
+
+// TestCodexSimultaneousSubmits: prompts submitted in two tabs in the same
+// instant start two turns whose starts follow both Enters: ambiguous, so
+// neither session gets a tab (a wrong tab is worse than none). The next
+// prompt, in the first tab alone, binds the session it continues: the one
+// whose rollout holds that prompt.
+func TestCodexSimultaneousSubmits(t *testing.T) {
+	w := newCodex(t, true)
+	p := w.start("a", codexTab)
+	p2 := w.start("b", "T2")
+	p.Type("say hello")
+	p2.Type("say hello from b")
+	p.WaitScreen("say hello", codexStep)
+	p2.WaitScreen("say hello from b", codexStep)
+	p.Key("Enter")
+	p2.Key("Enter")
+	// Each session opens (as in opening) and is done, interleaved, in no tab.
+	for done := 0; done < 2; {
+		e := w.Timeline.Next(Step{State: Any, Reason: Any, Source: Any, Tab: "", Session: Any}, codexStep)
+		switch {
+		case e.State == "done" && e.Reason == "turn_end":
+			done++
+		case e.State == "working" && e.Reason == "prompt", e.State == "ready" && e.Reason == "session_start":
+		default:
+			t.Fatalf("unexpected change %s\ntimeline:\n%s", e, w.Timeline)
+		}
+	}
+	w.waitTurnsEnded(2)
+	p.submit("say hello again")
+	a := w.sessionOfPrompt("say hello again")
+	w.next(race{step: Step{State: "working", Reason: "prompt", Tab: codexTab, Session: a}, sources: logOrHook})
+	w.next(race{step: Step{State: "done", Reason: "turn_end", Tab: codexTab, Session: a}, sources: logOrHook})
+	w.waitTurnsEnded(3)
+	w.Timeline.Quiet(codexQuiet)
+}
+
+// sessionOfPrompt waits for the rollout holding prompt and returns its id.
+func (w *codexWorld) sessionOfPrompt(prompt string) string {
+	w.t.Helper()
+	want, _ := json.Marshal(prompt)
+	deadline := time.Now().Add(codexStep)
+	for time.Now().Before(deadline) {
+		files, _ := filepath.Glob(filepath.Join(w.home, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), string(want)) {
+				name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+				return name[len(name)-36:] // rollout-<time>-<uuid>
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.t.Fatalf("no rollout holds the prompt %q", prompt)
+	return ""
 }
 
 // status is one session's row in `logwatch status --json`.
