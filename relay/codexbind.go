@@ -49,7 +49,62 @@ func (r *Relay) submitted(tab string, at time.Time) {
 		}
 	}
 	r.submits[tab] = at
+	n := 0
+	for _, b := range r.recentBinds {
+		if at.Sub(b.at) <= 2*submitWindow {
+			r.recentBinds[n] = b
+			n++
+		}
+	}
+	r.recentBinds = r.recentBinds[:n]
+	if r.retract(tab, at) {
+		return
+	}
 	r.lateSubmit(tab, at)
+}
+
+// bindRec is a recent codex.bind.submit: the turn start's stamp and tab.
+type bindRec struct {
+	session, tab string
+	at           time.Time
+}
+
+// retract applies codex.bind.ambiguous after the fact: a submit reported
+// late, pressed in another candidate tab within the window of a turn start
+// already bound, would have made that binding ambiguous. The binding is
+// undone (the session is published again with no tab), and the submits are
+// spent as for any ambiguous turn start.
+func (r *Relay) retract(tab string, at time.Time) bool {
+	if b := r.sessions[r.tabs[tab]]; b != nil && b.s.State != session.Ended {
+		return false
+	}
+	for i, b := range r.recentBinds {
+		if b.tab == tab || !inWindow(at, b.at) {
+			continue
+		}
+		e := r.sessions[b.session]
+		if e == nil || e.tab != b.tab {
+			continue
+		}
+		r.recentBinds = append(r.recentBinds[:i], r.recentBinds[i+1:]...)
+		if r.tabs[b.tab] == b.session {
+			delete(r.tabs, b.tab)
+		}
+		e.tab = ""
+		e.unbound = unboundTurn{at: b.at, ambiguous: true, shown: true}
+		delete(r.submits, tab)
+		r.ambiguousAt = b.at
+		r.changed = true
+		r.counters.BindsAmbiguous++
+		r.counters.BindsRetracted++
+		r.log.Debug().Str("session", e.s.ID).Str("tab", b.tab).Str("late_tab", tab).Str("rule", "codex.bind.ambiguous").
+			Msg("a late submit in another tab made the binding ambiguous: undone")
+		ch := sessionChange(e)
+		ch.Rule = "codex.bind.ambiguous"
+		r.publish(e, ch, false)
+		return true
+	}
+	return false
 }
 
 // unboundTurn is the turn start of a Codex session with no tab, as
@@ -176,6 +231,7 @@ func (r *Relay) bind(e *entry, tab string, at time.Time, rule string) {
 	if ms > r.counters.SubmitToTurnMaxMs {
 		r.counters.SubmitToTurnMaxMs = ms
 	}
+	r.recentBinds = append(r.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at})
 	r.log.Debug().Str("session", e.s.ID).Str("tab", tab).Int64("submit_to_turn_ms", ms).
 		Str("rule", rule).Msg("tab bound by its submit")
 	if shown && !e.s.Phantom() {

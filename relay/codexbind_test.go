@@ -102,6 +102,27 @@ func TestCodexBindSubmit(t *testing.T) {
 			h.enter("C", 10*time.Millisecond)
 			h.expectTabbed("a working/prompt/log.turn_start@", "b working/prompt/log.turn_start@")
 		}},
+		{"codex.bind.ambiguous: another tab's Enter, pressed before a bound turn start but reported after it, undoes the binding", func(h *harness) {
+			h.enter("A", 20*time.Millisecond)
+			h.codexTurn("a", "t1")
+			h.enter("B", 10*time.Millisecond) // pressed 10 ms before a's stamp
+			h.codexTurn("b", "t1")            // B's Enter is spent: no tab either
+			h.expectTabbed("a working/prompt/log.turn_start@A", "a working/prompt/codex.bind.ambiguous@", "b working/prompt/log.turn_start@")
+			if c := h.sync().Counters; c.BindsRetracted != 1 || c.BindsAmbiguous != 1 {
+				h.t.Fatalf("counters %+v", c)
+			}
+			if st := h.state("a"); st.Tab != "" {
+				h.t.Fatalf("session a still in tab %q", st.Tab)
+			}
+		}},
+		{"codex.bind.submit: another tab's Enter after the bound turn start's skew undoes nothing", func(h *harness) {
+			h.enter("A", 20*time.Millisecond)
+			h.codexTurn("a", "t1")
+			h.clock.Advance(submitSkew + 10*time.Millisecond)
+			h.enter("B", 0)
+			h.codexTurn("b", "t1")
+			h.expectTabbed("a working/prompt/log.turn_start@A", "b working/prompt/log.turn_start@B")
+		}},
 		{"codex.bind.submit: a tab bound to a live session is no candidate", func(h *harness) {
 			h.enter("A", 20*time.Millisecond)
 			h.codexTurn("a", "t1")

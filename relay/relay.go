@@ -151,10 +151,13 @@ type Counters struct {
 	// Submits counts Enter presses reported; BindsSubmit the Codex sessions
 	// bound to a tab by one (codex.bind.submit, codex.bind.submit_late),
 	// BindsAmbiguous the turn starts that followed submits in several tabs
-	// (or the late submits that followed several turn starts) and bound none.
+	// (or the late submits that followed several turn starts) and bound none;
+	// BindsRetracted the bindings a late submit in another tab made
+	// ambiguous after the fact, undone.
 	Submits            int64 `json:"submits"`
 	BindsSubmit        int64 `json:"binds_submit"`
 	BindsAmbiguous     int64 `json:"binds_ambiguous"`
+	BindsRetracted     int64 `json:"binds_retracted"`
 	SubmitToTurnLastMs int64 `json:"submit_to_turn_last_ms"`
 	SubmitToTurnMaxMs  int64 `json:"submit_to_turn_max_ms"`
 }
@@ -236,6 +239,7 @@ type Relay struct {
 	// submit, and the stamp of the last ambiguous turn start.
 	submits     map[string]time.Time
 	ambiguousAt time.Time
+	recentBinds []bindRec // bindings by submit still open to a late submit
 }
 
 // New returns a relay. follow may be nil (no watcher: hooks only).
