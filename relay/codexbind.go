@@ -91,7 +91,7 @@ func (r *Relay) retract(tab string, at time.Time) bool {
 			delete(r.tabs, b.tab)
 		}
 		e.tab = ""
-		e.unbound = unboundTurn{at: b.at, ambiguous: true, shown: true}
+		e.unbound = unboundTurn{at: b.at, ambiguous: true}
 		delete(r.submits, tab)
 		r.ambiguousAt = b.at
 		r.changed = true
@@ -112,7 +112,6 @@ func (r *Relay) retract(tab string, at time.Time) bool {
 type unboundTurn struct {
 	at        time.Time // its first stamp; zero: none
 	ambiguous bool      // submits in several tabs: it binds nothing, ever
-	shown     bool      // evidence of it was folded, and maybe published, tabless
 }
 
 // lateSubmit applies rule codex.bind.submit_late: a submit whose report
@@ -146,7 +145,7 @@ func (r *Relay) lateSubmit(tab string, at time.Time) {
 	if cands := r.candidates(found.unbound.at); len(cands) != 1 || cands[0] != tab {
 		return
 	}
-	r.bind(found, tab, found.unbound.at, "codex.bind.submit_late")
+	r.bind(found, tab, found.unbound.at, "codex.bind.submit_late", true)
 }
 
 // inWindow reports whether a submit at at may have started a turn stamped
@@ -185,7 +184,8 @@ func (r *Relay) turnStarted(e *entry, at time.Time) {
 		return
 	}
 	u := &e.unbound
-	if u.at.IsZero() || !e.s.TurnOpen() {
+	fresh := u.at.IsZero() || !e.s.TurnOpen()
+	if fresh {
 		*u = unboundTurn{at: at} // a new turn (an open one: this is its echo)
 	}
 	if u.ambiguous {
@@ -193,16 +193,17 @@ func (r *Relay) turnStarted(e *entry, at time.Time) {
 	}
 	switch cands := r.candidates(u.at); len(cands) {
 	case 0:
-		u.shown = true
 		if d := u.at.Sub(r.ambiguousAt); d >= -submitWindow && d <= submitWindow {
 			// Beside an ambiguous turn start: the submits it saw may be
 			// this one's too, so no late one binds it either.
 			u.ambiguous = true
 		}
 	case 1:
-		r.bind(e, cands[0], u.at, "codex.bind.submit")
+		// A new turn's own change, folded next, carries the tab; an echo
+		// publishes nothing, so the session is published again.
+		r.bind(e, cands[0], u.at, "codex.bind.submit", !fresh)
 	default:
-		u.ambiguous, u.shown = true, true
+		u.ambiguous = true
 		// The submits are spent on turn starts we cannot tell apart: none
 		// of them binds a later turn (that tab's next prompt binds it).
 		for _, tab := range cands {
@@ -215,13 +216,12 @@ func (r *Relay) turnStarted(e *entry, at time.Time) {
 	}
 }
 
-// bind binds e to tab by the submit that started its turn, stamped at. A
-// session already shown tabless for this turn is published again, with its
-// tab (the evidence that binds it is an echo that publishes nothing).
-func (r *Relay) bind(e *entry, tab string, at time.Time, rule string) {
+// bind binds e to tab by the submit that started its turn, stamped at.
+// With republish, a session last published with no tab is published again,
+// with its tab.
+func (r *Relay) bind(e *entry, tab string, at time.Time, rule string, republish bool) {
 	ms := at.Sub(r.submits[tab]).Milliseconds()
 	delete(r.submits, tab)
-	shown := e.unbound.shown
 	e.unbound = unboundTurn{}
 	r.tabs[tab] = e.s.ID
 	e.tab = tab
@@ -234,7 +234,7 @@ func (r *Relay) bind(e *entry, tab string, at time.Time, rule string) {
 	r.recentBinds = append(r.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at})
 	r.log.Debug().Str("session", e.s.ID).Str("tab", tab).Int64("submit_to_turn_ms", ms).
 		Str("rule", rule).Msg("tab bound by its submit")
-	if shown && !e.s.Phantom() {
+	if republish && e.tabless && !e.s.Phantom() {
 		ch := sessionChange(e)
 		ch.Rule = "codex.bind.submit_late"
 		r.publish(e, ch, false)

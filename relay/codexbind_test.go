@@ -179,6 +179,22 @@ func TestCodexBindSubmit(t *testing.T) {
 			must(h.t, h.hook("", "codex", claudeHook("UserPromptSubmit", "b", "turn_id", "t1")))
 			h.expectTabbed("b working/prompt/log.turn_start@", "b working/prompt/codex.bind.submit_late@B")
 		}},
+		{"codex.bind.submit_late: a resumed session, its SessionStart first, bound by its new tab's late Enter", func(h *harness) {
+			h.enter("A", 20*time.Millisecond)
+			h.codexTurn("a", "t1")
+			h.line(codex, "a", xAt(h.clock.Now(), "task_complete", `,"turn_id":"t1"`), false)
+			if _, err := h.r.TabClosed(h.ctx, "A"); err != nil {
+				h.t.Fatal(err)
+			}
+			h.clock.Advance(10 * time.Second)
+			// `codex resume` in tab B: the lazy SessionStart, then the rollout,
+			// then B's Enter, reported late.
+			must(h.t, h.hook("", "codex", claudeHook("SessionStart", "a", "source", "resume")))
+			h.line(codex, "a", xAt(h.clock.Now(), "task_started", `,"turn_id":"t2"`), false)
+			h.enter("B", 30*time.Millisecond)
+			h.expectTabbed("a working/prompt/log.turn_start@A", "a done/turn_end/log.turn_end@A", "a ended/tab_closed/api.tab_closed@A",
+				"a ready/session_start/hook.session_start@", "a working/prompt/log.turn_start@", "a working/prompt/codex.bind.submit_late@B")
+		}},
 		{"codex.bind.submit_late: two tabless turn starts in the submit's window bind neither", func(h *harness) {
 			h.codexTurn("a", "t1")
 			h.codexTurn("b", "t1")

@@ -194,8 +194,10 @@ type entry struct {
 	bootFrom   *session.Change // the settled state bootstrap history was folded onto
 	lastLog    time.Time
 	quietTimer func() bool
-	// unbound is a Codex turn start of a tabless session (codexbind.go).
+	// unbound is a Codex turn start of a tabless session (codexbind.go);
+	// tabless: the session was last published with no tab.
 	unbound unboundTurn
+	tabless bool
 }
 
 // Relay owns all session state. Create it with New and start Run.
@@ -836,6 +838,7 @@ func (r *Relay) event(e *entry, ch session.Change) Event {
 }
 
 func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {
+	e.tabless = e.tab == ""
 	r.seq++
 	r.changed = true
 	ev := r.event(e, ch)
