@@ -271,6 +271,9 @@ func (w *codexWorld) take(timeout time.Duration, alts ...Step) (Event, int) {
 			}
 			delete(w.late, e.Session)
 			w.shown[e.Session] = true
+			if len(alts) == 0 {
+				return e, -1 // quiet's: only the late binding was due
+			}
 			continue
 		}
 		for i, st := range alts {
