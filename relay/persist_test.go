@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"os"
 	"reflect"
 	"testing"
 )
@@ -15,11 +16,12 @@ func TestEncodeStateIsMarshal(t *testing.T) {
 	must(t, h.hook("", "claude", claudeHook("SubagentStart", "s1", "agent_id", "a1")))
 	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s2")))
 	must(t, h.hook("", "claude", claudeHook("Stop", "s2")))
+	must(t, h.r.TabProcess(h.ctx, "tab-1", os.Getpid()))
 	h.sync()
 	type pair struct{ got, want []byte }
 	res := make(chan pair, 1)
 	h.r.enqueue(func() {
-		st := savedRelay{Version: savedVersion, Seq: h.r.seq, Tabs: h.r.tabs}
+		st := savedRelay{Version: savedVersion, Seq: h.r.seq, Tabs: h.r.tabs, TabProcs: h.r.tabProcs}
 		for _, e := range h.r.sortedEntries() {
 			st.Sessions = append(st.Sessions, savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
 		}
@@ -50,4 +52,10 @@ func TestEncodeStateIsMarshal(t *testing.T) {
 	}
 	var st savedRelay
 	must(t, json.Unmarshal(p.got, &st))
+	// A restart remembers which process each tab runs.
+	h2 := newHarness(t, DefaultConfig())
+	h2.r.Restore(p.got)
+	if pid, err := h2.r.TabPID(h2.ctx, "tab-1"); err != nil || pid != os.Getpid() {
+		t.Fatalf("restored tab-1 pid %d (%v), want %d", pid, err, os.Getpid())
+	}
 }

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"runtime"
+	"slices"
 	"sort"
 	"time"
 
@@ -22,11 +23,13 @@ import (
 //   - liveness: a process gone without a goodbye (kill -9, a crash) ends the
 //     session, process_gone (registry.process_gone); a removed file is the
 //     process's goodbye, session_end (registry.removed). Liveness is checked
-//     when a file changes and on a slow sweep, never by fast polling.
+//     when a file changes, then told by a pidfd where there are pidfds, and
+//     by a slow sweep elsewhere: never by fast polling.
 
 const (
-	// registrySweep is how often live registry processes are checked: one
-	// read of /proc/<pid>/stat each.
+	// registrySweep is how often registry processes no pidfd watches are
+	// checked (one read of /proc/<pid>/stat each), and how long a gone
+	// process is left to its tab's own close.
 	registrySweep = 2 * time.Second
 	// goodbyeGrace is how long a removed file waits for the SessionEnd hook
 	// of a session with hooks (Claude Code 2.1.328 removes its file ~25 ms
@@ -55,6 +58,9 @@ type regProc struct {
 	start uint64 // identifies the process: a pid with another start time is not it
 	gone  bool   // the process was found gone
 	told  bool   // its session was ended for it (or had ended already)
+	// watched: its exit is told by a pidfd (proctree.Exits), so the sweep
+	// leaves it alone.
+	watched bool
 	// suspect counts sweeps that found the process gone while the tab that
 	// runs it directly may still report its close first-hand.
 	suspect int
@@ -90,10 +96,15 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 	prev := p.e
 	p.e = ent
 	if prev.Pid != ent.Pid || prev.ProcStart != ent.ProcStart {
-		p.start, p.gone, p.told, p.suspect = start, false, false, 0
+		if p.watched {
+			r.exits.Forget(prev.Pid, p.start)
+		}
+		p.start, p.gone, p.told, p.suspect, p.watched = start, false, false, 0, false
 	}
 	if prev.SessionID != ent.SessionID {
+		r.regIndex(ent.SessionID, p, true)
 		if prev.SessionID != "" {
+			r.regIndex(prev.SessionID, p, false)
 			r.regSessionChanged(prev.SessionID)
 		}
 		p.tab, p.waited = "", 0
@@ -104,6 +115,9 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 	if !proctree.Alive(ent.Pid, p.start) {
 		r.regGone(p)
 		return
+	}
+	if !p.watched {
+		p.watched = r.watchExit(ent.Pid, p.start)
 	}
 	if p.tab == "" {
 		r.regBind(p)
@@ -131,6 +145,10 @@ func (r *Relay) regRemoved(path string) {
 		return
 	}
 	delete(r.reg, path)
+	r.regIndex(p.e.SessionID, p, false)
+	if p.watched {
+		r.exits.Forget(p.e.Pid, p.start)
+	}
 	id := p.e.SessionID
 	if q := r.regFor(id); q != nil && !q.gone {
 		return // another process has the session (resumed meanwhile)
@@ -215,6 +233,15 @@ func (r *Relay) regBind(p *regProc) {
 		return
 	}
 	tab, id := ms[0].tab, p.e.SessionID
+	if cur := r.tabs[tab]; cur != "" && cur != id {
+		if q := r.regFor(cur); q != nil && !q.gone && q.e.Pid != p.e.Pid {
+			if d, _ := proctree.Descends(p.e.Pid, q.e.Pid); d {
+				// An agent run inside the tab's agent (as a tool): the tab
+				// stays its parent's, as with hooks.
+				return
+			}
+		}
+	}
 	p.tab = tab
 	if r.tabs[tab] != id {
 		r.tabs[tab] = id
@@ -293,8 +320,15 @@ func (r *Relay) regSorted() []*regProc {
 // armSweep schedules the next liveness sweep while there is a process to
 // watch.
 func (r *Relay) armSweep() {
-	if r.sweepArmed || len(r.reg) == 0 {
+	if r.sweepArmed {
 		return
+	}
+	need := false
+	for _, p := range r.reg {
+		need = need || (!p.gone && !p.watched) || (p.gone && !p.told)
+	}
+	if !need {
+		return // nothing to poll: no idle work at all
 	}
 	r.sweepArmed = true
 	r.clock.AfterFunc(registrySweep, func() { r.enqueue(r.sweep) })
@@ -307,6 +341,9 @@ func (r *Relay) sweep() {
 		if p.gone {
 			r.regGone(p) // a session that was not there yet
 			continue
+		}
+		if p.watched {
+			continue // its exit will be told
 		}
 		if proctree.Alive(p.e.Pid, p.start) {
 			p.suspect = 0
@@ -349,14 +386,71 @@ func (r *Relay) live(id string) (int, bool) {
 // latest started), else the latest gone one; nil if none.
 func (r *Relay) regFor(id string) *regProc {
 	var best *regProc
-	for _, p := range r.reg {
-		if p.e.SessionID != id {
-			continue
-		}
+	for _, p := range r.regIdx[id] {
 		if best == nil || (best.gone && !p.gone) ||
 			(best.gone == p.gone && (p.e.StartedAt > best.e.StartedAt || p.e.StartedAt == best.e.StartedAt && p.e.Path > best.e.Path)) {
 			best = p
 		}
 	}
 	return best
+}
+
+// regIndex adds p to (or removes it from) the session's processes.
+func (r *Relay) regIndex(id string, p *regProc, add bool) {
+	ps := slices.DeleteFunc(r.regIdx[id], func(q *regProc) bool { return q == p })
+	if add {
+		ps = append(ps, p)
+	}
+	if len(ps) == 0 {
+		delete(r.regIdx, id)
+		return
+	}
+	r.regIdx[id] = ps
+}
+
+// watchExit has the process's exit told by a pidfd where the kernel has
+// them (Linux 5.3+): no polling, and a kill -9 is seen at once. Elsewhere
+// the sweep polls.
+func (r *Relay) watchExit(pid int, start uint64) bool {
+	if r.exitsOff {
+		return false
+	}
+	if r.exits == nil {
+		x, err := proctree.NewExits(func(pid int, start uint64) {
+			r.enqueue(func() { r.regExited(pid, start) })
+		})
+		if err != nil {
+			r.exitsOff = true
+			r.log.Info().Err(err).Msg("process exits polled every 2 s")
+			return false
+		}
+		r.exits = x
+	}
+	return r.exits.Watch(pid, start)
+}
+
+// regExited: a watched process exited.
+func (r *Relay) regExited(pid int, start uint64) {
+	for _, p := range r.regSorted() {
+		if p.e.Pid != pid || p.start != start || p.gone {
+			continue
+		}
+		p.watched = false
+		if tp, ok := r.tabProcs[p.tab]; ok && tp.Pid == pid {
+			// The tab runs this very process: its close, reported by whoever
+			// ran it, comes any moment and says more.
+			p.gone = true
+			r.counters.ProcessesGone++
+			r.clock.AfterFunc(registrySweep, func() { r.enqueue(func() { r.regGone(p) }) })
+			continue
+		}
+		r.regGone(p)
+	}
+}
+
+// regClose releases the pidfds.
+func (r *Relay) regClose() {
+	if r.exits != nil {
+		r.exits.Close()
+	}
 }

@@ -77,6 +77,14 @@ func (h *harness) regGone(pid int) {
 	h.sync()
 }
 
+// do runs f on the relay goroutine.
+func (h *harness) do(f func()) {
+	h.t.Helper()
+	if err := h.r.do(h.ctx, f); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
 func (h *harness) tabProc(tab string, pid int) {
 	h.t.Helper()
 	if err := h.r.TabProcess(h.ctx, tab, pid); err != nil {
@@ -144,6 +152,19 @@ func TestRegistryBindsLateTab(t *testing.T) {
 		t.Fatalf("state %+v: want tab T, pid %d, live", got, p.child)
 	}
 	h.expectTabs()
+}
+
+// An agent run inside the tab's agent (its descendant) does not take the
+// tab: it stays the outer session's.
+func TestRegistryNestedAgentKeepsTab(t *testing.T) {
+	h := newHarness(t, Config{})
+	p := spawn(t) // the shell is the outer agent, its child the inner one
+	h.tabProc("T", os.Getpid())
+	h.reg(p.shell(), "outer", "busy", "")
+	h.reg(p.child, "inner", "busy", "")
+	h.line(parsers.AgentClaude, "outer", cPrompt("outer", "hi"), false)
+	h.line(parsers.AgentClaude, "inner", cPrompt("inner", "hi"), false)
+	h.expectTabs("working/prompt/log/log.turn_start tab=T", "working/prompt/log/log.turn_start tab=")
 }
 
 // Two tabs that report the same process: ambiguous, no tab bound.
@@ -279,85 +300,122 @@ func TestRegistryRemoved(t *testing.T) {
 }
 
 // registry.process_gone: a process gone without removing its file (kill
-// -9) ends its session on the next sweep, once; a pid another process
-// reuses (another start time) is gone as well.
+// -9) ends its session, once; a pid another process reuses (another start
+// time) is gone as well. Both ways of learning it: a pidfd telling the
+// exit (Linux), and the 2 s sweep (elsewhere).
 func TestRegistryProcessGone(t *testing.T) {
-	t.Run("killed", func(t *testing.T) {
-		h := newHarness(t, Config{})
-		p := spawn(t)
-		start, _ := proctree.StartTime(p.child)
-		h.reg(p.child, "s1", "busy", "")
-		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
-		h.expect("working/prompt/log.turn_start")
-		if got := h.state("s1"); got.Pid != p.child || !got.Live {
-			t.Fatalf("state %+v: want pid %d live", got, p.child)
+	for _, sweep := range []bool{false, true} {
+		mode := "pidfd"
+		if sweep {
+			mode = "sweep"
 		}
-		h.clock.Advance(registrySweep)
-		h.expect()
-		p.kill()
-		h.clock.Advance(registrySweep)
-		h.expect("ended/process_gone/registry.process_gone")
-		if got := h.state("s1"); got.Live {
-			t.Fatalf("state %+v: still live", got)
+		newH := func(t *testing.T) *harness {
+			h := newHarness(t, Config{})
+			h.do(func() { h.r.exitsOff = sweep })
+			return h
 		}
-		h.clock.Advance(3 * registrySweep)
-		h.regStart(p.child, start, "s1", "idle", "") // its last write, read late
-		h.expect()
-		if h.sync().Counters.ProcessesGone != 1 {
-			t.Errorf("processes_gone = %d, want 1", h.sync().Counters.ProcessesGone)
+		// found waits until the relay has found n processes gone: at the
+		// pidfd's word, or at the next sweep.
+		found := func(h *harness, n int64) {
+			h.t.Helper()
+			if sweep {
+				h.clock.Advance(registrySweep)
+			}
+			for i := 0; h.sync().Counters.ProcessesGone < n; i++ {
+				if i > 1000 {
+					h.t.Fatalf("%d processes found gone, want %d", h.sync().Counters.ProcessesGone, n)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
 		}
-	})
-	t.Run("pid reused", func(t *testing.T) {
-		h := newHarness(t, Config{})
-		p := spawn(t)
-		start, _ := proctree.StartTime(p.child)
-		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
-		h.expect("working/prompt/log.turn_start")
-		// The file names the pid with the start time of the process that
-		// had it before: the live process with that pid is another one.
-		h.regStart(p.child, start-1, "s1", "busy", "")
-		h.expect("ended/process_gone/registry.process_gone")
-	})
-	t.Run("a stale file read before its session's log", func(t *testing.T) {
-		h := newHarness(t, Config{})
-		p := spawn(t)
-		h.reg(p.child, "s1", "busy", "")
-		p.kill()
-		h.reg(p.child, "s1", "idle", "") // found gone: no session yet
-		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
-		h.expect("working/prompt/log.turn_start")
-		h.clock.Advance(registrySweep)
-		h.expect("ended/process_gone/registry.process_gone")
-	})
-	t.Run("the tab runs it directly: its close says it", func(t *testing.T) {
-		h := newHarness(t, Config{})
-		p := spawn(t)
-		h.tabProc("T", p.child) // wrap's child is the agent
-		h.reg(p.child, "s1", "busy", "")
-		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
-		h.expect("working/prompt/log.turn_start")
-		p.kill()
-		h.clock.Advance(registrySweep) // the first sweep leaves it to the tab
-		h.expect()
-		h.r.TabClosed(h.ctx, "T")
-		h.expect("ended/tab_closed/api.tab_closed")
-		h.clock.Advance(3 * registrySweep)
-		h.expect()
-		if got := h.state("s1"); got.Live {
-			t.Errorf("state %+v: a gone process still live", got)
-		}
-	})
-	t.Run("the tab never says: the next sweep does", func(t *testing.T) {
-		h := newHarness(t, Config{})
-		p := spawn(t)
-		h.tabProc("T", p.child)
-		h.reg(p.child, "s1", "busy", "")
-		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
-		h.expect("working/prompt/log.turn_start")
-		p.kill()
-		h.clock.Advance(2 * registrySweep)
-		h.expect("ended/process_gone/registry.process_gone")
-	})
+		t.Run(mode+"/killed", func(t *testing.T) {
+			h := newH(t)
+			p := spawn(t)
+			start, _ := proctree.StartTime(p.child)
+			h.reg(p.child, "s1", "busy", "")
+			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.expect("working/prompt/log.turn_start")
+			if got := h.state("s1"); got.Pid != p.child || !got.Live {
+				t.Fatalf("state %+v: want pid %d live", got, p.child)
+			}
+			h.clock.Advance(registrySweep)
+			h.expect()
+			p.kill()
+			found(h, 1)
+			h.expect("ended/process_gone/registry.process_gone")
+			if got := h.state("s1"); got.Live {
+				t.Fatalf("state %+v: still live", got)
+			}
+			h.clock.Advance(3 * registrySweep)
+			h.regStart(p.child, start, "s1", "idle", "") // its last write, read late
+			h.expect()
+			if n := h.sync().Counters.ProcessesGone; n != 1 {
+				t.Errorf("processes_gone = %d, want 1", n)
+			}
+		})
+		t.Run(mode+"/pid reused", func(t *testing.T) {
+			h := newH(t)
+			p := spawn(t)
+			start, _ := proctree.StartTime(p.child)
+			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.expect("working/prompt/log.turn_start")
+			// The file names the pid with the start time of the process that
+			// had it before: the live process with that pid is another one.
+			h.regStart(p.child, start-1, "s1", "busy", "")
+			h.expect("ended/process_gone/registry.process_gone")
+		})
+		t.Run(mode+"/a stale file read before its session's log", func(t *testing.T) {
+			h := newH(t)
+			p := spawn(t)
+			h.reg(p.child, "s1", "busy", "")
+			p.kill()
+			found(h, 1)
+			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.expect("working/prompt/log.turn_start")
+			h.clock.Advance(registrySweep)
+			h.expect("ended/process_gone/registry.process_gone")
+		})
+		t.Run(mode+"/the tab runs it directly: its close says it", func(t *testing.T) {
+			h := newH(t)
+			p := spawn(t)
+			h.tabProc("T", p.child) // wrap's child is the agent
+			h.reg(p.child, "s1", "busy", "")
+			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.expect("working/prompt/log.turn_start")
+			p.kill()
+			if sweep {
+				h.clock.Advance(registrySweep) // the first sweep leaves it to the tab
+			} else {
+				found(h, 1) // the exit, told at once, leaves it to the tab too
+			}
+			h.expect()
+			h.r.TabClosed(h.ctx, "T")
+			h.expect("ended/tab_closed/api.tab_closed")
+			h.clock.Advance(3 * registrySweep)
+			h.expect()
+			if got := h.state("s1"); got.Live {
+				t.Errorf("state %+v: a gone process still live", got)
+			}
+		})
+		t.Run(mode+"/the tab never says: the registry does", func(t *testing.T) {
+			h := newH(t)
+			p := spawn(t)
+			h.tabProc("T", p.child)
+			h.reg(p.child, "s1", "busy", "")
+			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.expect("working/prompt/log.turn_start")
+			p.kill()
+			if sweep {
+				h.clock.Advance(registrySweep) // left to the tab
+				found(h, 1)                    // the next sweep says it
+			} else {
+				found(h, 1) // left to the tab for a sweep's time
+				h.expect()
+				h.clock.Advance(registrySweep)
+			}
+			h.expect("ended/process_gone/registry.process_gone")
+		})
+	}
 }
 
 // registry.session_changed: the same process on a new conversation (/clear

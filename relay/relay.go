@@ -21,6 +21,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/session"
 )
@@ -215,10 +216,13 @@ type Relay struct {
 
 	// Owned by the Run goroutine.
 	sessions   map[string]*entry
-	tabs       map[string]string   // tab → bound conversation id
-	tabProcs   map[string]tabProc  // tab → the process it runs (tabproc.go)
-	reg        map[string]*regProc // registry file → its process (registry.go)
-	sweepArmed bool                // a liveness sweep is scheduled
+	tabs       map[string]string     // tab → bound conversation id
+	tabProcs   map[string]tabProc    // tab → the process it runs (tabproc.go)
+	reg        map[string]*regProc   // registry file → its process (registry.go)
+	regIdx     map[string][]*regProc // session → its registry processes
+	sweepArmed bool                  // a liveness sweep is scheduled
+	exits      *proctree.Exits       // tells registry processes' exits, once one is watched
+	exitsOff   bool                  // no pidfds here (or in a test): the sweep polls
 	subs       map[*Subscription]bool
 	seq        uint64
 	counters   Counters
@@ -278,6 +282,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		tabs:     map[string]string{},
 		tabProcs: map[string]tabProc{},
 		reg:      map[string]*regProc{},
+		regIdx:   map[string][]*regProc{},
 		subs:     map[*Subscription]bool{},
 		windows:  map[string]*window{},
 		offsets:  map[string]int64{},
@@ -296,6 +301,7 @@ func (r *Relay) SetRecorder(rec Recorder) {
 // Run processes work until ctx ends. It is the only goroutine that touches
 // session state.
 func (r *Relay) Run(ctx context.Context) error {
+	defer r.regClose() // after done is closed: a late exit report must not block
 	defer close(r.done)
 	for {
 		select {

@@ -24,7 +24,7 @@ func TestConfigCmd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "c.yaml")
-	write(t, file, "max_line_bytes: 1000\nturn_quiet: 5s\nhosts:\n  "+host+":\n    interrupt: {window: 3s}\n")
+	write(t, file, "max_line_bytes: 1000\nturn_quiet: 5s\nhosts:\n  "+host+":\n    interrupt: {window: 3s}\n    agents: {claude: {registry: [/data/claude/sessions]}}\n")
 	stdout, stderr, code := cli(t, []string{"LOGWATCH_TURN_QUIET=7s"}, "--config", file, "--log-level", "debug", "config", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -46,6 +46,9 @@ func TestConfigCmd(t *testing.T) {
 		"interrupt.window": {"3s", "host " + strings.ToLower(host) + " (" + file + ")"},
 		"log.level":        {"debug", "flag --log-level"},
 		"log.format":       {"auto", "default"},
+		// The session registry is set per agent and per host like the log roots.
+		"agents.claude.registry": {`["/data/claude/sessions"]`, "host " + strings.ToLower(host) + " (" + file + ")"},
+		"agents.codex.registry":  {`[]`, "default"},
 	} {
 		got := rep.Keys[key]
 		if v := strings.TrimSuffix(strings.TrimPrefix(jsonString(got.Value), `"`), `"`); v != want[0] || !strings.EqualFold(got.Origin, want[1]) {
@@ -136,6 +139,7 @@ func TestConfigAcceptedButWrong(t *testing.T) {
 		{"string where the worktrees list belongs", "worktrees: \"~/src\"\n", nil, `worktrees: want a list of paths`},
 		{"string where the roots list belongs", "agents:\n  claude:\n    roots: /data/claude\n", nil, `agents.claude.roots: want a list of paths`},
 		{"number in the roots list", "agents:\n  codex:\n    roots: [7]\n", nil, `agents.codex.roots[0]: want a path string, got 7`},
+		{"string where the registry list belongs", "agents:\n  claude:\n    registry: ~/.claude/sessions\n", nil, `agents.claude.registry: want a list of paths`},
 		{"routable http listener", "http: 0.0.0.0:8765\n", nil, `http: "0.0.0.0:8765": only loopback addresses`},
 		{"http listener from the environment", "", []string{"LOGWATCH_HTTP=192.168.1.5:8765"}, `http: "192.168.1.5:8765": only loopback`},
 		{"http listener without a port", "http: 127.0.0.1\n", nil, `http: "127.0.0.1": want host:port`},

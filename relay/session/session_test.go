@@ -282,3 +282,57 @@ func TestCap(t *testing.T) {
 		t.Fatal("short text changed")
 	}
 }
+
+// TestRegistryStatus: the registry's status moves only a session without
+// hooks, only inside a turn, and only waiting and the busy that ends it.
+func TestRegistryStatus(t *testing.T) {
+	inTurn := func() *Session {
+		s := New(parsers.AgentClaude)
+		s.Log(prompt)
+		s.Log(bash)
+		return s
+	}
+	for _, c := range []struct {
+		name       string
+		s          func() *Session
+		status, wf string
+		want       string // state/reason/detail/rule, "" for no change
+	}{
+		{"waiting for permission", inTurn, RegistryWaiting, "permission prompt", "waiting/permission/permission prompt/registry.waiting"},
+		{"waiting on a sandbox request", inTurn, RegistryWaiting, "sandbox request", "waiting/permission/sandbox request/registry.waiting"},
+		{"waiting on a dialog", inTurn, RegistryWaiting, "dialog open", "waiting/question/dialog open/registry.waiting"},
+		{"outside a turn", func() *Session { return New(parsers.AgentClaude) }, RegistryWaiting, "permission prompt", ""},
+		{"busy in a turn", inTurn, RegistryBusy, "", ""},
+		{"idle in a turn", inTurn, RegistryIdle, "", ""},
+		{"a newer word", inTurn, "thinking", "", ""},
+		{"hooks report it", func() *Session {
+			s := inTurn()
+			s.Hook(parsers.Hook{Event: "UserPromptSubmit", SessionID: "s"})
+			return s
+		}, RegistryWaiting, "permission prompt", ""},
+		{"busy after the wait: the tool goes on", func() *Session {
+			s := inTurn()
+			s.Registry(RegistryWaiting, "permission prompt")
+			return s
+		}, RegistryBusy, "", "working/tool/go test ./.../registry.busy_after_wait"},
+		{"idle after the wait: the log ends it", func() *Session {
+			s := inTurn()
+			s.Registry(RegistryWaiting, "permission prompt")
+			return s
+		}, RegistryIdle, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ch, ok := c.s().Registry(c.status, c.wf)
+			got := ""
+			if ok {
+				got = strings.Join([]string{string(ch.State), ch.Reason, ch.Detail, ch.Rule}, "/")
+				if ch.Source != SourceRegistry {
+					t.Errorf("source %q", ch.Source)
+				}
+			}
+			if got != c.want {
+				t.Errorf("Registry(%s, %q) = %q, want %q", c.status, c.wf, got, c.want)
+			}
+		})
+	}
+}
