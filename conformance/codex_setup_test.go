@@ -45,6 +45,11 @@ type codexWorld struct {
 	// trusted: the hooks were trusted at a start screen already (the trust
 	// is kept in config.toml, later starts do not ask).
 	trusted bool
+	// take's bookkeeping, per session: the tab a late binding must name,
+	// whether it is shown in a tab now, its last state/reason.
+	late  map[string]string
+	shown map[string]bool
+	last  map[string]string
 }
 
 // newCodex makes the world; hooks installs logwatch's hooks with the real
@@ -60,7 +65,8 @@ func newCodex(t *testing.T, hooks bool) *codexWorld {
 		cancel()
 		t.Fatal(err)
 	}
-	w := &codexWorld{Scenario: s, t: t, api: api, codex: bin, home: filepath.Join(s.Home, ".codex"), hooks: hooks}
+	w := &codexWorld{Scenario: s, t: t, api: api, codex: bin, home: filepath.Join(s.Home, ".codex"), hooks: hooks,
+		late: map[string]string{}, shown: map[string]bool{}, last: map[string]string{}}
 	// Cleanups run last-in first-out: the background server is stopped
 	// before the scenario closes its panes and removes its folder.
 	t.Cleanup(func() {
@@ -68,6 +74,11 @@ func newCodex(t *testing.T, hooks bool) *codexWorld {
 		cancel()
 		if t.Failed() {
 			t.Logf("=== model requests (%s)\n%s", filepath.Join(s.Dir, "requests.jsonl"), w.requestSummary())
+		}
+	})
+	t.Cleanup(func() {
+		if !t.Failed() && len(w.late) > 0 {
+			t.Errorf("sessions shown with no tab whose late binding never came: %v\ntimeline:\n%s", w.late, w.Timeline)
 		}
 	})
 	s.SetEnv("CODEX_HOME="+w.home, "CONFORMANCE_OPENAI_KEY=sk-conformance-fake")
@@ -215,7 +226,7 @@ func (w *codexWorld) next(r race) Event {
 	if r.tabs != nil {
 		st.Tab = Any
 	}
-	e := w.Timeline.Next(st, codexStep)
+	e, _ := w.take(codexStep, st)
 	if r.sources != nil && !slices.Contains(r.sources, e.Source) {
 		w.t.Fatalf("change %s: source %q, want one of %q\ntimeline:\n%s", e, e.Source, r.sources, w.Timeline)
 	}
@@ -228,7 +239,65 @@ func (w *codexWorld) next(r race) Event {
 // step consumes one change that must be exactly st.
 func (w *codexWorld) step(st Step) Event {
 	w.t.Helper()
-	return w.Timeline.Next(st, codexStep)
+	e, _ := w.take(codexStep, st)
+	return e
+}
+
+// quiet asserts nothing more is published for codexQuiet, once the late
+// bindings take allowed for have come (each must, and is consumed).
+func (w *codexWorld) quiet() {
+	w.t.Helper()
+	for len(w.late) > 0 {
+		w.take(codexStep) // no alternative: only a late binding passes
+	}
+	w.Timeline.Quiet(codexQuiet)
+}
+
+// take consumes the next change, which must match one of alts (it returns
+// which), allowing for the race between an Enter's report and the rollout
+// (codex.bind.submit_late): a step that names a tab also matches its
+// session's change published with no tab while the session is in no tab
+// (never yet, or since its tab closed); the late binding must then follow,
+// repeating the last change in that tab, and is consumed here (or by
+// quiet). A late binding that never comes fails the scenario.
+func (w *codexWorld) take(timeout time.Duration, alts ...Step) (Event, int) {
+	w.t.Helper()
+	all := Step{State: Any, Reason: Any, Source: Any, Tab: Any, Detail: Any, Session: Any}
+	for {
+		e := w.Timeline.Next(all, timeout)
+		if want := w.late[e.Session]; want != "" && e.Rule == "codex.bind.submit_late" {
+			if e.Tab != want || e.State+"/"+e.Reason != w.last[e.Session] {
+				w.t.Fatalf("change %s: a late binding, want one repeating %s in tab %q\ntimeline:\n%s", e, w.last[e.Session], want, w.Timeline)
+			}
+			delete(w.late, e.Session)
+			w.shown[e.Session] = true
+			if len(alts) == 0 {
+				return e, -1 // quiet's: only the late binding was due
+			}
+			continue
+		}
+		for i, st := range alts {
+			got := e
+			if e.Tab == "" && st.Tab != "" && st.Tab != Any && !w.shown[e.Session] {
+				got.Tab = st.Tab // shown tabless, until its late binding
+			}
+			if !st.match(got, w.Timeline.Session()) {
+				continue
+			}
+			if got.Tab != e.Tab {
+				w.late[e.Session] = st.Tab
+			}
+			switch {
+			case e.State == "ended" && e.Reason == "tab_closed", e.Tab == "" && e.Rule == "codex.bind.ambiguous":
+				w.shown[e.Session] = false // its tab is gone, or its binding undone
+			case e.Tab != "":
+				w.shown[e.Session] = true
+			}
+			w.last[e.Session] = e.State + "/" + e.Reason
+			return e, i
+		}
+		w.t.Fatalf("change %s\n  want %v\ntimeline:\n%s", e, alts, w.Timeline)
+	}
 }
 
 // requestSummary is one line per model request, for a failure report.

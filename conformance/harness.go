@@ -418,11 +418,12 @@ func (s *Scenario) Hooks(event string) []map[string]any {
 	return out
 }
 
-// Keys returns how many key presses the daemon received (from its
-// recording): proof that wrap saw and reported a key that changed nothing.
+// Keys returns how many interrupt key presses (Esc, Ctrl+C; not the Enters
+// wrap reports as submits) the daemon received (from its recording): proof
+// that wrap saw and reported a key that changed nothing.
 func (s *Scenario) Keys() int {
 	b, _ := os.ReadFile(filepath.Join(s.Dir, "record.jsonl"))
-	return strings.Count(string(b), `"kind":"key"`)
+	return strings.Count(string(b), `"kind":"key"`) - strings.Count(string(b), `"key":"enter"`)
 }
 
 // WaitKeys waits until the daemon has received n key presses.
@@ -747,7 +748,7 @@ func (s *Scenario) readyAt(at time.Time) {
 func (s *Scenario) keyRecorded(t time.Time) (time.Time, bool) {
 	b, _ := os.ReadFile(filepath.Join(s.Dir, "record.jsonl"))
 	for _, line := range strings.Split(string(b), "\n") {
-		if !strings.Contains(line, `"kind":"key"`) {
+		if !strings.Contains(line, `"kind":"key"`) || strings.Contains(line, `"key":"enter"`) {
 			continue
 		}
 		var l struct {

@@ -22,6 +22,7 @@ const (
 	vkC      = 67
 	cpEsc    = 27
 	cpC      = 99 // 'c': kitty and xterm report the unshifted key
+	cpEnter  = 13 // kitty's Enter, and win32's VK_RETURN
 )
 
 // maxFields and maxSub bound what csiFields keeps; no key we classify needs
@@ -37,7 +38,7 @@ const absent = -1
 type fields [maxFields][maxSub]int
 
 // classify names the key a complete CSI sequence encodes (params are the
-// bytes between CSI and final): Esc, CtrlC, keyPasteStart or 0.
+// bytes between CSI and final): Esc, CtrlC, Enter, keyPasteStart or 0.
 func classify(params []byte, final byte) Key {
 	f, n, ok := csiFields(params)
 	if !ok {
@@ -55,6 +56,8 @@ func classify(params []byte, final byte) Key {
 			return Esc
 		case (key == cpC || base == cpC) && m == kittyCtrl:
 			return CtrlC
+		case key == cpEnter && m == 0:
+			return Enter
 		}
 	case '~':
 		if n == 1 && f[0][0] == 200 && f[0][1] == absent {
@@ -80,6 +83,8 @@ func classify(params []byte, final byte) Key {
 			return Esc
 		case vk == vkC && cs&winCtrl != 0 && cs&(winAlt|winShift) == 0:
 			return CtrlC
+		case vk == cpEnter && cs&(winAlt|winCtrl|winShift) == 0:
+			return Enter
 		}
 	}
 	return 0

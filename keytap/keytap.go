@@ -1,5 +1,6 @@
 // Package keytap recognises the interrupt keys Esc and Ctrl+C in the bytes a
-// user's terminal writes into an agent's pty (see formats/keys.md §5).
+// user's terminal writes into an agent's pty (see formats/keys.md §5), and,
+// when asked (SubmitKeys), the unmodified Enter that submits a prompt.
 //
 // A Decoder only observes: it never changes, holds back or delays the bytes.
 // The caller (the `wrap` pty proxy, or a host app that owns the pty) forwards
@@ -71,6 +72,12 @@ type Key uint8
 const (
 	Esc Key = iota + 1
 	CtrlC
+	// Enter is an unmodified Enter (legacy 0d, kitty CSI 13u, win32
+	// VK_RETURN), reported only by a decoder with SubmitKeys: the key that
+	// submits a prompt, which the relay correlates with the turn start
+	// that follows to bind a Codex session to its tab. Shift/Alt/Ctrl+Enter
+	// (a newline in the agents' editors) and a 0d inside a paste are not.
+	Enter
 )
 
 func (k Key) String() string {
@@ -79,6 +86,8 @@ func (k Key) String() string {
 		return "Esc"
 	case CtrlC:
 		return "CtrlC"
+	case Enter:
+		return "Enter"
 	}
 	return "Key(" + strconv.Itoa(int(k)) + ")"
 }
@@ -136,6 +145,9 @@ type Decoder struct {
 	mouseLeft  int
 	pasteMatch int // bytes of pasteEnd matched so far
 
+	// enter makes the decoder report Enter (SubmitKeys).
+	enter bool
+
 	// escAmbiguous is set from the agent's output: the terminal was asked to
 	// send Esc as a sequence, so a raw trailing 1b is likely a split one.
 	escAmbiguous atomic.Bool
@@ -149,6 +161,14 @@ func New(escTimeout time.Duration) *Decoder {
 		escTimeout = DefaultEscTimeout
 	}
 	return &Decoder{escTimeout: escTimeout}
+}
+
+// SubmitKeys makes the decoder report Enter presses as well. Call it before
+// the first Feed.
+func (d *Decoder) SubmitKeys() {
+	d.mu.Lock()
+	d.enter = true
+	d.mu.Unlock()
 }
 
 // Feed decodes one chunk as read from the user's terminal, one complete
@@ -203,16 +223,24 @@ func (d *Decoder) feed(chunk []byte, at time.Time, complete bool) []Press {
 		b := chunk[i]
 		switch d.st {
 		case stGround:
-			// Fast path: everything but 03 and 1b is ignored here.
-			for i < len(chunk) && chunk[i] != 0x03 && chunk[i] != 0x1b {
+			// Fast path: everything but 03, 1b (and 0d for SubmitKeys) is
+			// ignored here, one table load per byte.
+			stops := &groundStops
+			if d.enter {
+				stops = &groundStopsEnter
+			}
+			for i < len(chunk) && !stops[chunk[i]] {
 				i++
 			}
 			if i == len(chunk) {
 				break
 			}
-			if chunk[i] == 0x03 {
+			switch chunk[i] {
+			case 0x03:
 				out = append(out, Press{Key: CtrlC, At: at})
-			} else {
+			case 0x0d:
+				out = append(out, Press{Key: Enter, At: at})
+			default:
 				d.startEsc(at)
 			}
 			i++
@@ -264,6 +292,10 @@ func (d *Decoder) feed(chunk []byte, at time.Time, complete bool) []Press {
 					d.st, d.pasteMatch = stPaste, 0
 				case Esc, CtrlC:
 					out = append(out, Press{Key: k, At: d.seqAt})
+				case Enter:
+					if d.enter {
+						out = append(out, Press{Key: k, At: d.seqAt})
+					}
 				}
 			default:
 				// A control byte (ESC, 03, …) or a non-ASCII byte cannot
@@ -327,6 +359,15 @@ func (d *Decoder) feed(chunk []byte, at time.Time, complete bool) []Press {
 	}
 	return out
 }
+
+// groundStops are the bytes the ground state acts on; groundStopsEnter adds
+// 0d for SubmitKeys.
+var groundStops, groundStopsEnter = func() (a, b [256]bool) {
+	a[0x03], a[0x1b] = true, true
+	b = a
+	b[0x0d] = true
+	return a, b
+}()
 
 func (d *Decoder) startEsc(at time.Time) {
 	d.st, d.escRun, d.firstEscAt, d.lastEscAt = stEsc, 1, at, at

@@ -362,7 +362,7 @@ func TestFeedDoesNotModifyChunk(t *testing.T) {
 }
 
 func TestKeyString(t *testing.T) {
-	for k, want := range map[Key]string{Esc: "Esc", CtrlC: "CtrlC", 9: "Key(9)"} {
+	for k, want := range map[Key]string{Esc: "Esc", CtrlC: "CtrlC", Enter: "Enter", 9: "Key(9)"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d: %q, want %q", k, got, want)
 		}
@@ -392,4 +392,42 @@ func TestConcurrentUse(t *testing.T) {
 		d.Feed([]byte(csi+"99;5u"), time.Now())
 	}
 	wg.Wait()
+}
+
+// SubmitKeys: an unmodified Enter in every encoding is reported; modified
+// Enters (a newline in the agents' editors), Alt+Enter, a 0d inside a paste
+// and Ctrl+J are not. Without SubmitKeys no Enter is reported at all (the
+// table above).
+var submitRows = []row{
+	one("legacy/0d", "\r", "Enter@0"),
+	one("legacy/typed prompt then Enter", "say hello\r", "Enter@0"),
+	one("legacy/Ctrl+J is a newline", "\n"),
+	one("legacy/Alt+Enter 1b 0d", "\x1b\r"),
+	one("paste/0d inside a paste", csi+"200~one\rtwo\r"+csi+"201~"),
+	one("paste/Enter after a paste", csi+"200~one\rtwo"+csi+"201~\r", "Enter@0"),
+	one("kitty/CSI 13u", csi+"13u", "Enter@0"),
+	one("kitty/CSI 13;1:1u press", csi+"13;1:1u", "Enter@0"),
+	one("kitty/CSI 13;129u NumLock", csi+"13;129u", "Enter@0"),
+	one("kitty/CSI 13;1:3u release", csi+"13;1:3u"),
+	one("kitty/Shift+Enter CSI 13;2u", csi+"13;2u"),
+	one("kitty/Ctrl+Enter CSI 13;5u", csi+"13;5u"),
+	one("win32/VK_RETURN down", csi+"13;28;13;1;0;1_", "Enter@0"),
+	one("win32/VK_RETURN up", csi+"13;28;13;0;0;1_"),
+	one("win32/Shift+VK_RETURN", csi+"13;28;13;1;16;1_"),
+	one("mixed/Esc Enter Ctrl+C", "\x1b[27u\r\x03", "Esc@0", "Enter@0", "CtrlC@0"),
+	one("garbage/CSI cut by 0d", csi+"1;\r", "Enter@0"),
+	one("garbage/OSC cut by 0d", "\x1b]11;\r", "Enter@0"),
+}
+
+func TestSubmitKeys(t *testing.T) {
+	for _, r := range submitRows {
+		t.Run(r.name, func(t *testing.T) {
+			d := New(0)
+			d.SubmitKeys()
+			run(t, d, r.steps)
+		})
+	}
+	t.Run("off by default", func(t *testing.T) {
+		run(t, New(0), []step{feed("\r" + csi + "13u" + csi + "13;28;13;1;0;1_")})
+	})
 }

@@ -148,6 +148,19 @@ type Counters struct {
 	// now; ProcessesGone the processes found gone without removing theirs.
 	RegistryProcesses int64 `json:"registry_processes"`
 	ProcessesGone     int64 `json:"processes_gone"`
+
+	// Submits counts Enter presses reported; BindsSubmit the Codex sessions
+	// bound to a tab by one (codex.bind.submit, codex.bind.submit_late),
+	// BindsAmbiguous the turn starts that followed submits in several tabs
+	// (or the late submits that followed several turn starts) and bound none;
+	// BindsRetracted the bindings a late submit in another tab made
+	// ambiguous after the fact, undone.
+	Submits            int64 `json:"submits"`
+	BindsSubmit        int64 `json:"binds_submit"`
+	BindsAmbiguous     int64 `json:"binds_ambiguous"`
+	BindsRetracted     int64 `json:"binds_retracted"`
+	SubmitToTurnLastMs int64 `json:"submit_to_turn_last_ms"`
+	SubmitToTurnMaxMs  int64 `json:"submit_to_turn_max_ms"`
 }
 
 // Status is a point-in-time view of everything.
@@ -182,6 +195,10 @@ type entry struct {
 	bootFrom   *session.Change // the settled state bootstrap history was folded onto
 	lastLog    time.Time
 	quietTimer func() bool
+	// unbound is a Codex turn start of a tabless session (codexbind.go);
+	// tabless: the session was last published with no tab.
+	unbound unboundTurn
+	tabless bool
 }
 
 // Relay owns all session state. Create it with New and start Run.
@@ -223,6 +240,12 @@ type Relay struct {
 
 	// Owned by the Run goroutine.
 	stateSize int // bytes of the last encoded state: the next one's first guess
+
+	// Owned by the Run goroutine (codexbind.go): tab → its last unused
+	// submit, and the stamp of the last ambiguous turn start.
+	submits     map[string]time.Time
+	ambiguousAt time.Time
+	recentBinds []bindRec // bindings by submit still open to a late submit
 }
 
 // New returns a relay. follow may be nil (no watcher: hooks only).
@@ -405,6 +428,9 @@ func resolvePath(path string) string {
 
 func (r *Relay) hook(h parsers.Hook, tab string) {
 	r.counters.HooksReceived++
+	if prev := r.sessions[h.SessionID]; prev != nil && prev.s.Outlives() {
+		tab = "" // the rest of a turn whose tab closed is shown in no tab
+	}
 	if tab != "" {
 		bound, ok := r.tabs[tab]
 		if ok && bound != h.SessionID {
@@ -458,7 +484,19 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 	}
 	r.settle(e)
 	r.moveOn(e, h)
-	ch, ok := e.s.Hook(h)
+	r.hookTurnStart(e, h)
+	var ch session.Change
+	var ok bool
+	switch h.Event {
+	case "SessionStart", "UserPromptSubmit", "SessionEnd":
+		ch, ok = e.s.Hook(h)
+	default:
+		if e.s.Outlives() {
+			ch, ok = r.outlived(e, session.SourceHook, func() (session.Change, bool) { return e.s.Hook(h) })
+		} else {
+			ch, ok = e.s.Hook(h)
+		}
+	}
 	// A hook can change the saved state without publishing (a subagent
 	// booked, a transcript path, a wait already named): the checkpoint must
 	// still be rewritten.
@@ -521,6 +559,7 @@ func (r *Relay) logLine(l LogLine) {
 	}
 	r.settle(e)
 	e.lastLog = r.clock.Now()
+	r.logTurnStart(e, l) // before anything is published: the change carries the tab
 	if e.s.State == session.Ended && resumes(l) {
 		// The log of an ended session grows again: the conversation was
 		// resumed in a new process. It is back, ready, before this line.
@@ -529,7 +568,13 @@ func (r *Relay) logLine(l LogLine) {
 			r.publish(e, ch, false)
 		}
 	}
-	ch, ok := e.s.Log(l.Evidence)
+	var ch session.Change
+	var ok bool
+	if e.s.Outlives() && l.Evidence.Kind != parsers.KindNone {
+		ch, ok = r.outlived(e, session.SourceLog, func() (session.Change, bool) { return e.s.Log(l.Evidence) })
+	} else {
+		ch, ok = e.s.Log(l.Evidence)
+	}
 	r.locate(e)
 	if !ok && !known && !e.s.Phantom() {
 		// A log that appeared while we watch is a new session: announce
@@ -694,6 +739,7 @@ func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
 			r.changed = true
 		}
 		r.closeWindow(tab)
+		delete(r.submits, tab)
 		for _, e := range r.sortedEntries() {
 			if e.tab != tab {
 				continue
@@ -798,6 +844,7 @@ func (r *Relay) event(e *entry, ch session.Change) Event {
 }
 
 func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {
+	e.tabless = e.tab == ""
 	r.seq++
 	r.changed = true
 	ev := r.event(e, ch)

@@ -266,9 +266,10 @@ func TestHookRules(t *testing.T) {
 			must(h.t, h.hook("A1", "codex", claudeHook("SessionStart", "x", "source", "resume")))
 			h.expect("ready/session_start/hook.session_start")
 		}},
-		{"codex: a turn that outlives its closed tab publishes nothing; a new turn is a resume", func(h *harness) {
+		{"codex: a turn that outlives its closed tab is back, tabless, and done; a new turn is a resume", func(h *harness) {
 			// Codex 0.169 runs the turn in its background server: the tab
-			// closes mid-turn, the turn goes on and finishes there.
+			// closes mid-turn, the turn goes on and finishes there
+			// (codex.turn_outlived_tab).
 			h.line(codex, "x", `{"timestamp":"t","type":"session_meta","payload":{"id":"x","cwd":"/w/app","cli_version":"0.169.0"}}`, false)
 			h.line(codex, "x", xEvent("task_started", `,"turn_id":"t1"`), false)
 			must(h.t, h.hook("A1", "codex", claudeHook("UserPromptSubmit", "x", "turn_id", "t1")))
@@ -282,7 +283,14 @@ func TestHookRules(t *testing.T) {
 			must(h.t, h.hook("", "codex", claudeHook("PostToolUse", "x", "turn_id", "t1", "tool_name", "Bash", "tool_input", `{"command":"ls"}`)))
 			must(h.t, h.hook("", "codex", claudeHook("Stop", "x", "turn_id", "t1")))
 			h.line(codex, "x", xEvent("task_complete", `,"turn_id":"t1"`), false)
-			h.expect("working/prompt/log.turn_start", "ended/tab_closed/api.tab_closed")
+			h.expect("working/prompt/log.turn_start", "ended/tab_closed/api.tab_closed",
+				"working/resumed/log.turn_outlived_tab", "working/tool/hook.post_tool", "done/turn_end/hook.stop")
+			if st := h.state("x"); st.Tab != "" {
+				h.t.Fatalf("the outlived turn is shown in its closed tab %q", st.Tab)
+			}
+			// The server stopping ends it again: it came back, so once more.
+			must(h.t, h.hook("", "codex", claudeHook("SessionEnd", "x")))
+			h.expect("ended/session_end/hook.session_end")
 			// `codex resume` in a new tab: its first prompt starts a turn.
 			h.line(codex, "x", xEvent("thread_settings_applied", ""), false)
 			h.line(codex, "x", xEvent("task_started", `,"turn_id":"t2"`), false)

@@ -13,6 +13,9 @@ import (
 const (
 	KeyEsc   = "esc"
 	KeyCtrlC = "ctrl-c"
+	// KeyEnter is a submit (an unmodified Enter): never an interrupt, it
+	// is the evidence that binds a Codex session to its tab (codexbind.go).
+	KeyEnter = "enter"
 )
 
 // pokeEvery is how often an open window re-reads the session's log, so a
@@ -33,12 +36,12 @@ type window struct {
 	expired bool
 }
 
-// Key reports a key press (Esc or Ctrl+C) in a tab. at is when it was
-// pressed; zero means now.
+// Key reports a key press (Esc, Ctrl+C or Enter) in a tab. at is when it
+// was pressed; zero means now.
 func (r *Relay) Key(ctx context.Context, tab, key string, at time.Time) error {
-	if key != KeyEsc && key != KeyCtrlC {
+	if key != KeyEsc && key != KeyCtrlC && key != KeyEnter {
 		r.countBad()
-		return fmt.Errorf("unknown key %q (want esc or ctrl-c)", key)
+		return fmt.Errorf("unknown key %q (want esc, ctrl-c or enter)", key)
 	}
 	if err := validID("tab", tab); err != nil {
 		r.countBad()
@@ -58,10 +61,14 @@ func (r *Relay) Key(ctx context.Context, tab, key string, at time.Time) error {
 }
 
 func (r *Relay) key(tab, key string, at time.Time) {
-	r.counters.Keys++
 	if at.IsZero() {
 		at = r.clock.Now()
 	}
+	if key == KeyEnter {
+		r.submitted(tab, at)
+		return
+	}
+	r.counters.Keys++
 	if w := r.windows[tab]; w != nil && !w.expired {
 		return // repeated presses within the window are one candidate
 	}

@@ -104,11 +104,13 @@ func newKeyCmd(a *app) *cobra.Command {
 	var tab string
 	var pid int
 	cmd := &cobra.Command{
-		Use:   "key --tab T [--pid P] esc|ctrl-c",
-		Short: "Report an Esc or Ctrl+C typed into a tab (a candidate interrupt)",
+		Use:   "key --tab T [--pid P] esc|ctrl-c|enter",
+		Short: "Report an Esc, Ctrl+C or Enter typed into a tab (a candidate interrupt, or a submit)",
 		Long: `Reports a key press already decoded by a host app that owns the pty. The daemon
-never acts on a key alone: it opens a confirmation window and changes the
-session to ready only if the agent's log shows its interrupt marker in time.
+never acts on a key alone: for Esc and Ctrl+C it opens a confirmation window and
+changes the session to ready only if the agent's log shows its interrupt marker in
+time; an Enter binds a Codex session to the tab only when its turn starts right
+after it and no other tab submitted too.
 --pid names the tab's child process (the agent, or a shell above it): the
 daemon then binds the tab to the session of an agent running at or under it.`,
 		Args: cobra.ExactArgs(1),
@@ -120,8 +122,8 @@ daemon then binds the tab to the session of an agent running at or under it.`,
 				return withCode(exitUsage, errors.New("--tab is required (or LOGWATCH_TAB)"))
 			}
 			key := strings.ToLower(args[0])
-			if key != relay.KeyEsc && key != relay.KeyCtrlC {
-				return withCode(exitUsage, fmt.Errorf("unknown key %q: want esc or ctrl-c", args[0]))
+			if key != relay.KeyEsc && key != relay.KeyCtrlC && key != relay.KeyEnter {
+				return withCode(exitUsage, fmt.Errorf("unknown key %q: want esc, ctrl-c or enter", args[0]))
 			}
 			if pid < 0 {
 				return withCode(exitUsage, fmt.Errorf("--pid %d is not a process id", pid))

@@ -19,10 +19,16 @@ const TabPIDEnv = "LOGWATCH_TAB_PID"
 // names a process this one does not descend from: a wrong tab is worse
 // than none. Without LOGWATCH_TAB_PID (a host app that sets LOGWATCH_TAB
 // itself), or where ancestry cannot be read, LOGWATCH_TAB is taken as is.
+//
+// Under Codex's shared background server (underSharedServer) the tab is
+// dropped too, owner or not: it is the first TUI's.
 func TabFromEnv() string {
 	tab := os.Getenv(TabEnv)
 	owner, err := strconv.Atoi(os.Getenv(TabPIDEnv))
-	if tab == "" || err != nil || owner <= 0 {
+	if err != nil || owner < 0 {
+		owner = 0
+	}
+	if tab = sharedServerTab(tab, owner); tab == "" || owner == 0 {
 		return tab
 	}
 	if descends, known := proctree.Descends(os.Getpid(), owner); known && !descends {

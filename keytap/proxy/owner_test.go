@@ -45,3 +45,54 @@ func TestWithTabSetsOwner(t *testing.T) {
 		t.Errorf("withTab = %q, want %q", env, want)
 	}
 }
+
+func TestIsCodexServer(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want bool
+	}{
+		{[]string{"/h/.codex/packages/app-server-daemon/releases/0.169.0/bin/codex", "app-server", "--listen", "unix://", "--analytics-default-enabled", "--managed-daemon"}, true},
+		{[]string{"codex", "app-server", "daemon", "pid-update-loop"}, false}, // its updater runs no hooks
+		{[]string{"codex", "app-server", "--listen", "stdio://"}, false},      // a private server (--no-daemon, an IDE)
+		{[]string{"codex", "-a", "on-request"}, false},                        // the TUI
+		{nil, false},
+	} {
+		if got := isCodexServer(c.argv); got != c.want {
+			t.Errorf("isCodexServer(%q) = %v, want %v", c.argv, got, c.want)
+		}
+	}
+}
+
+// A hook run under Codex's shared server (here a shell whose arguments are
+// the server's) names no tab, even when the tab's owner is its ancestor;
+// the same hook under a plain shell keeps it.
+func TestTabFromEnvUnderSharedServer(t *testing.T) {
+	if os.Getenv("PROXYTEST_TABHELPER") == "1" {
+		os.Stdout.WriteString("tab=" + TabFromEnv() + "\n")
+		os.Exit(0)
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("process arguments are read from /proc")
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"under the shared server", []string{"app-server", "--listen", "unix://", "--managed-daemon"}, "tab="},
+		{"under a plain shell", []string{"plain"}, "tab=T"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// "; :" keeps the shell from exec'ing the helper: it stays its parent.
+			cmd := exec.Command("sh", append([]string{"-c", `"$PROXYTEST_BIN" -test.run='^TestTabFromEnvUnderSharedServer$'; :`, "sh"}, c.args...)...)
+			cmd.Env = append(os.Environ(), "PROXYTEST_TABHELPER=1", "PROXYTEST_BIN="+os.Args[0], TabEnv+"=T", TabPIDEnv+"="+strconv.Itoa(os.Getpid()))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(string(out)); got != c.want {
+				t.Errorf("%s, want %s", got, c.want)
+			}
+		})
+	}
+}

@@ -121,6 +121,10 @@ func Run(cmd *exec.Cmd, cfg Config) (Result, error) {
 		rep:    cfg.Reporter,
 		inFd:   -1,
 	}
+	// Enter is reported too: the relay binds a Codex session, whose hooks
+	// run in a shared server with a stale LOGWATCH_TAB, to the tab whose
+	// submit its turn start follows.
+	p.dec.SubmitKeys()
 	if p.tab == "" {
 		p.tab = NewTab()
 	}

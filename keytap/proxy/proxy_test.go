@@ -358,8 +358,8 @@ func TestBytesReachTheCommandUnchangedInTheSameChunks(t *testing.T) {
 	}
 }
 
-// Interrupt keys are reported in every encoding; arrows, pasted 03/1b and
-// key releases are not. The tab is the command's LOGWATCH_TAB and its close
+// Interrupt keys and Enter are reported in every encoding; arrows, pasted
+// 03/1b/0d, Shift+Enter and key releases are not. The tab is the command's LOGWATCH_TAB and its close
 // is reported last.
 func TestPressesReported(t *testing.T) {
 	u := newUserTerm(t, 24, 80)
@@ -381,6 +381,10 @@ func TestPressesReported(t *testing.T) {
 		{"\x1b[99;5u", keytap.CtrlC},             // kitty Ctrl+C
 		{"\x1b[99;6u", 0},                        // Ctrl+Shift+C
 		{"x", 0},
+		{"\r", keytap.Enter},          // a submit
+		{"\x1b[13u", keytap.Enter},    // kitty Enter
+		{"\x1b[13;2u", 0},             // Shift+Enter: a newline
+		{"\x1b[200~a\rb\x1b[201~", 0}, // pasted 0d
 	}
 	var want []keytap.Key
 	for i, s := range steps {
@@ -394,6 +398,7 @@ func TestPressesReported(t *testing.T) {
 	}
 	u.typ(t, "exit\r")
 	res := wait(t, done)
+	want = append(want, keytap.Enter) // exit's
 
 	if got := rec.got(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("presses %v, want %v", got, want)
@@ -513,11 +518,11 @@ func TestDaemonAbsent(t *testing.T) {
 	}
 	u.typ(t, "exit\r")
 	res := wait(t, done)
-	if res.ExitCode != 0 || res.Presses != 3 {
+	if res.ExitCode != 0 || res.Presses != 4 { // three keys and exit's Enter
 		t.Errorf("result %+v", res)
 	}
-	if n := rep.Failures(); n != 5 { // the tab's open, three keys and its close
-		t.Errorf("%d failed reports, want 5", n)
+	if n := rep.Failures(); n != 6 { // the tab's open, four keys and its close
+		t.Errorf("%d failed reports, want 6", n)
 	}
 	screen := chunkRE.ReplaceAllString(u.screen(), "")
 	if want := "tab=" + res.Tab + "\r\nready\r\n"; screen != want {
@@ -547,7 +552,7 @@ func TestStuckReporterNeverBlocksBytes(t *testing.T) {
 	}
 	u.typ(t, "exit\r")
 	res := wait(t, done)
-	if res.Presses != n || res.Dropped == 0 || res.Dropped >= n {
+	if res.Presses != n+1 || res.Dropped == 0 || res.Dropped >= n { // and exit's Enter
 		t.Errorf("result %+v: want %d presses, some dropped", res, n)
 	}
 }

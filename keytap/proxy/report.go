@@ -42,12 +42,16 @@ func (r *ClientReporter) TabOpened(tab string, pid int) {
 	r.do(openedTimeout, func(ctx context.Context, c *client.Client) error { return c.TabOpened(ctx, tab, pid) })
 }
 
-// Key reports a press as relay.KeyEsc or relay.KeyCtrlC, with the tab's
-// process (a daemon started after the tab opened learns it here).
+// Key reports a press as relay.KeyEsc, relay.KeyCtrlC or relay.KeyEnter,
+// with the tab's process (a daemon started after the tab opened learns it
+// here).
 func (r *ClientReporter) Key(tab string, pid int, p keytap.Press) {
 	key := relay.KeyEsc
-	if p.Key == keytap.CtrlC {
+	switch p.Key {
+	case keytap.CtrlC:
 		key = relay.KeyCtrlC
+	case keytap.Enter:
+		key = relay.KeyEnter
 	}
 	r.do(keyTimeout, func(ctx context.Context, c *client.Client) error { return c.KeyPid(ctx, tab, pid, key, p.At) })
 }

@@ -127,7 +127,7 @@ func (c *Client) Hook(ctx context.Context, agent, tab string, payload []byte) er
 	return err
 }
 
-// Key reports a key press (relay.KeyEsc or relay.KeyCtrlC) in a tab.
+// Key reports a key press (relay.KeyEsc, relay.KeyCtrlC or relay.KeyEnter) in a tab.
 func (c *Client) Key(ctx context.Context, tab, key string, at time.Time) error {
 	return c.KeyPid(ctx, tab, 0, key, at)
 }

@@ -88,7 +88,8 @@ func (s *Session) Hook(h parsers.Hook) (Change, bool) {
 		// Without agent_id there is no subagent to book.
 		return Change{}, false
 	case "SessionEnd":
-		s.turnOpen, s.doneDeferred = false, false
+		// The agent itself says it is over: no turn of it goes on.
+		s.turnOpen, s.doneDeferred, s.endedInTurn = false, false, false
 		if s.State == Ended {
 			return Change{}, false // already ended (its tab closed first): once is enough
 		}
@@ -229,6 +230,7 @@ func (s *Session) Resume(from, rule string) (Change, bool) {
 	if s.State != Ended {
 		return Change{}, false
 	}
+	s.endedInTurn = false
 	s.turnOpen, s.doneDeferred, s.subWaiting = false, false, false
 	s.hook.pos, s.log.pos = s.turn, s.turn
 	return s.set(Ready, ReasonResumed, "", from, rule)
@@ -238,9 +240,35 @@ func (s *Session) Resume(from, rule string) (Change, bool) {
 // process gone). A session that already ended (SessionEnd, then its tab
 // closes) keeps how it ended and publishes nothing: ended is said once.
 func (s *Session) End(reason, rule string) (Change, bool) {
+	if s.State != Ended {
+		// A Codex turn can outlive its TUI (Outlive).
+		s.endedInTurn = s.turnOpen && s.Agent == parsers.AgentCodex
+	}
 	s.turnOpen, s.doneDeferred = false, false
 	if s.State == Ended {
 		return Change{}, false
 	}
 	return s.set(Ended, reason, "", SourceAPI, rule)
 }
+
+// Outlive takes up again the turn that was running when End ended the
+// session from outside (its tab closed): Codex 0.169 goes on with it in
+// its background server ("Any running work continues"), so evidence of
+// that turn after the end means the session is not over. It returns the
+// session as working (reason resumed), with the turn open again; the caller
+// folds the evidence next and publishes what that decides, or this change
+// when the evidence changes nothing. Only once per such end: a session that
+// ended any other way, or at an idle prompt, stays ended (Resume is for a
+// new turn).
+func (s *Session) Outlive(from, rule string) (Change, bool) {
+	if s.State != Ended || !s.endedInTurn {
+		return Change{}, false
+	}
+	s.endedInTurn = false
+	s.turnOpen = true
+	s.hook.pos, s.log.pos = s.turn, s.turn
+	return s.set(Working, ReasonResumed, "", from, rule)
+}
+
+// Outlives reports whether Outlive would take the session up again.
+func (s *Session) Outlives() bool { return s.State == Ended && s.endedInTurn }

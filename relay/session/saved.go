@@ -41,6 +41,7 @@ type Saved struct {
 	DoneDeferred bool     `json:"done_deferred,omitempty"`
 	SubWaiting   bool     `json:"sub_waiting,omitempty"`
 	Announced    bool     `json:"announced,omitempty"`
+	EndedInTurn  bool     `json:"ended_in_turn,omitempty"`
 	WaitedTool   string   `json:"waited_tool,omitempty"`
 }
 
@@ -52,7 +53,7 @@ func (s *Session) Save() Saved {
 		Turn: s.turn, TurnOpen: s.turnOpen, HookPos: s.hook.pos, LogPos: s.log.pos, Hooked: s.hooked,
 		TurnPrompted: s.turnPrompted, LastFinal: s.lastFinal, Explicit: s.explicit,
 		LogPending: s.logPending, Listed: s.listed, HasList: s.hasList, DoneDeferred: s.doneDeferred,
-		SubWaiting: s.subWaiting, Announced: s.announced, WaitedTool: s.waitedTool,
+		SubWaiting: s.subWaiting, Announced: s.announced, EndedInTurn: s.endedInTurn, WaitedTool: s.waitedTool,
 	}
 	if s.subagents != nil {
 		v.Subagents = make([]string, 0, len(s.subagents))
@@ -72,7 +73,7 @@ func Restore(v Saved) *Session {
 		turn: v.Turn, turnOpen: v.TurnOpen, hook: source{pos: v.HookPos}, log: source{pos: v.LogPos}, hooked: v.Hooked,
 		turnPrompted: v.TurnPrompted, lastFinal: v.LastFinal, explicit: v.Explicit,
 		logPending: v.LogPending, listed: v.Listed, hasList: v.HasList, doneDeferred: v.DoneDeferred,
-		subWaiting: v.SubWaiting, announced: v.Announced, waitedTool: v.WaitedTool,
+		subWaiting: v.SubWaiting, announced: v.Announced, endedInTurn: v.EndedInTurn, waitedTool: v.WaitedTool,
 	}
 	if v.Subagents != nil {
 		s.subagents = make(map[string]bool, len(v.Subagents))

@@ -120,6 +120,7 @@ type Session struct {
 	doneDeferred bool            // a done is held back until the pending work ends
 	subWaiting   bool            // the waiting state came from a subagent's payload
 	announced    bool            // a change has been reported: the session is known downstream
+	endedInTurn  bool            // End came while a Codex turn ran: it may go on (Outlive)
 	waitedTool   string          // the tool detail a registry wait interrupted (registry.go)
 }
 

@@ -1,0 +1,279 @@
+package relay
+
+import (
+	"time"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/relay/session"
+)
+
+// Binding a Codex session to its tab.
+//
+// Codex 0.169 runs the turns and hooks of every TUI in one background server
+// (`codex app-server --managed-daemon`) that the first TUI started, so a
+// hook's LOGWATCH_TAB is that first tab's for every session (the hook client
+// drops it: proxy.TabFromEnv), and nothing under CODEX_HOME or in the TUI's
+// process names the thread it shows (measured: README "How states are
+// decided", Codex binding). What ties a TUI to its thread is the user: the
+// Enter that submits a prompt in a tab's pty is followed, 20–40 ms later on
+// an idle machine, by that thread's turn start in the rollout
+// (task_started, stamped by Codex) and its UserPromptSubmit hook.
+//
+// Rule codex.bind.submit: a turn start of a Codex session with no tab binds
+// it to the one tab with an unconsumed submit within submitWindow before
+// the turn start's stamp (or, for a hook, its arrival). Tabs bound to a
+// session that has not ended are no candidates: their Enter answers that
+// session (its next prompt, a dialog, a steer, a /new). Two candidates or
+// more: nothing is bound (rule codex.bind.ambiguous, counted) — a wrong tab
+// is worse than none. A turn start of a session that has its tab consumes
+// that tab's submit.
+
+// submitWindow is how far before a turn start a submit may lie to have
+// started it. Measured: 20–40 ms idle; the margin is for a loaded machine,
+// kept short so a stray Enter in another tab rarely makes a start ambiguous.
+const submitWindow = time.Second
+
+// submitSkew is how far after a turn start's stamp a submit may lie: the
+// rollout stamps in milliseconds, the key is stamped when wrap read it.
+const submitSkew = 50 * time.Millisecond
+
+// submitted records an Enter typed into tab at at.
+func (r *Relay) submitted(tab string, at time.Time) {
+	r.counters.Submits++
+	if r.submits == nil {
+		r.submits = map[string]time.Time{}
+	}
+	for t, s := range r.submits {
+		if at.Sub(s) > 2*submitWindow {
+			delete(r.submits, t) // too old to bind anything: keep the map small
+		}
+	}
+	r.submits[tab] = at
+	n := 0
+	for _, b := range r.recentBinds {
+		if at.Sub(b.at) <= 2*submitWindow {
+			r.recentBinds[n] = b
+			n++
+		}
+	}
+	r.recentBinds = r.recentBinds[:n]
+	if r.retract(tab, at) {
+		return
+	}
+	r.lateSubmit(tab, at)
+}
+
+// bindRec is a recent codex.bind.submit: the turn start's stamp and tab.
+type bindRec struct {
+	session, tab string
+	at           time.Time
+}
+
+// retract applies codex.bind.ambiguous after the fact: a submit reported
+// late, pressed in another candidate tab within the window of a turn start
+// already bound, would have made that binding ambiguous. The binding is
+// undone (the session is published again with no tab), and the submits are
+// spent as for any ambiguous turn start.
+func (r *Relay) retract(tab string, at time.Time) bool {
+	if b := r.sessions[r.tabs[tab]]; b != nil && b.s.State != session.Ended {
+		return false
+	}
+	for i, b := range r.recentBinds {
+		if b.tab == tab || !inWindow(at, b.at) {
+			continue
+		}
+		e := r.sessions[b.session]
+		if e == nil || e.tab != b.tab {
+			continue
+		}
+		r.recentBinds = append(r.recentBinds[:i], r.recentBinds[i+1:]...)
+		if r.tabs[b.tab] == b.session {
+			delete(r.tabs, b.tab)
+		}
+		e.tab = ""
+		e.unbound = unboundTurn{at: b.at, ambiguous: true}
+		delete(r.submits, tab)
+		r.ambiguousAt = b.at
+		r.changed = true
+		r.counters.BindsAmbiguous++
+		r.counters.BindsRetracted++
+		r.log.Debug().Str("session", e.s.ID).Str("tab", b.tab).Str("late_tab", tab).Str("rule", "codex.bind.ambiguous").
+			Msg("a late submit in another tab made the binding ambiguous: undone")
+		ch := sessionChange(e)
+		ch.Rule = "codex.bind.ambiguous"
+		r.publish(e, ch, false)
+		return true
+	}
+	return false
+}
+
+// unboundTurn is the turn start of a Codex session with no tab, as
+// codex.bind.submit judged it.
+type unboundTurn struct {
+	at        time.Time // its first stamp; zero: none
+	ambiguous bool      // submits in several tabs: it binds nothing, ever
+}
+
+// lateSubmit applies rule codex.bind.submit_late: a submit whose report
+// reached the relay after the turn start it led to (the two travel apart:
+// wrap's report over the socket, Codex's rollout through the file system;
+// measured, the submit always came first, by 12–108 ms) binds that session
+// all the same, under the same conditions as codex.bind.submit judged
+// with every submit known now: exactly one tabless Codex session has a turn
+// start in this submit's window that found no submit, and this tab is the
+// only candidate for it. The session's state is published again, with its
+// tab.
+func (r *Relay) lateSubmit(tab string, at time.Time) {
+	if b := r.sessions[r.tabs[tab]]; b != nil && b.s.State != session.Ended {
+		return
+	}
+	var found *entry
+	for _, e := range r.sessions {
+		u := e.unbound
+		if e.tab != "" || u.at.IsZero() || u.ambiguous || !inWindow(at, u.at) {
+			continue
+		}
+		if found != nil {
+			r.counters.BindsAmbiguous++
+			return // two turn starts could be this submit's
+		}
+		found = e
+	}
+	if found == nil {
+		return
+	}
+	if cands := r.candidates(found.unbound.at); len(cands) != 1 || cands[0] != tab {
+		return
+	}
+	r.bind(found, tab, found.unbound.at, "codex.bind.submit_late", true)
+}
+
+// inWindow reports whether a submit at at may have started a turn stamped
+// start.
+func inWindow(at, start time.Time) bool {
+	return !at.Before(start.Add(-submitWindow)) && !at.After(start.Add(submitSkew))
+}
+
+// candidates are the tabs whose unused submit may have started a turn
+// stamped at: tabs bound to a session that has not ended are none.
+func (r *Relay) candidates(at time.Time) []string {
+	var cands []string
+	for tab, s := range r.submits {
+		if !inWindow(s, at) {
+			continue
+		}
+		if b := r.sessions[r.tabs[tab]]; b != nil && b.s.State != session.Ended {
+			continue
+		}
+		cands = append(cands, tab)
+	}
+	return cands
+}
+
+// turnStarted applies codex.bind.submit to a turn start of e stamped at.
+// It runs before the evidence is folded, so the change it leads to is
+// published with the tab. The rollout's task_started, its user line and
+// the hooks report the same turn start: they are judged as one, by its
+// first stamp, and once it was ambiguous it stays so.
+func (r *Relay) turnStarted(e *entry, at time.Time) {
+	if e.tab != "" {
+		delete(r.submits, e.tab)
+		return
+	}
+	if e.s.Agent != parsers.AgentCodex {
+		return
+	}
+	u := &e.unbound
+	fresh := u.at.IsZero() || !e.s.TurnOpen()
+	if fresh {
+		*u = unboundTurn{at: at} // a new turn (an open one: this is its echo)
+	}
+	if u.ambiguous {
+		return
+	}
+	switch cands := r.candidates(u.at); len(cands) {
+	case 0:
+		if d := u.at.Sub(r.ambiguousAt); d >= -submitWindow && d <= submitWindow {
+			// Beside an ambiguous turn start: the submits it saw may be
+			// this one's too, so no late one binds it either.
+			u.ambiguous = true
+		}
+	case 1:
+		// A new turn's own change, folded next, carries the tab; an echo
+		// publishes nothing, so the session is published again.
+		r.bind(e, cands[0], u.at, "codex.bind.submit", !fresh)
+	default:
+		u.ambiguous = true
+		// The submits are spent on turn starts we cannot tell apart: none
+		// of them binds a later turn (that tab's next prompt binds it).
+		for _, tab := range cands {
+			delete(r.submits, tab)
+		}
+		r.ambiguousAt = u.at
+		r.counters.BindsAmbiguous++
+		r.log.Debug().Str("session", e.s.ID).Strs("tabs", cands).Str("rule", "codex.bind.ambiguous").
+			Msg("turn start follows submits in several tabs: no tab bound")
+	}
+}
+
+// bind binds e to tab by the submit that started its turn, stamped at.
+// With republish, a session last published with no tab is published again,
+// with its tab.
+func (r *Relay) bind(e *entry, tab string, at time.Time, rule string, republish bool) {
+	ms := at.Sub(r.submits[tab]).Milliseconds()
+	delete(r.submits, tab)
+	e.unbound = unboundTurn{}
+	r.tabs[tab] = e.s.ID
+	e.tab = tab
+	r.changed = true
+	r.counters.BindsSubmit++
+	r.counters.SubmitToTurnLastMs = ms
+	if ms > r.counters.SubmitToTurnMaxMs {
+		r.counters.SubmitToTurnMaxMs = ms
+	}
+	r.recentBinds = append(r.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at})
+	r.log.Debug().Str("session", e.s.ID).Str("tab", tab).Int64("submit_to_turn_ms", ms).
+		Str("rule", rule).Msg("tab bound by its submit")
+	if republish && e.tabless && !e.s.Phantom() {
+		ch := sessionChange(e)
+		ch.Rule = "codex.bind.submit_late"
+		r.publish(e, ch, false)
+	}
+}
+
+// logTurnStart applies codex.bind.submit to a live log line that starts a
+// turn (or carries the prompt that does, in rollouts without task_*).
+func (r *Relay) logTurnStart(e *entry, l LogLine) {
+	if l.Evidence.Kind != parsers.KindTurnStart && l.Evidence.Kind != parsers.KindPrompt {
+		return
+	}
+	at, err := time.Parse(time.RFC3339Nano, l.Evidence.At)
+	if err != nil {
+		at = r.clock.Now()
+	}
+	r.turnStarted(e, at)
+}
+
+// hookTurnStart applies codex.bind.submit to a hook that starts a turn:
+// UserPromptSubmit, and Codex 0.169's SessionStart, fired at the first
+// prompt.
+func (r *Relay) hookTurnStart(e *entry, h parsers.Hook) {
+	if h.AgentID == "" && (h.Event == "UserPromptSubmit" || h.Event == "SessionStart") {
+		r.turnStarted(e, r.clock.Now())
+	}
+}
+
+// outlived applies rule codex.turn_outlived_tab: evidence of the turn that
+// was running when the session's tab closed (Codex finishes it in its
+// background server) brings the session back, with no tab, working; the
+// evidence then decides the rest (its turn end: done). fold folds the
+// evidence and reports its change. A new turn start is a resume instead
+// (log.session_resumed), and needs no outlived turn.
+func (r *Relay) outlived(e *entry, from string, fold func() (session.Change, bool)) (session.Change, bool) {
+	back, ok := e.s.Outlive(from, from+".turn_outlived_tab")
+	ch, folded := fold()
+	if !ok || folded {
+		return ch, folded
+	}
+	return back, true
+}
