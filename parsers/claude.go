@@ -59,8 +59,9 @@ var claudeLocalCommands = map[string]bool{
 
 // Claude parses Claude Code transcript lines.
 type Claude struct {
-	p  fastjson.Parser
-	id identity
+	p       fastjson.Parser
+	id      identity
+	unknown unknownNames
 }
 
 // NewClaude returns a Claude transcript parser.
@@ -104,7 +105,7 @@ func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 			}
 		case "assistant", "system":
 		default:
-			ev := Evidence{Type: intern(h.typ, claudeMetaNames)}
+			ev := Evidence{Type: c.unknown.intern(h.typ, claudeMetaNames)}
 			ev.Unknown = !claudeMeta[ev.Type]
 			return ev, nil
 		}
@@ -170,7 +171,7 @@ func (c *Claude) parse(line []byte) (Evidence, error) {
 	case "user", "assistant", "system":
 		ev.Type = claudeTypeNames[string(tb)]
 	default:
-		ev.Type = intern(tb, claudeMetaNames)
+		ev.Type = c.unknown.intern(tb, claudeMetaNames)
 		ev.Unknown = !claudeMeta[ev.Type]
 		return ev, nil
 	}

@@ -83,18 +83,21 @@ func quoteOrSlash(w uint64) uint64 {
 // skipString skips a string whose opening quote is at i-1. A quote closes
 // it when an even number of backslashes precede it, as in fastjson. Most
 // strings are short: their end is found 8 bytes at a time without a call.
+// Only quotes are looked for: a backslash matters only right before one.
 func skipString(b []byte, i int) int {
 	k := i
 	for ; k+8 <= len(b) && k-i < 32; k += 8 {
-		if m := quoteOrSlash(binary.LittleEndian.Uint64(b[k:])); m != 0 {
+		w := binary.LittleEndian.Uint64(b[k:]) ^ ('"' * lsb)
+		// The lowest marked byte is a quote (higher ones may be false).
+		if m := (w - lsb) &^ w & msb; m != 0 {
 			e := k + bits.TrailingZeros64(m)/8
-			if b[e] == '"' {
+			if b[e-1] != '\\' { // b[i-1] is the opening quote
 				return e + 1
 			}
 			return skipEscaped(b, i, e)
 		}
 	}
-	// b[i:k] holds no quote or backslash: search on from k.
+	// b[i:k] holds no quote: search on from k.
 	return skipEscaped(b, i, k)
 }
 
@@ -145,24 +148,27 @@ func skipValue(b []byte, i, depth int) int {
 	switch b[i] {
 	case '"':
 		return skipString(b, i+1)
-	case '{':
-		return skipObject(b, i+1, depth)
-	case '[':
-		return skipArray(b, i+1, depth)
+	case '{', '[':
+		return skipNested(b, i, depth)
 	case 't':
 		return skipLit(b, i, "true")
 	case 'f':
 		return skipLit(b, i, "false")
 	case 'n':
-		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
-			return i + 4
-		}
-		if len(b)-i >= 3 && bytes.EqualFold(b[i:i+3], []byte("nan")) {
-			return i + 3
-		}
-		return -1
+		return skipNull(b, i)
 	}
 	return skipNumber(b, i)
+}
+
+// skipNull skips null or, as fastjson's number parser takes it, nan.
+func skipNull(b []byte, i int) int {
+	if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
+		return i + 4
+	}
+	if len(b)-i >= 3 && bytes.EqualFold(b[i:i+3], []byte("nan")) {
+		return i + 3
+	}
+	return -1
 }
 
 func skipLit(b []byte, i int, w string) int {
@@ -196,49 +202,86 @@ func skipNumber(b []byte, i int) int {
 var numberByte = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
 	'6': true, '7': true, '8': true, '9': true, '.': true, '-': true, '+': true, 'e': true, 'E': true}
 
-func skipArray(b []byte, i, depth int) int {
-	i = ws(b, i)
-	if i < len(b) && b[i] == ']' {
-		return i + 1
-	}
+// skipNested skips the object or array at b[i], a value at depth, in one
+// loop rather than a call per member: most of a line's values are nested
+// inside the ones the head scan skips. open holds, per nesting level below
+// the first, whether it is an object.
+func skipNested(b []byte, i, depth int) int {
+	var open [maxDepth/64 + 1]uint64
+	level := 0 // containers open; their members are at depth+level
+	obj := false
 	for {
-		i = skipValue(b, ws(b, i), depth+1)
+		// b[i] opens a container.
+		obj = b[i] == '{'
+		if obj {
+			open[level/64] |= 1 << (level % 64)
+		} else {
+			open[level/64] &^= 1 << (level % 64)
+		}
+		level++
+		if i = ws(b, i+1); i >= len(b) {
+			return -1
+		}
+		if b[i] == '}' && obj || b[i] == ']' && !obj {
+			i++
+			goto closed
+		}
+	member:
+		if obj {
+			if b[i] != '"' {
+				return -1
+			}
+			if i = skipString(b, i+1); i < 0 {
+				return -1
+			}
+			if i = ws(b, i); i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			i = ws(b, i+1)
+		}
+		// A member value at depth+level.
+		if i >= len(b) || depth+level > maxDepth {
+			return -1
+		}
+		switch b[i] {
+		case '"':
+			i = skipString(b, i+1)
+		case '{', '[':
+			continue
+		case 't':
+			i = skipLit(b, i, "true")
+		case 'f':
+			i = skipLit(b, i, "false")
+		case 'n':
+			i = skipNull(b, i)
+		default:
+			i = skipNumber(b, i)
+		}
 		if i < 0 {
 			return -1
 		}
-		var again bool
-		if i, again = next(b, i, ']'); !again {
+	after: // a member of the innermost open container ends at i
+		if i = ws(b, i); i >= len(b) {
+			return -1
+		}
+		switch c := b[i]; {
+		case c == ',':
+			if i = ws(b, i+1); i >= len(b) {
+				return -1
+			}
+			goto member
+		case c == '}' && obj || c == ']' && !obj:
+			i++
+		default:
+			return -1
+		}
+	closed:
+		if level--; level == 0 {
 			return i
 		}
-	}
-}
-
-// skipObject skips an object whose '{' is at i-1.
-func skipObject(b []byte, i, depth int) int {
-	i = ws(b, i)
-	if i < len(b) && b[i] == '}' {
-		return i + 1
-	}
-	for {
-		i = ws(b, i)
-		if i >= len(b) || b[i] != '"' {
-			return -1
-		}
-		if i = skipString(b, i+1); i < 0 {
-			return -1
-		}
-		i = ws(b, i)
-		if i >= len(b) || b[i] != ':' {
-			return -1
-		}
-		i = skipValue(b, ws(b, i+1), depth+1)
-		if i < 0 {
-			return -1
-		}
-		var again bool
-		if i, again = next(b, i, '}'); !again {
-			return i
-		}
+		l := level - 1
+		obj = open[l/64]&(1<<(l%64)) != 0
+		goto after
 	}
 }
 
