@@ -105,9 +105,9 @@ func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 			}
 		case "assistant", "system":
 		default:
-			ev := Evidence{Type: c.unknown.intern(h.typ, claudeMetaNames)}
-			ev.Unknown = !claudeMeta[ev.Type]
-			return ev, nil
+			// claudeMetaNames holds exactly claudeMeta's types.
+			typ, meta := c.unknown.intern(h.typ, claudeMetaNames)
+			return Evidence{Type: typ, Unknown: !meta}, nil
 		}
 	}
 	return c.parse(line)
@@ -171,9 +171,8 @@ func (c *Claude) parse(line []byte) (Evidence, error) {
 	case "user", "assistant", "system":
 		ev.Type = claudeTypeNames[string(tb)]
 	default:
-		ev.Type = c.unknown.intern(tb, claudeMetaNames)
-		ev.Unknown = !claudeMeta[ev.Type]
-		return ev, nil
+		typ, meta := c.unknown.intern(tb, claudeMetaNames)
+		return Evidence{Type: typ, Unknown: !meta}, nil
 	}
 	ev.SessionID = c.id.session.get(v.GetStringBytes("sessionId"))
 	ev.Cwd = c.id.cwd.get(v.GetStringBytes("cwd"))

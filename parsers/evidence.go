@@ -219,12 +219,13 @@ type unknownNames map[string]string
 
 const unknownMax = 64
 
-func (u *unknownNames) intern(b []byte, table map[string]string) string {
+// intern is intern(b, table) that also reports whether table knows b.
+func (u *unknownNames) intern(b []byte, table map[string]string) (string, bool) {
 	if s, ok := table[string(b)]; ok {
-		return s
+		return s, true
 	}
 	if s, ok := (*u)[string(b)]; ok {
-		return s
+		return s, false
 	}
 	s := string(b)
 	if len(*u) < unknownMax {
@@ -233,7 +234,7 @@ func (u *unknownNames) intern(b []byte, table map[string]string) string {
 		}
 		(*u)[s] = s
 	}
-	return s
+	return s, false
 }
 
 // prefixed is prefix+b, from the table when b is known.
