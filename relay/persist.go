@@ -27,6 +27,13 @@ type Mark struct {
 	Line int
 }
 
+// folded is how far this run has received and folded one file: one map
+// entry per file, as a daemon watching 10 000 idle logs holds them all.
+type folded struct {
+	Mark         // for checkpoints: a new generation starts over, an old line never moves it back
+	offset int64 // end of the last line received and not replayed
+}
+
 // Saved is the relay's state for a checkpoint.
 type Saved struct {
 	State   json.RawMessage
@@ -59,9 +66,9 @@ func (r *Relay) Save(done func(Saved)) {
 			r.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
 			b = nil
 		}
-		marks := make(map[string]Mark, len(r.marks))
-		for p, m := range r.marks {
-			marks[p] = m
+		marks := make(map[string]Mark, len(r.files))
+		for p, f := range r.files {
+			marks[p] = f.Mark
 		}
 		done(Saved{State: b, Marks: marks, Changed: r.changed})
 		r.changed = false
