@@ -59,8 +59,20 @@ type savedEntry struct {
 
 // Save hands the relay's state, once it has processed everything enqueued
 // before the call, to done (on the relay goroutine: done must not block).
-func (r *Relay) Save(done func(Saved)) {
+func (r *Relay) Save(done func(Saved)) { r.save(true, done) }
+
+// SaveChanged is Save that hands over no state and no marks (nil) when
+// nothing changed since the last Save: an idle daemon's periodic
+// checkpoint is not rewritten then, and encoding 10 000 sessions every 5 s
+// anyway grew its RSS from 25 to 45 MiB within a minute.
+func (r *Relay) SaveChanged(done func(Saved)) { r.save(false, done) }
+
+func (r *Relay) save(always bool, done func(Saved)) {
 	r.enqueue(func() {
+		if !always && !r.changed {
+			done(Saved{})
+			return
+		}
 		b, err := r.encodeState()
 		if err != nil {
 			r.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
