@@ -13,9 +13,12 @@
 #   $LOGWATCH_BIN verify --json SLICE      us, on the same bytes as jq
 # Medians of RUNS (default 5) runs; CPU time beside wall time.
 # Targets: verify/wc <= 4 on BIG; jq/verify >= 15 on SLICE.
+# COMPARE_BIN, another build of logwatch (say, of main), is timed in the
+# same loop, so that before and after share one machine state.
 #
 # Environment: BENCH_OUT, LOGWATCH_BIN (set by bench/run); REALWORLD, BIG_MIB,
-# RUNS, QUIET_WAIT_S (default 60: seconds to wait for a quiet machine).
+# RUNS, QUIET_WAIT_S (default 60: seconds to wait for a quiet machine),
+# COMPARE_BIN.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 BENCH_OUT="${BENCH_OUT:-$here/out}"
@@ -83,20 +86,30 @@ while (( waited < ${QUIET_WAIT_S:-60} )); do
 done
 (( quiet >= 2 )) && echo "machine: quiet after ${waited}s" || echo "machine: still busy after ${waited}s; timing anyway"
 busy0=$(cpu_busy); loop0=$EPOCHREALTIME
-wc_r=(); vb_r=(); jq_r=(); vs_r=()
+wc_r=(); vb_r=(); jq_r=(); vs_r=(); cb_r=(); cs_r=()
 for ((i = 1; i <= RUNS; i++)); do
   run_timed wc_r wc -l "$big"
   run_timed vb_r "$LOGWATCH_BIN" verify --json "$big"
   run_timed jq_r "$JQ" -c 'select(.type=="user")' "$slice"
   run_timed vs_r "$LOGWATCH_BIN" verify --json "$slice"
+  if [ -n "${COMPARE_BIN:-}" ]; then
+    run_timed cb_r "$COMPARE_BIN" verify --json "$big"
+    run_timed cs_r "$COMPARE_BIN" verify --json "$slice"
+  fi
 done
 loop1=$EPOCHREALTIME; busy1=$(cpu_busy)
-ours=$(printf '%s\n' "${wc_r[@]}" "${vb_r[@]}" "${jq_r[@]}" "${vs_r[@]}" | awk '{s+=$2} END{print s}')
+ours=$(printf '%s\n' "${wc_r[@]}" "${vb_r[@]}" "${jq_r[@]}" "${vs_r[@]}" "${cb_r[@]}" "${cs_r[@]}" | awk '{s+=$2} END{print s}')
+cmp_b=0; cmp_s=0; cmp_bc=0; cmp_sc=0
+if [ -n "${COMPARE_BIN:-}" ]; then
+  cmp_b=$(median 1 "${cb_r[@]}"); cmp_s=$(median 1 "${cs_r[@]}")
+  cmp_bc=$(median 2 "${cb_r[@]}"); cmp_sc=$(median 2 "${cs_r[@]}")
+fi
 
 awk -v wc="$(median 1 "${wc_r[@]}")" -v vb="$(median 1 "${vb_r[@]}")" -v jq="$(median 1 "${jq_r[@]}")" \
     -v vs="$(median 1 "${vs_r[@]}")" -v wcc="$(median 2 "${wc_r[@]}")" -v vbc="$(median 2 "${vb_r[@]}")" \
     -v jqc="$(median 2 "${jq_r[@]}")" -v vsc="$(median 2 "${vs_r[@]}")" -v bb="$big_b" -v sb="$slice_b" \
     -v runs="$RUNS" -v busy="$(( busy1 - busy0 ))" -v hz="$hz" -v cores="$cores" -v ours="$ours" \
+    -v cb="$cmp_b" -v cs="$cmp_s" -v cbc="$cmp_bc" -v csc="$cmp_sc" -v cmp="${COMPARE_BIN:-}" \
     -v loop="$(awk -v s="$loop0" -v e="$loop1" 'BEGIN{print e-s}')" 'BEGIN{
   printf "\n%-44s %9s %8s %8s\n", "medians of " runs " runs, page cache warm", "wall s", "MB/s", "cpu s"
   printf "  %-42s %9.3f %8.0f %8.2f\n", "wc -l BIG", wc, bb/1e6/wc, wcc
@@ -107,6 +120,12 @@ awk -v wc="$(median 1 "${wc_r[@]}")" -v vb="$(median 1 "${vb_r[@]}")" -v jq="$(m
   printf "\nratios\n  verify/wc   %6.2f   target <= 4    %s\n", r1, (r1 <= 4 ? "PASS" : "FAIL")
   printf "  jq/verify   %6.2f   target >= 15   %s\n", r2, (r2 >= 15 ? "PASS" : "FAIL")
   printf "  (by cpu time: verify/wc %.2f, jq/verify %.2f; verify uses every core, wc and jq one)\n", vbc/wcc, jqc/vsc
+  if (cmp != "") {
+    printf "\nCOMPARE_BIN %s, same runs:\n", cmp
+    printf "  %-42s %9.3f %8.0f %8.2f\n", "verify --json BIG", cb, bb/1e6/cb, cbc
+    printf "  %-42s %9.3f %8.0f %8.2f\n", "verify --json SLICE", cs, sb/1e6/cs, csc
+    printf "  verify/wc   %6.2f   jq/verify %6.2f   (by cpu time: %.2f, %.2f)\n", cb/wc, jq/cs, cbc/wcc, jqc/csc
+  }
   other = busy/hz - ours; cap = loop*cores; if (other < 0) other = 0
   printf "\nmachine during timing: %.1fs x %d cores; other processes %.1f cpu-s (%.0f%%)\n", loop, cores, other, 100*other/cap
   if (other > 0.10*cap) printf "WARNING: other processes used more than 10%% of the CPU while timing; rerun on a quiet machine\n"

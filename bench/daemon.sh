@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # bench/daemon.sh — the real daemon (issue 14): RSS after start-up over
-# 10 000 existing two-line transcripts in 500 project folders (beside the
+# 10 000 existing two-line transcripts in 500 project folders, and at most
+# while it then idles for DAEMON_IDLE (30s: checkpoints, sweeps) (beside the
 # same daemon with empty roots), and append → published state for Codex
 # rollouts beside Claude transcripts in one run (3 live sessions each; a
 # writer that keeps its files open, then open-append-close per write; files
 # and folders that appear while it runs).
 #
-# Environment: DAEMON_FILES (default 10000), DAEMON_DIRS (500), DAEMON_N
+# Environment: DAEMON_FILES (default 10000), DAEMON_DIRS (500), DAEMON_IDLE
+# (30s), DAEMON_N
 # (200 appends per agent and writer mode).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,6 +16,6 @@ cd "$here/.."
 out="${BENCH_OUT:-$here/out}/daemon"
 mkdir -p "$out"
 go build -o "$out/daemonbench" ./bench/daemonbench
-"$out/daemonbench" rss -files "${DAEMON_FILES:-10000}" -dirs "${DAEMON_DIRS:-500}"
+"$out/daemonbench" rss -files "${DAEMON_FILES:-10000}" -dirs "${DAEMON_DIRS:-500}" -idle "${DAEMON_IDLE:-30s}"
 echo
 "$out/daemonbench" latency -n "${DAEMON_N:-200}"

@@ -59,8 +59,9 @@ var claudeLocalCommands = map[string]bool{
 
 // Claude parses Claude Code transcript lines.
 type Claude struct {
-	p  fastjson.Parser
-	id identity
+	p       fastjson.Parser
+	id      identity
+	unknown unknownNames
 }
 
 // NewClaude returns a Claude transcript parser.
@@ -92,21 +93,20 @@ func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 	if h.exact {
 		switch string(h.typ) {
 		case "user":
-			// A user line is mostly a tool result: scan it for the
-			// few fields that matter, parse it only when the scan
-			// cannot tell exactly.
-			var u userHead
-			if !scanUser(line, &u) {
-				return Evidence{}, ErrMalformed
-			}
-			if ev, ok := c.user(&u); ok {
+			// A user line is mostly a tool result: its evidence is in
+			// the few fields the scan read, unless an escape hides one.
+			if ev, ok := c.user(h); ok {
 				return ev, nil
 			}
-		case "assistant", "system":
+		case "assistant":
+			if ev, ok := c.assistant(h, line); ok {
+				return ev, nil
+			}
+		case "system":
 		default:
-			ev := Evidence{Type: intern(h.typ, claudeMetaNames)}
-			ev.Unknown = !claudeMeta[ev.Type]
-			return ev, nil
+			// claudeMetaNames holds exactly claudeMeta's types.
+			typ, meta := c.unknown.intern(h.typ, claudeMetaNames)
+			return Evidence{Type: typ, Unknown: !meta}, nil
 		}
 	}
 	return c.parse(line)
@@ -114,7 +114,8 @@ func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 
 // user is parse's evidence for a user line from its scan; ok is false when
 // an escape leaves a value the evidence needs unread.
-func (c *Claude) user(u *userHead) (ev Evidence, ok bool) {
+func (c *Claude) user(h *head) (ev Evidence, ok bool) {
+	u := &h.c
 	if !u.exact {
 		return ev, false
 	}
@@ -140,7 +141,51 @@ func (c *Claude) user(u *userHead) (ev Evidence, ok bool) {
 			ev.Kind = KindTurnStart
 		}
 	}
-	ev.At = string(u.ts)
+	ev.At = string(h.ts)
+	return ev, true
+}
+
+// assistant is parse's evidence for an assistant line from its scan; ok is
+// false when an escape leaves a value the evidence needs unread. A tool's
+// input is parsed alone, for the fields ToolDetail reads.
+func (c *Claude) assistant(h *head, line []byte) (ev Evidence, ok bool) {
+	a := &h.c
+	if !a.exact {
+		return ev, false
+	}
+	ev.Type = claudeTypeNames["assistant"]
+	ev.SessionID = c.id.session.get(a.sid)
+	ev.Cwd = c.id.cwd.get(a.cwd)
+	ev.AgentVersion = c.id.version.get(a.ver)
+	if a.sidechain {
+		ev.Kind = KindSidechain
+		return ev, true
+	}
+	ev.At = string(h.ts)
+	switch {
+	case a.apiError:
+		ev.Kind, ev.End = KindTurnEnd, EndAPIError
+	case a.tool:
+		ev.Kind, ev.Tool = KindTool, string(a.toolName)
+		if a.in1 > 0 {
+			in, err := c.p.ParseBytes(line[a.in0:a.in1])
+			defer dropBig(&c.p, a.in1-a.in0)
+			if err != nil || in.Type() != fastjson.TypeObject {
+				return Evidence{}, false // cannot be: the scan accepted it
+			}
+			ev.ToolInput = toolInput(in)
+		}
+	default:
+		ev.Kind = KindActivity
+		switch {
+		case a.synthetic:
+		case a.stopStr:
+			ev.Final = a.stopEnd
+		case string(a.last) == "text" && isOldClaude(ev.AgentVersion):
+			// See claudeAssistant.
+			ev.Final = true
+		}
+	}
 	return ev, true
 }
 
@@ -170,9 +215,8 @@ func (c *Claude) parse(line []byte) (Evidence, error) {
 	case "user", "assistant", "system":
 		ev.Type = claudeTypeNames[string(tb)]
 	default:
-		ev.Type = intern(tb, claudeMetaNames)
-		ev.Unknown = !claudeMeta[ev.Type]
-		return ev, nil
+		typ, meta := c.unknown.intern(tb, claudeMetaNames)
+		return Evidence{Type: typ, Unknown: !meta}, nil
 	}
 	ev.SessionID = c.id.session.get(v.GetStringBytes("sessionId"))
 	ev.Cwd = c.id.cwd.get(v.GetStringBytes("cwd"))

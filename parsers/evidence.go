@@ -212,6 +212,31 @@ func prefixAll(m map[string]string, prefix string) map[string]string {
 	return out
 }
 
+// unknownNames interns, up to unknownMax of them, the values a table does
+// not know: in a file of another agent's lines (a concatenated export) every
+// line's type is unknown, and a copy per line was most of verify's garbage.
+type unknownNames map[string]string
+
+const unknownMax = 64
+
+// intern is intern(b, table) that also reports whether table knows b.
+func (u *unknownNames) intern(b []byte, table map[string]string) (string, bool) {
+	if s, ok := table[string(b)]; ok {
+		return s, true
+	}
+	if s, ok := (*u)[string(b)]; ok {
+		return s, false
+	}
+	s := string(b)
+	if len(*u) < unknownMax {
+		if *u == nil {
+			*u = unknownNames{}
+		}
+		(*u)[s] = s
+	}
+	return s, false
+}
+
 // prefixed is prefix+b, from the table when b is known.
 func prefixed(b []byte, table map[string]string, prefix string) string {
 	if s, ok := table[string(b)]; ok {

@@ -27,11 +27,13 @@ type head struct {
 	hasType, hasTS, hasPType bool
 	// payload: the first top-level "payload" key has an object value.
 	payload, hasPayload bool
-	// stopContent (set by the caller) stops the scan at a top-level type
-	// that a Claude parser parses whole anyway (user, assistant, system):
-	// the parse validates the line, so scanning on would be work done twice.
-	// partial then reports that the scan stopped there.
-	stopContent, partial bool
+	// claude (set by the caller) also reads, in the same pass, what a Claude
+	// user or assistant line's evidence needs (c), and stops the scan at a
+	// system type, which is parsed whole: the parse validates the line, so
+	// scanning on would be work done twice. partial then reports that the
+	// scan stopped there.
+	claude, partial bool
+	c               claudeHead
 }
 
 // claudeContent reports the Claude line types whose evidence is in their
@@ -83,18 +85,21 @@ func quoteOrSlash(w uint64) uint64 {
 // skipString skips a string whose opening quote is at i-1. A quote closes
 // it when an even number of backslashes precede it, as in fastjson. Most
 // strings are short: their end is found 8 bytes at a time without a call.
+// Only quotes are looked for: a backslash matters only right before one.
 func skipString(b []byte, i int) int {
 	k := i
 	for ; k+8 <= len(b) && k-i < 32; k += 8 {
-		if m := quoteOrSlash(binary.LittleEndian.Uint64(b[k:])); m != 0 {
+		w := binary.LittleEndian.Uint64(b[k:]) ^ ('"' * lsb)
+		// The lowest marked byte is a quote (higher ones may be false).
+		if m := (w - lsb) &^ w & msb; m != 0 {
 			e := k + bits.TrailingZeros64(m)/8
-			if b[e] == '"' {
+			if b[e-1] != '\\' { // b[i-1] is the opening quote
 				return e + 1
 			}
 			return skipEscaped(b, i, e)
 		}
 	}
-	// b[i:k] holds no quote or backslash: search on from k.
+	// b[i:k] holds no quote: search on from k.
 	return skipEscaped(b, i, k)
 }
 
@@ -145,24 +150,27 @@ func skipValue(b []byte, i, depth int) int {
 	switch b[i] {
 	case '"':
 		return skipString(b, i+1)
-	case '{':
-		return skipObject(b, i+1, depth)
-	case '[':
-		return skipArray(b, i+1, depth)
+	case '{', '[':
+		return skipNested(b, i, depth)
 	case 't':
 		return skipLit(b, i, "true")
 	case 'f':
 		return skipLit(b, i, "false")
 	case 'n':
-		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
-			return i + 4
-		}
-		if len(b)-i >= 3 && bytes.EqualFold(b[i:i+3], []byte("nan")) {
-			return i + 3
-		}
-		return -1
+		return skipNull(b, i)
 	}
 	return skipNumber(b, i)
+}
+
+// skipNull skips null or, as fastjson's number parser takes it, nan.
+func skipNull(b []byte, i int) int {
+	if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
+		return i + 4
+	}
+	if len(b)-i >= 3 && bytes.EqualFold(b[i:i+3], []byte("nan")) {
+		return i + 3
+	}
+	return -1
 }
 
 func skipLit(b []byte, i int, w string) int {
@@ -196,49 +204,86 @@ func skipNumber(b []byte, i int) int {
 var numberByte = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true,
 	'6': true, '7': true, '8': true, '9': true, '.': true, '-': true, '+': true, 'e': true, 'E': true}
 
-func skipArray(b []byte, i, depth int) int {
-	i = ws(b, i)
-	if i < len(b) && b[i] == ']' {
-		return i + 1
-	}
+// skipNested skips the object or array at b[i], a value at depth, in one
+// loop rather than a call per member: most of a line's values are nested
+// inside the ones the head scan skips. open holds, per nesting level below
+// the first, whether it is an object.
+func skipNested(b []byte, i, depth int) int {
+	var open [maxDepth/64 + 1]uint64
+	level := 0 // containers open; their members are at depth+level
+	obj := false
 	for {
-		i = skipValue(b, ws(b, i), depth+1)
+		// b[i] opens a container.
+		obj = b[i] == '{'
+		if obj {
+			open[level/64] |= 1 << (level % 64)
+		} else {
+			open[level/64] &^= 1 << (level % 64)
+		}
+		level++
+		if i = ws(b, i+1); i >= len(b) {
+			return -1
+		}
+		if b[i] == '}' && obj || b[i] == ']' && !obj {
+			i++
+			goto closed
+		}
+	member:
+		if obj {
+			if b[i] != '"' {
+				return -1
+			}
+			if i = skipString(b, i+1); i < 0 {
+				return -1
+			}
+			if i = ws(b, i); i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			i = ws(b, i+1)
+		}
+		// A member value at depth+level.
+		if i >= len(b) || depth+level > maxDepth {
+			return -1
+		}
+		switch b[i] {
+		case '"':
+			i = skipString(b, i+1)
+		case '{', '[':
+			continue
+		case 't':
+			i = skipLit(b, i, "true")
+		case 'f':
+			i = skipLit(b, i, "false")
+		case 'n':
+			i = skipNull(b, i)
+		default:
+			i = skipNumber(b, i)
+		}
 		if i < 0 {
 			return -1
 		}
-		var again bool
-		if i, again = next(b, i, ']'); !again {
+	after: // a member of the innermost open container ends at i
+		if i = ws(b, i); i >= len(b) {
+			return -1
+		}
+		switch c := b[i]; {
+		case c == ',':
+			if i = ws(b, i+1); i >= len(b) {
+				return -1
+			}
+			goto member
+		case c == '}' && obj || c == ']' && !obj:
+			i++
+		default:
+			return -1
+		}
+	closed:
+		if level--; level == 0 {
 			return i
 		}
-	}
-}
-
-// skipObject skips an object whose '{' is at i-1.
-func skipObject(b []byte, i, depth int) int {
-	i = ws(b, i)
-	if i < len(b) && b[i] == '}' {
-		return i + 1
-	}
-	for {
-		i = ws(b, i)
-		if i >= len(b) || b[i] != '"' {
-			return -1
-		}
-		if i = skipString(b, i+1); i < 0 {
-			return -1
-		}
-		i = ws(b, i)
-		if i >= len(b) || b[i] != ':' {
-			return -1
-		}
-		i = skipValue(b, ws(b, i+1), depth+1)
-		if i < 0 {
-			return -1
-		}
-		var again bool
-		if i, again = next(b, i, '}'); !again {
-			return i
-		}
+		l := level - 1
+		obj = open[l/64]&(1<<(l%64)) != 0
+		goto after
 	}
 }
 
@@ -288,6 +333,12 @@ func headObject(b []byte, i, depth int, h *head, payload bool) int {
 				i = headObject(b, i+1, depth+1, h, true)
 				goto next
 			}
+		case h.claude:
+			if i >= len(b) {
+				return -1
+			}
+			i = h.c.member(b, key, i)
+			goto next
 		}
 		if dst != nil && !*seen && i < len(b) && b[i] == '"' && depth+1 <= maxDepth {
 			// fastjson's Get returns the first; a nil value is "not a string".
@@ -301,7 +352,7 @@ func headObject(b []byte, i, depth int, h *head, payload bool) int {
 				h.exact = false
 			}
 			*dst = v
-			if h.stopContent && h.exact && !payload && dst == &h.typ && claudeContent(v) {
+			if h.claude && h.exact && !payload && dst == &h.typ && string(v) == "system" {
 				h.partial = true
 				return stopped
 			}
@@ -322,15 +373,16 @@ func headObject(b []byte, i, depth int, h *head, payload bool) int {
 	}
 }
 
-// stopped is headObject's result when h.stopContent ended the scan early.
+// stopped is headObject's result when h.claude ended the scan early.
 const stopped = -2
 
 // scanHead scans line, filling h. It reports whether line is a JSON object
 // as fastjson.Parser accepts it; when it is not, the line is malformed.
-// With stopContent, a line whose scan stopped (h.partial) is valid only as
-// far as it was scanned.
-func scanHead(line []byte, h *head, stopContent bool) bool {
-	*h = head{exact: true, stopContent: stopContent}
+// With claude, a line whose scan stopped (h.partial) is valid only as far
+// as it was scanned.
+func scanHead(line []byte, h *head, claude bool) bool {
+	*h = head{exact: true, claude: claude}
+	h.c.exact = true
 	i := ws(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return false
@@ -353,7 +405,7 @@ type Scanned struct {
 	err  error
 }
 
-// scanLine scans line into s; claude stops at a content type (see head).
+// scanLine scans line into s; claude also reads the Claude fields (see head).
 func scanLine(line []byte, s *Scanned, claude bool) {
 	s.ok = scanHead(line, &s.h, claude)
 	s.done, s.ev, s.err = false, Evidence{}, nil
@@ -376,38 +428,103 @@ type Preparer interface {
 	Prepare(line []byte, s *Scanned)
 }
 
-// userHead is what a Claude user line's evidence depends on, scanned
-// without a parse: most user lines carry a tool result (often a whole file)
-// that is only ever "activity".
-type userHead struct {
-	sid, cwd, ver, ts        []byte // nil: absent or not a string
-	sidechain, meta, compact bool
-	// content: 's' a string (text), 'a' an array, 0 anything else or absent.
+// claudeHead is what a Claude user or assistant line's evidence depends on,
+// read by the head scan in the same pass: most user lines carry a tool
+// result (often a whole file) that is only ever "activity", and an assistant
+// line's evidence is its last block, its stop reason and its tool.
+type claudeHead struct {
+	sid, cwd, ver                      []byte // nil: absent or not a string
+	sidechain, meta, compact, apiError bool
+	seen                               uint8 // top-level keys met, by claudeKey bit
+
+	// message.content: 's' a string (text), 'a' an array, 0 anything else
+	// or absent.
 	content    byte
 	text       []byte // the string, or the first text block's text
 	blocks     int
 	texts      int
 	toolResult bool // a block of type tool_result
+
+	// Assistant: message.stop_reason a string (and "end_turn"), model
+	// "<synthetic>", the last block's type, and the last tool block's name
+	// and object input (its extent in the line; in1 0: none).
+	stopStr, stopEnd, synthetic bool
+	last                        []byte
+	tool                        bool // a tool_use or server_tool_use block
+	toolName                    []byte
+	in0, in1                    int
+
 	// exact: no escape in any key on the way or any value read, except a
-	// text that is never looked at.
+	// text that is never looked at (textEsc).
 	exact   bool
 	textEsc bool
 }
 
-// scanUser scans a whole line into u with the same acceptance as scanHead.
-func scanUser(b []byte, u *userHead) bool {
-	*u = userHead{exact: true}
-	i := ws(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
+// The top-level keys a claudeHead reads, as bits of seen: fastjson's Get
+// returns the first of duplicate keys.
+const (
+	ckSession = 1 << iota
+	ckCwd
+	ckVersion
+	ckSidechain
+	ckMeta
+	ckCompact
+	ckAPIError
+	ckMessage
+)
+
+// member reads a top-level member's value at b[i] (depth 2) if the
+// evidence needs it, and returns the index after it.
+func (c *claudeHead) member(b []byte, key []byte, i int) int {
+	str := func(bit uint8, dst *[]byte) int {
+		if c.seen&bit != 0 {
+			return skipValue(b, i, 2)
+		}
+		c.seen |= bit
+		if b[i] != '"' {
+			return skipValue(b, i, 2)
+		}
+		v, esc, end := rawStr(b, i)
+		if esc {
+			c.exact = false
+		}
+		*dst = v
+		return end
 	}
-	i = userObject(b, i+1, u)
-	return i >= 0 && ws(b, i) == len(b)
+	flag := func(bit uint8, dst *bool) int {
+		if c.seen&bit == 0 {
+			c.seen |= bit
+			*dst = len(b)-i >= 4 && string(b[i:i+4]) == "true"
+		}
+		return skipValue(b, i, 2)
+	}
+	switch string(key) {
+	case "sessionId":
+		return str(ckSession, &c.sid)
+	case "cwd":
+		return str(ckCwd, &c.cwd)
+	case "version":
+		return str(ckVersion, &c.ver)
+	case "isSidechain":
+		return flag(ckSidechain, &c.sidechain)
+	case "isMeta":
+		return flag(ckMeta, &c.meta)
+	case "isCompactSummary":
+		return flag(ckCompact, &c.compact)
+	case "isApiErrorMessage":
+		return flag(ckAPIError, &c.apiError)
+	case "message":
+		first := c.seen&ckMessage == 0
+		c.seen |= ckMessage
+		if first && b[i] == '{' {
+			return messageObject(b, i+1, c)
+		}
+	}
+	return skipValue(b, i, 2)
 }
 
 // rawStr reads a string value at b[i] ('"'): its raw bytes and whether it
-// has an escape. ok is false when the value is not a string (it is then
-// skipped by the caller).
+// has an escape.
 func rawStr(b []byte, i int) (v []byte, esc bool, end int) {
 	end = skipString(b, i+1)
 	if end < 0 {
@@ -419,8 +536,8 @@ func rawStr(b []byte, i int) (v []byte, esc bool, end int) {
 
 // objectKeys walks an object whose '{' is at i-1, calling val for each key
 // with the index of its value; val returns the index after the value. It
-// marks u inexact for an escaped key.
-func objectKeys(b []byte, i, depth int, u *userHead, val func(key []byte, i int) int) int {
+// clears *exact for an escaped key.
+func objectKeys(b []byte, i, depth int, exact *bool, val func(key []byte, i int) int) int {
 	i = ws(b, i)
 	if i < len(b) && b[i] == '}' {
 		return i + 1
@@ -436,7 +553,7 @@ func objectKeys(b []byte, i, depth int, u *userHead, val func(key []byte, i int)
 			return -1
 		}
 		if kesc {
-			u.exact = false
+			*exact = false
 		}
 		key := b[ks : i-1]
 		i = ws(b, i)
@@ -457,81 +574,49 @@ func objectKeys(b []byte, i, depth int, u *userHead, val func(key []byte, i int)
 	}
 }
 
-func userObject(b []byte, i int, u *userHead) int {
-	var seen [8]bool // sessionId cwd version timestamp isSidechain isMeta isCompactSummary message
-	str := func(k int, dst *[]byte, i int) int {
-		if seen[k] {
-			return skipValue(b, i, 2)
-		}
-		seen[k] = true
-		if b[i] != '"' {
-			return skipValue(b, i, 2)
-		}
-		v, esc, end := rawStr(b, i)
-		if esc {
-			u.exact = false
-		}
-		*dst = v
-		return end
-	}
-	flag := func(k int, dst *bool, i int) int {
-		if !seen[k] {
-			seen[k] = true
-			*dst = len(b)-i >= 4 && string(b[i:i+4]) == "true"
-		}
-		return skipValue(b, i, 2)
-	}
-	return objectKeys(b, i, 1, u, func(key []byte, i int) int {
-		switch string(key) {
-		case "sessionId":
-			return str(0, &u.sid, i)
-		case "cwd":
-			return str(1, &u.cwd, i)
-		case "version":
-			return str(2, &u.ver, i)
-		case "timestamp":
-			return str(3, &u.ts, i)
-		case "isSidechain":
-			return flag(4, &u.sidechain, i)
-		case "isMeta":
-			return flag(5, &u.meta, i)
-		case "isCompactSummary":
-			return flag(6, &u.compact, i)
-		case "message":
-			if seen[7] || b[i] != '{' {
-				seen[7] = true
-				return skipValue(b, i, 2)
+// messageObject reads message.content, stop_reason and model (depth 2).
+func messageObject(b []byte, i int, c *claudeHead) int {
+	var content, stop, model bool
+	return objectKeys(b, i, 2, &c.exact, func(key []byte, i int) int {
+		switch {
+		case string(key) == "content" && !content:
+			content = true
+			switch b[i] {
+			case '"':
+				v, esc, end := rawStr(b, i)
+				c.content, c.text, c.textEsc = 's', v, esc
+				return end
+			case '[':
+				c.content = 'a'
+				return contentArray(b, i+1, c)
 			}
-			seen[7] = true
-			return messageObject(b, i+1, u)
-		}
-		return skipValue(b, i, 2)
-	})
-}
-
-// messageObject reads message.content (depth 2).
-func messageObject(b []byte, i int, u *userHead) int {
-	seen := false
-	return objectKeys(b, i, 2, u, func(key []byte, i int) int {
-		if seen || string(key) != "content" {
-			return skipValue(b, i, 3)
-		}
-		seen = true
-		switch b[i] {
-		case '"':
-			v, esc, end := rawStr(b, i)
-			u.content, u.text, u.textEsc = 's', v, esc
-			return end
-		case '[':
-			u.content = 'a'
-			return contentArray(b, i+1, u)
+		case string(key) == "stop_reason" && !stop:
+			stop = true
+			if b[i] == '"' {
+				v, esc, end := rawStr(b, i)
+				if esc {
+					c.exact = false
+				}
+				c.stopStr, c.stopEnd = true, string(v) == "end_turn"
+				return end
+			}
+		case string(key) == "model" && !model:
+			model = true
+			if b[i] == '"' {
+				v, esc, end := rawStr(b, i)
+				if esc {
+					c.exact = false
+				}
+				c.synthetic = string(v) == "<synthetic>"
+				return end
+			}
 		}
 		return skipValue(b, i, 3)
 	})
 }
 
 // contentArray reads the blocks of message.content (depth 3; blocks 4).
-func contentArray(b []byte, i int, u *userHead) int {
+func contentArray(b []byte, i int, c *claudeHead) int {
 	i = ws(b, i)
 	if i < len(b) && b[i] == ']' {
 		return i + 1
@@ -541,10 +626,11 @@ func contentArray(b []byte, i int, u *userHead) int {
 		if i >= len(b) {
 			return -1
 		}
-		u.blocks++
+		c.blocks++
 		if b[i] == '{' {
-			i = block(b, i+1, u)
+			i = block(b, i+1, c)
 		} else {
+			c.last = nil
 			i = skipValue(b, i, 4)
 		}
 		if i < 0 {
@@ -557,18 +643,20 @@ func contentArray(b []byte, i int, u *userHead) int {
 	}
 }
 
-// block reads one content block's type and text (depth 4; values 5).
-func block(b []byte, i int, u *userHead) int {
-	var typ, text []byte
-	var typSeen, textSeen, textEsc bool
-	i = objectKeys(b, i, 4, u, func(key []byte, i int) int {
+// block reads one content block's type, text, name and input (depth 4;
+// values 5).
+func block(b []byte, i int, c *claudeHead) int {
+	var typ, text, name []byte
+	var typSeen, textSeen, nameSeen, inSeen, textEsc, nameEsc bool
+	in0, in1 := 0, 0
+	i = objectKeys(b, i, 4, &c.exact, func(key []byte, i int) int {
 		switch {
 		case string(key) == "type" && !typSeen:
 			typSeen = true
 			if b[i] == '"' {
 				v, esc, end := rawStr(b, i)
 				if esc {
-					u.exact = false
+					c.exact = false
 				}
 				typ = v
 				return end
@@ -580,16 +668,43 @@ func block(b []byte, i int, u *userHead) int {
 				text, textEsc = v, esc
 				return end
 			}
+		case string(key) == "name" && !nameSeen:
+			nameSeen = true
+			if b[i] == '"' {
+				v, esc, end := rawStr(b, i)
+				name, nameEsc = v, esc
+				return end
+			}
+		case string(key) == "input" && !inSeen:
+			inSeen = true
+			if b[i] == '{' {
+				end := skipValue(b, i, 5)
+				in0, in1 = i, end
+				return end
+			}
 		}
 		return skipValue(b, i, 5)
 	})
+	if i < 0 {
+		return i
+	}
+	c.last = typ
 	switch string(typ) {
 	case "tool_result":
-		u.toolResult = true
+		c.toolResult = true
 	case "text":
-		u.texts++
-		if u.texts == 1 {
-			u.text, u.textEsc = text, textEsc
+		c.texts++
+		if c.texts == 1 {
+			c.text, c.textEsc = text, textEsc
+		}
+	case "tool_use", "server_tool_use":
+		c.tool = true
+		if nameEsc {
+			c.exact = false
+		}
+		c.toolName = name
+		if in1 > 0 {
+			c.in0, c.in1 = in0, in1
 		}
 	}
 	return i

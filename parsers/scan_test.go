@@ -187,3 +187,45 @@ func FuzzToolInput(f *testing.F) {
 	f.Add([]byte(`{"command":"ls","file_path":"/a"}`))
 	f.Fuzz(func(t *testing.T, obj []byte) { checkToolInput(t, obj) })
 }
+
+// TestScanClaudeHead holds the one-pass scan of Claude user and assistant
+// lines to the parse on the shapes their evidence depends on: stop_reason,
+// model, the last block, tool blocks and their inputs, sidechains, API
+// errors, old versions, escapes and duplicate keys.
+func TestScanClaudeHead(t *testing.T) {
+	var lines [][]byte
+	for _, l := range []string{
+		`{"type":"assistant","sessionId":"s","cwd":"/w","version":"2.1.328","timestamp":"t","message":{"model":"m","stop_reason":"end_turn","content":[{"type":"text","text":"hi"}]}}`,
+		`{"message":{"stop_reason":null,"content":[{"type":"text","text":"hi"}]},"version":"1.0.51","type":"assistant"}`,
+		`{"type":"assistant","message":{"stop_reason":"max_tokens","content":[{"type":"text","text":"hi"}]},"version":"1.0.51"}`,
+		`{"type":"assistant","message":{"stop_reason":null,"content":[{"type":"thinking","thinking":"x"}]},"version":"2.0.3"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text"},{"type":1}]},"version":"1.0.1"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text"},"x"]},"version":"1.0.1"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text"}]},"version":"1.0.1"}`,
+		`{"type":"assistant","message":{"stop_reason":"tool_use","content":[{"type":"tool_use","name":"Bash","input":{"command":"ls -l","description":"d"}}]}}`,
+		`{"type":"assistant","message":{"content":[{"type":"text"},{"type":"server_tool_use","name":"web_search","input":{"query":"q\\u00e9\"x"}}]}}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":"/a"}},{"type":"tool_use","name":"Edit","input":"x"},{"type":"text"}]}}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":[1],"input":{"file_path":"/a"}},{"type":"tool_use","input":{"path":"/b"},"name":1}]}}`,
+		`{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"tool_use","name":"N\\u0061me","input":{}}]}}`,
+		`{"type":"assistant","message":{"model":"<synthetic>","stop_reason":"end_turn","content":[{"type":"text","text":"No response requested."}]}}`,
+		`{"type":"assistant","isSidechain":true,"sessionId":"s","timestamp":"t","message":{"stop_reason":"end_turn"}}`,
+		`{"type":"assistant","isApiErrorMessage":true,"timestamp":"t","message":{"stop_reason":"stop_sequence"}}`,
+		`{"type":"assistant","message":"text"}`, `{"type":"assistant"}`, `{"type":"assistant","message":[1]}`,
+		`{"type":"assistant","message":{"stop_reason":"end\u005fturn"}}`, `{"type":"assistant","message":{"mod\u0065l":"<synthetic>","stop_reason":"end_turn"}}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool\u005fuse","name":"x"}]}}`,
+		`{"type":"assistant","message":{"stop_reason":"end_turn","stop_reason":"max_tokens","content":"x","content":[{"type":"text"}]},"message":{"model":"<synthetic>"}}`,
+		`{"type":"assistant","sessionId":1,"cwd":null,"version":["2"],"timestamp":false,"isSidechain":"true","message":{"stop_reason":"end_turn"}}`,
+		`{"type":"assistant","isSidechain":false,"isSidechain":true,"message":{}}`, `{"type":"assistant","sessi\u006fnId":"s"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text"}]}`, `{"type":"assistant","message":{"content":[{"type":"tool_use","input":{]}}`,
+		`{"type":"assistant","message":{"stop_reason":"end_turn"}} x`, " {\"type\":\"assistant\",\"message\":{\"content\":[ ]}}\t",
+		`{"message":{"content":[{"type":"tool_result","content":"[Request interrupted by user]"}]},"type":"user","timestamp":"t"}`,
+		`{"type":"user","message":{"content":[{"type":"text","text":"[Request interrupted by user]"}],"stop_reason":"x\\y"}}`,
+		`{"type":"user","message":{"content":"[Request interrupted by user]","content":"x"},"message":{"content":"y"}}`,
+		`{"type":"user","isMeta":true,"message":{"content":"hi"}}`, `{"type":"user","isCompactSummary":true,"message":{"content":"hi"}}`,
+		`{"type":"user","message":{"content":[{"type":"image"},{"type":"text","text":"a"}]}}`, `{"type":"user","message":{"content":[]}}`,
+		`{"type":"user","message":{"content":"a\nb"}}`, `{"type":"user","message":{"content":"<command-name>/clear</command-name>"}}`,
+	} {
+		lines = append(lines, []byte(l))
+	}
+	checkSame(t, AgentClaude, "claude head", lines)
+}

@@ -27,6 +27,13 @@ type Mark struct {
 	Line int
 }
 
+// folded is how far this run has received and folded one file: one map
+// entry per file, as a daemon watching 10 000 idle logs holds them all.
+type folded struct {
+	Mark         // for checkpoints: a new generation starts over, an old line never moves it back
+	offset int64 // end of the last line received and not replayed
+}
+
 // Saved is the relay's state for a checkpoint.
 type Saved struct {
 	State   json.RawMessage
@@ -53,16 +60,28 @@ type savedEntry struct {
 
 // Save hands the relay's state, once it has processed everything enqueued
 // before the call, to done (on the relay goroutine: done must not block).
-func (r *Relay) Save(done func(Saved)) {
+func (r *Relay) Save(done func(Saved)) { r.save(true, done) }
+
+// SaveChanged is Save that hands over no state and no marks (nil) when
+// nothing changed since the last Save: an idle daemon's periodic
+// checkpoint is not rewritten then, and encoding 10 000 sessions every 5 s
+// anyway grew its RSS from 25 to 45 MiB within a minute.
+func (r *Relay) SaveChanged(done func(Saved)) { r.save(false, done) }
+
+func (r *Relay) save(always bool, done func(Saved)) {
 	r.enqueue(func() {
+		if !always && !r.changed {
+			done(Saved{})
+			return
+		}
 		b, err := r.encodeState()
 		if err != nil {
 			r.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
 			b = nil
 		}
-		marks := make(map[string]Mark, len(r.marks))
-		for p, m := range r.marks {
-			marks[p] = m
+		marks := make(map[string]Mark, len(r.files))
+		for p, f := range r.files {
+			marks[p] = f.Mark
 		}
 		done(Saved{State: b, Marks: marks, Changed: r.changed})
 		r.changed = false

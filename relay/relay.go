@@ -227,8 +227,7 @@ type Relay struct {
 	seq        uint64
 	counters   Counters
 	windows    map[string]*window // tab → open interrupt-confirmation window
-	offsets    map[string]int64   // path → end of the last line received
-	marks      map[string]Mark    // path → how far this run folded it (for checkpoints)
+	files      map[string]folded  // path → how far this run received and folded it
 	restored   bool               // a saved state was restored: Replay lines are in it
 	changed    bool               // state changed since the last Save
 	booted     bool               // BootstrapDone arrived
@@ -285,8 +284,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		regIdx:   map[string][]*regProc{},
 		subs:     map[*Subscription]bool{},
 		windows:  map[string]*window{},
-		offsets:  map[string]int64{},
-		marks:    map[string]Mark{},
+		files:    map[string]folded{},
 
 		restoredCh: make(chan struct{}),
 	}
@@ -530,7 +528,9 @@ func (r *Relay) logLine(l LogLine) {
 	if l.Replay && r.restored {
 		return // folded into the restored state already
 	}
-	r.offsets[l.Path] = l.End
+	f := r.files[l.Path] // mark made it
+	f.offset = l.End
+	r.files[l.Path] = f
 	r.counters.Lines++
 	if l.Malformed {
 		r.counters.Malformed++
@@ -627,8 +627,9 @@ func (r *Relay) Oversized(l LogLine, n int) {
 // mark records how far this run has folded l's file, for the checkpoint: a
 // new generation starts over, an old line never moves the mark back.
 func (r *Relay) mark(l LogLine) {
-	if m, ok := r.marks[l.Path]; !ok || m.Gen != l.Gen || l.End > m.End {
-		r.marks[l.Path] = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
+	if f, ok := r.files[l.Path]; !ok || f.Gen != l.Gen || l.End > f.End {
+		f.Mark = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
+		r.files[l.Path] = f
 	}
 }
 
@@ -801,7 +802,7 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 // a replay waits on it to know the watcher delivered what it wrote.
 func (r *Relay) LogOffset(ctx context.Context, path string) (int64, error) {
 	var off int64
-	err := r.do(ctx, func() { off = r.offsets[path] })
+	err := r.do(ctx, func() { off = r.files[path].offset })
 	return off, err
 }
 

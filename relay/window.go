@@ -78,7 +78,7 @@ func (r *Relay) key(tab, key string, at time.Time) {
 	}
 	r.counters.InterruptCandidates++
 	r.closeWindow(tab) // an expired one
-	w := &window{session: e.s.ID, key: key, at: at, baseline: r.offsets[e.path]}
+	w := &window{session: e.s.ID, key: key, at: at, baseline: r.files[e.path].offset}
 	r.windows[tab] = w
 	// The window runs from the press, not from when its report arrived.
 	left := r.cfg.InterruptWindow - r.clock.Now().Sub(at)

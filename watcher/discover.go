@@ -49,7 +49,24 @@ type dir struct {
 	root    *root
 	depth   int
 	watched bool
-	files   map[string]*file
+	// files lists the dir's files: a slice, not a map by path, because
+	// every idle file is in one (the watcher's files map finds a path).
+	files []*file
+}
+
+// add lists f in d.
+func (d *dir) add(f *file) { d.files = append(d.files, f) }
+
+// remove takes f off d's list (a deleted file: rare, so a linear search).
+func (d *dir) remove(f *file) {
+	for i, g := range d.files {
+		if g == f {
+			last := len(d.files) - 1
+			d.files[i], d.files[last] = d.files[last], nil
+			d.files = d.files[:last]
+			return
+		}
+	}
 }
 
 type dirEntry = os.DirEntry
@@ -209,7 +226,7 @@ func (w *Watcher) addDir(path string, rt *root, depth int) {
 	if w.dirs[path] != nil {
 		return
 	}
-	d := &dir{path: path, root: rt, depth: depth, files: map[string]*file{}}
+	d := &dir{path: path, root: rt, depth: depth}
 	w.dirs[path] = d
 	w.watch(d)
 	w.scan(d)
@@ -276,8 +293,8 @@ func (w *Watcher) scan(d *dir) {
 	}
 	if known > 0 {
 		w.mu.Lock()
-		for p, f := range d.files {
-			if !seen[p] {
+		for _, f := range d.files {
+			if !seen[f.path] {
 				w.kickLocked(f)
 			}
 		}
@@ -301,8 +318,11 @@ func (w *Watcher) saw(d *dir, p string) {
 		return
 	}
 	if f.dir != d {
+		if f.dir != nil {
+			f.dir.remove(f)
+		}
 		f.dir = d
-		d.files[p] = f
+		d.add(f)
 	}
 	w.mu.Unlock()
 	if w.starting {
@@ -335,7 +355,7 @@ func (w *Watcher) newFile(p string, d *dir, agent parsers.Agent, booted bool, ck
 	}
 	w.files[p] = f
 	if d != nil {
-		d.files[p] = f
+		d.add(f)
 	}
 	return f
 }

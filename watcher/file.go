@@ -24,25 +24,30 @@ const (
 )
 
 // filePos is where a file's reading stands and which generation it is.
+// Fields are ordered so the flags share one word: there is one per file.
 type filePos struct {
-	gen       int
-	dev, ino  uint64
-	sig       uint64 // hash of the first sigLen bytes
-	sigLen    int
-	offset    int64 // just after the last line delivered
-	line      int   // lines before offset, when lineKnown
-	lineKnown bool
-	size      int64 // size when last read
-	fresh     bool  // no generation adopted yet (a new file, or deletion reported): the next file at the path starts at 0
+	gen      int
+	dev, ino uint64
+	sig      uint64 // hash of the first sigLen bytes
+	sigLen   int
+	offset   int64 // just after the last line delivered
+	line     int   // lines before offset, when lineKnown
+	size     int64 // size when last read
 
 	// This generation was resumed from the checkpoint at resumeOff.
+	resumeOff  int64
+	resumeLine int
+
+	lineKnown   bool
+	fresh       bool // no generation adopted yet (a new file, or deletion reported): the next file at the path starts at 0
 	resumed     bool
-	resumeOff   int64
-	resumeLine  int
 	resumeKnown bool
 }
 
-// file is one followed log.
+// file is one followed log. Most files are read once at start-up and then
+// stay idle for the daemon's life: a file holds no buffer, goroutine or
+// timer while idle, and its fields are ordered so the flags pack into the
+// last word (176 bytes, was 208 with the padding).
 type file struct {
 	path string
 	// wake (capacity 1: pending "look at the file") is made, under
@@ -53,24 +58,27 @@ type file struct {
 	wake chan struct{}
 
 	// Guarded by Watcher.mu.
-	dir     *dir
-	running bool
+	dir *dir
 
 	// Owned by the goroutine that runs the file; running hands them over
 	// through Watcher.mu.
-	agent    parsers.Agent
-	session  string
+	agent   parsers.Agent
+	session string
+	ckpt    *ckptEntry
+
+	mu  sync.Mutex
+	pos filePos
+
+	running bool // guarded by Watcher.mu
+
+	// Owned like agent and session.
 	subagent bool
 	// presumed: the agent is the root's, not yet confirmed by a line the
 	// agent writes. A JSONL in a root that holds none (hook payloads kept
 	// beside the transcripts) is not a session, as verify says.
 	presumed bool
 	booted   bool
-	ckpt     *ckptEntry
 	warned   bool
-
-	mu  sync.Mutex
-	pos filePos
 }
 
 func (f *file) position() filePos {

@@ -477,8 +477,8 @@ func (w *Watcher) forget(f *file) bool {
 		// Generations keep counting at this path.
 		w.nextGen[f.path] = f.position().gen
 	}
-	if f.dir != nil && f.dir.files[f.path] == f {
-		delete(f.dir.files, f.path)
+	if f.dir != nil {
+		f.dir.remove(f)
 	}
 	f.running = false
 	return true

@@ -35,8 +35,9 @@ func main() {
 		fs := flag.NewFlagSet("rss", flag.ExitOnError)
 		files := fs.Int("files", 10000, "existing two-line transcripts")
 		dirs := fs.Int("dirs", 500, "project folders they are spread over")
+		idle := fs.Duration("idle", 30*time.Second, "how long RSS is then watched while the daemon idles (checkpoints, sweeps)")
 		fs.Parse(os.Args[2:])
-		rss(bin, *files, *dirs)
+		rss(bin, *files, *dirs, *idle)
 	case "latency":
 		fs := flag.NewFlagSet("latency", flag.ExitOnError)
 		n := fs.Int("n", 200, "appends per agent and writer mode")
@@ -137,7 +138,7 @@ func claudeLines(id, cwd string) string {
 		id, cwd, id, cwd)
 }
 
-func rss(bin string, files, dirs int) {
+func rss(bin string, files, dirs int, idle time.Duration) {
 	d := newDaemon(bin)
 	defer d.stop()
 	for i := 0; i < files; i++ {
@@ -180,6 +181,15 @@ func rss(bin string, files, dirs int) {
 	ready := time.Since(t0) - time.Second
 	time.Sleep(5 * time.Second) // settle: the runtime returns what start-up freed
 	cur, peak := vmRSS(d.cmd.Process.Pid)
+	// Idle is not still: periodic checkpoints and sweeps allocate, and
+	// what the runtime keeps of it is resident too.
+	most := cur
+	for t := time.Now(); time.Since(t) < idle; {
+		time.Sleep(time.Second)
+		if now, _ := vmRSS(d.cmd.Process.Pid); now > most {
+			most = now
+		}
+	}
 	st, err := c.Status(context.Background())
 	check(err)
 	if len(st.Sessions) != files {
@@ -187,9 +197,10 @@ func rss(bin string, files, dirs int) {
 	}
 	fmt.Printf("daemon RSS, %d two-line transcripts in %d folders: %.1f MiB after start-up (peak %.1f), idle %.2f s after start\n",
 		files, dirs, cur, peak, ready.Seconds())
+	fmt.Printf("  then idle for %s: at most %.1f MiB\n", idle, most)
 	fmt.Printf("  baseline: the same daemon with empty roots: %.1f MiB; sessions add %.1f MiB (%.2f KiB each)\n",
 		ecur, cur-ecur, (cur-ecur)*1024/float64(files))
-	fmt.Printf("  target ≤ 20 MiB   %s\n", verdict(cur <= 20))
+	fmt.Printf("  target ≤ 20 MiB (after start-up and idle)   %s\n", verdict(most <= 20))
 }
 
 // writer appends lines to a session file, either through a file it keeps

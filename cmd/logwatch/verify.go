@@ -28,10 +28,14 @@ Exit status: 0 when every file was read, 1 when an expectation did not hold,
 2 on a usage error or an unreadable path.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if os.Getenv("GOGC") == "" {
-				// verify allocates briefly per line and holds little: a
-				// lazier collector buys throughput at a few MiB of memory.
-				debug.SetGCPercent(400)
+			if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+				// verify makes little garbage (a few strings per line of
+				// evidence) and holds its read buffers: collect only near
+				// a limit that room for the longest lines keeps clear of
+				// what it holds. A collection per 40 MB of garbage was 7%
+				// of verify's instructions, for 2 MiB less peak memory.
+				debug.SetGCPercent(-1)
+				debug.SetMemoryLimit(64<<20 + 4*int64(a.cfg.MaxLineBytes))
 			}
 			rep, err := verify.Run(args, verify.Options{MaxLineBytes: a.cfg.MaxLineBytes})
 			if asJSON {

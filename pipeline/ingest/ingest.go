@@ -90,7 +90,11 @@ func handle(r *relay.Relay, files map[string]*os.File, rec watcher.Record, opt O
 		r.Restore(rec.State)
 	case watcher.KindCheckpoint:
 		c := rec.Checkpoint
-		r.Save(func(s relay.Saved) {
+		save := r.SaveChanged
+		if c.StateWanted() {
+			save = r.Save
+		}
+		save(func(s relay.Saved) {
 			marks := make(map[string]watcher.Mark, len(s.Marks))
 			for p, m := range s.Marks {
 				marks[p] = watcher.Mark{Gen: m.Gen, End: m.End, Line: m.Line}

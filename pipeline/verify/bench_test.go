@@ -92,3 +92,49 @@ func BenchmarkVerifyCorpus(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkVerifyOneFile runs verify over one file of every real sample
+// concatenated to 64 MiB, as `bench/run bigfile` does at 384 MiB: one file
+// read through the pipeline (Claude's parser reads the Codex lines too).
+func BenchmarkVerifyOneFile(b *testing.B) {
+	var unit []byte
+	for _, agent := range []string{"claude", "codex"} {
+		root := filepath.Join(benchRealworld, agent)
+		if _, err := os.Stat(root); err != nil {
+			b.Skipf("no real samples at %s: %v", root, err)
+		}
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+				return err
+			}
+			raw, err := os.ReadFile(path)
+			if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+				raw = append(raw, '\n')
+			}
+			unit = append(unit, raw...)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	var all []byte
+	for len(all) < 64<<20 {
+		all = append(all, unit...)
+	}
+	path := filepath.Join(b.TempDir(), "big.jsonl")
+	if err := os.WriteFile(path, all, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(all)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rep, err := verify.Run([]string{path}, verify.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Totals.Bytes != int64(len(all)) {
+			b.Fatalf("verified %d bytes, want %d", rep.Totals.Bytes, len(all))
+		}
+	}
+}

@@ -347,8 +347,11 @@ func (b *batch) add(rd *lines.Reader, l lines.Line) {
 // line returns the j-th line.
 func (b *batch) line(j int) []byte { return b.buf[b.lines[2*j]:b.lines[2*j+1]] }
 
-// batchBytes is the size of a batch's buffer, and so of a read.
-var batchBytes = 1 << 20
+// batchBytes is the size of a batch's buffer, and so of a read. A batch
+// is read, then scanned on another core while it is still in that core's
+// cache: 256 KiB batches took 10-20% less time than 1 MiB ones (half the
+// page faults, fewer cache misses), on one 384 MiB file and a 40 MB one.
+var batchBytes = 256 << 10
 
 // pipeline folds a long file with its lines read by one goroutine, scanned
 // and as far as possible parsed (a parsers.Preparer: the bulk of the work)
@@ -409,7 +412,9 @@ func (a *analyzer) pipeline(fo *folder, p parsers.ScanParser) {
 			pr := p.NewPreparer()
 			for b := range work {
 				if cap(b.scans) < len(b.nums) {
-					b.scans = make([]parsers.Scanned, len(b.nums))
+					// Room for more: a later batch of shorter lines
+					// would make it again, on fresh pages.
+					b.scans = make([]parsers.Scanned, len(b.nums), 2*len(b.nums))
 				}
 				b.scans = b.scans[:len(b.nums)]
 				for j := range b.nums {

@@ -110,7 +110,7 @@ func (s *Session) stop(h parsers.Hook) (Change, bool) {
 		return s.end(&s.hook, Ready, ReasonInterrupted, SourceHook, "hook.stop_interrupted")
 	}
 	if h.HasBackground {
-		s.hasList, s.listed = true, h.Background
+		s.hasList, s.listed = true, int32(h.Background)
 	} else {
 		s.hasList = false
 	}

@@ -52,7 +52,7 @@ func (s *Session) Save() Saved {
 		State: s.State, Reason: s.Reason, Detail: s.Detail, Source: s.Source, Rule: s.Rule, Turns: s.Turns,
 		Turn: s.turn, TurnOpen: s.turnOpen, HookPos: s.hook.pos, LogPos: s.log.pos, Hooked: s.hooked,
 		TurnPrompted: s.turnPrompted, LastFinal: s.lastFinal, Explicit: s.explicit,
-		LogPending: s.logPending, Listed: s.listed, HasList: s.hasList, DoneDeferred: s.doneDeferred,
+		LogPending: s.logPending, Listed: int(s.listed), HasList: s.hasList, DoneDeferred: s.doneDeferred,
 		SubWaiting: s.subWaiting, Announced: s.announced, EndedInTurn: s.endedInTurn, WaitedTool: s.waitedTool,
 	}
 	if s.subagents != nil {
@@ -72,7 +72,7 @@ func Restore(v Saved) *Session {
 		State: v.State, Reason: v.Reason, Detail: v.Detail, Source: v.Source, Rule: v.Rule, Turns: v.Turns,
 		turn: v.Turn, turnOpen: v.TurnOpen, hook: source{pos: v.HookPos}, log: source{pos: v.LogPos}, hooked: v.Hooked,
 		turnPrompted: v.TurnPrompted, lastFinal: v.LastFinal, explicit: v.Explicit,
-		logPending: v.LogPending, listed: v.Listed, hasList: v.HasList, doneDeferred: v.DoneDeferred,
+		logPending: v.LogPending, listed: int32(v.Listed), hasList: v.HasList, doneDeferred: v.DoneDeferred,
 		subWaiting: v.SubWaiting, announced: v.Announced, endedInTurn: v.EndedInTurn, waitedTool: v.WaitedTool,
 	}
 	if v.Subagents != nil {

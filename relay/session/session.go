@@ -102,26 +102,29 @@ type Session struct {
 	// Turns counts turns started.
 	Turns int
 
-	turn     int  // turns opened, by either source
-	turnOpen bool // the current turn has not ended
-	hook     source
-	log      source
-	hooked   bool // hooks have reported for this session
+	turn int    // turns opened, by either source
+	hook source // the last turn each source reported the start of
+	log  source
 
+	// Background work that keeps a finished turn from being done.
+	logPending int             // turn_duration pending counts
+	subagents  map[string]bool // running subagents, from SubagentStart/SubagentStop
+	waitedTool string          // the tool detail a registry wait interrupted (registry.go)
+	listed     int32           // running subagent/workflow tasks in the last Stop payload
+
+	// Flags last, packed after listed: there is one Session per known
+	// conversation, and interleaving them with the words above costs a word
+	// each few flags (224 bytes).
+	turnOpen     bool // the current turn has not ended
+	hooked       bool // hooks have reported for this session
 	turnPrompted bool // the open turn has seen user input (Codex: not a bare /compact)
 	lastFinal    bool // the latest log evidence looked like the end of a response
 	explicit     bool // Codex file with persisted task_* events
-
-	// Background work that keeps a finished turn from being done.
-	logPending   int             // turn_duration pending counts
-	subagents    map[string]bool // running subagents, from SubagentStart/SubagentStop
-	listed       int             // running subagent/workflow tasks in the last Stop payload
-	hasList      bool            // the last Stop payload carried the task list
-	doneDeferred bool            // a done is held back until the pending work ends
-	subWaiting   bool            // the waiting state came from a subagent's payload
-	announced    bool            // a change has been reported: the session is known downstream
-	endedInTurn  bool            // End came while a Codex turn ran: it may go on (Outlive)
-	waitedTool   string          // the tool detail a registry wait interrupted (registry.go)
+	hasList      bool // the last Stop payload carried the task list
+	doneDeferred bool // a done is held back until the pending work ends
+	subWaiting   bool // the waiting state came from a subagent's payload
+	announced    bool // a change has been reported: the session is known downstream
+	endedInTurn  bool // End came while a Codex turn ran: it may go on (Outlive)
 }
 
 // New returns a session in its initial state, ready.
@@ -142,7 +145,7 @@ func (s *Session) Hooked() bool { return s.hooked }
 func (s *Session) Pending() int {
 	switch {
 	case s.hasList:
-		return s.listed
+		return int(s.listed)
 	case s.subagents != nil:
 		return len(s.subagents)
 	}
