@@ -50,6 +50,7 @@ var allowed = map[string][]string{
 	// Shared leaves.
 	"internal/config":      {"relay"},
 	"internal/jsonc":       {},
+	"internal/statusview":  {"relay", "relay/client"},
 	"internal/proctree":    {},
 	"internal/udiff":       {},
 	"internal/atomicfile":  {},
