@@ -2,8 +2,10 @@
 // what it is doing right now: it tails the agents' logs, receives their
 // hooks and reconciles both into one state per session.
 //
-// This package only wires: it reads the configuration and turns errors into
-// exit codes. The packages next to it implement.
+// This package only wires: one file per verb or group of verbs parses the
+// flags, reads the configuration once, calls the packages that implement
+// (internal/, setup/, pipeline/, relay/ and below; the README's Layout maps
+// them) and turns their errors into exit codes.
 package main
 
 import (
