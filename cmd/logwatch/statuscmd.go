@@ -16,8 +16,15 @@ import (
 	"github.com/logwatch/logwatch/relay/client"
 )
 
-func newStatusCmd(a *app) *cobra.Command {
-	var asJSON, all, watch bool
+// statusOptions is the view `logwatch status` was asked for.
+type statusOptions struct {
+	JSON, All, Watch bool
+}
+
+// newStatusCmd parses and checks the flags; runF (nil: statusRun) gets
+// them.
+func newStatusCmd(a *app, runF func(*statusOptions) error) *cobra.Command {
+	opts := &statusOptions{}
 	cmd := &cobra.Command{
 		Use:   "status [--json] [--all] [--watch]",
 		Short: "Show every session's state and the daemon's counters",
@@ -30,40 +37,47 @@ changes arrive (plain lines, one per change, when stdout is not a terminal;
 NO_COLOR turns colours off).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if watch {
-				if asJSON {
-					return withCode(exitUsage, errors.New("--watch and --json do not mix: `logwatch events --json` is the stream for tools"))
-				}
-				return a.watchStatus(all)
+			if opts.Watch && opts.JSON {
+				return withCode(exitUsage, errors.New("--watch and --json do not mix: `logwatch events --json` is the stream for tools"))
 			}
-			return a.call(func(ctx context.Context, c *client.Client) error {
-				st, err := c.Status(ctx)
-				if err != nil {
-					return err
-				}
-				if st.Sessions == nil { // a daemon from before empty lists were []
-					st.Sessions = []relay.Event{}
-				}
-				if st.Worktrees == nil {
-					st.Worktrees = []relay.WorktreeState{}
-				}
-				if st.Roots == nil {
-					st.Roots = a.roots()
-				}
-				if asJSON {
-					enc := json.NewEncoder(a.stdout)
-					enc.SetIndent("", "  ")
-					return enc.Encode(st)
-				}
-				statusview.WriteStatus(a.stdout, st, all, time.Now())
-				return nil
-			})
+			if runF != nil {
+				return runF(opts)
+			}
+			return a.statusRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
-	cmd.Flags().BoolVar(&all, "all", false, "include the history: sessions with no live process and no recent change")
-	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "a live view, updated on every change (Ctrl+C ends it)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the status as JSON")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "include the history: sessions with no live process and no recent change")
+	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "a live view, updated on every change (Ctrl+C ends it)")
 	return cmd
+}
+
+func (a *app) statusRun(opts *statusOptions) error {
+	if opts.Watch {
+		return a.watchStatus(opts.All)
+	}
+	return a.call(func(ctx context.Context, c *client.Client) error {
+		st, err := c.Status(ctx)
+		if err != nil {
+			return err
+		}
+		if st.Sessions == nil { // a daemon from before empty lists were []
+			st.Sessions = []relay.Event{}
+		}
+		if st.Worktrees == nil {
+			st.Worktrees = []relay.WorktreeState{}
+		}
+		if st.Roots == nil {
+			st.Roots = a.roots()
+		}
+		if opts.JSON {
+			enc := json.NewEncoder(a.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(st)
+		}
+		statusview.WriteStatus(a.stdout, st, opts.All, time.Now())
+		return nil
+	})
 }
 
 // watchStatus follows the change stream: on a terminal a view redrawn in
@@ -96,8 +110,14 @@ func (a *app) watchStatus(all bool) error {
 	return nil
 }
 
-func newEventsCmd(a *app) *cobra.Command {
-	var asJSON bool
+// eventsOptions is the stream `logwatch events` was asked for.
+type eventsOptions struct {
+	JSON bool
+}
+
+// newEventsCmd parses the flags; runF (nil: eventsRun) gets them.
+func newEventsCmd(a *app, runF func(*eventsOptions) error) *cobra.Command {
+	opts := &eventsOptions{}
 	cmd := &cobra.Command{
 		Use:   "events [--json]",
 		Short: "Stream state changes: a snapshot of every session, then each change",
@@ -107,18 +127,25 @@ restarts, events says so on stderr,
 reconnects with backoff and goes on with a fresh snapshot. Ctrl+C ends it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ups, done, err := a.follow()
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			defer done()
-			notice := statusview.Notice{W: a.stderr, Name: "events"}
-			if err := statusview.Events(a.stdout, ups, &notice, asJSON, a.daemonRoots); err != nil {
-				return withCode(exitFindings, err)
-			}
-			return nil
+			return a.eventsRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per line")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "one JSON object per line")
 	return cmd
+}
+
+func (a *app) eventsRun(opts *eventsOptions) error {
+	ups, done, err := a.follow()
+	if err != nil {
+		return err
+	}
+	defer done()
+	notice := statusview.Notice{W: a.stderr, Name: "events"}
+	if err := statusview.Events(a.stdout, ups, &notice, opts.JSON, a.daemonRoots); err != nil {
+		return withCode(exitFindings, err)
+	}
+	return nil
 }

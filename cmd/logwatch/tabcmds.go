@@ -14,9 +14,17 @@ import (
 	"github.com/logwatch/logwatch/relay/client"
 )
 
-func newKeyCmd(a *app) *cobra.Command {
-	var tab string
-	var pid int
+// keyOptions is the key press `logwatch key` reports.
+type keyOptions struct {
+	Tab string
+	Pid int    // the tab's child process; 0 when unknown
+	Key string // relay.KeyEsc, relay.KeyCtrlC or relay.KeyEnter
+	At  time.Time
+}
+
+// newKeyCmd parses and checks the flags; runF (nil: keyRun) gets them.
+func newKeyCmd(a *app, runF func(*keyOptions) error) *cobra.Command {
+	opts := &keyOptions{}
 	cmd := &cobra.Command{
 		Use:   "key --tab T [--pid P] esc|ctrl-c|enter",
 		Short: "Report an Esc, Ctrl+C or Enter typed into a tab (a candidate interrupt, or a submit)",
@@ -29,30 +37,45 @@ after it and no other tab submitted too.
 daemon then binds the tab to the session of an agent running at or under it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if tab == "" {
-				tab = os.Getenv("LOGWATCH_TAB")
+			if opts.Tab == "" {
+				opts.Tab = os.Getenv("LOGWATCH_TAB")
 			}
-			if tab == "" {
+			if opts.Tab == "" {
 				return withCode(exitUsage, errors.New("--tab is required (or LOGWATCH_TAB)"))
 			}
-			key := strings.ToLower(args[0])
-			if key != relay.KeyEsc && key != relay.KeyCtrlC && key != relay.KeyEnter {
+			opts.Key = strings.ToLower(args[0])
+			if opts.Key != relay.KeyEsc && opts.Key != relay.KeyCtrlC && opts.Key != relay.KeyEnter {
 				return withCode(exitUsage, fmt.Errorf("unknown key %q: want esc, ctrl-c or enter", args[0]))
 			}
-			if pid < 0 {
-				return withCode(exitUsage, fmt.Errorf("--pid %d is not a process id", pid))
+			if opts.Pid < 0 {
+				return withCode(exitUsage, fmt.Errorf("--pid %d is not a process id", opts.Pid))
 			}
-			at := time.Now()
-			return a.call(func(ctx context.Context, c *client.Client) error { return c.KeyPid(ctx, tab, pid, key, at) })
+			opts.At = time.Now()
+			if runF != nil {
+				return runF(opts)
+			}
+			return a.keyRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&tab, "tab", "", "the tab the key was typed into (default $LOGWATCH_TAB)")
-	cmd.Flags().IntVar(&pid, "pid", 0, "the tab's child process, if known")
+	cmd.Flags().StringVar(&opts.Tab, "tab", "", "the tab the key was typed into (default $LOGWATCH_TAB)")
+	cmd.Flags().IntVar(&opts.Pid, "pid", 0, "the tab's child process, if known")
 	return cmd
 }
 
-func newAckCmd(a *app) *cobra.Command {
-	var id string
+func (a *app) keyRun(opts *keyOptions) error {
+	return a.call(func(ctx context.Context, c *client.Client) error {
+		return c.KeyPid(ctx, opts.Tab, opts.Pid, opts.Key, opts.At)
+	})
+}
+
+// ackOptions is the session `logwatch ack` acknowledges.
+type ackOptions struct {
+	Session string // an id or a unique prefix of one
+}
+
+// newAckCmd parses and checks the flags; runF (nil: ackRun) gets them.
+func newAckCmd(a *app, runF func(*ackOptions) error) *cobra.Command {
+	opts := &ackOptions{}
 	cmd := &cobra.Command{
 		Use:   "ack --session S",
 		Short: "Acknowledge a finished turn: done → ready",
@@ -61,25 +84,39 @@ prefix of one, such as the short ids status and events show; a prefix that
 matches several sessions is refused with the list.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if id == "" {
+			if opts.Session == "" {
 				return withCode(exitUsage, errors.New("--session is required"))
 			}
-			return a.call(func(ctx context.Context, c *client.Client) error {
-				full, err := a.resolveSession(ctx, c, id)
-				if err != nil {
-					return err
-				}
-				return c.Ack(ctx, full)
-			})
+			if runF != nil {
+				return runF(opts)
+			}
+			return a.ackRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&id, "session", "", "the session: its id or any unique prefix of it (as status shows)")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "the session: its id or any unique prefix of it (as status shows)")
 	return cmd
 }
 
-func newTabClosedCmd(a *app) *cobra.Command {
-	var tab string
-	var pid int
+func (a *app) ackRun(opts *ackOptions) error {
+	return a.call(func(ctx context.Context, c *client.Client) error {
+		full, err := a.resolveSession(ctx, c, opts.Session)
+		if err != nil {
+			return err
+		}
+		return c.Ack(ctx, full)
+	})
+}
+
+// tabClosedOptions is the tab `logwatch tab-closed` reports closed.
+type tabClosedOptions struct {
+	Tab string
+	Pid int // the tab's child process; 0 when unknown
+}
+
+// newTabClosedCmd parses and checks the flags; runF (nil: tabClosedRun)
+// gets them.
+func newTabClosedCmd(a *app, runF func(*tabClosedOptions) error) *cobra.Command {
+	opts := &tabClosedOptions{}
 	cmd := &cobra.Command{
 		Use:   "tab-closed --tab T [--pid P]",
 		Short: "Report a tab closed: its sessions become ended",
@@ -87,19 +124,26 @@ func newTabClosedCmd(a *app) *cobra.Command {
 process, which binds the tab to its agent's session if nothing had yet.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if tab == "" {
+			if opts.Tab == "" {
 				return withCode(exitUsage, errors.New("--tab is required"))
 			}
-			if pid < 0 {
-				return withCode(exitUsage, fmt.Errorf("--pid %d is not a process id", pid))
+			if opts.Pid < 0 {
+				return withCode(exitUsage, fmt.Errorf("--pid %d is not a process id", opts.Pid))
 			}
-			return a.call(func(ctx context.Context, c *client.Client) error {
-				_, err := c.TabClosedPid(ctx, tab, pid)
-				return err
-			})
+			if runF != nil {
+				return runF(opts)
+			}
+			return a.tabClosedRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&tab, "tab", "", "the tab that closed")
-	cmd.Flags().IntVar(&pid, "pid", 0, "the tab's child process, if known")
+	cmd.Flags().StringVar(&opts.Tab, "tab", "", "the tab that closed")
+	cmd.Flags().IntVar(&opts.Pid, "pid", 0, "the tab's child process, if known")
 	return cmd
+}
+
+func (a *app) tabClosedRun(opts *tabClosedOptions) error {
+	return a.call(func(ctx context.Context, c *client.Client) error {
+		_, err := c.TabClosedPid(ctx, opts.Tab, opts.Pid)
+		return err
+	})
 }
