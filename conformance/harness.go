@@ -97,7 +97,9 @@ func Logwatch(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(buildDir, "logwatch")
-		if buildErr = readSources(".."); buildErr != nil {
+		// The suite tests a binary it builds itself: reading its sources
+		// makes them part of go test's cache key.
+		if buildErr = testsupport.ReadSources("..", false); buildErr != nil {
 			return
 		}
 		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/logwatch/logwatch/cmd/logwatch").CombinedOutput()
@@ -109,31 +111,6 @@ func Logwatch(t *testing.T) string {
 		t.Fatal(buildErr)
 	}
 	return builtBin
-}
-
-// readSources reads every file the logwatch binary is built from (the
-// module's non-test Go files, go.mod, go.sum). The suite tests a binary it
-// builds itself, which go test's result cache cannot see: a file the test
-// process reads is part of the cache key, so after any change to the code
-// the suite runs again instead of reporting "(cached)".
-func readSources(root string) error {
-	return filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "conformance") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if name == "go.mod" || name == "go.sum" || strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
-			_, err := os.ReadFile(path)
-			return err
-		}
-		return nil
-	})
 }
 
 // Cleanup removes the built binary; TestMain calls it.

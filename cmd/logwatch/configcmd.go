@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +29,7 @@ says which key.`,
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			values := configValues(cfg, a.socketPath())
+			values := cfg.Values(a.socketPath())
 			keys := slices.Sorted(func(yield func(string) bool) {
 				for k := range values {
 					if !yield(k) {
@@ -70,7 +68,7 @@ says which key.`,
 				tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
 				for _, k := range keys {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", k, showValue(values[k]), origins[k])
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", k, config.ShowValue(values[k]), origins[k])
 				}
 				tw.Flush()
 			}
@@ -82,45 +80,4 @@ says which key.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON: {file, host, keys: {KEY: {value, origin}}}")
 	return cmd
-}
-
-// configValues is the effective value of every key, as the daemon uses it.
-func configValues(c config.Config, socket string) map[string]any {
-	v := map[string]any{
-		"socket":                socket,
-		"agents.claude.roots":   c.Agents.Claude.Roots,
-		"agents.codex.roots":    c.Agents.Codex.Roots,
-		"interrupt.window":      c.Interrupt.Window.String(),
-		"interrupt.esc_timeout": c.Interrupt.EscTimeout.String(),
-		"max_line_bytes":        c.MaxLineBytes,
-		"worktrees":             c.Worktrees,
-		"turn_quiet":            c.TurnQuiet.String(),
-		"record_max_bytes":      c.RecordMaxBytes,
-		"line_buffer_bytes":     c.LineBufferBytes,
-		"http":                  c.HTTP,
-		"checkpoint":            c.Checkpoint,
-		"log.level":             c.Log.Level,
-		"log.format":            c.Log.Format,
-	}
-	v["agents.claude.registry"] = c.Agents.Claude.RegistryDirs()
-	v["agents.codex.registry"] = c.Agents.Codex.RegistryDirs()
-	return v
-}
-
-func showValue(v any) string {
-	switch v := v.(type) {
-	case []string:
-		if len(v) == 0 {
-			return "[]"
-		}
-		return "[" + strings.Join(v, ", ") + "]"
-	case string:
-		if v == "" {
-			return `""`
-		}
-		return v
-	case time.Duration:
-		return v.String()
-	}
-	return fmt.Sprint(v)
 }

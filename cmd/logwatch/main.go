@@ -2,8 +2,10 @@
 // what it is doing right now: it tails the agents' logs, receives their
 // hooks and reconciles both into one state per session.
 //
-// This package only wires: it reads the configuration and turns errors into
-// exit codes. The packages next to it implement.
+// This package only wires: one file per verb or group of verbs parses the
+// flags, reads the configuration once, calls the packages that implement
+// (internal/, setup/, pipeline/, relay/ and below; the README's Layout maps
+// them) and turns their errors into exit codes.
 package main
 
 import (
@@ -104,8 +106,8 @@ func newRoot(a *app) *cobra.Command {
 	pf.String("log-level", "info", "log level: trace, debug, info, warn, error")
 	pf.String("log-format", "auto", "log format: auto, console, json")
 	pf.String("socket", "", "daemon socket (default $XDG_RUNTIME_DIR/logwatch/logwatch.sock)")
-	root.AddCommand(newVerifyCmd(a), newHookCmd(), newKeyCmd(a), newAckCmd(a), newTabClosedCmd(a),
-		newStatusCmd(a), newEventsCmd(a), newRunCmd(a), newWrapCmd(a), newHooksCmd(a),
+	root.AddCommand(newVerifyCmd(a), newHookCmd(), newKeyCmd(a, nil), newAckCmd(a, nil), newTabClosedCmd(a, nil),
+		newStatusCmd(a, nil), newEventsCmd(a, nil), newRunCmd(a), newWrapCmd(a), newHooksCmd(a),
 		newServiceCmd(a), newConfigCmd(a, &configFile), newDoctorCmd(a), newReplayCmd(a), newVersionCmd(a),
 		newManCmd(root))
 	// --version prints what `logwatch version` does.

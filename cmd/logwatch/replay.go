@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/pipeline/replay"
 	"github.com/logwatch/logwatch/relay"
 )
@@ -153,7 +154,7 @@ func writeReplay(a *app, out replayOutput) {
 	fmt.Fprintf(a.stdout, "%s\n", out.Recording)
 	for _, e := range out.Timeline {
 		fmt.Fprintf(a.stdout, "  +%9.3fs  %-8s  %-10s %-17s %-7s %-28s %s\n", float64(e.Offset)/1000,
-			short(e.Session, 8), e.State, e.Reason, e.Source, e.Rule, e.Detail)
+			statusview.Short(e.Session, 8), e.State, e.Reason, e.Source, e.Rule, e.Detail)
 	}
 	if out.Phases == nil {
 		return

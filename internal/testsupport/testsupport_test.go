@@ -3,6 +3,7 @@ package testsupport
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,5 +32,40 @@ func TestMissingUnderCI(t *testing.T) {
 func TestRealworldPresent(t *testing.T) {
 	if got := Realworld(t, "."); got != "." {
 		t.Fatalf("Realworld = %q", got)
+	}
+}
+
+// TestReadSources: the files it must read are read (a dangling link among
+// them is an error), the others are not opened.
+func TestReadSources(t *testing.T) {
+	for _, tc := range []struct {
+		dangling  string // a link to nowhere, under this name
+		withTests bool
+		fails     bool
+	}{
+		{"a.go", false, true},
+		{"go.mod", false, true},
+		{"go.sum", false, true},
+		{"sub/b.go", false, true},
+		{"a_test.go", true, true},
+		{"a_test.go", false, false},
+		{"testdata/c.go", true, false},
+		{".git/d.go", true, false},
+		{"notes.txt", true, false},
+	} {
+		root := t.TempDir()
+		path := filepath.Join(root, tc.dangling)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(root, "nowhere"), path); err != nil {
+			t.Fatal(err)
+		}
+		if err := ReadSources(root, tc.withTests); (err != nil) != tc.fails {
+			t.Errorf("%s (withTests %v): err %v, want failure %v", tc.dangling, tc.withTests, err, tc.fails)
+		}
+	}
+	if err := ReadSources("no/such/root", true); err == nil {
+		t.Error("a missing root reads")
 	}
 }

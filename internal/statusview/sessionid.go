@@ -1,4 +1,4 @@
-package main
+package statusview
 
 import (
 	"errors"
@@ -11,10 +11,10 @@ import (
 // read as an id, and Codex's time-ordered ids get longer ones when needed.
 const minIDLen = 8
 
-// shortIDs gives every id its shortest unique prefix of at least minIDLen
+// ShortIDs gives every id its shortest unique prefix of at least minIDLen
 // characters (the whole id when shorter), so what a view shows is what
 // `ack --session` accepts.
-func shortIDs(ids []string) map[string]string {
+func ShortIDs(ids []string) map[string]string {
 	sorted := slices.Clone(ids)
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
@@ -39,13 +39,13 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// errAmbiguous marks a prefix that names more than one session.
-var errAmbiguous = errors.New("ambiguous session prefix")
+// ErrAmbiguous marks a prefix that names more than one session.
+var ErrAmbiguous = errors.New("ambiguous session prefix")
 
-// resolveSession finds the session an argument names among ids: the id
+// Resolve finds the session an argument names among ids: the id
 // itself, else the only id it prefixes. No match returns arg unchanged (the
 // daemon then answers "unknown session"); several are an error listing them.
-func resolveSession(ids []string, arg string) (string, error) {
+func Resolve(ids []string, arg string) (string, error) {
 	var matches []string
 	for _, id := range ids {
 		if id == arg {
@@ -62,5 +62,5 @@ func resolveSession(ids []string, arg string) (string, error) {
 		return matches[0], nil
 	}
 	slices.Sort(matches)
-	return "", fmt.Errorf("%w %q matches %d sessions: %s", errAmbiguous, arg, len(matches), strings.Join(matches, ", "))
+	return "", fmt.Errorf("%w %q matches %d sessions: %s", ErrAmbiguous, arg, len(matches), strings.Join(matches, ", "))
 }

@@ -1,4 +1,4 @@
-package main
+package statusview
 
 import (
 	"errors"
@@ -20,12 +20,12 @@ func TestShortIDs(t *testing.T) {
 		"s1":                                   "s1",
 		"s10":                                  "s10",
 	}
-	got := shortIDs(ids)
+	got := ShortIDs(ids)
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("shortIDs = %v, want %v", got, want)
+		t.Fatalf("ShortIDs = %v, want %v", got, want)
 	}
 	for id, short := range got {
-		if r, err := resolveSession(ids, short); err != nil || r != id {
+		if r, err := Resolve(ids, short); err != nil || r != id {
 			t.Errorf("the short id %q resolves to %q, %v; want %q", short, r, err, id)
 		}
 	}
@@ -46,9 +46,9 @@ func TestResolveSession(t *testing.T) {
 		{arg: "zz", want: "zz"}, // no match: passed on, the daemon says unknown session
 	}
 	for _, tc := range tests {
-		got, err := resolveSession(ids, tc.arg)
+		got, err := Resolve(ids, tc.arg)
 		if tc.ambiguous {
-			if !errors.Is(err, errAmbiguous) {
+			if !errors.Is(err, ErrAmbiguous) {
 				t.Errorf("%q: err %v, want ambiguous", tc.arg, err)
 			}
 			continue

@@ -1,4 +1,4 @@
-package main
+package statusview
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ func TestWriteStatusCounters(t *testing.T) {
 	var b strings.Builder
 	st := relay.Status{Sessions: []relay.Event{}, Counters: relay.Counters{Keys: 3, InterruptCandidates: 2,
 		InterruptsConfirmed: 1, InterruptsUnconfirmed: 1, KeyToMarkerLastMs: 261, KeyToMarkerMaxMs: 284, SubscriberResyncs: 4}}
-	writeStatus(&b, st, false, time.Now())
+	WriteStatus(&b, st, false, time.Now())
 	for _, want := range []string{"keys 3: 2 interrupt candidates, 1 confirmed, 1 unconfirmed", "key→marker last 261 ms, max 284 ms",
 		"4 subscriber resyncs", "No session found"} {
 		if !strings.Contains(b.String(), want) {
@@ -39,12 +39,12 @@ func TestStatusShowsLiveSessions(t *testing.T) {
 	}
 	want := map[string]bool{"live-old": true, "gone-recent": true, "unknown-working": true}
 	for _, s := range sessions {
-		if got := shown(s, now); got != want[s.Session] {
-			t.Errorf("shown(%s) = %v, want %v", s.Session, got, want[s.Session])
+		if got := Shown(s, now); got != want[s.Session] {
+			t.Errorf("Shown(%s) = %v, want %v", s.Session, got, want[s.Session])
 		}
 	}
 	var b strings.Builder
-	writeStatus(&b, relay.Status{Sessions: sessions}, false, now)
+	WriteStatus(&b, relay.Status{Sessions: sessions}, false, now)
 	out := b.String()
 	for _, w := range []string{"live-", "101", "gone-r", " gone ", "unknown-w", "PROCESS", "(3 sessions of the history not shown"} {
 		if !strings.Contains(out, w) {
@@ -57,7 +57,7 @@ func TestStatusShowsLiveSessions(t *testing.T) {
 		}
 	}
 	b.Reset()
-	writeStatus(&b, relay.Status{Sessions: sessions}, true, now)
+	WriteStatus(&b, relay.Status{Sessions: sessions}, true, now)
 	if !strings.Contains(b.String(), "gone-o") || strings.Contains(b.String(), "not shown") {
 		t.Errorf("--all:\n%s", b.String())
 	}

@@ -1,17 +1,18 @@
-package main
+package statusview
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"os/exec"
+	"flag"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/logwatch/logwatch/internal/testsupport"
 	"github.com/logwatch/logwatch/relay"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // watchSessions covers every state, grouping by worktree and by cwd, a
 // detail too long for the line and a path too long for the header.
@@ -34,8 +35,8 @@ func TestRenderSessionsGolden(t *testing.T) {
 		color bool
 	}{{"watch-80.golden", false}, {"watch-80-color.golden", true}} {
 		var b bytes.Buffer
-		renderSessions(&b, watchSessions(now), now, 80, tc.color, watchNotes{})
-		golden(t, "testdata/status/"+tc.name, b.Bytes())
+		Render(&b, watchSessions(now), now, 80, tc.color, Notes{})
+		testsupport.Golden(t, "testdata/"+tc.name, b.Bytes(), *update)
 		if !tc.color {
 			for _, line := range strings.Split(b.String(), "\n") {
 				if n := utf8.RuneCountInString(line); n > 80 {
@@ -49,7 +50,7 @@ func TestRenderSessionsGolden(t *testing.T) {
 	}
 	// No session: the view says so and names the roots it looks in.
 	var b bytes.Buffer
-	renderSessions(&b, nil, now, 80, false, watchNotes{roots: []string{"/nonexistent/claude/projects"}, note: "(lost the daemon: EOF; reconnecting)"})
+	Render(&b, nil, now, 80, false, Notes{Roots: []string{"/nonexistent/claude/projects"}, Note: "(lost the daemon: EOF; reconnecting)"})
 	for _, want := range []string{"No session found", "/nonexistent/claude/projects  (does not exist yet", "lost the daemon"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("empty view lacks %q:\n%s", want, b.String())
@@ -59,61 +60,5 @@ func TestRenderSessionsGolden(t *testing.T) {
 		if n := utf8.RuneCountInString(line); n > 80 {
 			t.Errorf("empty view: line of %d columns: %q", n, line)
 		}
-	}
-}
-
-// TestStatusWatchPlain follows a real daemon with stdout not a terminal: one
-// plain line per change, no escape sequences.
-func TestStatusWatchPlain(t *testing.T) {
-	e := startE2E(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "status", "--watch")
-	cmd.Env = e.env
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cancel(); cmd.Wait() }()
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	// Wait for the watcher's subscription (the e2e harness has one too).
-	deadline := time.Now().Add(10 * time.Second)
-	for counter(e.status(), "subscribers") < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("status --watch never subscribed")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	e.hook("t1", "claude", hookJSON("PermissionRequest", "w1", "tool_name", "Bash", "tool_input", `{"command":"make deploy"}`))
-	// An empty daemon: the view first says so and where it looks.
-	if l := <-lines; !strings.HasPrefix(l, "No session found") {
-		t.Errorf("first line %q", l)
-	}
-	for l := range lines {
-		if strings.HasPrefix(l, "and for hook events") {
-			break
-		}
-	}
-	select {
-	case l := <-lines:
-		for _, s := range []string{"waiting", "claude", "w1", "t1", "/w/app", "permission", "make deploy"} {
-			if !strings.Contains(l, s) {
-				t.Errorf("line lacks %q: %q", s, l)
-			}
-		}
-		if strings.Contains(l, "\x1b") {
-			t.Errorf("escape sequence in plain output: %q", l)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("no line for the change")
 	}
 }

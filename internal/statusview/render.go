@@ -1,20 +1,15 @@
-package main
+package statusview
 
 import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/mattn/go-isatty"
-	"golang.org/x/term"
-
 	"github.com/logwatch/logwatch/relay"
-	"github.com/logwatch/logwatch/relay/client"
 )
 
 // urgency orders states as a row shows them (SPEC §2): waiting first.
@@ -42,18 +37,18 @@ func urgencyOf(state string) int {
 	return len(urgency)
 }
 
-// watchNotes is what the live view says besides the sessions.
-type watchNotes struct {
-	roots []string // where logwatch looks, shown when there is no session
-	note  string   // a line under the header, e.g. while reconnecting
+// Notes is what the live view says besides the sessions.
+type Notes struct {
+	Roots []string // where logwatch looks, shown when there is no session
+	Note  string   // a line under the header, e.g. while reconnecting
 }
 
-// renderSessions draws the live view: sessions grouped by worktree (a
+// Render draws the live view: sessions grouped by worktree (a
 // session without one under its cwd), most urgent group and session first,
 // one line each: dot, short session id (what ack accepts), state, agent,
 // tab, reason, detail, age, fitted to width. It is pure so the view can be
 // compared with a golden file.
-func renderSessions(w io.Writer, sessions []relay.Event, now time.Time, width int, color bool, notes watchNotes) {
+func Render(w io.Writer, sessions []relay.Event, now time.Time, width int, color bool, notes Notes) {
 	width = max(width, 40)
 	groups := map[string][]relay.Event{}
 	for _, s := range sessions {
@@ -115,13 +110,13 @@ func renderSessions(w io.Writer, sessions []relay.Event, now time.Time, width in
 	}
 	clock := now.Format("15:04:05")
 	fmt.Fprintf(w, "%s%*s\n", paint(ansiBold, fit(head, width-len(clock)-1)), width-runeLen(fit(head, width-len(clock)-1)), clock)
-	if notes.note != "" {
-		fmt.Fprintln(w, fit(notes.note, width))
+	if notes.Note != "" {
+		fmt.Fprintln(w, fit(notes.Note, width))
 	}
 	if len(sessions) == 0 {
 		fmt.Fprintln(w)
 		var b bytes.Buffer
-		writeNoSession(&b, notes.roots)
+		WriteNoSession(&b, notes.Roots)
 		for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
 			line = "  " + line
 			if r := []rune(line); len(r) > width {
@@ -139,7 +134,7 @@ func renderSessions(w io.Writer, sessions []relay.Event, now time.Time, width in
 		ids[i] = s.Session
 		tabW = max(tabW, min(8, runeLen(s.Tab)))
 	}
-	shortID := shortIDs(ids)
+	shortID := ShortIDs(ids)
 	idW := 0
 	for _, id := range shortID {
 		idW = max(idW, runeLen(id))
@@ -196,121 +191,4 @@ func shortAge(d time.Duration) string {
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
-// watchStatus follows the change stream. On a terminal it redraws the view
-// in place (cursor home, each line then clear-to-end, one write per frame:
-// no flicker), at most every 100 ms and once a second for the ages; elsewhere
-// it prints one plain line per change. A lost daemon is said once on stderr
-// (and in the view); the stream resumes with a fresh snapshot.
-func (a *app) watchStatus(all bool) error {
-	ups, done, err := a.follow()
-	if err != nil {
-		return err
-	}
-	defer done()
-	f, isFile := a.stdout.(*os.File)
-	tty := isFile && isatty.IsTerminal(f.Fd())
-	color := tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
-	notice := reconnectNotice{w: a.stderr, name: "status --watch"}
-	sessions := map[string]relay.Event{}
-	var notes watchNotes
-	// apply folds one update in; a fresh snapshot replaces what was known.
-	apply := func(u client.Update) {
-		resumed := notice.update(u)
-		switch u.Kind {
-		case client.UpdateConnected:
-			if resumed {
-				clear(sessions)
-			}
-			notes.note = ""
-			if u.Snapshot == 0 && notes.roots == nil {
-				notes.roots = a.daemonRoots()
-			}
-		case client.UpdateLost:
-			notes.note = fmt.Sprintf("(lost the daemon: %v; reconnecting)", u.Err)
-		case client.UpdateEvent:
-			sessions[u.Event.Session] = u.Event
-		}
-	}
-	visible := func(now time.Time) []relay.Event {
-		var out []relay.Event
-		for _, s := range sessions {
-			if all || shown(s, now) {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	if !tty {
-		for u := range ups {
-			apply(u)
-			if u.Kind == client.UpdateConnected && u.Snapshot == 0 {
-				writeNoSession(a.stdout, notes.roots)
-			}
-			if u.Kind != client.UpdateEvent {
-				continue
-			}
-			ev := u.Event
-			fmt.Fprintf(a.stdout, "%s %-10s %-6s %s %s %s %s %s\n", ev.Since.Format("15:04:05"), ev.State, ev.Agent,
-				shortIDs(keys(sessions))[ev.Session], orDash(ev.Tab), orDash(whereOf(ev)), orDash(ev.Reason), ev.Detail)
-		}
-		return nil
-	}
-	fmt.Fprint(a.stdout, "\x1b[?25l\x1b[H\x1b[2J") // hide the cursor, clear once
-	defer fmt.Fprint(a.stdout, "\x1b[?25h\n")
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	var frame bytes.Buffer
-	draw := func() {
-		width, _, err := term.GetSize(int(f.Fd()))
-		if err != nil || width <= 0 {
-			width = 80
-		}
-		var view bytes.Buffer
-		now := time.Now()
-		renderSessions(&view, visible(now), now, width, color, notes)
-		frame.Reset()
-		frame.WriteString("\x1b[H")
-		for _, line := range strings.SplitAfter(view.String(), "\n") {
-			frame.WriteString(strings.TrimSuffix(line, "\n"))
-			frame.WriteString("\x1b[K")
-			if strings.HasSuffix(line, "\n") {
-				frame.WriteString("\r\n")
-			}
-		}
-		frame.WriteString("\x1b[J")
-		a.stdout.Write(frame.Bytes())
-	}
-	draw()
-	dirty := false
-	debounce := time.NewTimer(time.Hour)
-	debounce.Stop()
-	for {
-		select {
-		case u, ok := <-ups:
-			if !ok {
-				draw()
-				return nil
-			}
-			apply(u)
-			if !dirty {
-				dirty = true
-				debounce.Reset(100 * time.Millisecond)
-			}
-		case <-debounce.C:
-			dirty = false
-			draw()
-		case <-tick.C:
-			draw()
-		}
-	}
-}
-
-// whereOf is the session's worktree, else its cwd.
-func whereOf(ev relay.Event) string {
-	if ev.Worktree != "" {
-		return ev.Worktree
-	}
-	return ev.Cwd
 }

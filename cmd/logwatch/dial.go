@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/logwatch/logwatch/internal/statusview"
+	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/client"
+)
+
+// socketPath is the configured socket or the default one.
+func (a *app) socketPath() string {
+	if a.cfg.Socket != "" {
+		return a.cfg.Socket
+	}
+	return relay.DefaultSocket()
+}
+
+// dial connects to the daemon; a missing daemon is a usage-class error with
+// a hint.
+func (a *app) dial(ctx context.Context) (*client.Client, error) {
+	c, err := client.Dial(ctx, a.socketPath())
+	if err != nil {
+		return nil, withCode(exitUsage, fmt.Errorf("%w\n(start it with `logwatch run`, or check --socket / LOGWATCH_SOCKET)", err))
+	}
+	return c, nil
+}
+
+// call runs f against the daemon with a short timeout.
+func (a *app) call(f func(ctx context.Context, c *client.Client) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := a.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := f(ctx, c); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return withCode(exitFindings, err)
+	}
+	return nil
+}
+
+// follow opens a change stream that ends on SIGINT/SIGTERM and survives
+// daemon restarts (client.Follow); done releases it. A daemon that is not
+// running at start is an error, as for every other verb.
+func (a *app) follow() (<-chan client.Update, func(), error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ups, err := client.Follow(ctx, a.socketPath(), client.FollowOptions{})
+	if err != nil {
+		stop()
+		if errors.Is(err, client.ErrNoDaemon) {
+			return nil, nil, withCode(exitUsage, fmt.Errorf("%w\n(start it with `logwatch run`, or check --socket / LOGWATCH_SOCKET)", err))
+		}
+		return nil, nil, withCode(exitFindings, err)
+	}
+	return ups, stop, nil
+}
+
+// roots are the configured log roots, for the CLI's own views when the
+// daemon does not report them.
+func (a *app) roots() []string {
+	return append(append([]string{}, a.cfg.Agents.Claude.Roots...), a.cfg.Agents.Codex.Roots...)
+}
+
+// daemonRoots asks the daemon where it looks; the configured roots if it
+// cannot say.
+func (a *app) daemonRoots() []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if c, err := client.Dial(ctx, a.socketPath()); err == nil {
+		defer c.Close()
+		if st, err := c.Status(ctx); err == nil && st.Roots != nil {
+			return st.Roots
+		}
+	}
+	return a.roots()
+}
+
+// resolveSession turns a session id or unique prefix into the full id.
+func (a *app) resolveSession(ctx context.Context, c *client.Client, arg string) (string, error) {
+	st, err := c.Status(ctx)
+	if err != nil {
+		return "", err
+	}
+	ids := make([]string, len(st.Sessions))
+	for i, s := range st.Sessions {
+		ids[i] = s.Session
+	}
+	full, err := statusview.Resolve(ids, arg)
+	if err != nil {
+		return "", withCode(exitUsage, err)
+	}
+	return full, nil
+}

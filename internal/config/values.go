@@ -1,0 +1,50 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Values is the effective value of every key, as the daemon uses it;
+// socket is the one it listens on (the default when none is set).
+func (c Config) Values(socket string) map[string]any {
+	v := map[string]any{
+		"socket":                socket,
+		"agents.claude.roots":   c.Agents.Claude.Roots,
+		"agents.codex.roots":    c.Agents.Codex.Roots,
+		"interrupt.window":      c.Interrupt.Window.String(),
+		"interrupt.esc_timeout": c.Interrupt.EscTimeout.String(),
+		"max_line_bytes":        c.MaxLineBytes,
+		"worktrees":             c.Worktrees,
+		"turn_quiet":            c.TurnQuiet.String(),
+		"record_max_bytes":      c.RecordMaxBytes,
+		"line_buffer_bytes":     c.LineBufferBytes,
+		"http":                  c.HTTP,
+		"checkpoint":            c.Checkpoint,
+		"log.level":             c.Log.Level,
+		"log.format":            c.Log.Format,
+	}
+	v["agents.claude.registry"] = c.Agents.Claude.RegistryDirs()
+	v["agents.codex.registry"] = c.Agents.Codex.RegistryDirs()
+	return v
+}
+
+// ShowValue is a value as `logwatch config` prints it.
+func ShowValue(v any) string {
+	switch v := v.(type) {
+	case []string:
+		if len(v) == 0 {
+			return "[]"
+		}
+		return "[" + strings.Join(v, ", ") + "]"
+	case string:
+		if v == "" {
+			return `""`
+		}
+		return v
+	case time.Duration:
+		return v.String()
+	}
+	return fmt.Sprint(v)
+}

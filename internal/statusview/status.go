@@ -1,0 +1,133 @@
+// Package statusview renders the daemon's state for people: the `status`
+// table, the `status --watch` live view, the `events` lines, and the short
+// session ids they show (which `ack --session` resolves back). It takes the
+// relay's status and change stream and a writer, and knows nothing of flags
+// or exit codes.
+package statusview
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/logwatch/logwatch/relay"
+)
+
+// WriteStatus prints sessions, most urgent first, then the counters; all
+// includes the history Shown leaves out.
+func WriteStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
+	sessions := st.Sessions
+	sort.SliceStable(sessions, func(i, j int) bool { return sessions[i].Since.After(sessions[j].Since) })
+	ids := make([]string, len(sessions))
+	for i, s := range sessions {
+		ids[i] = s.Session
+	}
+	shortID := ShortIDs(ids)
+	if len(sessions) == 0 {
+		WriteNoSession(w, st.Roots)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(sessions) > 0 {
+		fmt.Fprintln(tw, "STATE\tAGENT\tSESSION\tTAB\tPROCESS\tWHERE\tREASON\tDETAIL\tAGE")
+	}
+	hidden := 0
+	for _, s := range sessions {
+		age := now.Sub(s.Since)
+		if !all && !Shown(s, now) {
+			hidden++
+			continue
+		}
+		where := s.Worktree
+		if where == "" {
+			where = s.Cwd
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.State, s.Agent, shortID[s.Session], orDash(s.Tab),
+			process(s), orDash(where), orDash(s.Reason), orDash(Short(s.Detail, 40)), age.Round(time.Second))
+	}
+	tw.Flush()
+	if hidden > 0 {
+		fmt.Fprintf(w, "(%d sessions of the history not shown: no live process, no change in the last %s; --all shows them)\n",
+			hidden, shortAge(RecentChange))
+	}
+	c := st.Counters
+	fmt.Fprintf(w, "\nhooks %d received, %d dropped, %d unknown; lines %d, %d malformed, %d oversized\n",
+		c.HooksReceived, c.HooksDropped, c.HooksUnknown, c.Lines, c.Malformed, c.Oversized)
+	fmt.Fprintf(w, "keys %d: %d interrupt candidates, %d confirmed, %d unconfirmed (key→marker last %d ms, max %d ms); %d bad requests\n",
+		c.Keys, c.InterruptCandidates, c.InterruptsConfirmed, c.InterruptsUnconfirmed, c.KeyToMarkerLastMs, c.KeyToMarkerMaxMs, c.BadRequests)
+	fmt.Fprintf(w, "connections %d/%d requests, %d/%d subscribers; %d evicted idle, %d refused, %d accept errors; %d subscriber resyncs\n",
+		c.Conns, c.ConnsMax, c.Subscribers, c.SubscribersMax, c.ConnsEvicted, c.ConnsRefused, c.AcceptErrors, c.SubscriberResyncs)
+	if c.HTTPRefused > 0 || c.TranscriptsRefused > 0 {
+		fmt.Fprintf(w, "refused: %d http requests (foreign Host or Origin, no secret, not JSON), %d transcript paths outside the log roots\n",
+			c.HTTPRefused, c.TranscriptsRefused)
+	}
+}
+
+// WriteNoSession says that no session was found and where logwatch looks.
+func WriteNoSession(w io.Writer, roots []string) {
+	fmt.Fprintln(w, "No session found. logwatch looks for agent logs in:")
+	for _, r := range roots {
+		note := ""
+		if _, err := os.Stat(r); err != nil {
+			note = "  (does not exist yet: waited for)"
+		}
+		fmt.Fprintf(w, "  %s%s\n", r, note)
+	}
+	fmt.Fprintln(w, "and for hook events (`logwatch hooks install --agent claude` sets them up).")
+}
+
+// RecentChange is how long a session with no live process stays in the
+// default views after its last change.
+const RecentChange = 10 * time.Minute
+
+// Shown says whether the default views show a session: its process runs
+// (Claude Code's registry says so), or it changed recently; where nothing
+// tells its process (Codex, a Claude without a registry), it has not ended
+// and changed within a day.
+func Shown(s relay.Event, now time.Time) bool {
+	age := now.Sub(s.Since)
+	switch {
+	case s.Live || age <= RecentChange:
+		return true
+	case s.Pid == 0:
+		return s.State != "ended" && age <= 24*time.Hour
+	}
+	return false
+}
+
+// process is the PROCESS column: the live pid, "gone", or "-" when unknown.
+func process(s relay.Event) string {
+	switch {
+	case s.Live:
+		return strconv.Itoa(s.Pid)
+	case s.Pid != 0:
+		return "gone"
+	}
+	return "-"
+}
+
+// Short cuts s to n runes, marking the cut with an ellipsis.
+func Short(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// whereOf is the session's worktree, else its cwd.
+func whereOf(ev relay.Event) string {
+	if ev.Worktree != "" {
+		return ev.Worktree
+	}
+	return ev.Cwd
+}
