@@ -81,8 +81,8 @@ func TestCodexApproval(t *testing.T) {
 	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: codexTab, Detail: OpenAIApprovalCommand})
 	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: codexTab, Detail: "Bash: " + OpenAIApprovalCommand})
 	p.WaitScreen("Would you like to run the following command?", codexStep)
-	w.quiet() // the prompt stays up: still waiting
-	p.Key("Enter")               // 1. Yes, proceed
+	w.quiet()      // the prompt stays up: still waiting
+	p.Key("Enter") // 1. Yes, proceed
 	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: codexTab, Detail: OpenAIApprovalCommand})
 	w.turnEnd(codexTab, true)
 	p.WaitScreen("The command ran. Done.", codexStep)

@@ -15,9 +15,9 @@ import (
 
 	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/pipeline/ingest"
-	"github.com/logwatch/logwatch/watcher/registry"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/watcher"
+	"github.com/logwatch/logwatch/watcher/registry"
 )
 
 func newRunCmd(a *app) *cobra.Command {

@@ -1,8 +1,8 @@
 package ingest
 
 import (
-	"github.com/logwatch/logwatch/watcher/registry"
 	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/watcher/registry"
 )
 
 // RegistrySink feeds Claude Code's session registry (package watcher/registry)

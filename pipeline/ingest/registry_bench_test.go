@@ -19,8 +19,8 @@ import (
 
 	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/parsers"
-	"github.com/logwatch/logwatch/watcher/registry"
 	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/watcher/registry"
 )
 
 // regWorld is the real registry reader feeding a real relay with one
