@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/pipeline/replay"
-	"github.com/logwatch/logwatch/relay"
 )
 
 func newReplayCmd(a *app) *cobra.Command {
@@ -37,19 +33,16 @@ with the failing phases; --note names phases that differ by design.`,
 					return withCode(exitUsage, err)
 				}
 			}
-			var note replayNote
+			var note replay.Note
 			if notePath != "" {
-				b, err := os.ReadFile(notePath)
-				if err == nil {
-					err = json.Unmarshal(b, &note)
-				}
-				if err != nil {
-					return withCode(exitUsage, fmt.Errorf("note %s: %w", notePath, err))
+				var err error
+				if note, err = replay.ReadNote(notePath); err != nil {
+					return withCode(exitUsage, err)
 				}
 			}
 			failed := 0
 			for _, rec := range args {
-				out, err := replayOne(cmd.Context(), a, rec, ex, note)
+				out, err := replay.File(cmd.Context(), rec, ex, note, a.log)
 				if err != nil {
 					return withCode(exitUsage, fmt.Errorf("%s: %w", rec, err))
 				}
@@ -76,81 +69,7 @@ with the failing phases; --note names phases that differ by design.`,
 	return cmd
 }
 
-// replayNote is a per-scenario note: hook fields a peer recording lacks, and
-// phases that differ from the peer by design.
-type replayNote struct {
-	Hooks       replay.HookOverride `json:"hooks"`
-	Differences map[string]string   `json:"differences"`
-}
-
-type replayOutput struct {
-	Recording string         `json:"recording"`
-	Timeline  []replay.Entry `json:"timeline"`
-	Phases    []replayPhase  `json:"phases,omitempty"`
-	Passed    int            `json:"passed"`
-	Failed    int            `json:"failed"`
-	start     time.Time
-}
-
-type replayPhase struct {
-	replay.Result
-	ByDesign string `json:"by_design,omitempty"`
-}
-
-func replayOne(ctx context.Context, a *app, rec string, ex *replay.Expectation, note replayNote) (replayOutput, error) {
-	out := replayOutput{Recording: rec}
-	var inputs []replay.Input
-	cfg := relay.DefaultConfig()
-	var peer *replay.Peer
-	if st, err := os.Stat(rec); err == nil && st.IsDir() {
-		if !replay.IsPeerRecording(rec) {
-			return out, fmt.Errorf("a folder must hold events.jsonl and transcript.jsonl")
-		}
-		var err error
-		if peer, err = replay.ReadPeer(rec, note.Hooks); err != nil {
-			return out, err
-		}
-		inputs, out.start = peer.Inputs, peer.Start
-	} else {
-		lines, err := relay.ReadRecording(rec)
-		if err != nil {
-			return out, err
-		}
-		inputs, cfg = replay.FromRecording(lines)
-		if len(inputs) > 0 {
-			out.start = inputs[0].At
-		}
-	}
-	tl, err := replay.Run(ctx, inputs, replay.Options{Config: cfg, Log: a.log})
-	if err != nil {
-		return out, err
-	}
-	for i := range tl {
-		tl[i].Offset = tl[i].At.Sub(out.start).Milliseconds()
-	}
-	out.Timeline = tl
-	if ex != nil {
-		var events []replay.PeerEvent
-		if peer != nil {
-			events = peer.Events
-		}
-		for _, r := range replay.Check(ex, replay.Stream(tl, events), out.start) {
-			p := replayPhase{Result: r}
-			switch {
-			case r.Pass:
-				out.Passed++
-			case note.Differences[r.Phase] != "":
-				p.ByDesign = note.Differences[r.Phase]
-			default:
-				out.Failed++
-			}
-			out.Phases = append(out.Phases, p)
-		}
-	}
-	return out, nil
-}
-
-func writeReplay(a *app, out replayOutput) {
+func writeReplay(a *app, out replay.Report) {
 	fmt.Fprintf(a.stdout, "%s\n", out.Recording)
 	for _, e := range out.Timeline {
 		fmt.Fprintf(a.stdout, "  +%9.3fs  %-8s  %-10s %-17s %-7s %-28s %s\n", float64(e.Offset)/1000,

@@ -1,0 +1,108 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/relay"
+)
+
+// Note is a per-scenario note: hook fields a peer recording lacks, and
+// phases that differ from the peer by design.
+type Note struct {
+	Hooks       HookOverride      `json:"hooks"`
+	Differences map[string]string `json:"differences"`
+}
+
+// ReadNote reads a Note file.
+func ReadNote(path string) (Note, error) {
+	var n Note
+	b, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(b, &n)
+	}
+	if err != nil {
+		return Note{}, fmt.Errorf("note %s: %w", path, err)
+	}
+	return n, nil
+}
+
+// Report is one recording's replay: its timeline and, when checked against
+// an Expectation, the phases.
+type Report struct {
+	Recording string    `json:"recording"`
+	Timeline  []Entry   `json:"timeline"`
+	Phases    []Checked `json:"phases,omitempty"`
+	Passed    int       `json:"passed"`
+	Failed    int       `json:"failed"`
+}
+
+// Checked is a checked phase; ByDesign is the note's reason when a failing
+// phase differs from the peer on purpose (it then does not count as failed).
+type Checked struct {
+	Result
+	ByDesign string `json:"by_design,omitempty"`
+}
+
+// File replays rec — a `logwatch run --record` file, or a peer recording
+// folder — through the real watcher and relay, and checks the timeline
+// against ex when it is not nil. Entry offsets are from the recording's start.
+func File(ctx context.Context, rec string, ex *Expectation, note Note, log zerolog.Logger) (Report, error) {
+	out := Report{Recording: rec}
+	var inputs []Input
+	var start time.Time
+	cfg := relay.DefaultConfig()
+	var peer *Peer
+	if st, err := os.Stat(rec); err == nil && st.IsDir() {
+		if !IsPeerRecording(rec) {
+			return out, fmt.Errorf("a folder must hold events.jsonl and transcript.jsonl")
+		}
+		var err error
+		if peer, err = ReadPeer(rec, note.Hooks); err != nil {
+			return out, err
+		}
+		inputs, start = peer.Inputs, peer.Start
+	} else {
+		lines, err := relay.ReadRecording(rec)
+		if err != nil {
+			return out, err
+		}
+		inputs, cfg = FromRecording(lines)
+		if len(inputs) > 0 {
+			start = inputs[0].At
+		}
+	}
+	tl, err := Run(ctx, inputs, Options{Config: cfg, Log: log})
+	if err != nil {
+		return out, err
+	}
+	for i := range tl {
+		tl[i].Offset = tl[i].At.Sub(start).Milliseconds()
+	}
+	out.Timeline = tl
+	if ex == nil {
+		return out, nil
+	}
+	var events []PeerEvent
+	if peer != nil {
+		events = peer.Events
+	}
+	for _, r := range Check(ex, Stream(tl, events), start) {
+		p := Checked{Result: r}
+		switch {
+		case r.Pass:
+			out.Passed++
+		case note.Differences[r.Phase] != "":
+			p.ByDesign = note.Differences[r.Phase]
+		default:
+			out.Failed++
+		}
+		out.Phases = append(out.Phases, p)
+	}
+	return out, nil
+}
