@@ -68,7 +68,7 @@ func (s *Session) Save() Saved {
 // Restore returns the session Save described.
 func Restore(v Saved) *Session {
 	s := &Session{
-		Agent: v.Agent, ID: v.ID, Cwd: v.Cwd, AgentVersion: v.AgentVersion,
+		Agent: v.Agent, ID: v.ID, Cwd: intern(v.Cwd), AgentVersion: intern(v.AgentVersion),
 		State: v.State, Reason: v.Reason, Detail: v.Detail, Source: v.Source, Rule: v.Rule, Turns: v.Turns,
 		turn: v.Turn, turnOpen: v.TurnOpen, hook: source{pos: v.HookPos}, log: source{pos: v.LogPos}, hooked: v.Hooked,
 		turnPrompted: v.TurnPrompted, lastFinal: v.LastFinal, explicit: v.Explicit,

@@ -357,10 +357,10 @@ func (s *Session) identity(id, cwd, version string) {
 		s.ID = id
 	}
 	if s.Cwd == "" {
-		s.Cwd = cwd
+		s.Cwd = intern(cwd)
 	}
 	if s.AgentVersion == "" {
-		s.AgentVersion = version
+		s.AgentVersion = intern(version)
 	}
 }
 
