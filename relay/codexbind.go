@@ -83,8 +83,8 @@ func (r *Relay) retract(tab string, at time.Time) bool {
 			continue
 		}
 		e := r.sessions[b.session]
-		if e == nil || e.tab != b.tab {
-			continue
+		if e == nil || e.tab != b.tab || e.s.State == session.Ended {
+			continue // gone, rebound, or ended: republishing it would be a repeat
 		}
 		r.recentBinds = append(r.recentBinds[:i], r.recentBinds[i+1:]...)
 		if r.tabs[b.tab] == b.session {
@@ -236,7 +236,7 @@ func (r *Relay) bind(e *entry, tab string, at time.Time, rule string, republish 
 		Str("rule", rule).Msg("tab bound by its submit")
 	if republish && e.tabless && !e.s.Phantom() {
 		ch := sessionChange(e)
-		ch.Rule = "codex.bind.submit_late"
+		ch.Rule = rule
 		r.publish(e, ch, false)
 	}
 }

@@ -35,10 +35,13 @@ const (
 	// of a session with hooks (Claude Code 2.1.328 removes its file ~25 ms
 	// before that hook arrives): the hook says it first-hand.
 	goodbyeGrace = 2 * time.Second
+	// goneMisses is how many sweeps after start-up a gone process waits for
+	// its session to appear before it is given up.
+	goneMisses = 5
 )
 
 // RegistryProcess is one file of the registry, as its reader (package
-// registry, wired in by pipeline/ingest) delivers it.
+// watcher/registry, wired in by pipeline/ingest) delivers it.
 type RegistryProcess struct {
 	Path      string // the file: removals name it
 	Pid       int
@@ -64,7 +67,14 @@ type regProc struct {
 	// suspect counts sweeps that found the process gone while the tab that
 	// runs it directly may still report its close first-hand.
 	suspect int
-	tab     string // the tab bound by pid, "" if none
+	// grace: its exit was told, and its tab's own close is waited for
+	// (regExited); the sweep leaves it alone meanwhile.
+	grace bool
+	// misses counts sweeps since start-up that found a gone process's
+	// session not there (its log not read yet, or never to be: Claude
+	// writes this file before its transcript, and a kill -9 leaves it).
+	misses int
+	tab    string // the tab bound by pid, "" if none
 	// waited is the StatusUpdatedAt of the waiting status already applied:
 	// a wait is applied once, never re-asserted over later evidence.
 	waited int64
@@ -99,7 +109,7 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 		if p.watched {
 			r.exits.Forget(prev.Pid, p.start)
 		}
-		p.start, p.gone, p.told, p.suspect, p.watched = start, false, false, 0, false
+		p.start, p.gone, p.told, p.suspect, p.watched, p.grace, p.misses = start, false, false, 0, false, false, 0
 	}
 	if prev.SessionID != ent.SessionID {
 		r.regIndex(ent.SessionID, p, true)
@@ -186,6 +196,16 @@ func (r *Relay) regGone(p *regProc) {
 	}
 	e := r.sessions[p.e.SessionID]
 	if e == nil || e.booting {
+		if r.booted {
+			p.misses++
+		}
+		if p.misses > goneMisses {
+			// No session will come: a dead process writes no log, and one
+			// already on disk is found well within these sweeps. Stop
+			// sweeping for it, so a stale file costs nothing at rest.
+			p.told = true
+			return
+		}
 		r.armSweep()
 		return
 	}
@@ -271,20 +291,26 @@ func (r *Relay) regStatus(e *entry, p *regProc) {
 	if e.s.Hooked() || p.gone || e.booting {
 		return
 	}
-	if p.e.Status == session.RegistryWaiting && p.waited == p.e.StatusUpdatedAt && p.waited != 0 {
+	if p.e.Status == session.RegistryWaiting && p.waited != 0 && p.waited == waitStamp(p.e.StatusUpdatedAt) {
 		return
 	}
 	ch, ok := e.s.Registry(p.e.Status, p.e.WaitingFor)
 	if p.e.Status == session.RegistryWaiting && e.s.State == session.Waiting && e.s.Source == session.SourceRegistry {
-		p.waited = p.e.StatusUpdatedAt
-		if p.waited == 0 {
-			p.waited = -1
-		}
+		p.waited = waitStamp(p.e.StatusUpdatedAt)
 	}
 	if ok {
 		r.moved(e)
 		r.publish(e, ch, false)
 	}
+}
+
+// waitStamp is how regProc.waited records a wait applied: its
+// statusUpdatedAt, or -1 for a file without one (0 means none applied).
+func waitStamp(updatedAt int64) int64 {
+	if updatedAt == 0 {
+		return -1
+	}
+	return updatedAt
 }
 
 // regAfterLog applies a wait the registry wrote before the log opened its
@@ -338,6 +364,9 @@ func (r *Relay) armSweep() {
 func (r *Relay) sweep() {
 	r.sweepArmed = false
 	for _, p := range r.regSorted() {
+		if p.grace {
+			continue // its tab's close is awaited (regExited)
+		}
 		if p.gone {
 			r.regGone(p) // a session that was not there yet
 			continue
@@ -439,9 +468,18 @@ func (r *Relay) regExited(pid int, start uint64) {
 		if tp, ok := r.tabProcs[p.tab]; ok && tp.Pid == pid {
 			// The tab runs this very process: its close, reported by whoever
 			// ran it, comes any moment and says more.
-			p.gone = true
+			p.gone, p.grace = true, true
 			r.counters.ProcessesGone++
-			r.clock.AfterFunc(registrySweep, func() { r.enqueue(func() { r.regGone(p) }) })
+			r.clock.AfterFunc(registrySweep, func() {
+				r.enqueue(func() {
+					// Unless the file named another process meanwhile (a
+					// reused pid rewrites it, and regEntry starts afresh).
+					if p.grace && p.e.Pid == pid && p.start == start {
+						p.grace = false
+						r.regGone(p)
+					}
+				})
+			})
 			continue
 		}
 		r.regGone(p)

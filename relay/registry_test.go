@@ -418,6 +418,56 @@ func TestRegistryProcessGone(t *testing.T) {
 	}
 }
 
+// A file left by a process killed before its transcript existed (Claude
+// writes the file first): once start-up is done, a few sweeps wait for the
+// session, then the file costs nothing at rest.
+func TestRegistryStaleFileStopsSweeping(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.r.BootstrapDone()
+	p := spawn(t)
+	p.kill()
+	h.reg(p.child, "never", "busy", "")
+	armed := func() (on bool) {
+		h.do(func() { on = h.r.sweepArmed })
+		return on
+	}
+	for i := 0; i <= goneMisses && armed(); i++ {
+		h.clock.Advance(registrySweep)
+		h.sync()
+	}
+	if armed() {
+		t.Fatalf("still sweeping after %d sweeps for a session that never comes", goneMisses+1)
+	}
+	h.expect()
+}
+
+// A sweep that falls inside the grace left to a tab's own close (its
+// process is the agent, and the pidfd told the exit) leaves it alone: the
+// close, when it comes, says tab_closed.
+func TestRegistrySweepKeepsTheTabsGrace(t *testing.T) {
+	h := newHarness(t, Config{})
+	stale := spawn(t)
+	stale.kill()
+	h.reg(stale.child, "other", "busy", "") // keeps a sweep armed
+	h.clock.Advance(registrySweep / 2)
+	p := spawn(t)
+	h.tabProc("T", p.child)
+	h.reg(p.child, "s1", "busy", "")
+	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.expect("working/prompt/log.turn_start")
+	p.kill()
+	for i := 0; h.sync().Counters.ProcessesGone < 2; i++ {
+		if i > 1000 {
+			t.Fatal("the exit was never told")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.clock.Advance(registrySweep / 2) // the sweep, inside the grace
+	h.expect()
+	h.r.TabClosed(h.ctx, "T")
+	h.expect("ended/tab_closed/api.tab_closed")
+}
+
 // registry.session_changed: the same process on a new conversation (/clear
 // without hooks) ends the old one; the new one takes the tab.
 func TestRegistrySessionChanged(t *testing.T) {
