@@ -263,6 +263,8 @@ func (r *Relay) regBind(p *regProc) {
 		}
 	}
 	p.tab = tab
+	r.log.Debug().Str("session", id).Str("tab", tab).Int("pid", p.e.Pid).Str("rule", "registry.tab_bound").
+		Msg("tab bound by its process")
 	if r.tabs[tab] != id {
 		r.tabs[tab] = id
 		r.changed = true

@@ -139,6 +139,25 @@ func TestRegistryBindsTabByPid(t *testing.T) {
 	h.expectTabs("ended/tab_closed/api/api.tab_closed tab=T")
 }
 
+// A tab whose process died without a close is dropped when another tab
+// reports its process, so the saved tab processes do not grow forever.
+func TestTabProcessesOfDeadTabsDropped(t *testing.T) {
+	h := newHarness(t, Config{})
+	dead, live := spawn(t), spawn(t)
+	h.tabProc("gone", dead.child)
+	dead.kill()
+	h.tabProc("T", live.child)
+	var tabs []string
+	h.do(func() {
+		for tab := range h.r.tabProcs {
+			tabs = append(tabs, tab)
+		}
+	})
+	if len(tabs) != 1 || tabs[0] != "T" {
+		t.Fatalf("tab processes %v, want only T", tabs)
+	}
+}
+
 // A tab reported after the registry file binds too; the binding also
 // reaches a session already shown.
 func TestRegistryBindsLateTab(t *testing.T) {

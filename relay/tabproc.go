@@ -42,6 +42,14 @@ func (r *Relay) tabProcess(tab string, p tabProc) {
 	if cur, ok := r.tabProcs[tab]; ok && cur == p {
 		return
 	}
+	// A tab whose process is gone without a close (a wrap killed -9, a
+	// daemon down when it closed) would stay forever, saved and scanned by
+	// every binding: a new tab's report is when to drop them.
+	for t, tp := range r.tabProcs {
+		if t != tab && !proctree.Alive(tp.Pid, tp.Start) {
+			delete(r.tabProcs, t)
+		}
+	}
 	r.tabProcs[tab] = p
 	r.changed = true
 	r.regTabProcess()
