@@ -229,7 +229,11 @@ func (w *Watcher) read(p string) {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			w.removed(p)
+			return
 		}
+		// Unreadable (permissions, say): the entry delivered before stays;
+		// the next event tries again.
+		w.log.Warn().Err(err).Str("path", p).Msg("registry file unreadable")
 		return
 	}
 	n, _ := readFull(f, w.buf)

@@ -169,3 +169,30 @@ func TestWatchRootRemovedAndBack(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// A root renamed away (not removed) takes its files with it, and a root
+// created again under the old name is watched afresh.
+func TestWatchRootRenamedAndBack(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "sessions")
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "5.json"), []byte(entry(5, "idle")), 0o600)
+	s, _ := start(t, dir)
+	if got := s.next(t); got != "entry 5 s5 idle" {
+		t.Fatalf("got %q", got)
+	}
+	if err := os.Rename(dir, filepath.Join(base, "old")); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.next(t); got != "removed 5.json" {
+		t.Fatalf("got %q", got)
+	}
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "6.json"), []byte(entry(6, "busy")), 0o600)
+	if got := s.next(t); got != "entry 6 s6 busy" {
+		t.Fatalf("got %q", got)
+	}
+	// A write in the moved-away folder is not taken for the root's.
+	os.WriteFile(filepath.Join(base, "old", "7.json"), []byte(entry(7, "busy")), 0o600)
+	s.none(t, dir)
+}
