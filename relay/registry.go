@@ -88,8 +88,28 @@ func (r *Relay) RegistryEntry(e RegistryProcess) {
 		// Claude's procStart is /proc's starttime on Linux (measured);
 		// elsewhere its unit is unknown: the start seen now identifies it.
 		start, _ = proctree.StartTime(e.Pid)
+	} else if cur, err := proctree.StartTime(e.Pid); err == nil && cur != start && startedWhenSaid(e) {
+		// Another procStart, but the process started when the file says it
+		// did (startedAt): the unit changed, not the process. A reused pid
+		// starts long after the entry's own start.
+		start = cur
 	}
 	r.enqueue(func() { r.regEntry(e, start) })
+}
+
+// startSlack is how far the agent's own startedAt may lag its process's
+// start (Claude Code stamps it once Node is up: under a second, measured).
+const startSlack = 10 * time.Second
+
+// startedWhenSaid reports whether the process with e's pid started when e
+// says the agent did.
+func startedWhenSaid(e RegistryProcess) bool {
+	t, err := proctree.Started(e.Pid)
+	if err != nil || e.StartedAt <= 0 {
+		return false
+	}
+	d := time.UnixMilli(e.StartedAt).Sub(t)
+	return d > -time.Second && d < startSlack
 }
 
 // RegistryRemoved takes a registry file's removal: its process said goodbye.

@@ -383,6 +383,30 @@ func TestRegistryProcessGone(t *testing.T) {
 			h.regStart(p.child, start-1, "s1", "busy", "")
 			h.expect("ended/process_gone/registry.process_gone")
 		})
+		t.Run(mode+"/procStart in another unit: the same process", func(t *testing.T) {
+			h := newH(t)
+			p := spawn(t)
+			start, _ := proctree.StartTime(p.child)
+			at, err := proctree.Started(p.child)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.expect("working/prompt/log.turn_start")
+			// A release that wrote procStart in milliseconds, say: the file
+			// still says when the process started, so it is not a reused pid.
+			h.r.RegistryEntry(RegistryProcess{Path: "/reg/x.json", Pid: p.child, SessionID: "s1",
+				ProcStart: start * 10, Status: "busy", StartedAt: at.Add(300 * time.Millisecond).UnixMilli()})
+			h.sync()
+			h.clock.Advance(registrySweep)
+			h.expect()
+			if got := h.state("s1"); !got.Live {
+				t.Fatalf("state %+v: a live process taken for gone", got)
+			}
+			p.kill()
+			found(h, 1)
+			h.expect("ended/process_gone/registry.process_gone")
+		})
 		t.Run(mode+"/a stale file read before its session's log", func(t *testing.T) {
 			h := newH(t)
 			p := spawn(t)

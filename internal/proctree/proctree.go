@@ -5,7 +5,10 @@
 // not share).
 package proctree
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // ErrUnsupported is returned where the platform gives no process table.
 var ErrUnsupported = errors.New("proctree: process table not readable on this platform")
@@ -69,6 +72,11 @@ func StartTime(pid int) (uint64, error) {
 	}
 	return st.start, nil
 }
+
+// Started returns when pid started, by the wall clock (to the tick: 10 ms
+// on Linux). Unlike StartTime it can be compared with a time another
+// program recorded.
+func Started(pid int) (time.Time, error) { return started(pid) }
 
 type procStat struct {
 	ppid   int

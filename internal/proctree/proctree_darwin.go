@@ -2,6 +2,7 @@ package proctree
 
 import (
 	"fmt"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,4 +23,13 @@ func stat(pid int) (procStat, error) {
 		start:  uint64(tv.Sec)*1e6 + uint64(tv.Usec),
 		zombie: kp.Proc.P_stat == 5, // SZOMB
 	}, nil
+}
+
+// started is when pid started, by the wall clock.
+func started(pid int) (time.Time, error) {
+	st, err := stat(pid)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMicro(int64(st.start)), nil
 }

@@ -5,7 +5,38 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 )
+
+// userHZ is the unit of /proc's clock-tick fields: fixed at 100 in Linux's
+// user-space ABI, whatever the kernel's own HZ.
+const userHZ = 100
+
+// started is when pid started, by the wall clock: the boot time
+// (/proc/stat's btime) plus its start time in ticks since boot.
+func started(pid int) (time.Time, error) {
+	st, err := stat(pid)
+	if err != nil {
+		return time.Time{}, err
+	}
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}, err
+	}
+	i := bytes.Index(b, []byte("\nbtime "))
+	if i < 0 {
+		return time.Time{}, fmt.Errorf("proctree: no btime in /proc/stat")
+	}
+	line := b[i+len("\nbtime "):]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	btime, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("proctree: btime: %w", err)
+	}
+	return time.Unix(btime, 0).Add(time.Duration(st.start) * time.Second / userHZ), nil
+}
 
 // stat parses /proc/PID/stat: "pid (comm) state ppid … starttime …"; comm
 // may hold spaces and parentheses, so fields are counted after the last ')'

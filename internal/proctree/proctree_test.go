@@ -148,3 +148,29 @@ func TestAliveGoneAndZombie(t *testing.T) {
 		t.Errorf("StartTime of a reaped process: no error")
 	}
 }
+
+// Started is the wall-clock start: a process started now says now, and
+// this test process says before it.
+func TestStarted(t *testing.T) {
+	needProcs(t)
+	before := time.Now().Add(-time.Second) // the tick and the boot time's whole seconds
+	sh, _ := shellWithChild(t)
+	after := time.Now().Add(time.Second)
+	got, err := Started(sh.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Before(before) || got.After(after) {
+		t.Fatalf("started %v, want within [%v, %v]", got, before, after)
+	}
+	self, err := Started(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !self.Before(got.Add(time.Second)) {
+		t.Fatalf("this process started %v, after its child %v", self, got)
+	}
+	if _, err := Started(-1); err == nil {
+		t.Fatal("a bad pid has a start")
+	}
+}
