@@ -27,7 +27,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: daemonbench rss|latency [flags]")
+		stats.Fail("usage: daemonbench rss|latency [flags]")
 	}
 	bin := os.Getenv("LOGWATCH_BIN")
 	switch os.Args[1] {
@@ -45,7 +45,7 @@ func main() {
 		fs.Parse(os.Args[2:])
 		latency(bin, *n, *sessions)
 	default:
-		fail("unknown command " + os.Args[1])
+		stats.Fail("unknown command " + os.Args[1])
 	}
 }
 
@@ -57,14 +57,14 @@ type daemon struct {
 
 func newDaemon(bin string) *daemon {
 	if bin == "" {
-		fail("set LOGWATCH_BIN (bench/run does)")
+		stats.Fail("set LOGWATCH_BIN (bench/run does)")
 	}
 	dir, err := os.MkdirTemp("", "lwdaemon")
-	check(err)
+	stats.Check(err)
 	d := &daemon{dir: dir, claude: filepath.Join(dir, "claude"), codex: filepath.Join(dir, "codex"),
 		socket: filepath.Join(dir, "lw.sock")}
-	check(os.MkdirAll(d.claude, 0o755))
-	check(os.MkdirAll(d.codex, 0o755))
+	stats.Check(os.MkdirAll(d.claude, 0o755))
+	stats.Check(os.MkdirAll(d.codex, 0o755))
 	return d
 }
 
@@ -74,7 +74,7 @@ func (d *daemon) start(bin string) {
 		"LOGWATCH_AGENTS_CLAUDE_ROOTS="+d.claude, "LOGWATCH_AGENTS_CODEX_ROOTS="+d.codex,
 		"LOGWATCH_LOG_LEVEL=warn")
 	d.cmd.Stderr = os.Stderr
-	check(d.cmd.Start())
+	stats.Check(d.cmd.Start())
 }
 
 func (d *daemon) dial() *client.Client {
@@ -84,7 +84,7 @@ func (d *daemon) dial() *client.Client {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	fail("daemon did not open its socket")
+	stats.Fail("daemon did not open its socket")
 	return nil
 }
 
@@ -99,7 +99,7 @@ func (d *daemon) stop() {
 // cpuTicks is a process's user+system CPU time in clock ticks.
 func cpuTicks(pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	check(err)
+	stats.Check(err)
 	// Fields after the command name, which is in parentheses.
 	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
 	u, _ := strconv.ParseInt(f[11], 10, 64)
@@ -116,7 +116,7 @@ func vmRSS(pid int) (cur, peak float64) {
 // procStatus reads the memory fields (kB) of /proc/<pid>/status, in MiB.
 func procStatus(pid int) map[string]float64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	check(err)
+	stats.Check(err)
 	defer f.Close()
 	m := map[string]float64{}
 	sc := bufio.NewScanner(f)
@@ -153,10 +153,10 @@ func rss(bin string, files, dirs int, idle time.Duration) {
 	for i := 0; i < files; i++ {
 		p := filepath.Join(d.claude, fmt.Sprintf("-w-p%03d", i%dirs))
 		if i < dirs {
-			check(os.MkdirAll(p, 0o755))
+			stats.Check(os.MkdirAll(p, 0o755))
 		}
 		id := fmt.Sprintf(claudeID, i)
-		check(os.WriteFile(filepath.Join(p, id+".jsonl"), []byte(claudeLines(id, "/w/p")), 0o644))
+		stats.Check(os.WriteFile(filepath.Join(p, id+".jsonl"), []byte(claudeLines(id, "/w/p")), 0o644))
 	}
 	// Baseline: the same binary started with nothing to watch.
 	e := newDaemon(bin)
@@ -185,7 +185,7 @@ func rss(bin string, files, dirs int, idle time.Duration) {
 		}
 		last = now
 		if time.Since(t0) > 2*time.Minute {
-			fail("daemon still busy after 2 minutes")
+			stats.Fail("daemon still busy after 2 minutes")
 		}
 	}
 	ready := time.Since(t0) - time.Second
@@ -202,16 +202,16 @@ func rss(bin string, files, dirs int, idle time.Duration) {
 		}
 	}
 	st, err := c.Status(context.Background())
-	check(err)
+	stats.Check(err)
 	if len(st.Sessions) != files {
-		fail(fmt.Sprintf("%d sessions known, want %d", len(st.Sessions), files))
+		stats.Fail(fmt.Sprintf("%d sessions known, want %d", len(st.Sessions), files))
 	}
 	fmt.Printf("daemon RSS, %d two-line transcripts in %d folders: %.1f MiB after start-up (peak %.1f; %s), idle %.2f s after start\n",
 		files, dirs, cur, peak, dsplit, ready.Seconds())
 	fmt.Printf("  then idle for %s: at most %.1f MiB\n", idle, most)
 	fmt.Printf("  baseline: the same daemon with empty roots: %.1f MiB (%s); sessions add %.1f MiB (%.2f KiB each)\n",
 		ecur, esplit, cur-ecur, (cur-ecur)*1024/float64(files))
-	fmt.Printf("  target ≤ 20 MiB (after start-up and idle)   %s\n", verdict(most <= 20))
+	fmt.Printf("  target ≤ 20 MiB (after start-up and idle)   %s\n", stats.Verdict(most <= 20))
 }
 
 // writer appends lines to a session file, either through a file it keeps
@@ -222,22 +222,22 @@ type writer struct {
 }
 
 func (w *writer) write(keep bool, s string) {
-	check(os.MkdirAll(filepath.Dir(w.path), 0o755))
+	stats.Check(os.MkdirAll(filepath.Dir(w.path), 0o755))
 	if keep {
 		if w.f == nil {
 			f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-			check(err)
+			stats.Check(err)
 			w.f = f
 		}
 		_, err := w.f.WriteString(s)
-		check(err)
+		stats.Check(err)
 		return
 	}
 	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	check(err)
+	stats.Check(err)
 	_, err = f.WriteString(s)
-	check(err)
-	check(f.Close())
+	stats.Check(err)
+	stats.Check(f.Close())
 }
 
 func (w *writer) close() {
@@ -264,7 +264,7 @@ func claudeSession(root string, k int, newDir bool) *liveSession {
 		// Created by the timed write itself.
 		dir = filepath.Join(root, fmt.Sprintf("-w-new%d", k))
 	} else {
-		check(os.MkdirAll(dir, 0o755))
+		stats.Check(os.MkdirAll(dir, 0o755))
 	}
 	line := func(typ, body string, i int) string {
 		return fmt.Sprintf(`{"type":%q,"sessionId":%q,"cwd":"/w/live","version":"2.1.328","timestamp":%q,%s}`+"\n",
@@ -315,8 +315,8 @@ func codexSession(root string, k int, newDir bool) *liveSession {
 		}
 		return s
 	}
-	check(os.MkdirAll(dir, 0o755))
-	check(os.WriteFile(path, []byte(meta), 0o644))
+	stats.Check(os.MkdirAll(dir, 0o755))
+	stats.Check(os.WriteFile(path, []byte(meta), 0o644))
 	return s
 }
 
@@ -350,7 +350,7 @@ func measure(evs <-chan relay.Event, ss []*liveSession, n int, keep bool) []time
 					break wait
 				}
 			case <-deadline:
-				fail(fmt.Sprintf("session %s: no %q within 5 s after %q", s.id, want, strings.TrimSpace(line)))
+				stats.Fail(fmt.Sprintf("session %s: no %q within 5 s after %q", s.id, want, strings.TrimSpace(line)))
 			}
 		}
 	}
@@ -367,7 +367,7 @@ func latency(bin string, n, sessions int) {
 	c := d.dial()
 	defer c.Close()
 	evs, _, err := c.Subscribe(context.Background())
-	check(err)
+	stats.Check(err)
 
 	fmt.Printf("append → published state, %d live sessions per agent, %d appends each (turn start / turn end alternating)\n", sessions, n)
 	fmt.Printf("  %-34s %9s %9s %9s\n", "", "p50 ms", "p99 ms", "max ms")
@@ -427,7 +427,7 @@ func latency(bin string, n, sessions int) {
 		tc, tx = append(tc, nc...), append(tx, nx...)
 		r := float64(stats.Pct(tx, 99)) / float64(stats.Pct(tc, 99))
 		ok := stats.Pct(tx, 99) <= 10*time.Millisecond
-		fmt.Printf("  codex/claude p99 %.2f   target codex p99 ≤ 10 ms, as claude   %s\n", r, verdict(ok))
+		fmt.Printf("  codex/claude p99 %.2f   target codex p99 ≤ 10 ms, as claude   %s\n", r, stats.Verdict(ok))
 	}
 }
 
@@ -441,22 +441,4 @@ func settle(evs <-chan relay.Event, d time.Duration) {
 			return
 		}
 	}
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "FAIL"
-}
-
-func check(err error) {
-	if err != nil {
-		fail(err.Error())
-	}
-}
-
-func fail(msg string) {
-	fmt.Fprintln(os.Stderr, "daemonbench:", msg)
-	os.Exit(1)
 }

@@ -26,10 +26,10 @@ func main() {
 	n := flag.Int("n", 200, "hook events")
 	flag.Parse()
 	if *bin == "" {
-		fail("set -bin or LOGWATCH_BIN")
+		stats.Fail("set -bin or LOGWATCH_BIN")
 	}
 	dir, err := os.MkdirTemp("", "lwbench")
-	check(err)
+	stats.Check(err)
 	defer os.RemoveAll(dir)
 	socket := filepath.Join(dir, "lw.sock")
 	env := append(os.Environ(), "LOGWATCH_SOCKET="+socket, "HOME="+dir,
@@ -38,7 +38,7 @@ func main() {
 
 	d := exec.Command(*bin, "run")
 	d.Env = env
-	check(d.Start())
+	stats.Check(d.Start())
 	defer func() { d.Process.Signal(syscall.SIGTERM); d.Wait() }()
 	ctx := context.Background()
 	var c *client.Client
@@ -48,9 +48,9 @@ func main() {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	check(err)
+	stats.Check(err)
 	evs, _, err := c.Subscribe(ctx)
-	check(err)
+	stats.Check(err)
 
 	// Baseline: the bare process start, interleaved with the hook runs so
 	// both see the same machine.
@@ -59,7 +59,7 @@ func main() {
 		t0 := time.Now()
 		v := exec.Command(*bin, "--version")
 		v.Env = env
-		check(v.Run())
+		stats.Check(v.Run())
 		base = append(base, time.Since(t0))
 
 		event := "UserPromptSubmit"
@@ -70,27 +70,27 @@ func main() {
 		h.Env = env
 		h.Stdin = strings.NewReader(fmt.Sprintf(`{"hook_event_name":%q,"session_id":"bench","cwd":"/w"}`, event))
 		t0 = time.Now()
-		check(h.Start())
+		stats.Check(h.Start())
 		select {
 		case <-evs:
 		case <-time.After(5 * time.Second):
-			fail("no change within 5s")
+			stats.Fail("no change within 5s")
 		}
 		hook = append(hook, time.Since(t0))
-		check(h.Wait())
+		stats.Check(h.Wait())
 	}
 	bp50, bp99 := pct(base, 50), pct(base, 99)
 	hp50, hp99 := pct(hook, 50), pct(hook, 99)
 	fmt.Printf("process start (logwatch --version): p50 %6.2f ms  p99 %6.2f ms   (n=%d)\n", ms(bp50), ms(bp99), *n)
 	fmt.Printf("hook → change on subscription:      p50 %6.2f ms  p99 %6.2f ms\n", ms(hp50), ms(hp99))
 	added := hp50 - bp50
-	fmt.Printf("relay adds (p50 difference):        %6.2f ms   target ≤ 2 ms   %s\n", ms(added), verdict(added <= 2*time.Millisecond))
+	fmt.Printf("relay adds (p50 difference):        %6.2f ms   target ≤ 2 ms   %s\n", ms(added), stats.Verdict(added <= 2*time.Millisecond))
 
 	// The hook client must never hold an agent up.
 	absent := runs(*bin, filepath.Join(dir, "absent.sock"), dir, 20)
 	hung := filepath.Join(dir, "hung.sock")
 	ln, err := net.Listen("unix", hung)
-	check(err)
+	stats.Check(err)
 	go func() {
 		var held []net.Conn
 		for {
@@ -103,9 +103,9 @@ func main() {
 	}()
 	hungT := runs(*bin, hung, dir, 10)
 	fmt.Printf("hook client, no daemon:             p50 %6.2f ms  max %6.2f ms   target ≤ 50 ms    %s\n",
-		ms(pct(absent, 50)), ms(pct(absent, 100)), verdict(pct(absent, 100) <= 50*time.Millisecond))
+		ms(pct(absent, 50)), ms(pct(absent, 100)), stats.Verdict(pct(absent, 100) <= 50*time.Millisecond))
 	fmt.Printf("hook client, hung daemon:           p50 %6.2f ms  max %6.2f ms   target ≤ 550 ms   %s\n",
-		ms(pct(hungT, 50)), ms(pct(hungT, 100)), verdict(pct(hungT, 100) <= 550*time.Millisecond))
+		ms(pct(hungT, 50)), ms(pct(hungT, 100)), stats.Verdict(pct(hungT, 100) <= 550*time.Millisecond))
 }
 
 // runs times the hook client against socket, n times.
@@ -116,7 +116,7 @@ func runs(bin, socket, home string, n int) []time.Duration {
 		h.Env = []string{"LOGWATCH_SOCKET=" + socket, "HOME=" + home}
 		h.Stdin = strings.NewReader(`{"hook_event_name":"Stop","session_id":"s"}`)
 		t0 := time.Now()
-		check(h.Run())
+		stats.Check(h.Run())
 		out = append(out, time.Since(t0))
 	}
 	return out
@@ -125,21 +125,3 @@ func runs(bin, socket, home string, n int) []time.Duration {
 func pct(ds []time.Duration, p float64) time.Duration { return stats.Pct(ds, p) }
 
 func ms(d time.Duration) float64 { return stats.Ms(d) }
-
-func verdict(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "FAIL"
-}
-
-func check(err error) {
-	if err != nil {
-		fail(err.Error())
-	}
-}
-
-func fail(msg string) {
-	fmt.Fprintln(os.Stderr, "relaybench:", msg)
-	os.Exit(1)
-}

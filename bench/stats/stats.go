@@ -2,6 +2,9 @@
 package stats
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 )
@@ -20,3 +23,24 @@ func Pct(samples []time.Duration, p float64) time.Duration {
 
 // Ms is d in milliseconds.
 func Ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// Verdict is a target's mark: PASS or FAIL.
+func Verdict(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// Fail ends a bench program: msg on stderr after the program's name, exit 1.
+func Fail(msg string) {
+	fmt.Fprintf(os.Stderr, "%s: %s\n", filepath.Base(os.Args[0]), msg)
+	os.Exit(1)
+}
+
+// Check is Fail for a non-nil err.
+func Check(err error) {
+	if err != nil {
+		Fail(err.Error())
+	}
+}

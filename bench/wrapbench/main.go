@@ -51,12 +51,12 @@ func main() {
 	only := flag.String("only", "", "run one part: throughput, echo or marker")
 	flag.Parse()
 	if *bin == "" {
-		fail("set -bin or LOGWATCH_BIN")
+		stats.Fail("set -bin or LOGWATCH_BIN")
 	}
 	self, err := os.Executable()
-	check(err)
+	stats.Check(err)
 	dir, err := os.MkdirTemp("", "wrapbench")
-	check(err)
+	stats.Check(err)
 	defer os.RemoveAll(dir)
 	// Keys reach no daemon here: only the proxy's own cost is measured.
 	noDaemon := append(os.Environ(), "LOGWATCH_SOCKET="+filepath.Join(dir, "none.sock"))
@@ -92,14 +92,14 @@ func inTerminal(prefix []string, env []string, waitReady bool, cmd ...string) (*
 	c := exec.Command(argv[0], argv[1:]...)
 	c.Env = env
 	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: 200})
-	check(err)
+	stats.Check(err)
 	r := bufio.NewReaderSize(f, 64<<10)
 	if waitReady {
 		line, err := r.ReadString('\n')
 		for err == nil && !strings.Contains(line, "ready") {
 			line, err = r.ReadString('\n')
 		}
-		check(err)
+		stats.Check(err)
 	}
 	return c, f, r
 }
@@ -117,7 +117,7 @@ func throughput(dir string, variants []variant, env []string, mib, runs int) {
 	line := []byte(strings.Repeat("the quick brown fox jumps over the lazy dog 0123456789 ", 2) + "\n")
 	payload := bytes.Repeat(line, total/len(line)+1)[:total]
 	file := filepath.Join(dir, "payload.txt")
-	check(os.WriteFile(file, payload, 0o644))
+	stats.Check(os.WriteFile(file, payload, 0o644))
 
 	fmt.Printf("throughput, %d MiB, median of %d, variants interleaved (target: wrap/plain <= 1.2)\n", mib, runs)
 	for _, dirn := range []string{"typed in, echoed", "printed by cat"} {
@@ -156,7 +156,7 @@ func typeThrough(v variant, env []string, payload []byte) time.Duration {
 	}()
 	n, err := io.CopyN(io.Discard, r, int64(len(payload)))
 	if err != nil {
-		fail(fmt.Sprintf("%s: read %d of %d bytes back: %v", v.name, n, len(payload), err))
+		stats.Fail(fmt.Sprintf("%s: read %d of %d bytes back: %v", v.name, n, len(payload), err))
 	}
 	return time.Since(t0)
 }
@@ -171,7 +171,7 @@ func printThrough(v variant, env []string, file string, size int) time.Duration 
 	f.Close()
 	c.Wait()
 	if n < int64(size) {
-		fail(fmt.Sprintf("%s: read %d of %d bytes", v.name, n, size))
+		stats.Fail(fmt.Sprintf("%s: read %d of %d bytes", v.name, n, size))
 	}
 	return d
 }
@@ -199,12 +199,12 @@ func echoLatency(variants []variant, env []string, keys int) {
 			time.Sleep(time.Duration(500+rand.IntN(1500)) * time.Microsecond)
 			t0 := time.Now()
 			_, err := tm.f.Write(key)
-			check(err)
+			stats.Check(err)
 			_, err = io.ReadFull(tm.r, b)
-			check(err)
+			stats.Check(err)
 			tm.ds = append(tm.ds, time.Since(t0))
 			if b[0] != key[0] {
-				fail(fmt.Sprintf("echoed %q, typed %q", b, key))
+				stats.Fail(fmt.Sprintf("echoed %q, typed %q", b, key))
 			}
 		}
 	}
@@ -228,7 +228,7 @@ func markerToReady(bin, dir string, n int) {
 		"LOGWATCH_CHECKPOINT="+filepath.Join(dir, "checkpoint.json"), "LOGWATCH_LOG_LEVEL=warn")
 	d := exec.Command(bin, "run")
 	d.Env, d.Stderr = env, os.Stderr
-	check(d.Start())
+	stats.Check(d.Start())
 	defer func() { d.Process.Signal(syscall.SIGTERM); d.Wait() }()
 
 	ctx := context.Background()
@@ -240,14 +240,14 @@ func markerToReady(bin, dir string, n int) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	check(err)
+	stats.Check(err)
 	defer c.Close()
 
 	ev := exec.Command(bin, "events", "--json")
 	ev.Env = env
 	out, err := ev.StdoutPipe()
-	check(err)
-	check(ev.Start())
+	stats.Check(err)
+	stats.Check(ev.Start())
 	defer func() { ev.Process.Signal(syscall.SIGTERM); ev.Wait() }()
 	events := make(chan relay.Event, 1024)
 	go func() {
@@ -264,14 +264,14 @@ func markerToReady(bin, dir string, n int) {
 
 	const session, tab = "bench-0000-4000-8000-000000000001", "bench-tab"
 	transcript := filepath.Join(root, "-bench", session+".jsonl")
-	check(os.MkdirAll(filepath.Dir(transcript), 0o755))
+	stats.Check(os.MkdirAll(filepath.Dir(transcript), 0o755))
 	logf, err := os.OpenFile(transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	check(err)
+	stats.Check(err)
 	defer logf.Close()
 	hook := func(event string) {
 		p, _ := json.Marshal(map[string]string{"hook_event_name": event, "session_id": session, "cwd": "/bench",
 			"transcript_path": transcript, "prompt": "go"})
-		check(c.Hook(ctx, "claude", tab, p))
+		stats.Check(c.Hook(ctx, "claude", tab, p))
 	}
 	wait := func(state, source string) {
 		timeout := time.After(10 * time.Second)
@@ -279,13 +279,13 @@ func markerToReady(bin, dir string, n int) {
 			select {
 			case e, ok := <-events:
 				if !ok {
-					fail("event stream ended")
+					stats.Fail("event stream ended")
 				}
 				if e.Session == session && e.State == state && (source == "" || e.Source == source) {
 					return
 				}
 			case <-timeout:
-				fail("no " + state + " change within 10 s")
+				stats.Fail("no " + state + " change within 10 s")
 			}
 		}
 	}
@@ -300,12 +300,12 @@ func markerToReady(bin, dir string, n int) {
 	for i := range n + 5 {
 		hook("UserPromptSubmit")
 		_, err := logf.Write(line(`"go"`))
-		check(err)
+		stats.Check(err)
 		wait("working", "")
-		check(c.Key(ctx, tab, relay.KeyEsc, time.Now())) // answered once the relay opened the window
+		stats.Check(c.Key(ctx, tab, relay.KeyEsc, time.Now())) // answered once the relay opened the window
 		t0 := time.Now()
 		_, err = logf.Write(marker)
-		check(err)
+		stats.Check(err)
 		wait("ready", "key+log")
 		if i >= 5 { // the first runs warm up
 			ds = append(ds, time.Since(t0))
@@ -348,14 +348,3 @@ func pct(ds []time.Duration, p float64) time.Duration { return stats.Pct(ds, p) 
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 func ms(d time.Duration) float64 { return stats.Ms(d) }
-
-func check(err error) {
-	if err != nil {
-		fail(err.Error())
-	}
-}
-
-func fail(msg string) {
-	fmt.Fprintln(os.Stderr, "wrapbench:", msg)
-	os.Exit(1)
-}
