@@ -163,7 +163,7 @@ func (w *Watcher) checkRoots() {
 	needed := map[string]bool{}
 	for _, rt := range w.roots {
 		if !rt.present {
-			if a := nearestDir(filepath.Dir(rt.path)); a != "" {
+			if a := NearestDir(filepath.Dir(rt.path)); a != "" {
 				needed[a] = true
 			}
 		}
@@ -195,7 +195,7 @@ func (w *Watcher) checkRoot(rt *root) {
 		if w.dw == nil {
 			return
 		}
-		a := nearestDir(filepath.Dir(rt.path))
+		a := NearestDir(filepath.Dir(rt.path))
 		if a == "" || w.ancestors[a] {
 			return
 		}
@@ -207,7 +207,9 @@ func (w *Watcher) checkRoot(rt *root) {
 	}
 }
 
-func nearestDir(p string) string {
+// NearestDir is p, or its nearest ancestor, that exists as a directory (""
+// if none): where to wait, with a directory watch, for a root not there yet.
+func NearestDir(p string) string {
 	for {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			return p

@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"watcher":        {"parsers", "parsers/lines", "watcher/follow"},
 	"keytap":         {},
 	// Claude Code's live session registry, a source beside the logs.
-	"watcher/registry": {},
+	"watcher/registry": {"watcher"},
 
 	// The relay: the pure state folder, the state owner and its server,
 	// its client and clock.

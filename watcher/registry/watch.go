@@ -11,6 +11,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/watcher"
 )
 
 // Sink receives what the watcher reads. It is called from the watcher's
@@ -130,7 +132,7 @@ func (w *Watcher) checkRoots() {
 				w.log.Warn().Err(err).Str("path", rt).Msg("registry directory unreadable")
 				break
 			}
-			a := nearestDir(filepath.Dir(rt))
+			a := watcher.NearestDir(filepath.Dir(rt))
 			if a == "" {
 				break
 			}
@@ -151,19 +153,6 @@ func (w *Watcher) checkRoots() {
 				_ = w.fs.Remove(a)
 			}
 		}
-	}
-}
-
-func nearestDir(p string) string {
-	for {
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return ""
-		}
-		p = parent
 	}
 }
 
