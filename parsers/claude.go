@@ -112,6 +112,22 @@ func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 	return c.parse(line)
 }
 
+// scanned is the evidence a scanned user or assistant line of type typ
+// gives before its content: its type, its ids, and for a sidechain's line
+// its kind (all it says).
+func (c *Claude) scanned(h *claudeHead, typ string) Evidence {
+	ev := Evidence{
+		Type:         claudeTypeNames[typ],
+		SessionID:    c.id.session.get(h.sid),
+		Cwd:          c.id.cwd.get(h.cwd),
+		AgentVersion: c.id.version.get(h.ver),
+	}
+	if h.sidechain {
+		ev.Kind = KindSidechain
+	}
+	return ev
+}
+
 // user is parse's evidence for a user line from its scan; ok is false when
 // an escape leaves a value the evidence needs unread.
 func (c *Claude) user(h *head) (ev Evidence, ok bool) {
@@ -119,12 +135,7 @@ func (c *Claude) user(h *head) (ev Evidence, ok bool) {
 	if !u.exact {
 		return ev, false
 	}
-	ev.Type = claudeTypeNames["user"]
-	ev.SessionID = c.id.session.get(u.sid)
-	ev.Cwd = c.id.cwd.get(u.cwd)
-	ev.AgentVersion = c.id.version.get(u.ver)
-	if u.sidechain {
-		ev.Kind = KindSidechain
+	if ev = c.scanned(u, "user"); u.sidechain {
 		return ev, true
 	}
 	if !u.meta && !u.compact {
@@ -153,12 +164,7 @@ func (c *Claude) assistant(h *head, line []byte) (ev Evidence, ok bool) {
 	if !a.exact {
 		return ev, false
 	}
-	ev.Type = claudeTypeNames["assistant"]
-	ev.SessionID = c.id.session.get(a.sid)
-	ev.Cwd = c.id.cwd.get(a.cwd)
-	ev.AgentVersion = c.id.version.get(a.ver)
-	if a.sidechain {
-		ev.Kind = KindSidechain
+	if ev = c.scanned(a, "assistant"); a.sidechain {
 		return ev, true
 	}
 	ev.At = string(h.ts)
