@@ -726,12 +726,23 @@ func (r *Relay) Ack(ctx context.Context, id string) error {
 
 // TabClosed ends every session of a tab and unbinds it.
 func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
+	return r.TabClosedPid(ctx, tab, 0)
+}
+
+// TabClosedPid is TabClosed also naming the tab's process (0: not known), as
+// TabProcess does.
+func (r *Relay) TabClosedPid(ctx context.Context, tab string, pid int) (int, error) {
 	if err := validID("tab", tab); err != nil {
 		r.countBad()
 		return 0, err
 	}
+	proc, err := r.tabProcessStep(tab, pid)
+	if err != nil {
+		return 0, err
+	}
 	n := 0
-	err := r.do(ctx, func() {
+	err = r.do(ctx, func() {
+		proc()
 		r.record(RecordLine{Kind: RecTabClosed, Tab: tab})
 		if _, ok := r.tabs[tab]; ok {
 			delete(r.tabs, tab)

@@ -253,21 +253,11 @@ func (r *Relay) Handle(ctx context.Context, req Request) Response {
 		if req.At != nil {
 			at = *req.At
 		}
-		if req.Pid != 0 {
-			err = r.TabProcess(ctx, req.Tab, req.Pid)
-		}
-		if err == nil {
-			err = r.Key(ctx, req.Tab, req.Key, at)
-		}
+		err = r.KeyPid(ctx, req.Tab, req.Pid, req.Key, at)
 	case OpAck:
 		err = r.Ack(ctx, req.Session)
 	case OpTabClosed:
-		if req.Pid != 0 {
-			err = r.TabProcess(ctx, req.Tab, req.Pid)
-		}
-		if err == nil {
-			resp.Ended, err = r.TabClosed(ctx, req.Tab)
-		}
+		resp.Ended, err = r.TabClosedPid(ctx, req.Tab, req.Pid)
 	case OpStatus:
 		var st Status
 		st, err = r.Status(ctx)

@@ -22,20 +22,39 @@ type tabProc struct {
 // or a tab close). The pid binds the tab to the session of an agent process
 // it is or is an ancestor of.
 func (r *Relay) TabProcess(ctx context.Context, tab string, pid int) error {
-	if err := validID("tab", tab); err != nil {
-		r.countBad()
-		return err
-	}
-	if tab == "" || pid <= 0 {
+	if pid == 0 {
 		r.countBad()
 		return fmt.Errorf("%w: a tab process needs a tab and a pid > 0", ErrBadRequest)
 	}
+	step, err := r.tabProcessStep(tab, pid)
+	if err != nil {
+		return err
+	}
+	return r.do(ctx, step)
+}
+
+// tabProcessStep checks a reported tab process and returns what records it,
+// to run on the relay goroutine: with a key or a close it runs in the same
+// hop as the request it came with (wrap sends its pid with every key). pid
+// 0 reports nothing.
+func (r *Relay) tabProcessStep(tab string, pid int) (func(), error) {
+	if pid == 0 {
+		return func() {}, nil
+	}
+	if err := validID("tab", tab); err != nil {
+		r.countBad()
+		return nil, err
+	}
+	if tab == "" || pid < 0 {
+		r.countBad()
+		return nil, fmt.Errorf("%w: a tab process needs a tab and a pid > 0", ErrBadRequest)
+	}
 	// Read outside the relay goroutine: /proc is a file system.
 	start, _ := proctree.StartTime(pid)
-	return r.do(ctx, func() {
+	return func() {
 		r.record(RecordLine{Kind: RecTabProcess, Tab: tab, Pid: pid})
 		r.tabProcess(tab, tabProc{Pid: pid, Start: start})
-	})
+	}, nil
 }
 
 func (r *Relay) tabProcess(tab string, p tabProc) {

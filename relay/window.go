@@ -39,6 +39,12 @@ type window struct {
 // Key reports a key press (Esc, Ctrl+C or Enter) in a tab. at is when it
 // was pressed; zero means now.
 func (r *Relay) Key(ctx context.Context, tab, key string, at time.Time) error {
+	return r.KeyPid(ctx, tab, 0, key, at)
+}
+
+// KeyPid is Key also naming the tab's process (0: not known), as
+// TabProcess does.
+func (r *Relay) KeyPid(ctx context.Context, tab string, pid int, key string, at time.Time) error {
 	if key != KeyEsc && key != KeyCtrlC && key != KeyEnter {
 		r.countBad()
 		return fmt.Errorf("unknown key %q (want esc, ctrl-c or enter)", key)
@@ -51,7 +57,12 @@ func (r *Relay) Key(ctx context.Context, tab, key string, at time.Time) error {
 		r.countBad()
 		return fmt.Errorf("key report without a tab")
 	}
+	proc, err := r.tabProcessStep(tab, pid)
+	if err != nil {
+		return err
+	}
 	return r.do(ctx, func() {
+		proc()
 		if at.IsZero() {
 			at = r.clock.Now()
 		}
