@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"net"
 	"os/signal"
-	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/memtrim"
 	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/pipeline/ingest"
 	"github.com/logwatch/logwatch/relay"
@@ -58,7 +58,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 	// One budget for every reader's long lines; once a long line is gone,
 	// its memory goes back to the OS rather than waiting for the scavenger.
 	budget := lines.NewBudget(a.cfg.LineBufferBytes)
-	budget.OnIdle = debug.FreeOSMemory
+	budget.OnIdle = memtrim.Release
 	// The HTTP listener is opened before anything runs, so a port in use or
 	// an unusable secret file is a start-up error (exit 2), not a crash.
 	var httpLn net.Listener
@@ -88,7 +88,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 		// when something changed).
 		AfterCheckpoint: func(size int64) {
 			if size >= bigCheckpoint {
-				debug.FreeOSMemory()
+				memtrim.Release()
 			}
 		},
 	}, a.log)
@@ -138,9 +138,13 @@ func (a *app) serve(ctx context.Context, record string) error {
 		// those pages back now rather than keep them for the daemon's life.
 		select {
 		case <-r.Booted():
-			debug.FreeOSMemory()
+			memtrim.Release()
 		case <-ctx.Done():
+			return
 		}
+		// What later bursts free (a checkpoint, a batch of lines, the
+		// garbage start-up's last readers leave) goes back once idle.
+		(&memtrim.Trimmer{}).Run(ctx)
 	}()
 	watched := make(chan struct{})
 	goRun("relay", func() error { return r.Run(relayCtx) })

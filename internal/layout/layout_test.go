@@ -56,6 +56,7 @@ var allowed = map[string][]string{
 	"internal/proctree":    {},
 	"internal/udiff":       {},
 	"internal/atomicfile":  {},
+	"internal/memtrim":     {},
 	"internal/testsupport": {"internal/udiff"},
 	"internal/layout":      {},
 
