@@ -24,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 BENCH_OUT="${BENCH_OUT:-$here/out}"
 LOGWATCH_BIN="${LOGWATCH_BIN:-$BENCH_OUT/logwatch}"
 REALWORLD="${REALWORLD:-$(cd "$here/../.." && pwd)/shared/realworld}"
-[ -d "$REALWORLD" ] || REALWORLD=/work/shared/realworld
+[ -d "$REALWORLD" ] || { echo "no samples at $REALWORLD: set REALWORLD to the shared realworld folder" >&2; exit 2; }
 BIG_MIB="${BIG_MIB:-380}"
 RUNS="${RUNS:-5}"
 JQ=/usr/bin/jq

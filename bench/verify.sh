@@ -23,8 +23,7 @@
 # /proc/stat), with a warning when that exceeds 10%.
 #
 # Environment: BENCH_OUT, LOGWATCH_BIN (set by bench/run); optional
-# REALWORLD (default ../../shared/realworld from bench/, else
-# /work/shared/realworld), CORPUS_MIB (default 300), RUNS (default 5),
+# REALWORLD (default ../../shared/realworld from bench/), CORPUS_MIB (default 300), RUNS (default 5),
 # JQ_RUNS (default 3), JQ_BUDGET_S (default 20: if jq over the whole corpus
 # would take longer than this per run, it is timed on a fixed subset and
 # scaled by bytes, and the output says so), QUIET_WAIT_S.
@@ -34,7 +33,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 BENCH_OUT="${BENCH_OUT:-$here/out}"
 LOGWATCH_BIN="${LOGWATCH_BIN:-$BENCH_OUT/logwatch}"
 REALWORLD="${REALWORLD:-$(cd "$here/../.." && pwd)/shared/realworld}"
-[ -d "$REALWORLD" ] || REALWORLD=/work/shared/realworld
+[ -d "$REALWORLD" ] || { echo "no samples at $REALWORLD: set REALWORLD to the shared realworld folder" >&2; exit 2; }
 CORPUS_MIB="${CORPUS_MIB:-300}"
 RUNS="${RUNS:-5}"
 JQ_RUNS="${JQ_RUNS:-3}"
