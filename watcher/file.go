@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -24,19 +25,21 @@ const (
 )
 
 // filePos is where a file's reading stands and which generation it is.
-// Fields are ordered so the flags share one word: there is one per file.
+// Fields are sized to what they hold and ordered so the small ones share
+// one word: there is one per file.
 type filePos struct {
-	gen      int
 	dev, ino uint64
 	sig      uint64 // hash of the first sigLen bytes
-	sigLen   int
-	offset   int64 // just after the last line delivered
-	line     int   // lines before offset, when lineKnown
-	size     int64 // size when last read
+	offset   int64  // just after the last line delivered
+	line     int    // lines before offset, when lineKnown
+	size     int64  // size when last read
 
 	// This generation was resumed from the checkpoint at resumeOff.
 	resumeOff  int64
 	resumeLine int
+
+	gen    int32  // generations at one path in one run
+	sigLen uint16 // at most sigMax
 
 	lineKnown   bool
 	fresh       bool // no generation adopted yet (a new file, or deletion reported): the next file at the path starts at 0
@@ -44,12 +47,47 @@ type filePos struct {
 	resumeKnown bool
 }
 
+// agentCode is a file's agent in one byte (parsers.Agent is a string).
+type agentCode uint8
+
+const (
+	codeUnknown agentCode = iota
+	codeClaude
+	codeCodex
+)
+
+func codeOf(a parsers.Agent) agentCode {
+	switch a {
+	case parsers.AgentClaude:
+		return codeClaude
+	case parsers.AgentCodex:
+		return codeCodex
+	}
+	return codeUnknown
+}
+
+func (c agentCode) agent() parsers.Agent {
+	switch c {
+	case codeClaude:
+		return parsers.AgentClaude
+	case codeCodex:
+		return parsers.AgentCodex
+	}
+	return parsers.AgentUnknown
+}
+
 // file is one followed log. Most files are read once at start-up and then
-// stay idle for the daemon's life: a file holds no buffer, goroutine or
-// timer while idle, and its fields are ordered so the flags pack into the
-// last word (176 bytes, was 208 with the padding).
+// stay idle for the daemon's life: a file holds no buffer, goroutine, timer
+// or wake channel while idle, and not its path: its name, beside its dir
+// (which holds the dir's path). The path is built when a reader starts, and
+// the session id is derived from the name then (a substring of it, which the
+// relay's copy shares).
 type file struct {
-	path string
+	// dir lists the file; nil for a followed file outside the layout, whose
+	// name is then its whole path (abs). Guarded by Watcher.mu; a file with
+	// a relative name never changes dir, so its path needs no lock.
+	dir  *dir
+	name string
 	// wake (capacity 1: pending "look at the file") is made, under
 	// Watcher.mu, by the first kick that needs it, and is never replaced:
 	// most files are read once at start-up and then stay idle, and 10 000
@@ -57,28 +95,59 @@ type file struct {
 	// starts only once it exists, so its unlocked receive sees it.
 	wake chan struct{}
 
-	// Guarded by Watcher.mu.
-	dir *dir
-
-	// Owned by the goroutine that runs the file; running hands them over
-	// through Watcher.mu.
-	agent   parsers.Agent
-	session string
-	ckpt    *ckptEntry
-
 	mu  sync.Mutex
 	pos filePos
 
-	running bool // guarded by Watcher.mu
+	// Owned by the goroutine that runs the file; running hands it over
+	// through Watcher.mu.
+	agent agentCode
 
-	// Owned like agent and session.
-	subagent bool
+	running bool // guarded by Watcher.mu
+	gone    bool // forgotten (deleted): whatever is at the path now has its own file; guarded by Watcher.mu
+	abs     bool // name is the whole path
+
+	// Owned like agent.
 	// presumed: the agent is the root's, not yet confirmed by a line the
 	// agent writes. A JSONL in a root that holds none (hook payloads kept
 	// beside the transcripts) is not a session, as verify says.
 	presumed bool
 	booted   bool
 	warned   bool
+}
+
+// base is the file's name in its directory.
+func (f *file) base() string {
+	if f.abs {
+		return filepath.Base(f.name)
+	}
+	return f.name
+}
+
+// dirPath is the path of the file's directory.
+func (f *file) dirPath() string {
+	if f.abs {
+		return filepath.Dir(f.name)
+	}
+	return f.dir.path
+}
+
+// path builds the file's path (an allocation: readers build it once).
+func (f *file) path() string {
+	if f.abs {
+		return f.name
+	}
+	return f.dir.path + string(filepath.Separator) + f.name
+}
+
+// appendPath appends the file's path to b, for a lookup or an encoding
+// that must not allocate it.
+func (f *file) appendPath(b []byte) []byte {
+	if f.abs {
+		return append(b, f.name...)
+	}
+	b = append(b, f.dir.path...)
+	b = append(b, filepath.Separator)
+	return append(b, f.name...)
 }
 
 func (f *file) position() filePos {
@@ -105,9 +174,14 @@ const kindSkip Kind = 255
 
 // reader is the state of one file's reading goroutine.
 type reader struct {
-	w      *Watcher
-	f      *file
-	log    zerolog.Logger
+	w *Watcher
+	f *file
+	// path is built once per reader: every record carries it, and a line
+	// followed live allocates nothing for it.
+	path     string
+	session  string // Claude: a substring of the file's name
+	subagent bool
+	log      zerolog.Logger
 	fd     *os.File
 	fol    follow.Follower
 	notify <-chan struct{}
@@ -136,7 +210,7 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 	defer r.closeFile()
 	var idle *time.Timer
 	for {
-		if r.read() && w.forget(f) {
+		if r.read() && w.forget(f, r.path) {
 			return
 		}
 		if oneShot {
@@ -170,15 +244,23 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 }
 
 func (w *Watcher) newReader(f *file) *reader {
-	return &reader{w: w, f: f, log: w.rlog.With().Str("path", f.path).Logger(), skipFrom: -1, resume: -1,
+	path := f.path()
+	r := &reader{w: w, f: f, path: path, log: w.rlog.With().Str("path", path).Logger(), skipFrom: -1, resume: -1,
 		head: make([]byte, 0, sigMax)}
+	r.session, r.subagent = sessionOf(f.dirPath(), f.base(), f.agent.agent())
+	if r.session == "" {
+		w.mu.Lock()
+		r.session = w.learned[f]
+		w.mu.Unlock()
+	}
+	return r
 }
 
 // read brings the file up to date. It returns true when the file is gone
 // (reported with KindDeleted once).
 func (r *reader) read() bool {
 	if r.fd != nil {
-		fi, err := os.Stat(r.f.path)
+		fi, err := os.Stat(r.path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			r.pump() // drain what the open descriptor still has
@@ -226,7 +308,7 @@ func (r *reader) gone() bool {
 // open opens the file and positions the follower: at the delivered offset
 // when the file is the same generation, at 0 when it is not.
 func (r *reader) open() (ok, gone bool) {
-	fd, err := os.Open(r.f.path)
+	fd, err := os.Open(r.path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, true
@@ -283,7 +365,7 @@ func (r *reader) start(off int64, num int, known bool) {
 	r.parser = nil
 	r.head = r.head[:0]
 	r.fillHead(int64(r.f.position().sigLen))
-	if off > 0 && r.f.agent == parsers.AgentCodex {
+	if off > 0 && r.f.agent == codeCodex {
 		// The Codex parser takes the first session_meta as the session's
 		// identity; feed it line 1 so a later fork copy is not taken.
 		if l, ok := r.firstLine(); ok {
@@ -339,15 +421,15 @@ func (r *reader) parserFor(line []byte) parsers.Parser {
 	if r.parser != nil {
 		return r.parser
 	}
-	if r.f.agent == parsers.AgentUnknown {
+	if r.f.agent == codeUnknown {
 		a := r.det.Line(line)
 		if a == parsers.AgentUnknown {
 			return nil
 		}
-		r.f.agent = a
-		r.f.session, r.f.subagent = sessionOf(r.f.path, a)
+		r.f.agent = codeOf(a)
+		r.session, r.subagent = sessionOf(filepath.Dir(r.path), filepath.Base(r.path), a)
 	}
-	r.parser = parsers.New(r.f.agent)
+	r.parser = parsers.New(r.f.agent.agent())
 	return r.parser
 }
 
@@ -357,12 +439,11 @@ func (r *reader) parserFor(line []byte) parsers.Parser {
 func (r *reader) bootstrap(fi os.FileInfo) {
 	size := fi.Size()
 	dev, ino := fileID(fi)
-	ck := r.f.ckpt
-	r.f.ckpt = nil
 	r.resume = -1
 	p := filePos{dev: dev, ino: ino, lineKnown: true}
-	if ck != nil {
-		cp := ck.pos()
+	// A position resumed from the checkpoint is the file's own until this
+	// first read: nothing else moves it before.
+	if cp := r.f.position(); cp.resumed {
 		if cp.dev == dev && cp.ino == ino && size >= cp.offset && r.prefixOK(cp, size) {
 			p, r.resume = cp, cp.offset
 		} else {
@@ -386,7 +467,7 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 	r.closeFollower()
 	r.verified = false
 	r.parser = nil
-	if start > 0 && r.f.agent != parsers.AgentClaude {
+	if start > 0 && r.f.agent != codeClaude {
 		// Codex names its session on line 1 only.
 		if l, ok := r.firstLine(); ok {
 			rec := r.lineRecord(l, 1)
@@ -432,7 +513,7 @@ func (r *reader) prefixOK(p filePos, size int64) bool {
 		return false
 	}
 	if p.sigLen > 0 {
-		if n, _ := r.fd.ReadAt(r.sig[:p.sigLen], 0); n < p.sigLen || hash(r.sig[:p.sigLen]) != p.sig {
+		if n, _ := r.fd.ReadAt(r.sig[:p.sigLen], 0); n < int(p.sigLen) || hash(r.sig[:p.sigLen]) != p.sig {
 			return false
 		}
 	}
@@ -507,13 +588,13 @@ func hash(b []byte) uint64 {
 // newGen restarts the file at offset 0 as a new generation.
 func (r *reader) newGen(fi os.FileInfo) {
 	dev, ino := fileID(fi)
-	var gen int
+	var gen int32
 	r.f.update(func(p *filePos) {
 		gen = p.gen + 1
 		*p = filePos{gen: gen, dev: dev, ino: ino, lineKnown: true}
 	})
 	r.w.stats.resets.Add(1)
-	r.log.Info().Int("gen", gen).Msg("log truncated or rewritten; reading it again from the start")
+	r.log.Info().Int("gen", int(gen)).Msg("log truncated or rewritten; reading it again from the start")
 	r.batch = r.batch[:0]
 	r.head = r.head[:0]
 	r.skipFrom, r.resume = -1, -1
@@ -556,7 +637,7 @@ func (r *reader) pump() {
 			r.drop()
 			return
 		}
-		size, sig, n := fi.Size(), hash(r.head), len(r.head)
+		size, sig, n := fi.Size(), hash(r.head), uint16(len(r.head))
 		r.f.update(func(fp *filePos) { fp.size, fp.sig, fp.sigLen = size, sig, n })
 		if !more {
 			return
@@ -628,8 +709,8 @@ func (r *reader) num(n int) int {
 }
 
 func (r *reader) record(k Kind) Record {
-	return Record{Kind: k, Path: r.f.path, Agent: r.f.agent, Session: r.f.session,
-		Subagent: r.f.subagent, Gen: r.f.position().gen, Bootstrap: r.booting}
+	return Record{Kind: k, Path: r.path, Agent: r.f.agent.agent(), Session: r.session,
+		Subagent: r.subagent, Gen: int(r.f.position().gen), Bootstrap: r.booting}
 }
 
 // lineRecord parses one line.
@@ -651,10 +732,13 @@ func (r *reader) lineRecord(l lines.Line, num int) Record {
 		return rec
 	}
 	rec.Evidence = ev
-	if r.f.session == "" && ev.SessionID != "" {
-		r.f.session = ev.SessionID // a rollout without a uuid in its name
+	if r.session == "" && ev.SessionID != "" {
+		r.session = ev.SessionID // a rollout without a uuid in its name
+		r.w.mu.Lock()
+		r.w.learned[r.f] = r.session // for the file's next reader
+		r.w.mu.Unlock()
 	}
-	rec.Agent, rec.Session = r.f.agent, r.f.session
+	rec.Agent, rec.Session = r.f.agent.agent(), r.session
 	return rec
 }
 
