@@ -182,12 +182,12 @@ type reader struct {
 	session  string // Claude: a substring of the file's name
 	subagent bool
 	log      zerolog.Logger
-	fd     *os.File
-	fol    follow.Follower
-	notify <-chan struct{}
-	parser parsers.Parser
-	det    parsers.Detector
-	over   int // follower's oversized count already reported
+	fd       *os.File
+	fol      follow.Follower
+	notify   <-chan struct{}
+	parser   parsers.Parser
+	det      parsers.Detector
+	over     int // follower's oversized count already reported
 
 	numKnown bool  // line numbers are known
 	delta    int   // added to the follower's line numbers

@@ -94,12 +94,12 @@ type Watcher struct {
 	// wanted, closing. A file is found through its dir's files (sorted by
 	// name), a dropped dir's, or loose: no map holds every file.
 	mu      sync.Mutex
-	dropped map[string]*dir   // removed dirs whose files are not all forgotten yet
-	loose   map[string]*file  // followed files outside the layout, by path
-	nfiles  int               // files known
-	learned map[*file]string  // session ids read from a file's content (a rollout without a uuid in its name)
-	wanted  map[string]bool   // named by Follow, not found yet: whether it existed then
-	nextGen map[string]int32  // first generation of a path whose file was dropped
+	dropped map[string]*dir  // removed dirs whose files are not all forgotten yet
+	loose   map[string]*file // followed files outside the layout, by path
+	nfiles  int              // files known
+	learned map[*file]string // session ids read from a file's content (a rollout without a uuid in its name)
+	wanted  map[string]bool  // named by Follow, not found yet: whether it existed then
+	nextGen map[string]int32 // first generation of a path whose file was dropped
 	closing bool
 
 	stats struct {
