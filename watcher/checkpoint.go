@@ -29,9 +29,13 @@ type ckptEntry struct {
 // pos is the entry as a position resumed from the checkpoint (until the
 // file's start-up read finds it is another generation).
 func (c *ckptEntry) pos() filePos {
-	return filePos{dev: c.Dev, ino: c.Ino, sig: c.Sig, sigLen: uint16(c.SigLen),
-		offset: c.Offset, line: c.Line, lineKnown: c.LineKnown,
-		resumed: true, resumeOff: c.Offset, resumeLine: c.Line, resumeKnown: c.LineKnown}
+	p := filePos{dev: c.Dev, ino: c.Ino, sig: c.Sig, sigLen: uint16(c.SigLen),
+		offset: c.Offset, line: c.Line, resumeOff: c.Offset, resumeLine: c.Line}
+	p.flags = resumed
+	if c.LineKnown {
+		p.flags |= lineKnown | resumeKnown
+	}
+	return p
 }
 
 type ckptFile struct {
@@ -197,7 +201,7 @@ func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 	var path, entry []byte // a file's path is built here, never kept
 	for _, f := range files {
 		p := f.position()
-		if p.fresh || p.dev == 0 && p.ino == 0 && p.sigLen == 0 && p.offset == 0 {
+		if p.has(fresh) || p.dev == 0 && p.ino == 0 && p.sigLen == 0 && p.offset == 0 {
 			continue // nothing adopted yet
 		}
 		if w.cfg.SaveState {
@@ -206,9 +210,11 @@ func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 			path = f.appendPath(path[:0])
 			switch m, ok := got.marks[string(path)]; {
 			case ok && m.Gen == int(p.gen):
-				p.offset, p.line, p.lineKnown = m.End, m.Line, m.Line > 0
-			case p.resumed:
-				p.offset, p.line, p.lineKnown = p.resumeOff, p.resumeLine, p.resumeKnown
+				p.offset, p.line = m.End, m.Line
+				p.set(lineKnown, m.Line > 0)
+			case p.has(resumed):
+				p.offset, p.line = p.resumeOff, p.resumeLine
+				p.set(lineKnown, p.has(resumeKnown))
 			default:
 				continue // nothing of this generation folded: bootstrap it afresh
 			}
@@ -270,7 +276,7 @@ func appendEntry(b, path []byte, p filePos) []byte {
 	b = append(b, `,"line":`...)
 	b = strconv.AppendInt(b, int64(p.line), 10)
 	b = append(b, `,"line_known":`...)
-	b = strconv.AppendBool(b, p.lineKnown)
+	b = strconv.AppendBool(b, p.has(lineKnown))
 	return append(b, "}\n"...)
 }
 

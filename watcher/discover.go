@@ -305,6 +305,17 @@ func (w *Watcher) scan(d *dir) {
 	var seen []string // the listing's logs, sorted
 	w.mu.Lock()
 	known := len(d.files)
+	if known == 0 {
+		// A first listing sizes the list to its logs: no slack in each of
+		// hundreds of folders.
+		n := 0
+		for _, e := range entries {
+			if e.Type().IsRegular() && d.root.wantFile(d.depth+1, e.Name()) {
+				n++
+			}
+		}
+		d.files = slices.Grow(d.files, n)
+	}
 	w.mu.Unlock()
 	for _, e := range entries {
 		name := e.Name()
@@ -418,10 +429,10 @@ func (w *Watcher) saw(d *dir, name string) {
 // outside the layout, whose name is its path. A checkpoint entry is copied,
 // not kept. Called with w.mu held.
 func (w *Watcher) newFile(name string, d *dir, agent parsers.Agent, booted bool, ck *ckptEntry) *file {
-	f := &file{name: name, dir: d, abs: d == nil, agent: codeOf(agent), booted: booted, presumed: d != nil}
+	f := &file{name: name, dir: d, abs: d == nil, agent: codeOf(agent), booted: booted, presumed: d != nil, lock: newLock()}
 	switch {
 	case booted:
-		f.pos = filePos{fresh: true, lineKnown: true}
+		f.pos = filePos{flags: fresh | lineKnown}
 	case ck != nil:
 		f.pos = ck.pos()
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -40,11 +41,30 @@ type filePos struct {
 
 	gen    int32  // generations at one path in one run
 	sigLen uint16 // at most sigMax
+	flags  posFlags
+}
 
-	lineKnown   bool
-	fresh       bool // no generation adopted yet (a new file, or deletion reported): the next file at the path starts at 0
-	resumed     bool
-	resumeKnown bool
+// posFlags are a filePos's flags, in one byte so that the position packs
+// into 72 bytes.
+type posFlags uint8
+
+const (
+	lineKnown posFlags = 1 << iota
+	// fresh: no generation adopted yet (a new file, or deletion reported):
+	// the next file at the path starts at 0.
+	fresh
+	resumed
+	resumeKnown
+)
+
+func (p *filePos) has(f posFlags) bool { return p.flags&f != 0 }
+
+func (p *filePos) set(f posFlags, on bool) {
+	if on {
+		p.flags |= f
+	} else {
+		p.flags &^= f
+	}
 }
 
 // agentCode is a file's agent in one byte (parsers.Agent is a string).
@@ -83,9 +103,10 @@ func (c agentCode) agent() parsers.Agent {
 // the session id is derived from the name then (a substring of it, which the
 // relay's copy shares).
 type file struct {
-	// dir lists the file; nil for a followed file outside the layout, whose
-	// name is then its whole path (abs). Guarded by Watcher.mu; a file with
-	// a relative name never changes dir, so its path needs no lock.
+	// dir lists the file; nil for a followed file outside the layout. Such
+	// a file's name is its whole path (abs), kept if its dir is listed
+	// later. Guarded by Watcher.mu; a file with a relative name never
+	// changes dir, so its path needs no lock.
 	dir  *dir
 	name string
 	// wake (capacity 1: pending "look at the file") is made, under
@@ -95,8 +116,8 @@ type file struct {
 	// starts only once it exists, so its unlocked receive sees it.
 	wake chan struct{}
 
-	mu  sync.Mutex
-	pos filePos
+	pos  filePos // guarded by posLocks[lock]
+	lock uint8
 
 	// Owned by the goroutine that runs the file; running hands it over
 	// through Watcher.mu.
@@ -150,16 +171,28 @@ func (f *file) appendPath(b []byte) []byte {
 	return append(b, f.name...)
 }
 
+// posLocks guard the files' positions, a file's chosen round robin when it
+// is made: a mutex in each would cost 8 bytes of each idle file, and only
+// the few files being read take theirs often.
+var (
+	posLocks [64]sync.Mutex
+	nextLock atomic.Uint32
+)
+
+func newLock() uint8 { return uint8(nextLock.Add(1) % uint32(len(posLocks))) }
+
 func (f *file) position() filePos {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	m := &posLocks[f.lock]
+	m.Lock()
+	defer m.Unlock()
 	return f.pos
 }
 
 func (f *file) update(fn func(*filePos)) {
-	f.mu.Lock()
+	m := &posLocks[f.lock]
+	m.Lock()
 	fn(&f.pos)
-	f.mu.Unlock()
+	m.Unlock()
 }
 
 // notifier is implemented by followers that learn about new lines on their
@@ -294,14 +327,14 @@ func (r *reader) sameFile(fi os.FileInfo) bool {
 func (r *reader) gone() bool {
 	r.closeFile()
 	p := r.f.position()
-	if p.fresh || !r.f.booted {
+	if p.has(fresh) || !r.f.booted {
 		return true
 	}
 	rec := r.record(KindDeleted)
 	rec.Offset, rec.End = p.offset, p.offset
 	r.emit(rec)
 	r.w.stats.deleted.Add(1)
-	r.f.update(func(p *filePos) { *p = filePos{gen: p.gen + 1, lineKnown: true, fresh: true} })
+	r.f.update(func(p *filePos) { *p = filePos{gen: p.gen + 1, flags: lineKnown | fresh} })
 	return true
 }
 
@@ -338,14 +371,17 @@ func (r *reader) open() (ok, gone bool) {
 	}
 	p := r.f.position()
 	switch {
-	case p.fresh:
+	case p.has(fresh):
 		dev, ino := fileID(fi)
-		r.f.update(func(p *filePos) { p.dev, p.ino, p.fresh = dev, ino, false })
+		r.f.update(func(p *filePos) {
+			p.dev, p.ino = dev, ino
+			p.set(fresh, false)
+		})
 		r.start(0, 0, true)
 	case !r.sameGen(fi, p):
 		r.newGen(fi)
 	default:
-		r.start(p.offset, p.line, p.lineKnown)
+		r.start(p.offset, p.line, p.has(lineKnown))
 	}
 	return true, false
 }
@@ -440,10 +476,10 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 	size := fi.Size()
 	dev, ino := fileID(fi)
 	r.resume = -1
-	p := filePos{dev: dev, ino: ino, lineKnown: true}
+	p := filePos{dev: dev, ino: ino, flags: lineKnown}
 	// A position resumed from the checkpoint is the file's own until this
 	// first read: nothing else moves it before.
-	if cp := r.f.position(); cp.resumed {
+	if cp := r.f.position(); cp.has(resumed) {
 		if cp.dev == dev && cp.ino == ino && size >= cp.offset && r.prefixOK(cp, size) {
 			p, r.resume = cp, cp.offset
 		} else {
@@ -456,7 +492,7 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 		start = r.resume // whatever was written while down is read whole
 	}
 	if r.resume < 0 && start > 0 {
-		p.lineKnown = false
+		p.set(lineKnown, false)
 	}
 	r.f.update(func(fp *filePos) { *fp = p })
 	r.head = r.head[:0]
@@ -591,7 +627,7 @@ func (r *reader) newGen(fi os.FileInfo) {
 	var gen int32
 	r.f.update(func(p *filePos) {
 		gen = p.gen + 1
-		*p = filePos{gen: gen, dev: dev, ino: ino, lineKnown: true}
+		*p = filePos{gen: gen, dev: dev, ino: ino, flags: lineKnown}
 	})
 	r.w.stats.resets.Add(1)
 	r.log.Info().Int("gen", int(gen)).Msg("log truncated or rewritten; reading it again from the start")
@@ -690,7 +726,7 @@ func (r *reader) fill() (more bool, err error) {
 		}
 		if l.Offset == r.resume && !r.numKnown {
 			// The checkpoint knows the line number here.
-			if p := r.f.position(); p.lineKnown {
+			if p := r.f.position(); p.has(lineKnown) {
 				r.numKnown, r.delta = true, p.line-(l.Num-1)
 			}
 		}
@@ -766,7 +802,8 @@ func (r *reader) deliver() bool {
 		r.f.update(func(p *filePos) {
 			if end > p.offset {
 				p.offset = end
-				p.line, p.lineKnown = line, line > 0
+				p.line = line
+				p.set(lineKnown, line > 0)
 			}
 		})
 	}

@@ -404,7 +404,7 @@ func (w *Watcher) Position(path string) (Position, bool) {
 	}
 	p := f.position()
 	line := p.line
-	if !p.lineKnown {
+	if !p.has(lineKnown) {
 		line = 0
 	}
 	return Position{Gen: int(p.gen), Offset: p.offset, Line: line, Size: p.size}, true
