@@ -9,9 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // ckptEntry is one file's persisted position and identity.
@@ -30,8 +28,7 @@ type ckptEntry struct {
 // file's start-up read finds it is another generation).
 func (c *ckptEntry) pos() filePos {
 	p := filePos{dev: c.Dev, ino: c.Ino, sig: c.Sig, sigLen: uint16(c.SigLen),
-		offset: c.Offset, line: c.Line, resumeOff: c.Offset, resumeLine: c.Line}
-	p.flags = resumed
+		offset: c.Offset, line: c.Line, resumeOff: c.Offset, resumeLine: c.Line, flags: resumed}
 	if c.LineKnown {
 		p.flags |= lineKnown | resumeKnown
 	}
@@ -196,9 +193,9 @@ func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 	// at 10 000 files, marshalling the whole file (and re-validating the
 	// consumer's state as a RawMessage) briefly doubled the daemon's heap.
 	bw := bufio.NewWriterSize(tmp, 64<<10)
+	enc := json.NewEncoder(bw)
 	fmt.Fprintf(bw, `{"version":%d,"files":[`, ckptVersion)
 	n := 0
-	var path, entry []byte // a file's path is built here, never kept
 	for _, f := range files {
 		p := f.position()
 		if p.has(fresh) || p.dev == 0 && p.ino == 0 && p.sigLen == 0 && p.offset == 0 {
@@ -207,8 +204,7 @@ func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 		if w.cfg.SaveState {
 			// The consumer's state covers what it folded: save that
 			// position, not how far the readers got.
-			path = f.appendPath(path[:0])
-			switch m, ok := got.marks[string(path)]; {
+			switch m, ok := got.marks[f.path]; {
 			case ok && m.Gen == int(p.gen):
 				p.offset, p.line = m.End, m.Line
 				p.set(lineKnown, m.Line > 0)
@@ -223,9 +219,11 @@ func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 			bw.WriteByte(',')
 		}
 		n++
-		path = f.appendPath(path[:0])
-		entry = appendEntry(entry[:0], path, p)
-		bw.Write(entry)
+		if err := enc.Encode(ckptEntry{Path: f.path, Dev: p.dev, Ino: p.ino, Sig: p.sig,
+			SigLen: int(p.sigLen), Offset: p.offset, Line: p.line, LineKnown: p.has(lineKnown)}); err != nil {
+			tmp.Close()
+			return 0, fmt.Errorf("encode checkpoint: %w", err)
+		}
 	}
 	bw.WriteByte(']')
 	if len(got.state) > 0 {
@@ -255,81 +253,4 @@ func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 		d.Close()
 	}
 	return size, nil
-}
-
-// appendEntry appends the checkpoint entry of the file at path, as
-// json.Encoder writes a ckptEntry (newline included), without building the
-// path as a string.
-func appendEntry(b, path []byte, p filePos) []byte {
-	b = append(b, `{"path":`...)
-	b = appendJSONString(b, path)
-	b = append(b, `,"dev":`...)
-	b = strconv.AppendUint(b, p.dev, 10)
-	b = append(b, `,"ino":`...)
-	b = strconv.AppendUint(b, p.ino, 10)
-	b = append(b, `,"sig":`...)
-	b = strconv.AppendUint(b, p.sig, 10)
-	b = append(b, `,"sig_len":`...)
-	b = strconv.AppendUint(b, uint64(p.sigLen), 10)
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, p.offset, 10)
-	b = append(b, `,"line":`...)
-	b = strconv.AppendInt(b, int64(p.line), 10)
-	b = append(b, `,"line_known":`...)
-	b = strconv.AppendBool(b, p.has(lineKnown))
-	return append(b, "}\n"...)
-}
-
-// appendJSONString appends s quoted as encoding/json quotes a string (HTML
-// characters escaped, invalid UTF-8 as U+FFFD).
-func appendJSONString(b, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			switch r {
-			case utf8.RuneError:
-				b = append(b, `\ufffd`...)
-			default:
-				b = append(b, `\u202`...)
-				b = append(b, hex[r&0xf])
-			}
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -57,7 +57,7 @@ type dir struct {
 	dropped bool
 	// files lists the dir's files sorted by name: the only index of the
 	// files found under the roots (a Claude project folder can hold
-	// thousands), so that an idle file costs no map entry and no path.
+	// thousands), so that an idle file costs no map entry.
 	files []*file
 }
 
@@ -113,16 +113,16 @@ func guessAgent(path string) parsers.Agent {
 	return parsers.AgentUnknown
 }
 
-// sessionOf derives the session a log belongs to from its directory and
-// name: the Claude file stem (the parent session's for subagent files), the
-// Codex rollout's trailing uuid ("" when the name has none: the
-// session_meta id is used). The id is a substring of name or dirPath.
-func sessionOf(dirPath, name string, agent parsers.Agent) (session string, subagent bool) {
-	stem := strings.TrimSuffix(name, ".jsonl")
+// sessionOf derives the session a log belongs to from its path: the Claude
+// file stem (the parent session's for subagent files), the Codex rollout's
+// trailing uuid ("" when the name has none: the session_meta id is used).
+// The id is a substring of path.
+func sessionOf(path string, agent parsers.Agent) (session string, subagent bool) {
+	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	switch agent {
 	case parsers.AgentClaude:
-		if filepath.Base(dirPath) == "subagents" && strings.HasPrefix(stem, "agent-") {
-			return filepath.Base(filepath.Dir(dirPath)), true
+		if filepath.Base(filepath.Dir(path)) == "subagents" && strings.HasPrefix(stem, "agent-") {
+			return filepath.Base(filepath.Dir(filepath.Dir(path))), true
 		}
 		return stem, false
 	case parsers.AgentCodex:
@@ -391,18 +391,14 @@ func (w *Watcher) saw(d *dir, name string) {
 		// Followed before its directory was known: list it there now.
 		w.pathBuf = joinPath(w.pathBuf[:0], d.path, name)
 		if f = w.loose[string(w.pathBuf)]; f != nil {
-			delete(w.loose, f.name)
+			delete(w.loose, f.path)
 			f.dir = d
 			d.add(f)
 		}
 	}
 	if f == nil {
-		var ck *ckptEntry
-		if w.ckpt != nil {
-			w.pathBuf = joinPath(w.pathBuf[:0], d.path, name)
-			ck = w.ckpt[string(w.pathBuf)]
-		}
-		f = w.newFile(name, d, d.root.agent, !w.starting, ck)
+		p := filepath.Join(d.path, name)
+		f = w.newFile(p, d, d.root.agent, !w.starting, w.ckpt[p])
 		if w.starting {
 			w.bootQueue = append(w.bootQueue, f)
 		} else {
@@ -425,28 +421,25 @@ func (w *Watcher) saw(d *dir, name string) {
 	}
 }
 
-// newFile registers a file: name in d, or, with d nil, a followed file
-// outside the layout, whose name is its path. A checkpoint entry is copied,
-// not kept. Called with w.mu held.
-func (w *Watcher) newFile(name string, d *dir, agent parsers.Agent, booted bool, ck *ckptEntry) *file {
-	f := &file{name: name, dir: d, abs: d == nil, agent: codeOf(agent), booted: booted, presumed: d != nil, lock: newLock()}
+// newFile registers the file at p, listed in d (nil: a followed file
+// outside the layout). A checkpoint entry is copied, not kept. Called with
+// w.mu held.
+func (w *Watcher) newFile(p string, d *dir, agent parsers.Agent, booted bool, ck *ckptEntry) *file {
+	f := &file{path: p, dir: d, agent: codeOf(agent), booted: booted, presumed: d != nil, lock: newLock()}
 	switch {
 	case booted:
 		f.pos = filePos{flags: fresh | lineKnown}
 	case ck != nil:
 		f.pos = ck.pos()
 	}
-	if len(w.nextGen) > 0 {
-		p := f.path()
-		if g, ok := w.nextGen[p]; ok {
-			f.pos.gen = g
-			delete(w.nextGen, p)
-		}
+	if g, ok := w.nextGen[p]; ok {
+		f.pos.gen = g
+		delete(w.nextGen, p)
 	}
 	if d != nil {
 		d.add(f)
 	} else {
-		w.loose[name] = f
+		w.loose[p] = f
 	}
 	w.nfiles++
 	return f
@@ -541,7 +534,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 			w.countDirs()
 		}
 	case fi.Mode().IsRegular() && pd.root.wantFile(pd.depth+1, name):
-		w.saw(pd, strings.Clone(name))
+		w.saw(pd, name)
 	}
 }
 
@@ -642,13 +635,9 @@ func (w *Watcher) checkWanted() {
 		existed := w.wanted[p]
 		delete(w.wanted, p)
 		f := w.lookup(p)
-		switch {
-		case f != nil:
-		case d != nil:
+		if f == nil {
 			// A file that existed when it was named has history: bootstrap it.
-			f = w.newFile(strings.Clone(filepath.Base(p)), d, agent, !existed, nil)
-		default:
-			f = w.newFile(p, nil, agent, !existed, nil)
+			f = w.newFile(p, d, agent, !existed, nil)
 		}
 		w.kickLocked(f)
 		w.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,17 +99,15 @@ func (c agentCode) agent() parsers.Agent {
 
 // file is one followed log. Most files are read once at start-up and then
 // stay idle for the daemon's life: a file holds no buffer, goroutine, timer
-// or wake channel while idle, and not its path: its name, beside its dir
-// (which holds the dir's path). The path is built when a reader starts, and
-// the session id is derived from the name then (a substring of it, which the
-// relay's copy shares).
+// or wake channel while idle, no map entry (its dir lists it), and strings
+// only in its path: the session id is derived from it when a reader starts.
+// The path is the only copy: the relay keys how far it folded each file by
+// the records' Path, and its session ids are substrings of it. (Holding the
+// name alone, with the path built for each reader, cost 48 bytes more per
+// file: the relay kept the built path.)
 type file struct {
-	// dir lists the file; nil for a followed file outside the layout. Such
-	// a file's name is its whole path (abs), kept if its dir is listed
-	// later. Guarded by Watcher.mu; a file with a relative name never
-	// changes dir, so its path needs no lock.
-	dir  *dir
-	name string
+	dir  *dir // lists the file (nil: a followed file outside the layout); guarded by Watcher.mu
+	path string
 	// wake (capacity 1: pending "look at the file") is made, under
 	// Watcher.mu, by the first kick that needs it, and is never replaced:
 	// most files are read once at start-up and then stay idle, and 10 000
@@ -125,7 +124,6 @@ type file struct {
 
 	running bool // guarded by Watcher.mu
 	gone    bool // forgotten (deleted): whatever is at the path now has its own file; guarded by Watcher.mu
-	abs     bool // name is the whole path
 
 	// Owned like agent.
 	// presumed: the agent is the root's, not yet confirmed by a line the
@@ -138,37 +136,7 @@ type file struct {
 
 // base is the file's name in its directory.
 func (f *file) base() string {
-	if f.abs {
-		return filepath.Base(f.name)
-	}
-	return f.name
-}
-
-// dirPath is the path of the file's directory.
-func (f *file) dirPath() string {
-	if f.abs {
-		return filepath.Dir(f.name)
-	}
-	return f.dir.path
-}
-
-// path builds the file's path (an allocation: readers build it once).
-func (f *file) path() string {
-	if f.abs {
-		return f.name
-	}
-	return f.dir.path + string(filepath.Separator) + f.name
-}
-
-// appendPath appends the file's path to b, for a lookup or an encoding
-// that must not allocate it.
-func (f *file) appendPath(b []byte) []byte {
-	if f.abs {
-		return append(b, f.name...)
-	}
-	b = append(b, f.dir.path...)
-	b = append(b, filepath.Separator)
-	return append(b, f.name...)
+	return f.path[strings.LastIndexByte(f.path, filepath.Separator)+1:]
 }
 
 // posLocks guard the files' positions, a file's chosen round robin when it
@@ -207,12 +175,9 @@ const kindSkip Kind = 255
 
 // reader is the state of one file's reading goroutine.
 type reader struct {
-	w *Watcher
-	f *file
-	// path is built once per reader: every record carries it, and a line
-	// followed live allocates nothing for it.
-	path     string
-	session  string // Claude: a substring of the file's name
+	w        *Watcher
+	f        *file
+	session  string // a substring of the file's path (Codex: "" or the id read from the file)
 	subagent bool
 	log      zerolog.Logger
 	fd       *os.File
@@ -243,7 +208,7 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 	defer r.closeFile()
 	var idle *time.Timer
 	for {
-		if r.read() && w.forget(f, r.path) {
+		if r.read() && w.forget(f) {
 			return
 		}
 		if oneShot {
@@ -277,10 +242,9 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 }
 
 func (w *Watcher) newReader(f *file) *reader {
-	path := f.path()
-	r := &reader{w: w, f: f, path: path, log: w.rlog.With().Str("path", path).Logger(), skipFrom: -1, resume: -1,
+	r := &reader{w: w, f: f, log: w.rlog.With().Str("path", f.path).Logger(), skipFrom: -1, resume: -1,
 		head: make([]byte, 0, sigMax)}
-	r.session, r.subagent = sessionOf(f.dirPath(), f.base(), f.agent.agent())
+	r.session, r.subagent = sessionOf(f.path, f.agent.agent())
 	if r.session == "" {
 		w.mu.Lock()
 		r.session = w.learned[f]
@@ -293,7 +257,7 @@ func (w *Watcher) newReader(f *file) *reader {
 // (reported with KindDeleted once).
 func (r *reader) read() bool {
 	if r.fd != nil {
-		fi, err := os.Stat(r.path)
+		fi, err := os.Stat(r.f.path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			r.pump() // drain what the open descriptor still has
@@ -341,7 +305,7 @@ func (r *reader) gone() bool {
 // open opens the file and positions the follower: at the delivered offset
 // when the file is the same generation, at 0 when it is not.
 func (r *reader) open() (ok, gone bool) {
-	fd, err := os.Open(r.path)
+	fd, err := os.Open(r.f.path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, true
@@ -463,7 +427,7 @@ func (r *reader) parserFor(line []byte) parsers.Parser {
 			return nil
 		}
 		r.f.agent = codeOf(a)
-		r.session, r.subagent = sessionOf(filepath.Dir(r.path), filepath.Base(r.path), a)
+		r.session, r.subagent = sessionOf(r.f.path, a)
 	}
 	r.parser = parsers.New(r.f.agent.agent())
 	return r.parser
@@ -745,7 +709,7 @@ func (r *reader) num(n int) int {
 }
 
 func (r *reader) record(k Kind) Record {
-	return Record{Kind: k, Path: r.path, Agent: r.f.agent.agent(), Session: r.session,
+	return Record{Kind: k, Path: r.f.path, Agent: r.f.agent.agent(), Session: r.session,
 		Subagent: r.subagent, Gen: int(r.f.position().gen), Bootstrap: r.booting}
 }
 

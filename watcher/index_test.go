@@ -1,11 +1,8 @@
 package watcher
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"unsafe"
 )
@@ -15,6 +12,7 @@ import (
 // it comes back) until they are forgotten, and a file followed before its
 // directory was known moves into the directory's list, keeping its path.
 // The Run loop is not started: no reader runs, each step is the loop's.
+// An idle file's session id and its records' Path share its path's bytes.
 func TestFileIndex(t *testing.T) {
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "claude", "-p")
@@ -52,25 +50,26 @@ func TestFileIndex(t *testing.T) {
 		t.Fatalf("dir %v, %d files", d, files())
 	}
 	for i := 1; i < len(d.files); i++ {
-		if d.files[i-1].name >= d.files[i].name {
-			t.Fatalf("files not sorted: %q before %q", d.files[i-1].name, d.files[i].name)
+		if d.files[i-1].base() >= d.files[i].base() {
+			t.Fatalf("files not sorted: %q before %q", d.files[i-1].path, d.files[i].path)
 		}
 	}
 	pa := filepath.Join(proj, sessA+".jsonl")
 	fa := find(pa)
-	if fa == nil || fa.path() != pa || fa.name != sessA+".jsonl" {
+	if fa == nil || fa.path != pa || fa.base() != sessA+".jsonl" {
 		t.Fatalf("lookup %s: %+v", pa, fa)
 	}
 	if find(filepath.Join(proj, "other.jsonl")) != nil || find(filepath.Join(dir, "claude", "-x", sessA+".jsonl")) != nil {
 		t.Fatal("found a file that is not there")
 	}
-	// The session id is the name's own bytes: the relay's copy shares them.
+	// The session id is the path's own bytes: the relay's copies of both
+	// share them.
 	r := w.newReader(fa)
-	if r.session != sessA || unsafe.StringData(r.session) != unsafe.StringData(fa.name) {
-		t.Fatalf("session %q does not share the name's bytes", r.session)
+	if r.session != sessA || unsafe.StringData(r.session) != unsafe.StringData(fa.base()) {
+		t.Fatalf("session %q does not share the path's bytes", r.session)
 	}
-	if r.path != pa {
-		t.Fatalf("reader path %q", r.path)
+	if rec := r.record(KindLine); unsafe.StringData(rec.Path) != unsafe.StringData(fa.path) || rec.Session != sessA {
+		t.Fatalf("record %+v does not share the file's path", rec)
 	}
 
 	// Renamed away: dropped, its files listed until their readers forget them.
@@ -94,7 +93,7 @@ func TestFileIndex(t *testing.T) {
 	w.dropDir(d)
 	for _, n := range names {
 		p := filepath.Join(proj, n)
-		if !w.forget(find(p), p) {
+		if !w.forget(find(p)) {
 			t.Fatalf("%s not forgotten", p)
 		}
 	}
@@ -110,43 +109,12 @@ func TestFileIndex(t *testing.T) {
 	w.Follow(pc)
 	w.checkWanted()
 	fc := find(pc)
-	if fc == nil || !fc.abs || fc.dir != nil || w.loose[pc] != fc || fc.path() != pc {
+	if fc == nil || fc.dir != nil || w.loose[pc] != fc || fc.path != pc {
 		t.Fatalf("followed file %+v", fc)
 	}
 	// Its directory is listed: the same file, in the dir's list.
 	w.addDir(q, d.root, 1)
-	if find(pc) != fc || fc.dir != w.dirs[q] || len(w.loose) != 0 || fc.path() != pc || files() != 1 {
-		t.Fatalf("after listing: lookup %v, dir %v, %d loose, path %q", find(pc), fc.dir, len(w.loose), fc.path())
-	}
-	if r := w.newReader(fc); r.path != pc {
-		t.Fatalf("reader path %q", r.path)
-	}
-}
-
-// TestCheckpointEntryEncoding: an entry is written byte for byte as
-// json.Encoder writes a ckptEntry, whatever the path holds.
-func TestCheckpointEntryEncoding(t *testing.T) {
-	paths := []string{
-		"/home/u/.claude/projects/-home-u-w/" + sessA + ".jsonl",
-		`/a "quoted" \back\slash`,
-		"/ctl\x00\x01\b\f\n\r\t\x1f\x7f",
-		"/html <a> & </a>",
-		"/utf8 é 日本 \u2028 \u2029 🙂",
-		"/invalid \xff\xfe utf8 \xe6\x97",
-		strings.Repeat("x", 300),
-	}
-	p := filePos{dev: 1<<64 - 1, ino: 42, sig: 1 << 63, sigLen: sigMax, offset: 1<<63 - 1, line: 7, flags: lineKnown}
-	for _, path := range paths {
-		for _, known := range []bool{true, false} {
-			p.set(lineKnown, known)
-			var want bytes.Buffer
-			if err := json.NewEncoder(&want).Encode(ckptEntry{Path: path, Dev: p.dev, Ino: p.ino, Sig: p.sig,
-				SigLen: int(p.sigLen), Offset: p.offset, Line: p.line, LineKnown: known}); err != nil {
-				t.Fatal(err)
-			}
-			if got := appendEntry(nil, []byte(path), p); string(got) != want.String() {
-				t.Errorf("path %q:\n got %s\nwant %s", path, got, want.Bytes())
-			}
-		}
+	if find(pc) != fc || fc.dir != w.dirs[q] || len(w.loose) != 0 || fc.path != pc || files() != 1 {
+		t.Fatalf("after listing: lookup %v, dir %v, %d loose", find(pc), fc.dir, len(w.loose))
 	}
 }

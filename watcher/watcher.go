@@ -474,9 +474,8 @@ func (w *Watcher) park(f *file) bool {
 	return true
 }
 
-// forget drops a deleted file (at path) unless it was recreated or kicked
-// meanwhile.
-func (w *Watcher) forget(f *file, path string) bool {
+// forget drops a deleted file unless it was recreated or kicked meanwhile.
+func (w *Watcher) forget(f *file) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(f.wake) > 0 && !w.closing {
@@ -486,7 +485,7 @@ func (w *Watcher) forget(f *file, path string) bool {
 		f.gone = true
 		w.nfiles--
 		// Generations keep counting at this path.
-		w.nextGen[path] = f.position().gen
+		w.nextGen[f.path] = f.position().gen
 		delete(w.learned, f)
 		switch d := f.dir; {
 		case d != nil:
@@ -494,8 +493,8 @@ func (w *Watcher) forget(f *file, path string) bool {
 			if d.dropped && len(d.files) == 0 {
 				delete(w.dropped, d.path)
 			}
-		case w.loose[f.name] == f:
-			delete(w.loose, f.name)
+		case w.loose[f.path] == f:
+			delete(w.loose, f.path)
 		}
 	}
 	f.running = false
