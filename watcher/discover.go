@@ -368,6 +368,20 @@ func (w *Watcher) lookup(p string) *file {
 	return w.loose[p]
 }
 
+// dirOf returns the dir that lists f, nil for a file outside the layout.
+// Called with w.mu held.
+func (w *Watcher) dirOf(f *file) *dir {
+	dp := filepath.Dir(f.path)
+	d := w.dirs[dp]
+	if d == nil {
+		d = w.dropped[dp]
+	}
+	if d != nil && d.find(f.base()) == f {
+		return d
+	}
+	return nil
+}
+
 // eachFile calls fn for every known file. Called with w.mu held.
 func (w *Watcher) eachFile(fn func(*file)) {
 	for _, m := range [...]map[string]*dir{w.dirs, w.dropped} {
@@ -392,7 +406,6 @@ func (w *Watcher) saw(d *dir, name string) {
 		w.pathBuf = joinPath(w.pathBuf[:0], d.path, name)
 		if f = w.loose[string(w.pathBuf)]; f != nil {
 			delete(w.loose, f.path)
-			f.dir = d
 			d.add(f)
 		}
 	}
@@ -425,7 +438,7 @@ func (w *Watcher) saw(d *dir, name string) {
 // outside the layout). A checkpoint entry is copied, not kept. Called with
 // w.mu held.
 func (w *Watcher) newFile(p string, d *dir, agent parsers.Agent, booted bool, ck *ckptEntry) *file {
-	f := &file{path: p, dir: d, agent: codeOf(agent), booted: booted, presumed: d != nil, lock: newLock()}
+	f := &file{path: p, agent: codeOf(agent), booted: booted, presumed: d != nil, lock: newLock()}
 	switch {
 	case booted:
 		f.pos = filePos{flags: fresh | lineKnown}

@@ -99,21 +99,15 @@ func (c agentCode) agent() parsers.Agent {
 
 // file is one followed log. Most files are read once at start-up and then
 // stay idle for the daemon's life: a file holds no buffer, goroutine, timer
-// or wake channel while idle, no map entry (its dir lists it), and strings
-// only in its path: the session id is derived from it when a reader starts.
+// or wake channel while idle, no map entry (its dir lists it: the dir is
+// found from the path), and strings only in its path: the session id is
+// derived from it when a reader starts.
 // The path is the only copy: the relay keys how far it folded each file by
 // the records' Path, and its session ids are substrings of it. (Holding the
 // name alone, with the path built for each reader, cost 48 bytes more per
 // file: the relay kept the built path.)
 type file struct {
-	dir  *dir // lists the file (nil: a followed file outside the layout); guarded by Watcher.mu
 	path string
-	// wake (capacity 1: pending "look at the file") is made, under
-	// Watcher.mu, by the first kick that needs it, and is never replaced:
-	// most files are read once at start-up and then stay idle, and 10 000
-	// idle channels were a tenth of the daemon's heap. A long-lived reader
-	// starts only once it exists, so its unlocked receive sees it.
-	wake chan struct{}
 
 	pos  filePos // guarded by posLocks[lock]
 	lock uint8
@@ -207,13 +201,21 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 	r := w.newReader(f)
 	defer r.closeFile()
 	var idle *time.Timer
+	var wake <-chan struct{}
+	if !oneShot {
+		// Made by the kick that started this reader, or by the one that
+		// handed the file over from a one-shot run.
+		w.mu.Lock()
+		wake = w.wakes[f]
+		w.mu.Unlock()
+	}
 	for {
 		if r.read() && w.forget(f) {
 			return
 		}
 		if oneShot {
 			w.mu.Lock()
-			if len(f.wake) > 0 && !w.closing {
+			if len(w.wakes[f]) > 0 && !w.closing {
 				w.wg.Add(1)
 				go w.follow(f, false)
 			} else {
@@ -229,7 +231,7 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 			idle.Reset(w.cfg.IdleTimeout)
 		}
 		select {
-		case <-f.wake:
+		case <-wake:
 		case <-r.notify:
 		case <-idle.C:
 			if w.park(f) {

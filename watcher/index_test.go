@@ -14,15 +14,15 @@ import (
 // The Run loop is not started: no reader runs, each step is the loop's.
 // An idle file's session id and its records' Path share its path's bytes.
 func TestFileIndex(t *testing.T) {
-	dir := t.TempDir()
-	proj := filepath.Join(dir, "claude", "-p")
+	tmp := t.TempDir()
+	proj := filepath.Join(tmp, "claude", "-p")
 	mkdir(t, proj)
-	mkdir(t, filepath.Join(dir, "codex"))
+	mkdir(t, filepath.Join(tmp, "codex"))
 	names := []string{sessA + ".jsonl", "00000000-0000-4000-8000-000000000002.jsonl", "00000000-0000-4000-8000-000000000001.jsonl"}
 	for _, n := range names {
 		appendFile(t, filepath.Join(proj, n), claudeLine("a", 0))
 	}
-	w, err := New(testConfig(dir), testLogger(t))
+	w, err := New(testConfig(tmp), testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +45,11 @@ func TestFileIndex(t *testing.T) {
 		}
 		return n
 	}
+	dirOf := func(f *file) *dir {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.dirOf(f)
+	}
 	d := w.dirs[proj]
 	if d == nil || len(d.files) != 3 || files() != 3 {
 		t.Fatalf("dir %v, %d files", d, files())
@@ -59,7 +64,7 @@ func TestFileIndex(t *testing.T) {
 	if fa == nil || fa.path != pa || fa.base() != sessA+".jsonl" {
 		t.Fatalf("lookup %s: %+v", pa, fa)
 	}
-	if find(filepath.Join(proj, "other.jsonl")) != nil || find(filepath.Join(dir, "claude", "-x", sessA+".jsonl")) != nil {
+	if find(filepath.Join(proj, "other.jsonl")) != nil || find(filepath.Join(tmp, "claude", "-x", sessA+".jsonl")) != nil {
 		t.Fatal("found a file that is not there")
 	}
 	// The session id is the path's own bytes: the relay's copies of both
@@ -73,12 +78,12 @@ func TestFileIndex(t *testing.T) {
 	}
 
 	// Renamed away: dropped, its files listed until their readers forget them.
-	away := filepath.Join(dir, "away")
+	away := filepath.Join(tmp, "away")
 	if err := os.Rename(proj, away); err != nil {
 		t.Fatal(err)
 	}
 	w.dropDir(d)
-	if w.dirs[proj] != nil || w.dropped[proj] != d || !d.dropped || find(pa) != fa || files() != 3 {
+	if w.dirs[proj] != nil || w.dropped[proj] != d || !d.dropped || find(pa) != fa || dirOf(fa) != d || files() != 3 {
 		t.Fatalf("after drop: dirs %v, dropped %v, lookup %v", w.dirs[proj], w.dropped[proj], find(pa))
 	}
 	// Back before they were forgotten: the same dir and files.
@@ -102,19 +107,19 @@ func TestFileIndex(t *testing.T) {
 	}
 
 	// Followed before its directory is known: outside the layout, by path.
-	q := filepath.Join(dir, "claude", "-q")
+	q := filepath.Join(tmp, "claude", "-q")
 	pc := filepath.Join(q, sessA+".jsonl")
 	mkdir(t, q)
 	appendFile(t, pc, claudeLine("c", 0))
 	w.Follow(pc)
 	w.checkWanted()
 	fc := find(pc)
-	if fc == nil || fc.dir != nil || w.loose[pc] != fc || fc.path != pc {
+	if fc == nil || dirOf(fc) != nil || w.loose[pc] != fc || fc.path != pc {
 		t.Fatalf("followed file %+v", fc)
 	}
 	// Its directory is listed: the same file, in the dir's list.
 	w.addDir(q, d.root, 1)
-	if find(pc) != fc || fc.dir != w.dirs[q] || len(w.loose) != 0 || fc.path != pc || files() != 1 {
-		t.Fatalf("after listing: lookup %v, dir %v, %d loose", find(pc), fc.dir, len(w.loose))
+	if find(pc) != fc || dirOf(fc) != w.dirs[q] || len(w.loose) != 0 || fc.path != pc || files() != 1 {
+		t.Fatalf("after listing: lookup %v, dir %v, %d loose", find(pc), dirOf(fc), len(w.loose))
 	}
 }

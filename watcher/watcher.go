@@ -98,6 +98,13 @@ type Watcher struct {
 	loose   map[string]*file // followed files outside the layout, by path
 	nfiles  int              // files known
 	learned map[*file]string // session ids read from a file's content (a rollout without a uuid in its name)
+	// wakes (capacity 1: pending "look at the file") is made by the first
+	// kick that needs it, and is never replaced: most files are read once
+	// at start-up and then stay idle, and 10 000 idle channels were a tenth
+	// of the daemon's heap (a field in each file, 8 bytes more). A
+	// long-lived reader starts only once it exists, so its unlocked
+	// receive sees it.
+	wakes   map[*file]chan struct{}
 	wanted  map[string]bool  // named by Follow, not found yet: whether it existed then
 	nextGen map[string]int32 // first generation of a path whose file was dropped
 	closing bool
@@ -142,6 +149,7 @@ func New(cfg Config, log zerolog.Logger, opts ...Option) (*Watcher, error) {
 		dropped:       map[string]*dir{},
 		loose:         map[string]*file{},
 		learned:       map[*file]string{},
+		wakes:         map[*file]chan struct{}{},
 		wanted:        map[string]bool{},
 		nextGen:       map[string]int32{},
 	}
@@ -445,12 +453,14 @@ func (w *Watcher) kickLocked(f *file) {
 	if f.gone {
 		return // dropped; whatever is at the path now has its own file
 	}
-	if f.wake == nil {
-		f.wake = make(chan struct{}, 1)
+	wake := w.wakes[f]
+	if wake == nil {
+		wake = make(chan struct{}, 1)
+		w.wakes[f] = wake
 	}
 	if f.running {
 		select {
-		case f.wake <- struct{}{}:
+		case wake <- struct{}{}:
 		default: // a wake is pending already; events coalesce
 		}
 		return
@@ -467,7 +477,7 @@ func (w *Watcher) kickLocked(f *file) {
 func (w *Watcher) park(f *file) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(f.wake) > 0 && !w.closing {
+	if len(w.wakes[f]) > 0 && !w.closing {
 		return false
 	}
 	f.running = false
@@ -478,7 +488,7 @@ func (w *Watcher) park(f *file) bool {
 func (w *Watcher) forget(f *file) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(f.wake) > 0 && !w.closing {
+	if len(w.wakes[f]) > 0 && !w.closing {
 		return false
 	}
 	if !f.gone {
@@ -487,7 +497,8 @@ func (w *Watcher) forget(f *file) bool {
 		// Generations keep counting at this path.
 		w.nextGen[f.path] = f.position().gen
 		delete(w.learned, f)
-		switch d := f.dir; {
+		delete(w.wakes, f)
+		switch d := w.dirOf(f); {
 		case d != nil:
 			d.remove(f)
 			if d.dropped && len(d.files) == 0 {
