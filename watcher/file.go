@@ -98,14 +98,14 @@ func (c agentCode) agent() parsers.Agent {
 }
 
 // file is one followed log. Most files are read once at start-up and then
-// stay idle for the daemon's life: a file holds no buffer, goroutine, timer
-// or wake channel while idle, no map entry (its dir lists it: the dir is
-// found from the path), and strings only in its path: the session id is
-// derived from it when a reader starts.
-// The path is the only copy: the relay keys how far it folded each file by
-// the records' Path, and its session ids are substrings of it. (Holding the
-// name alone, with the path built for each reader, cost 48 bytes more per
-// file: the relay kept the built path.)
+// stay idle for the daemon's life: a file holds no buffer, goroutine, timer,
+// wake channel (Watcher.wakes) or mutex while idle, no map entry (its dir,
+// found from the path, lists it) and no string but its path: the session id
+// is derived from it when a reader starts (96 bytes, was 176). The path is
+// the only copy: the relay keys how far it folded each file by the records'
+// Path, and its session ids are substrings of it. (Holding the name alone,
+// with the path built for each reader, cost 48 bytes more per file: the
+// relay kept the built path.)
 type file struct {
 	path string
 
