@@ -27,9 +27,12 @@ type ckptEntry struct {
 // pos is the entry as a position resumed from the checkpoint (until the
 // file's start-up read finds it is another generation).
 func (c *ckptEntry) pos() filePos {
-	return filePos{dev: c.Dev, ino: c.Ino, sig: c.Sig, sigLen: c.SigLen,
-		offset: c.Offset, line: c.Line, lineKnown: c.LineKnown,
-		resumed: true, resumeOff: c.Offset, resumeLine: c.Line, resumeKnown: c.LineKnown}
+	p := filePos{dev: c.Dev, ino: c.Ino, sig: c.Sig, sigLen: uint16(c.SigLen),
+		offset: c.Offset, line: c.Line, resumeOff: c.Offset, resumeLine: c.Line, flags: resumed}
+	if c.LineKnown {
+		p.flags |= lineKnown | resumeKnown
+	}
+	return p
 }
 
 type ckptFile struct {
@@ -101,6 +104,9 @@ func (w *Watcher) loadCheckpoint() error {
 	}
 	w.ckpt = make(map[string]*ckptEntry, len(cf.Files))
 	for _, e := range cf.Files {
+		if e.SigLen < 0 || e.SigLen > sigMax {
+			continue // not a signature this watcher wrote: bootstrap the file afresh
+		}
 		w.ckpt[e.Path] = e
 	}
 	w.state = cf.State
@@ -168,10 +174,8 @@ func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 		}
 	}
 	w.mu.Lock()
-	files := make([]*file, 0, len(w.files))
-	for _, f := range w.files {
-		files = append(files, f)
-	}
+	files := make([]*file, 0, w.nfiles)
+	w.eachFile(func(f *file) { files = append(files, f) })
 	w.mu.Unlock()
 	if len(got.state) > 0 && !json.Valid(got.state) {
 		return 0, errors.New("encode checkpoint: the consumer's state is not JSON")
@@ -194,17 +198,19 @@ func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 	n := 0
 	for _, f := range files {
 		p := f.position()
-		if p.fresh || p.dev == 0 && p.ino == 0 && p.sigLen == 0 && p.offset == 0 {
+		if p.has(fresh) || p.dev == 0 && p.ino == 0 && p.sigLen == 0 && p.offset == 0 {
 			continue // nothing adopted yet
 		}
 		if w.cfg.SaveState {
 			// The consumer's state covers what it folded: save that
 			// position, not how far the readers got.
 			switch m, ok := got.marks[f.path]; {
-			case ok && m.Gen == p.gen:
-				p.offset, p.line, p.lineKnown = m.End, m.Line, m.Line > 0
-			case p.resumed:
-				p.offset, p.line, p.lineKnown = p.resumeOff, p.resumeLine, p.resumeKnown
+			case ok && m.Gen == int(p.gen):
+				p.offset, p.line = m.End, m.Line
+				p.set(lineKnown, m.Line > 0)
+			case p.has(resumed):
+				p.offset, p.line = p.resumeOff, p.resumeLine
+				p.set(lineKnown, p.has(resumeKnown))
 			default:
 				continue // nothing of this generation folded: bootstrap it afresh
 			}
@@ -214,7 +220,7 @@ func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 		}
 		n++
 		if err := enc.Encode(ckptEntry{Path: f.path, Dev: p.dev, Ino: p.ino, Sig: p.sig,
-			SigLen: p.sigLen, Offset: p.offset, Line: p.line, LineKnown: p.lineKnown}); err != nil {
+			SigLen: int(p.sigLen), Offset: p.offset, Line: p.line, LineKnown: p.has(lineKnown)}); err != nil {
 			tmp.Close()
 			return 0, fmt.Errorf("encode checkpoint: %w", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -42,30 +43,49 @@ func (rt *root) wantFile(depth int, name string) bool {
 	return depth == 4 && strings.HasPrefix(name, "rollout-")
 }
 
-// dir is a directory of the layout. Owned by the Run loop, except files,
-// which is guarded by Watcher.mu.
+// dir is a directory of the layout. Owned by the Run loop, except files
+// and dropped, which are guarded by Watcher.mu (as are Watcher.dirs'
+// writes: Follow, Poke and Position find a file through its dir).
 type dir struct {
 	path    string
 	root    *root
 	depth   int
 	watched bool
-	// files lists the dir's files: a slice, not a map by path, because
-	// every idle file is in one (the watcher's files map finds a path).
+	// dropped: removed from Watcher.dirs while files were still listed
+	// (their readers report them gone); kept in Watcher.dropped until the
+	// last is forgotten, and taken back if the directory comes back.
+	dropped bool
+	// files lists the dir's files sorted by name: the only index of the
+	// files found under the roots (a Claude project folder can hold
+	// thousands), so that an idle file costs no map entry.
 	files []*file
 }
 
-// add lists f in d.
-func (d *dir) add(f *file) { d.files = append(d.files, f) }
+// search is where name is, or would be, in d.files.
+func (d *dir) search(name string) (int, bool) {
+	return slices.BinarySearchFunc(d.files, name, func(f *file, name string) int {
+		return strings.Compare(f.base(), name)
+	})
+}
 
-// remove takes f off d's list (a deleted file: rare, so a linear search).
+// find returns d's file named name, or nil.
+func (d *dir) find(name string) *file {
+	if i, ok := d.search(name); ok {
+		return d.files[i]
+	}
+	return nil
+}
+
+// add lists f in d.
+func (d *dir) add(f *file) {
+	i, _ := d.search(f.base())
+	d.files = slices.Insert(d.files, i, f)
+}
+
+// remove takes f off d's list.
 func (d *dir) remove(f *file) {
-	for i, g := range d.files {
-		if g == f {
-			last := len(d.files) - 1
-			d.files[i], d.files[last] = d.files[last], nil
-			d.files = d.files[:last]
-			return
-		}
+	if i, ok := d.search(f.base()); ok && d.files[i] == f {
+		d.files = slices.Delete(d.files, i, i+1)
 	}
 }
 
@@ -96,6 +116,7 @@ func guessAgent(path string) parsers.Agent {
 // sessionOf derives the session a log belongs to from its path: the Claude
 // file stem (the parent session's for subagent files), the Codex rollout's
 // trailing uuid ("" when the name has none: the session_meta id is used).
+// The id is a substring of path.
 func sessionOf(path string, agent parsers.Agent) (session string, subagent bool) {
 	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	switch agent {
@@ -228,8 +249,18 @@ func (w *Watcher) addDir(path string, rt *root, depth int) {
 	if w.dirs[path] != nil {
 		return
 	}
-	d := &dir{path: path, root: rt, depth: depth}
+	w.mu.Lock()
+	d := w.dropped[path]
+	if d != nil {
+		// Back before all its files were forgotten: they are still listed.
+		delete(w.dropped, path)
+		d.dropped = false
+		d.root, d.depth, d.watched = rt, depth, false
+	} else {
+		d = &dir{path: path, root: rt, depth: depth}
+	}
 	w.dirs[path] = d
+	w.mu.Unlock()
 	w.watch(d)
 	w.scan(d)
 }
@@ -269,34 +300,44 @@ func (w *Watcher) scan(d *dir) {
 		return
 	}
 	w.clearWarn(d.path, "read")
-	var seen map[string]bool
+	// In name order, as d.files is kept: a first listing appends.
+	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	var seen []string // the listing's logs, sorted
 	w.mu.Lock()
 	known := len(d.files)
-	w.mu.Unlock()
-	if known > 0 {
-		seen = make(map[string]bool, known)
+	if known == 0 {
+		// A first listing sizes the list to its logs: no slack in each of
+		// hundreds of folders.
+		n := 0
+		for _, e := range entries {
+			if e.Type().IsRegular() && d.root.wantFile(d.depth+1, e.Name()) {
+				n++
+			}
+		}
+		d.files = slices.Grow(d.files, n)
 	}
+	w.mu.Unlock()
 	for _, e := range entries {
 		name := e.Name()
-		p := filepath.Join(d.path, name)
 		if e.IsDir() {
-			if w.dirs[p] == nil && d.root.wantDir(d.depth+1, name) {
-				w.addDir(p, d.root, d.depth+1)
+			w.pathBuf = joinPath(w.pathBuf[:0], d.path, name)
+			if w.dirs[string(w.pathBuf)] == nil && d.root.wantDir(d.depth+1, name) {
+				w.addDir(filepath.Join(d.path, name), d.root, d.depth+1)
 			}
 			continue
 		}
 		if !e.Type().IsRegular() || !d.root.wantFile(d.depth+1, name) {
 			continue
 		}
-		if seen != nil {
-			seen[p] = true
+		if known > 0 {
+			seen = append(seen, name)
 		}
-		w.saw(d, p)
+		w.saw(d, name)
 	}
 	if known > 0 {
 		w.mu.Lock()
 		for _, f := range d.files {
-			if !seen[f.path] {
+			if _, ok := slices.BinarySearch(seen, f.base()); !ok {
 				w.kickLocked(f)
 			}
 		}
@@ -304,12 +345,72 @@ func (w *Watcher) scan(d *dir) {
 	}
 }
 
-// saw handles a log found in a listing: track it if new, kick it if it
+// joinPath appends dir, a separator and name to b.
+func joinPath(b []byte, dir, name string) []byte {
+	b = append(b, dir...)
+	b = append(b, filepath.Separator)
+	return append(b, name...)
+}
+
+// lookup finds the file at path p: through its directory, or among the
+// followed files outside the layout. Called with w.mu held.
+func (w *Watcher) lookup(p string) *file {
+	dp := filepath.Dir(p)
+	d := w.dirs[dp]
+	if d == nil {
+		d = w.dropped[dp]
+	}
+	if d != nil {
+		if f := d.find(filepath.Base(p)); f != nil {
+			return f
+		}
+	}
+	return w.loose[p]
+}
+
+// dirOf returns the dir that lists f, nil for a file outside the layout.
+// Called with w.mu held.
+func (w *Watcher) dirOf(f *file) *dir {
+	dp := filepath.Dir(f.path)
+	d := w.dirs[dp]
+	if d == nil {
+		d = w.dropped[dp]
+	}
+	if d != nil && d.find(f.base()) == f {
+		return d
+	}
+	return nil
+}
+
+// eachFile calls fn for every known file. Called with w.mu held.
+func (w *Watcher) eachFile(fn func(*file)) {
+	for _, m := range [...]map[string]*dir{w.dirs, w.dropped} {
+		for _, d := range m {
+			for _, f := range d.files {
+				fn(f)
+			}
+		}
+	}
+	for _, f := range w.loose {
+		fn(f)
+	}
+}
+
+// saw handles a log found in d's listing: track it if new, kick it if it
 // changed since it was last read.
-func (w *Watcher) saw(d *dir, p string) {
+func (w *Watcher) saw(d *dir, name string) {
 	w.mu.Lock()
-	f := w.files[p]
+	f := d.find(name)
+	if f == nil && len(w.loose) > 0 {
+		// Followed before its directory was known: list it there now.
+		w.pathBuf = joinPath(w.pathBuf[:0], d.path, name)
+		if f = w.loose[string(w.pathBuf)]; f != nil {
+			delete(w.loose, f.path)
+			d.add(f)
+		}
+	}
 	if f == nil {
+		p := filepath.Join(d.path, name)
 		f = w.newFile(p, d, d.root.agent, !w.starting, w.ckpt[p])
 		if w.starting {
 			w.bootQueue = append(w.bootQueue, f)
@@ -319,18 +420,11 @@ func (w *Watcher) saw(d *dir, p string) {
 		w.mu.Unlock()
 		return
 	}
-	if f.dir != d {
-		if f.dir != nil {
-			f.dir.remove(f)
-		}
-		f.dir = d
-		d.add(f)
-	}
 	w.mu.Unlock()
 	if w.starting {
 		return
 	}
-	size, ino, err := statPath(p)
+	size, ino, err := statPath(filepath.Join(d.path, name))
 	if err != nil {
 		w.kick(f)
 		return
@@ -340,25 +434,27 @@ func (w *Watcher) saw(d *dir, p string) {
 	}
 }
 
-// newFile registers a file. Called with w.mu held.
+// newFile registers the file at p, listed in d (nil: a followed file
+// outside the layout). A checkpoint entry is copied, not kept. Called with
+// w.mu held.
 func (w *Watcher) newFile(p string, d *dir, agent parsers.Agent, booted bool, ck *ckptEntry) *file {
-	f := &file{path: p, dir: d, agent: agent, booted: booted, presumed: d != nil}
-	f.session, f.subagent = sessionOf(p, agent)
+	f := &file{path: p, agent: codeOf(agent), booted: booted, presumed: d != nil, lock: newLock()}
 	switch {
 	case booted:
-		f.pos = filePos{fresh: true, lineKnown: true}
+		f.pos = filePos{flags: fresh | lineKnown}
 	case ck != nil:
-		f.ckpt = ck
 		f.pos = ck.pos()
 	}
 	if g, ok := w.nextGen[p]; ok {
 		f.pos.gen = g
 		delete(w.nextGen, p)
 	}
-	w.files[p] = f
 	if d != nil {
 		d.add(f)
+	} else {
+		w.loose[p] = f
 	}
+	w.nfiles++
 	return f
 }
 
@@ -370,7 +466,13 @@ func (w *Watcher) dropDir(d *dir) {
 		if p != d.path && !strings.HasPrefix(p, prefix) {
 			continue
 		}
+		w.mu.Lock()
 		delete(w.dirs, p)
+		if len(sub.files) > 0 {
+			sub.dropped = true
+			w.dropped[p] = sub
+		}
+		w.mu.Unlock()
 		if sub.watched && w.dw != nil {
 			_ = w.dw.Remove(p) // already gone with the directory, or renamed away
 		}
@@ -416,7 +518,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		return
 	}
 	w.mu.Lock()
-	f := w.files[p]
+	f := w.lookup(p)
 	if f != nil {
 		w.kickLocked(f)
 	}
@@ -445,7 +547,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 			w.countDirs()
 		}
 	case fi.Mode().IsRegular() && pd.root.wantFile(pd.depth+1, name):
-		w.saw(pd, p)
+		w.saw(pd, name)
 	}
 }
 
@@ -545,7 +647,7 @@ func (w *Watcher) checkWanted() {
 		w.mu.Lock()
 		existed := w.wanted[p]
 		delete(w.wanted, p)
-		f := w.files[p]
+		f := w.lookup(p)
 		if f == nil {
 			// A file that existed when it was named has history: bootstrap it.
 			f = w.newFile(p, d, agent, !existed, nil)

@@ -7,7 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -24,55 +27,99 @@ const (
 )
 
 // filePos is where a file's reading stands and which generation it is.
-// Fields are ordered so the flags share one word: there is one per file.
+// Fields are sized to what they hold and ordered so the small ones share
+// one word: there is one per file.
 type filePos struct {
-	gen      int
 	dev, ino uint64
 	sig      uint64 // hash of the first sigLen bytes
-	sigLen   int
-	offset   int64 // just after the last line delivered
-	line     int   // lines before offset, when lineKnown
-	size     int64 // size when last read
+	offset   int64  // just after the last line delivered
+	line     int    // lines before offset, when lineKnown
+	size     int64  // size when last read
 
 	// This generation was resumed from the checkpoint at resumeOff.
 	resumeOff  int64
 	resumeLine int
 
-	lineKnown   bool
-	fresh       bool // no generation adopted yet (a new file, or deletion reported): the next file at the path starts at 0
-	resumed     bool
-	resumeKnown bool
+	gen    int32  // generations at one path in one run
+	sigLen uint16 // at most sigMax
+	flags  posFlags
+}
+
+// posFlags are a filePos's flags, in one byte so that the position packs
+// into 72 bytes.
+type posFlags uint8
+
+const (
+	lineKnown posFlags = 1 << iota
+	// fresh: no generation adopted yet (a new file, or deletion reported):
+	// the next file at the path starts at 0.
+	fresh
+	resumed
+	resumeKnown
+)
+
+func (p *filePos) has(f posFlags) bool { return p.flags&f != 0 }
+
+func (p *filePos) set(f posFlags, on bool) {
+	if on {
+		p.flags |= f
+	} else {
+		p.flags &^= f
+	}
+}
+
+// agentCode is a file's agent in one byte (parsers.Agent is a string).
+type agentCode uint8
+
+const (
+	codeUnknown agentCode = iota
+	codeClaude
+	codeCodex
+)
+
+func codeOf(a parsers.Agent) agentCode {
+	switch a {
+	case parsers.AgentClaude:
+		return codeClaude
+	case parsers.AgentCodex:
+		return codeCodex
+	}
+	return codeUnknown
+}
+
+func (c agentCode) agent() parsers.Agent {
+	switch c {
+	case codeClaude:
+		return parsers.AgentClaude
+	case codeCodex:
+		return parsers.AgentCodex
+	}
+	return parsers.AgentUnknown
 }
 
 // file is one followed log. Most files are read once at start-up and then
-// stay idle for the daemon's life: a file holds no buffer, goroutine or
-// timer while idle, and its fields are ordered so the flags pack into the
-// last word (176 bytes, was 208 with the padding).
+// stay idle for the daemon's life: a file holds no buffer, goroutine, timer,
+// wake channel (Watcher.wakes) or mutex while idle, no map entry (its dir,
+// found from the path, lists it) and no string but its path: the session id
+// is derived from it when a reader starts (96 bytes, was 176). The path is
+// the only copy: the relay keys how far it folded each file by the records'
+// Path, and its session ids are substrings of it. (Holding the name alone,
+// with the path built for each reader, cost 48 bytes more per file: the
+// relay kept the built path.)
 type file struct {
 	path string
-	// wake (capacity 1: pending "look at the file") is made, under
-	// Watcher.mu, by the first kick that needs it, and is never replaced:
-	// most files are read once at start-up and then stay idle, and 10 000
-	// idle channels were a tenth of the daemon's heap. A long-lived reader
-	// starts only once it exists, so its unlocked receive sees it.
-	wake chan struct{}
 
-	// Guarded by Watcher.mu.
-	dir *dir
+	pos  filePos // guarded by posLocks[lock]
+	lock uint8
 
-	// Owned by the goroutine that runs the file; running hands them over
+	// Owned by the goroutine that runs the file; running hands it over
 	// through Watcher.mu.
-	agent   parsers.Agent
-	session string
-	ckpt    *ckptEntry
-
-	mu  sync.Mutex
-	pos filePos
+	agent agentCode
 
 	running bool // guarded by Watcher.mu
+	gone    bool // forgotten (deleted): whatever is at the path now has its own file; guarded by Watcher.mu
 
-	// Owned like agent and session.
-	subagent bool
+	// Owned like agent.
 	// presumed: the agent is the root's, not yet confirmed by a line the
 	// agent writes. A JSONL in a root that holds none (hook payloads kept
 	// beside the transcripts) is not a session, as verify says.
@@ -81,16 +128,33 @@ type file struct {
 	warned   bool
 }
 
+// base is the file's name in its directory.
+func (f *file) base() string {
+	return f.path[strings.LastIndexByte(f.path, filepath.Separator)+1:]
+}
+
+// posLocks guard the files' positions, a file's chosen round robin when it
+// is made: a mutex in each would cost 8 bytes of each idle file, and only
+// the few files being read take theirs often.
+var (
+	posLocks [64]sync.Mutex
+	nextLock atomic.Uint32
+)
+
+func newLock() uint8 { return uint8(nextLock.Add(1) % uint32(len(posLocks))) }
+
 func (f *file) position() filePos {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	m := &posLocks[f.lock]
+	m.Lock()
+	defer m.Unlock()
 	return f.pos
 }
 
 func (f *file) update(fn func(*filePos)) {
-	f.mu.Lock()
+	m := &posLocks[f.lock]
+	m.Lock()
 	fn(&f.pos)
-	f.mu.Unlock()
+	m.Unlock()
 }
 
 // notifier is implemented by followers that learn about new lines on their
@@ -105,15 +169,17 @@ const kindSkip Kind = 255
 
 // reader is the state of one file's reading goroutine.
 type reader struct {
-	w      *Watcher
-	f      *file
-	log    zerolog.Logger
-	fd     *os.File
-	fol    follow.Follower
-	notify <-chan struct{}
-	parser parsers.Parser
-	det    parsers.Detector
-	over   int // follower's oversized count already reported
+	w        *Watcher
+	f        *file
+	session  string // a substring of the file's path (Codex: "" or the id read from the file)
+	subagent bool
+	log      zerolog.Logger
+	fd       *os.File
+	fol      follow.Follower
+	notify   <-chan struct{}
+	parser   parsers.Parser
+	det      parsers.Detector
+	over     int // follower's oversized count already reported
 
 	numKnown bool  // line numbers are known
 	delta    int   // added to the follower's line numbers
@@ -135,13 +201,21 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 	r := w.newReader(f)
 	defer r.closeFile()
 	var idle *time.Timer
+	var wake <-chan struct{}
+	if !oneShot {
+		// Made by the kick that started this reader, or by the one that
+		// handed the file over from a one-shot run.
+		w.mu.Lock()
+		wake = w.wakes[f]
+		w.mu.Unlock()
+	}
 	for {
 		if r.read() && w.forget(f) {
 			return
 		}
 		if oneShot {
 			w.mu.Lock()
-			if len(f.wake) > 0 && !w.closing {
+			if len(w.wakes[f]) > 0 && !w.closing {
 				w.wg.Add(1)
 				go w.follow(f, false)
 			} else {
@@ -157,7 +231,7 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 			idle.Reset(w.cfg.IdleTimeout)
 		}
 		select {
-		case <-f.wake:
+		case <-wake:
 		case <-r.notify:
 		case <-idle.C:
 			if w.park(f) {
@@ -170,8 +244,15 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 }
 
 func (w *Watcher) newReader(f *file) *reader {
-	return &reader{w: w, f: f, log: w.rlog.With().Str("path", f.path).Logger(), skipFrom: -1, resume: -1,
+	r := &reader{w: w, f: f, log: w.rlog.With().Str("path", f.path).Logger(), skipFrom: -1, resume: -1,
 		head: make([]byte, 0, sigMax)}
+	r.session, r.subagent = sessionOf(f.path, f.agent.agent())
+	if r.session == "" {
+		w.mu.Lock()
+		r.session = w.learned[f]
+		w.mu.Unlock()
+	}
+	return r
 }
 
 // read brings the file up to date. It returns true when the file is gone
@@ -212,14 +293,14 @@ func (r *reader) sameFile(fi os.FileInfo) bool {
 func (r *reader) gone() bool {
 	r.closeFile()
 	p := r.f.position()
-	if p.fresh || !r.f.booted {
+	if p.has(fresh) || !r.f.booted {
 		return true
 	}
 	rec := r.record(KindDeleted)
 	rec.Offset, rec.End = p.offset, p.offset
 	r.emit(rec)
 	r.w.stats.deleted.Add(1)
-	r.f.update(func(p *filePos) { *p = filePos{gen: p.gen + 1, lineKnown: true, fresh: true} })
+	r.f.update(func(p *filePos) { *p = filePos{gen: p.gen + 1, flags: lineKnown | fresh} })
 	return true
 }
 
@@ -256,14 +337,17 @@ func (r *reader) open() (ok, gone bool) {
 	}
 	p := r.f.position()
 	switch {
-	case p.fresh:
+	case p.has(fresh):
 		dev, ino := fileID(fi)
-		r.f.update(func(p *filePos) { p.dev, p.ino, p.fresh = dev, ino, false })
+		r.f.update(func(p *filePos) {
+			p.dev, p.ino = dev, ino
+			p.set(fresh, false)
+		})
 		r.start(0, 0, true)
 	case !r.sameGen(fi, p):
 		r.newGen(fi)
 	default:
-		r.start(p.offset, p.line, p.lineKnown)
+		r.start(p.offset, p.line, p.has(lineKnown))
 	}
 	return true, false
 }
@@ -283,7 +367,7 @@ func (r *reader) start(off int64, num int, known bool) {
 	r.parser = nil
 	r.head = r.head[:0]
 	r.fillHead(int64(r.f.position().sigLen))
-	if off > 0 && r.f.agent == parsers.AgentCodex {
+	if off > 0 && r.f.agent == codeCodex {
 		// The Codex parser takes the first session_meta as the session's
 		// identity; feed it line 1 so a later fork copy is not taken.
 		if l, ok := r.firstLine(); ok {
@@ -339,15 +423,15 @@ func (r *reader) parserFor(line []byte) parsers.Parser {
 	if r.parser != nil {
 		return r.parser
 	}
-	if r.f.agent == parsers.AgentUnknown {
+	if r.f.agent == codeUnknown {
 		a := r.det.Line(line)
 		if a == parsers.AgentUnknown {
 			return nil
 		}
-		r.f.agent = a
-		r.f.session, r.f.subagent = sessionOf(r.f.path, a)
+		r.f.agent = codeOf(a)
+		r.session, r.subagent = sessionOf(r.f.path, a)
 	}
-	r.parser = parsers.New(r.f.agent)
+	r.parser = parsers.New(r.f.agent.agent())
 	return r.parser
 }
 
@@ -357,12 +441,11 @@ func (r *reader) parserFor(line []byte) parsers.Parser {
 func (r *reader) bootstrap(fi os.FileInfo) {
 	size := fi.Size()
 	dev, ino := fileID(fi)
-	ck := r.f.ckpt
-	r.f.ckpt = nil
 	r.resume = -1
-	p := filePos{dev: dev, ino: ino, lineKnown: true}
-	if ck != nil {
-		cp := ck.pos()
+	p := filePos{dev: dev, ino: ino, flags: lineKnown}
+	// A position resumed from the checkpoint is the file's own until this
+	// first read: nothing else moves it before.
+	if cp := r.f.position(); cp.has(resumed) {
 		if cp.dev == dev && cp.ino == ino && size >= cp.offset && r.prefixOK(cp, size) {
 			p, r.resume = cp, cp.offset
 		} else {
@@ -375,7 +458,7 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 		start = r.resume // whatever was written while down is read whole
 	}
 	if r.resume < 0 && start > 0 {
-		p.lineKnown = false
+		p.set(lineKnown, false)
 	}
 	r.f.update(func(fp *filePos) { *fp = p })
 	r.head = r.head[:0]
@@ -386,7 +469,7 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 	r.closeFollower()
 	r.verified = false
 	r.parser = nil
-	if start > 0 && r.f.agent != parsers.AgentClaude {
+	if start > 0 && r.f.agent != codeClaude {
 		// Codex names its session on line 1 only.
 		if l, ok := r.firstLine(); ok {
 			rec := r.lineRecord(l, 1)
@@ -432,7 +515,7 @@ func (r *reader) prefixOK(p filePos, size int64) bool {
 		return false
 	}
 	if p.sigLen > 0 {
-		if n, _ := r.fd.ReadAt(r.sig[:p.sigLen], 0); n < p.sigLen || hash(r.sig[:p.sigLen]) != p.sig {
+		if n, _ := r.fd.ReadAt(r.sig[:p.sigLen], 0); n < int(p.sigLen) || hash(r.sig[:p.sigLen]) != p.sig {
 			return false
 		}
 	}
@@ -507,13 +590,13 @@ func hash(b []byte) uint64 {
 // newGen restarts the file at offset 0 as a new generation.
 func (r *reader) newGen(fi os.FileInfo) {
 	dev, ino := fileID(fi)
-	var gen int
+	var gen int32
 	r.f.update(func(p *filePos) {
 		gen = p.gen + 1
-		*p = filePos{gen: gen, dev: dev, ino: ino, lineKnown: true}
+		*p = filePos{gen: gen, dev: dev, ino: ino, flags: lineKnown}
 	})
 	r.w.stats.resets.Add(1)
-	r.log.Info().Int("gen", gen).Msg("log truncated or rewritten; reading it again from the start")
+	r.log.Info().Int("gen", int(gen)).Msg("log truncated or rewritten; reading it again from the start")
 	r.batch = r.batch[:0]
 	r.head = r.head[:0]
 	r.skipFrom, r.resume = -1, -1
@@ -556,7 +639,7 @@ func (r *reader) pump() {
 			r.drop()
 			return
 		}
-		size, sig, n := fi.Size(), hash(r.head), len(r.head)
+		size, sig, n := fi.Size(), hash(r.head), uint16(len(r.head))
 		r.f.update(func(fp *filePos) { fp.size, fp.sig, fp.sigLen = size, sig, n })
 		if !more {
 			return
@@ -609,7 +692,7 @@ func (r *reader) fill() (more bool, err error) {
 		}
 		if l.Offset == r.resume && !r.numKnown {
 			// The checkpoint knows the line number here.
-			if p := r.f.position(); p.lineKnown {
+			if p := r.f.position(); p.has(lineKnown) {
 				r.numKnown, r.delta = true, p.line-(l.Num-1)
 			}
 		}
@@ -628,8 +711,8 @@ func (r *reader) num(n int) int {
 }
 
 func (r *reader) record(k Kind) Record {
-	return Record{Kind: k, Path: r.f.path, Agent: r.f.agent, Session: r.f.session,
-		Subagent: r.f.subagent, Gen: r.f.position().gen, Bootstrap: r.booting}
+	return Record{Kind: k, Path: r.f.path, Agent: r.f.agent.agent(), Session: r.session,
+		Subagent: r.subagent, Gen: int(r.f.position().gen), Bootstrap: r.booting}
 }
 
 // lineRecord parses one line.
@@ -651,10 +734,13 @@ func (r *reader) lineRecord(l lines.Line, num int) Record {
 		return rec
 	}
 	rec.Evidence = ev
-	if r.f.session == "" && ev.SessionID != "" {
-		r.f.session = ev.SessionID // a rollout without a uuid in its name
+	if r.session == "" && ev.SessionID != "" {
+		r.session = ev.SessionID // a rollout without a uuid in its name
+		r.w.mu.Lock()
+		r.w.learned[r.f] = r.session // for the file's next reader
+		r.w.mu.Unlock()
 	}
-	rec.Agent, rec.Session = r.f.agent, r.f.session
+	rec.Agent, rec.Session = r.f.agent.agent(), r.session
 	return rec
 }
 
@@ -682,7 +768,8 @@ func (r *reader) deliver() bool {
 		r.f.update(func(p *filePos) {
 			if end > p.offset {
 				p.offset = end
-				p.line, p.lineKnown = line, line > 0
+				p.line = line
+				p.set(lineKnown, line > 0)
 			}
 		})
 	}

@@ -77,7 +77,8 @@ type Watcher struct {
 	// Owned by the Run loop.
 	dw        dirWatcher
 	roots     []*root
-	dirs      map[string]*dir
+	dirs      map[string]*dir // written under mu: Follow, Poke and Position look up through it
+	pathBuf   []byte          // a path built for a lookup
 	ancestors map[string]bool // watched parents of missing roots
 	extra     map[string]bool // watched directories of followed files outside the roots
 	starting  bool            // files found now are bootstrapped
@@ -89,10 +90,23 @@ type Watcher struct {
 	limitLog  bool            // the watch-limit fallback was logged
 	sweeps    int             // reconcile sweeps so far
 
-	mu      sync.Mutex // guards files, dir.files, file.running, wanted, closing
-	files   map[string]*file
-	wanted  map[string]bool // named by Follow, not found yet: whether it existed then
-	nextGen map[string]int  // first generation of a path whose file was dropped
+	// mu guards dirs' writes, dropped, loose, dir.files, file.running,
+	// wanted, closing. A file is found through its dir's files (sorted by
+	// name), a dropped dir's, or loose: no map holds every file.
+	mu      sync.Mutex
+	dropped map[string]*dir  // removed dirs whose files are not all forgotten yet
+	loose   map[string]*file // followed files outside the layout, by path
+	nfiles  int              // files known
+	learned map[*file]string // session ids read from a file's content (a rollout without a uuid in its name)
+	// wakes (capacity 1: pending "look at the file") is made by the first
+	// kick that needs it, and is never replaced: most files are read once
+	// at start-up and then stay idle, and 10 000 idle channels were a tenth
+	// of the daemon's heap (a field in each file, 8 bytes more). A
+	// long-lived reader starts only once it exists, so its unlocked
+	// receive sees it.
+	wakes   map[*file]chan struct{}
+	wanted  map[string]bool  // named by Follow, not found yet: whether it existed then
+	nextGen map[string]int32 // first generation of a path whose file was dropped
 	closing bool
 
 	stats struct {
@@ -132,9 +146,12 @@ func New(cfg Config, log zerolog.Logger, opts ...Option) (*Watcher, error) {
 		ancestors:     map[string]bool{},
 		extra:         map[string]bool{},
 		warned:        map[string]bool{},
-		files:         map[string]*file{},
+		dropped:       map[string]*dir{},
+		loose:         map[string]*file{},
+		learned:       map[*file]string{},
+		wakes:         map[*file]chan struct{}{},
 		wanted:        map[string]bool{},
-		nextGen:       map[string]int{},
+		nextGen:       map[string]int32{},
 	}
 	add := func(paths []string, agent parsers.Agent) error {
 		for _, p := range paths {
@@ -267,7 +284,7 @@ func (w *Watcher) bootstrap(files []*file) {
 func (w *Watcher) claim(f *file) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if f.running || w.closing || w.files[f.path] != f {
+	if f.running || w.closing || f.gone {
 		return false // being read, or dropped since it was queued
 	}
 	f.running = true
@@ -347,7 +364,7 @@ func (w *Watcher) Follow(path string) {
 	path = filepath.Clean(path)
 	_, err := os.Stat(path)
 	w.mu.Lock()
-	f := w.files[path]
+	f := w.lookup(path)
 	if f == nil {
 		if _, ok := w.wanted[path]; !ok {
 			w.wanted[path] = err == nil
@@ -371,7 +388,7 @@ func (w *Watcher) Follow(path string) {
 func (w *Watcher) Poke(path string) bool {
 	path = filepath.Clean(path)
 	w.mu.Lock()
-	f := w.files[path]
+	f := w.lookup(path)
 	if f != nil {
 		w.kickLocked(f)
 	}
@@ -388,29 +405,29 @@ func (w *Watcher) Poke(path string) bool {
 // its baseline and calls Poke to read past it.
 func (w *Watcher) Position(path string) (Position, bool) {
 	w.mu.Lock()
-	f := w.files[filepath.Clean(path)]
+	f := w.lookup(filepath.Clean(path))
 	w.mu.Unlock()
 	if f == nil {
 		return Position{}, false
 	}
 	p := f.position()
 	line := p.line
-	if !p.lineKnown {
+	if !p.has(lineKnown) {
 		line = 0
 	}
-	return Position{Gen: p.gen, Offset: p.offset, Line: line, Size: p.size}, true
+	return Position{Gen: int(p.gen), Offset: p.offset, Line: line, Size: p.size}, true
 }
 
 // Stats returns the watcher's counters. Directory counts are as of the last
 // sweep or event handled.
 func (w *Watcher) Stats() Stats {
 	w.mu.Lock()
-	s := Stats{Files: len(w.files)}
-	for _, f := range w.files {
+	s := Stats{Files: w.nfiles}
+	w.eachFile(func(f *file) {
 		if f.running {
 			s.Active++
 		}
-	}
+	})
 	w.mu.Unlock()
 	s.Overflows = w.stats.overflows.Load()
 	s.Oversized = w.stats.oversized.Load()
@@ -433,15 +450,17 @@ func (w *Watcher) kick(f *file) {
 }
 
 func (w *Watcher) kickLocked(f *file) {
-	if w.files[f.path] != f {
+	if f.gone {
 		return // dropped; whatever is at the path now has its own file
 	}
-	if f.wake == nil {
-		f.wake = make(chan struct{}, 1)
+	wake := w.wakes[f]
+	if wake == nil {
+		wake = make(chan struct{}, 1)
+		w.wakes[f] = wake
 	}
 	if f.running {
 		select {
-		case f.wake <- struct{}{}:
+		case wake <- struct{}{}:
 		default: // a wake is pending already; events coalesce
 		}
 		return
@@ -458,7 +477,7 @@ func (w *Watcher) kickLocked(f *file) {
 func (w *Watcher) park(f *file) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(f.wake) > 0 && !w.closing {
+	if len(w.wakes[f]) > 0 && !w.closing {
 		return false
 	}
 	f.running = false
@@ -469,16 +488,25 @@ func (w *Watcher) park(f *file) bool {
 func (w *Watcher) forget(f *file) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(f.wake) > 0 && !w.closing {
+	if len(w.wakes[f]) > 0 && !w.closing {
 		return false
 	}
-	if w.files[f.path] == f {
-		delete(w.files, f.path)
+	if !f.gone {
+		f.gone = true
+		w.nfiles--
 		// Generations keep counting at this path.
 		w.nextGen[f.path] = f.position().gen
-	}
-	if f.dir != nil {
-		f.dir.remove(f)
+		delete(w.learned, f)
+		delete(w.wakes, f)
+		switch d := w.dirOf(f); {
+		case d != nil:
+			d.remove(f)
+			if d.dropped && len(d.files) == 0 {
+				delete(w.dropped, d.path)
+			}
+		case w.loose[f.path] == f:
+			delete(w.loose, f.path)
+		}
 	}
 	f.running = false
 	return true
