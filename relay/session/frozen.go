@@ -47,7 +47,10 @@ const (
 // words numbers the constant strings of a session. They are a few dozen
 // (SPEC §2's states and reasons, the sources, the rules); a string past
 // the table's room makes its session not freezable.
-var words = table{max: 256}
+var (
+	words    = table{all: wordsAll[:]}
+	wordsAll [256]string
+)
 
 func word(s string) (uint8, bool) {
 	c, ok := words.code(s)

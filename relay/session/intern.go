@@ -3,12 +3,14 @@ package session
 import "sync"
 
 // table holds one copy of each distinct string and numbers them, so that a
-// frozen session (frozen.go) names a string by a small code.
+// frozen session (frozen.go) names a string by a small code. Its backing
+// array never moves: a code's string is read without the lock (whoever
+// holds a code got it after the string was stored).
 type table struct {
 	mu  sync.Mutex
 	m   map[string]uint16
-	all []string // all[code]; all[0] is ""
-	max int      // codes handed out at most, "" included
+	n   int      // codes handed out, "" (code 0) included
+	all []string // all[code], fixed length: the table's room
 }
 
 // code returns s's code, adding s while there is room.
@@ -23,33 +25,30 @@ func (t *table) code(s string) (uint16, bool) {
 	}
 	if t.m == nil {
 		t.m = make(map[string]uint16)
-		t.all = []string{""}
+		t.n = 1
 	}
-	if len(t.all) >= t.max {
+	if t.n >= len(t.all) {
 		return 0, false
 	}
-	c := uint16(len(t.all))
+	c := uint16(t.n)
 	t.m[s] = c
-	t.all = append(t.all, s)
+	t.all[c] = s
+	t.n++
 	return c, true
 }
 
 // str is the string with code c.
-func (t *table) str(c uint16) string {
-	if c == 0 {
-		return ""
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.all[c]
-}
+func (t *table) str(c uint16) string { return t.all[c] }
 
 // interned holds one copy of each distinct Cwd and AgentVersion (and, for
 // the relay, log directory): every session's own copy came out of its log
 // line, yet thousands of sessions share a few projects and agent versions.
 // Bounded, so a stream of distinct values costs at most maxInterned
 // entries of at most maxInternLen bytes.
-var interned = table{max: maxInterned}
+var (
+	interned    = table{all: internedAll[:]}
+	internedAll [maxInterned]string // untouched pages cost no memory
+)
 
 const (
 	maxInterned  = 4096
