@@ -186,7 +186,7 @@ func (r *Relay) restore(b []byte) error {
 	q.stop = r.clock.AfterFunc(r.cfg.TurnQuiet, func() { r.enqueue(func() { r.restoredQuiet(q) }) })
 	r.restoreQuiet = q
 	pinned := r.pins()
-	var add []frozenRec
+	add := make([]frozenRec, 0, len(st.Sessions))
 	var last map[string]int // where each id was saved last, when one was saved twice
 	for i := 1; i < len(st.Sessions) && last == nil; i++ {
 		if st.Sessions[i-1].Session.ID >= st.Sessions[i].Session.ID {
@@ -215,7 +215,7 @@ func (r *Relay) restore(b []byte) error {
 		slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
 	}
 	if fresh {
-		r.frozen = slices.Clip(add)
+		r.frozen = add
 	}
 	r.restored = true
 	return nil
