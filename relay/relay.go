@@ -186,14 +186,14 @@ var (
 
 // entry is one session as the relay keeps it.
 type entry struct {
-	s          *session.Session
-	tab        string
-	worktree   string
-	since      time.Time
-	path       string          // the session's log file, when known
-	bootFrom   *session.Change // the settled state bootstrap history was folded onto
-	lastLog    time.Time
-	quiet      *quietArm // the pending quiet period, nil if none
+	s        *session.Session
+	tab      string
+	worktree string
+	since    time.Time
+	path     string          // the session's log file, when known
+	bootFrom *session.Change // the settled state bootstrap history was folded onto
+	lastLog  time.Time
+	quiet    *quietArm // the pending quiet period, nil if none
 	// unbound is a Codex turn start of a tabless session (codexbind.go);
 	// tabless: the session was last published with no tab.
 	unbound unboundTurn
@@ -238,10 +238,10 @@ type Relay struct {
 	restoreQuiet *quietArm
 	// eager freezes every session at rest after each step (tests: freezing
 	// must change nothing).
-	eager bool
-	restored   bool               // a saved state was restored: Replay lines are in it
-	changed    bool               // state changed since the last Save
-	booted     bool               // BootstrapDone arrived
+	eager    bool
+	restored bool // a saved state was restored: Replay lines are in it
+	changed  bool // state changed since the last Save
+	booted   bool // BootstrapDone arrived
 
 	conns func() ConnCounters // the socket server's figures, once it exists
 
