@@ -48,6 +48,14 @@ const (
 	rDead                           // thawed: the id lives in r.sessions now
 )
 
+type freezeMode uint8
+
+const (
+	freezeAtRest freezeMode = iota // at BootstrapDone, checkpoints, restore
+	freezeEager                    // also after every step
+	freezeNever
+)
+
 // quietArm is one armed quiet period (armQuiet): entry.quiet names the
 // session's pending one, nil once it ran or when none was armed.
 type quietArm struct {
@@ -76,7 +84,7 @@ func (r *Relay) pins() map[string]bool {
 // freeze returns e's frozen form, false if e is not at rest.
 func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 	var f frozenRec
-	if e.tab != "" || e.booting || e.bootFrom != nil || e.unbound != (unboundTurn{}) || pinned[e.s.ID] {
+	if r.freezing == freezeNever || e.tab != "" || e.booting || e.bootFrom != nil || e.unbound != (unboundTurn{}) || pinned[e.s.ID] {
 		return f, false
 	}
 	switch {
@@ -169,6 +177,21 @@ func (f *frozenRec) mark() folded {
 	return m
 }
 
+// refreeze stores into f the view of it that changed; one that no longer
+// freezes is thawed with the change.
+func (r *Relay) refreeze(f *frozenRec, v *entry) {
+	nf, ok := r.freeze(v, nil) // no mark from r.files: f keeps it
+	if ok {
+		nf.flags |= f.flags & (rMark | rOffsetEnd)
+		nf.end, nf.gen, nf.line = f.end, f.gen, f.line
+		*f = nf
+		return
+	}
+	e := r.get(v.s.ID)
+	*e.s = *v.s
+	e.since, e.tabless = v.since, v.tabless
+}
+
 // frozenAt is the index of the live frozen session with id, or -1.
 func (r *Relay) frozenAt(id string) int {
 	if len(r.frozen) == 0 || id == "" {
@@ -211,8 +234,7 @@ func (r *Relay) known(id string) bool {
 	return ok || r.frozenAt(id) >= 0
 }
 
-// frozenFile is the frozen session whose log is path and keeps its mark,
-// or nil.
+// frozenFile is the frozen session whose log is path, or nil.
 func (r *Relay) frozenFile(path string) *frozenRec {
 	if len(r.frozen) == 0 || !strings.HasSuffix(path, ".jsonl") {
 		return nil
@@ -226,7 +248,7 @@ func (r *Relay) frozenFile(path string) *frozenRec {
 		return nil
 	}
 	f := &r.frozen[i]
-	if f.flags&(rPath|rMark) != rPath|rMark || session.Interned(f.dir) != path[:slash] {
+	if f.flags&rPath == 0 || session.Interned(f.dir) != path[:slash] {
 		return nil
 	}
 	return f
@@ -237,20 +259,20 @@ func (r *Relay) file(path string) (folded, bool) {
 	if m, ok := r.files[path]; ok {
 		return m, true
 	}
-	if f := r.frozenFile(path); f != nil {
+	if f := r.frozenFile(path); f != nil && f.flags&rMark != 0 {
 		return f.mark(), true
 	}
 	return folded{}, false
 }
 
-// setFile records how far this run folded path, where file found it. A
-// frozen session keeps a mark it can hold; one it cannot thaws it.
+// setFile records how far this run folded path: a frozen session keeps its
+// own log's mark (one it cannot hold thaws it), r.files the others.
 func (r *Relay) setFile(path string, m folded) {
 	if _, ok := r.files[path]; !ok {
 		if f := r.frozenFile(path); f != nil {
 			if m.Gen == int(int32(m.Gen)) && m.Line == int(int32(m.Line)) && (m.offset == 0 || m.offset == m.End) {
 				f.end, f.gen, f.line = m.End, int32(m.Gen), int32(m.Line)
-				f.flags &^= rOffsetEnd
+				f.flags = f.flags&^rOffsetEnd | rMark
 				if m.offset != 0 {
 					f.flags |= rOffsetEnd
 				}

@@ -72,6 +72,9 @@ func (r *Relay) SaveChanged(done func(Saved)) { r.save(false, done) }
 
 func (r *Relay) save(always bool, done func(Saved)) {
 	r.enqueue(func() {
+		// Checkpoints come every few seconds: the sessions nothing touched
+		// since the last one are at rest.
+		defer r.freezeIdle(false)
 		if !always && !r.changed {
 			done(Saved{})
 			return
@@ -92,9 +95,6 @@ func (r *Relay) save(always bool, done func(Saved)) {
 		}
 		done(Saved{State: b, Marks: marks, Changed: r.changed})
 		r.changed = false
-		// Checkpoints come every few seconds: the sessions nothing touched
-		// since the last one are at rest.
-		r.freezeIdle(false)
 	})
 }
 
@@ -222,36 +222,54 @@ func (r *Relay) restore(b []byte) error {
 }
 
 // restoredQuiet is the quiet period restore armed, run for each restored
-// session whose own it still is (no log line re-armed it), in id order.
+// session whose own it still is (no log line re-armed it), in id order. A
+// frozen one is judged in place, and stays frozen.
 func (r *Relay) restoredQuiet(q *quietArm) {
 	if r.restoreQuiet != q {
 		return
 	}
 	r.restoreQuiet = nil
-	var todo []string
-	var v session.Session
-	for i := range r.frozen {
-		f := &r.frozen[i]
+	var live []*entry
+	for _, e := range r.sessions {
+		if e.quiet == q {
+			e.quiet = nil
+			live = append(live, e)
+		}
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].s.ID < live[j].s.ID })
+	quiet := func(e *entry) bool {
+		ch, ok := e.s.Quiet()
+		if ok {
+			r.moved(e)
+			r.publish(e, ch, false)
+		}
+		return ok
+	}
+	var v entry
+	var vs session.Session
+	i := 0
+	for k := range r.frozen {
+		f := &r.frozen[k]
 		if f.flags&(rDead|rRestoreQuiet) != rRestoreQuiet {
 			continue
 		}
 		f.flags &^= rRestoreQuiet
-		if f.s.View(&v, false); v.TurnOpen() { // else Quiet is a no-op
-			todo = append(todo, f.s.ID())
+		for i < len(live) {
+			if key := session.Key(live[i].s.ID); f.s.CompareID(&key) < 0 {
+				break
+			}
+			quiet(live[i])
+			i++
+		}
+		if f.s.View(&vs, false); !vs.TurnOpen() {
+			continue // Quiet is a no-op
+		}
+		r.view(f, &v, &vs, true)
+		if quiet(&v) {
+			r.refreeze(f, &v)
 		}
 	}
-	for id, e := range r.sessions {
-		if e.quiet == q {
-			e.quiet = nil
-			todo = append(todo, id)
-		}
-	}
-	sort.Strings(todo)
-	for _, id := range todo {
-		e := r.get(id)
-		if ch, ok := e.s.Quiet(); ok {
-			r.moved(e)
-			r.publish(e, ch, false)
-		}
+	for ; i < len(live); i++ {
+		quiet(live[i])
 	}
 }

@@ -236,9 +236,10 @@ type Relay struct {
 	// restoreQuiet is the quiet period armed at restore for every restored
 	// session (frozen.go), nil once it ran.
 	restoreQuiet *quietArm
-	// eager freezes every session at rest after each step (tests: freezing
-	// must change nothing).
-	eager    bool
+	// freezing is freezeAtRest but in tests, which compare a relay that
+	// freezes every session at rest after each step with one that never
+	// freezes: freezing must change nothing.
+	freezing freezeMode
 	restored bool // a saved state was restored: Replay lines are in it
 	changed  bool // state changed since the last Save
 	booted   bool // BootstrapDone arrived
@@ -321,7 +322,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			return nil
 		case f := <-r.inbox:
 			f()
-			if r.eager {
+			if r.freezing == freezeEager {
 				r.freezeIdle(true)
 			}
 		}

@@ -1,0 +1,152 @@
+package relay
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// uid is a session id in the UUID form real agents use.
+func uid(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
+
+// frozenScenario drives h through sessions of every kind: history folded
+// at start-up (UUID ids and not, finished and mid-turn), a tab-bound
+// session, a hooked one, a worktree's, Codex, a late bootstrap, an ack, a
+// key and a tab close, each step far enough apart for checkpoints and
+// quiet periods to run.
+func frozenScenario(h *harness) {
+	t := h.t
+	for i := 0; i < 6; i++ {
+		id := uid(i)
+		h.line(parsers.AgentClaude, id, cPrompt(id, "hi"), true)
+		h.line(parsers.AgentClaude, id, cFinal(id), true)
+		if i%2 == 0 {
+			h.line(parsers.AgentClaude, id, cTurnDuration(id, 0), true)
+		}
+	}
+	h.line(parsers.AgentClaude, "s-plain", cPrompt("s-plain", "x"), true)
+	h.line(parsers.AgentCodex, uid(40), xEvent("task_started", ""), true)
+	h.r.BootstrapDone()
+	save := func() {
+		done := make(chan struct{})
+		h.r.SaveChanged(func(Saved) { close(done) })
+		<-done
+	}
+	save()
+	must(t, h.hook("tab-1", "claude", claudeHook("UserPromptSubmit", uid(1))))
+	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", uid(2))))
+	must(t, h.hook("", "claude", claudeHook("Stop", uid(2))))
+	h.clock.Advance(4 * time.Second)
+	save()
+	save()
+	h.line(parsers.AgentClaude, uid(3), cPrompt(uid(3), "again"), false)
+	h.line(parsers.AgentClaude, uid(3), cFinal(uid(3)), false)
+	h.clock.Advance(4 * time.Second)
+	save()
+	must(t, h.r.Ack(h.ctx, uid(0)))
+	must(t, h.r.Key(h.ctx, "tab-1", KeyEsc, time.Time{}))
+	h.line(parsers.AgentClaude, uid(50), cPrompt(uid(50), "late"), true) // history after start-up
+	save()
+	save()
+	if _, err := h.r.TabClosed(h.ctx, "tab-1"); err != nil {
+		t.Fatal(err)
+	}
+	h.line(parsers.AgentClaude, uid(4), cMeta(uid(4)), false)
+	h.clock.Advance(4 * time.Second)
+	save()
+	save()
+}
+
+// snapshot is what the relay shows and saves: its events, its status and
+// its checkpoint, as bytes.
+func snapshot(h *harness) (events, status, state string) {
+	h.sync()
+	var evs []string
+	for {
+		select {
+		case ev := <-h.sub.C():
+			b, _ := json.Marshal(ev)
+			evs = append(evs, string(b))
+			continue
+		default:
+		}
+		break
+	}
+	st := h.sync()
+	b, _ := json.Marshal(st)
+	saved := make(chan Saved, 1)
+	h.r.Save(func(s Saved) { saved <- s })
+	sv := <-saved
+	m, _ := json.Marshal(sv.Marks)
+	for _, ev := range st.Sessions { // how far each log was received (replay waits on it)
+		off, err := h.r.LogOffset(h.ctx, "/logs/"+ev.Session+".jsonl")
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		b = append(b, fmt.Sprintf(" %s@%d", ev.Session, off)...)
+	}
+	return strings.Join(evs, "\n"), string(b), string(m) + "\x00" + string(sv.State)
+}
+
+func frozenCount(h *harness) int {
+	n := make(chan int, 1)
+	h.r.enqueue(func() { n <- h.r.frozenCount() })
+	return <-n
+}
+
+// TestFrozenChangesNothing: the same inputs to a relay that never freezes,
+// one that freezes every session at rest after each step and one that
+// freezes at its own times give byte-identical events, status, checkpoint
+// and marks; and so do all three restarted over their checkpoints, through
+// the restored quiet period.
+func TestFrozenChangesNothing(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Worktrees = []string{"/w/app"}
+	modes := []freezeMode{freezeNever, freezeEager, freezeAtRest}
+	names := []string{"never", "eager", "at rest"}
+	var hs []*harness
+	var got [][3]string
+	for _, m := range modes {
+		h := newHarnessFreezing(t, cfg, m)
+		frozenScenario(h)
+		e, s, st := snapshot(h)
+		hs = append(hs, h)
+		got = append(got, [3]string{e, s, st})
+	}
+	compare := func(when string, got [][3]string) {
+		for i, what := range []string{"events", "status", "checkpoint"} {
+			for m := 1; m < len(modes); m++ {
+				if got[m][i] != got[0][i] {
+					t.Errorf("%s: %s differ:\n%s %s\n%s %s", when, what, names[0], got[0][i], names[m], got[m][i])
+				}
+			}
+		}
+	}
+	compare("first run", got)
+	if n := frozenCount(hs[1]); n < 4 {
+		t.Errorf("eager: %d sessions frozen", n)
+	}
+	if n := frozenCount(hs[2]); n < 2 {
+		t.Errorf("at rest: %d sessions frozen at checkpoints", n)
+	}
+	var again [][3]string
+	for i, m := range modes {
+		_, _, st := snapshot(hs[i])
+		_, state, _ := strings.Cut(st, "\x00")
+		h2 := newHarnessFreezing(t, cfg, m)
+		h2.r.Restore([]byte(state))
+		h2.r.BootstrapDone()
+		h2.sync()
+		h2.clock.Advance(cfg.TurnQuiet + time.Second)
+		e, s, st2 := snapshot(h2)
+		if !strings.Contains(e, "log.quiet_after_final") {
+			t.Errorf("%s: no restored session went quiet: %s", names[i], e)
+		}
+		again = append(again, [3]string{e, s, st2})
+	}
+	compare("restarted", again)
+}
