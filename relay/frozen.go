@@ -27,19 +27,21 @@ import (
 // entry, and its log's mark (what r.files held for its path).
 type frozenRec struct {
 	s     session.Frozen
-	since int64 // UnixNano, unless rSinceZero
-	end   int64 // the log's Mark.End (rMark)
-	gen   int32 // Mark.Gen
-	line  int32 // Mark.Line
-	dir   uint16
-	wt    uint16 // 1 + the worktree's index in cfg.Worktrees; 0: none
-	flags uint8
+	since int64  // UnixNano, unless rSinceZero
+	end   int64  // the log's Mark.End (rMark)
+	line  int32  // Mark.Line
+	stamp uint32 // rCodexPath: the rollout name's time, in seconds since stampEpoch
+	gen   uint16 // Mark.Gen
+	dir   uint16 // the log's directory, an intern code
+	flags uint16
+	wt    uint8 // 1 + the worktree's index in cfg.Worktrees; 0: none
 }
 
 // frozenRec.flags bits.
 const (
-	rPath         uint8 = 1 << iota // the log is Interned(dir)/<id>.jsonl
-	rMark                           // r.files held the log's mark
+	rPath         uint16 = 1 << iota // the log is Interned(dir)/<id>.jsonl
+	rCodexPath                       // the log is Interned(dir)/rollout-<stamp>-<id>.jsonl
+	rMark                            // r.files held the log's mark
 	rOffsetEnd                      // folded.offset is end (else 0)
 	rSinceUTC                       // since is in UTC (else Local)
 	rSinceZero                      // since is the zero time
@@ -99,10 +101,10 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 	}
 	if e.worktree != "" {
 		i := slices.Index(r.cfg.Worktrees, e.worktree)
-		if i < 0 || i >= 1<<16-1 {
+		if i < 0 || i >= 1<<8-1 {
 			return f, false
 		}
-		f.wt = uint16(i + 1)
+		f.wt = uint8(i + 1)
 	}
 	switch loc := e.since.Location(); {
 	case e.since.IsZero():
@@ -119,23 +121,11 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 		}
 	}
 	if e.path != "" {
-		dir, ok := strings.CutSuffix(e.path, "/"+e.s.ID+".jsonl")
-		if !ok || dir == "" {
+		if !f.setPath(e.path, e.s.ID) {
 			return f, false
 		}
-		if f.dir, ok = session.Intern(dir); !ok {
+		if m, ok := r.files[e.path]; ok && !f.setMark(m) {
 			return f, false
-		}
-		f.flags |= rPath
-		if m, ok := r.files[e.path]; ok {
-			if m.Gen != int(int32(m.Gen)) || m.Line != int(int32(m.Line)) || m.offset != 0 && m.offset != m.End {
-				return f, false
-			}
-			f.flags |= rMark
-			f.end, f.gen, f.line = m.End, int32(m.Gen), int32(m.Line)
-			if m.offset != 0 {
-				f.flags |= rOffsetEnd
-			}
 		}
 	}
 	var ok bool
@@ -163,9 +153,97 @@ func (r *Relay) view(f *frozenRec, e *entry, s *session.Session, withID bool) {
 	if f.flags&rRestoreQuiet != 0 && r.restoreQuiet != nil {
 		e.quiet = r.restoreQuiet
 	}
-	if withID && f.flags&rPath != 0 {
-		e.path = session.Interned(f.dir) + "/" + s.ID + ".jsonl"
+	if withID {
+		e.path = f.path(s.ID)
 	}
+}
+
+// stampLayout is the time in a Codex rollout's name; stampEpoch the zero
+// of frozenRec.stamp.
+const stampLayout = "2006-01-02T15-04-05"
+
+var stampEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+
+// setPath records path, the log of session id, if it has one of the two
+// forms agents name their logs by.
+func (f *frozenRec) setPath(path, id string) bool {
+	slash := strings.LastIndexByte(path, '/')
+	if slash <= 0 {
+		return false
+	}
+	dir, base := path[:slash], path[slash+1:]
+	switch {
+	case base == id+".jsonl":
+		f.flags |= rPath
+	case len(base) == len("rollout-")+len(stampLayout)+1+len(id)+len(".jsonl") && strings.HasPrefix(base, "rollout-") &&
+		strings.HasSuffix(base, "-"+id+".jsonl"):
+		s, ok := parseStamp(base[len("rollout-"):][:len(stampLayout)])
+		if !ok {
+			return false
+		}
+		f.stamp = s
+		f.flags |= rCodexPath
+	default:
+		return false
+	}
+	var ok bool
+	f.dir, ok = session.Intern(dir)
+	return ok
+}
+
+// parseStamp reads a rollout name's time, if it is one stampLayout gives
+// back as it was.
+func parseStamp(s string) (uint32, bool) {
+	t, err := time.Parse(stampLayout, s)
+	if err != nil || t.Format(stampLayout) != s {
+		return 0, false
+	}
+	d := t.Unix() - stampEpoch
+	return uint32(d), d >= 0 && d <= 1<<32-1
+}
+
+// path is the session's log ("" if none).
+func (f *frozenRec) path(id string) string {
+	switch {
+	case f.flags&rPath != 0:
+		return session.Interned(f.dir) + "/" + id + ".jsonl"
+	case f.flags&rCodexPath != 0:
+		t := time.Unix(stampEpoch+int64(f.stamp), 0).UTC()
+		return session.Interned(f.dir) + "/rollout-" + t.Format(stampLayout) + "-" + id + ".jsonl"
+	}
+	return ""
+}
+
+// isPath reports whether path, named after f's id, is f's log.
+func (f *frozenRec) isPath(path string) bool {
+	slash := strings.LastIndexByte(path, '/')
+	if slash <= 0 || session.Interned(f.dir) != path[:slash] {
+		return false
+	}
+	switch base := path[slash+1:]; {
+	case f.flags&rPath != 0:
+		return !strings.HasPrefix(base, "rollout-") || len(base) == len(f.s.ID())+len(".jsonl")
+	case f.flags&rCodexPath != 0:
+		if !strings.HasPrefix(base, "rollout-") || len(base) < len("rollout-")+len(stampLayout) {
+			return false
+		}
+		s, ok := parseStamp(base[len("rollout-"):][:len(stampLayout)])
+		return ok && s == f.stamp
+	}
+	return false
+}
+
+// setMark records the log's mark, if it fits.
+func (f *frozenRec) setMark(m folded) bool {
+	if m.Gen < 0 || m.Gen > 1<<16-1 || m.Line != int(int32(m.Line)) || m.offset != 0 && m.offset != m.End {
+		return false
+	}
+	f.end, f.gen, f.line = m.End, uint16(m.Gen), int32(m.Line)
+	f.flags = f.flags&^rOffsetEnd | rMark
+	if m.offset != 0 {
+		f.flags |= rOffsetEnd
+	}
+	return true
 }
 
 // mark is the log mark f keeps, as r.files held it.
@@ -239,19 +317,15 @@ func (r *Relay) frozenFile(path string) *frozenRec {
 	if len(r.frozen) == 0 || !strings.HasSuffix(path, ".jsonl") {
 		return nil
 	}
-	slash := strings.LastIndexByte(path, '/')
-	if slash <= 0 {
+	base := path[strings.LastIndexByte(path, '/')+1 : len(path)-len(".jsonl")]
+	i := r.frozenAt(base)
+	if b, ok := strings.CutPrefix(base, "rollout-"); ok && i < 0 && len(b) > len(stampLayout)+1 {
+		i = r.frozenAt(b[len(stampLayout)+1:]) // Codex: rollout-<stamp>-<id>
+	}
+	if i < 0 || !r.frozen[i].isPath(path) {
 		return nil
 	}
-	i := r.frozenAt(path[slash+1 : len(path)-len(".jsonl")])
-	if i < 0 {
-		return nil
-	}
-	f := &r.frozen[i]
-	if f.flags&rPath == 0 || session.Interned(f.dir) != path[:slash] {
-		return nil
-	}
-	return f
+	return &r.frozen[i]
 }
 
 // file is how far this run folded path (r.files, or its frozen session's).
@@ -270,12 +344,7 @@ func (r *Relay) file(path string) (folded, bool) {
 func (r *Relay) setFile(path string, m folded) {
 	if _, ok := r.files[path]; !ok {
 		if f := r.frozenFile(path); f != nil {
-			if m.Gen == int(int32(m.Gen)) && m.Line == int(int32(m.Line)) && (m.offset == 0 || m.offset == m.End) {
-				f.end, f.gen, f.line = m.End, int32(m.Gen), int32(m.Line)
-				f.flags = f.flags&^rOffsetEnd | rMark
-				if m.offset != 0 {
-					f.flags |= rOffsetEnd
-				}
+			if f.setMark(m) {
 				return
 			}
 			r.get(f.s.ID()) // moves the mark back to r.files

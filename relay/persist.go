@@ -90,7 +90,7 @@ func (r *Relay) save(always bool, done func(Saved)) {
 		}
 		for i := range r.frozen {
 			if f := &r.frozen[i]; f.flags&(rDead|rMark) == rMark {
-				marks[session.Interned(f.dir)+"/"+f.s.ID()+".jsonl"] = f.mark().Mark
+				marks[f.path(f.s.ID())] = f.mark().Mark
 			}
 		}
 		done(Saved{State: b, Marks: marks, Changed: r.changed})

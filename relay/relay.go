@@ -969,7 +969,7 @@ func (r *Relay) worktreeStates() []WorktreeState {
 				n++
 			}
 		}
-		code := uint16(slices.Index(r.cfg.Worktrees, wt) + 1)
+		code := uint8(slices.Index(r.cfg.Worktrees, wt) + 1)
 		for k := range r.frozen {
 			if f := &r.frozen[k]; f.wt == code && f.flags&rDead == 0 && !f.s.Phantom() {
 				n++
