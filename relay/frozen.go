@@ -136,9 +136,9 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 }
 
 // view fills *e (and *s, its session) with what f holds, as thaw would give
-// it back; the id only if withID. Nothing may keep e.
-func (r *Relay) view(f *frozenRec, e *entry, s *session.Session, withID bool) {
-	f.s.View(s, withID)
+// it back; the id and the path only if withPath. Nothing may keep e.
+func (r *Relay) view(f *frozenRec, e *entry, s *session.Session, withPath bool) {
+	f.s.View(s, true)
 	*e = entry{s: s, tabless: f.flags&rTabless != 0}
 	if f.wt != 0 {
 		e.worktree = r.cfg.Worktrees[f.wt-1]
@@ -153,7 +153,7 @@ func (r *Relay) view(f *frozenRec, e *entry, s *session.Session, withID bool) {
 	if f.flags&rRestoreQuiet != 0 && r.restoreQuiet != nil {
 		e.quiet = r.restoreQuiet
 	}
-	if withID {
+	if withPath {
 		e.path = f.path(s.ID)
 	}
 }
@@ -437,8 +437,8 @@ func (r *Relay) sortedLive() []*entry {
 }
 
 // each calls fn for every session in id order, frozen ones as a view fn
-// must not keep or change.
-func (r *Relay) each(fn func(e *entry)) {
+// must not keep or change, with its path only if withPath.
+func (r *Relay) each(withPath bool, fn func(e *entry)) {
 	live := r.sortedLive()
 	var v entry
 	var vs session.Session
@@ -456,7 +456,7 @@ func (r *Relay) each(fn func(e *entry)) {
 			fn(live[i])
 			i++
 		}
-		r.view(f, &v, &vs, true)
+		r.view(f, &v, &vs, withPath)
 		fn(&v)
 	}
 	for ; i < len(live); i++ {

@@ -124,7 +124,7 @@ func (r *Relay) encodeState() ([]byte, error) {
 	buf.WriteString(`,"sessions":[`)
 	i := 0
 	var err error
-	r.each(func(e *entry) {
+	r.each(true, func(e *entry) {
 		if err != nil {
 			return
 		}

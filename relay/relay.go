@@ -902,7 +902,7 @@ func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {
 // the relay itself reads them in place, each).
 func (r *Relay) sortedEntries() []*entry {
 	var out []*entry
-	r.each(func(e *entry) {
+	r.each(true, func(e *entry) {
 		if r.sessions[e.s.ID] != e {
 			s, c := *e.s, *e
 			c.s = &s
@@ -916,7 +916,7 @@ func (r *Relay) sortedEntries() []*entry {
 // eachRow calls fn (as each does) for the sessions shown to subscribers
 // and in status: every one but the phantoms (Session.Phantom).
 func (r *Relay) eachRow(fn func(e *entry)) {
-	r.each(func(e *entry) {
+	r.each(false, func(e *entry) {
 		if !e.s.Phantom() {
 			fn(e)
 		}
