@@ -42,12 +42,12 @@ const (
 	rPath         uint16 = 1 << iota // the log is Interned(dir)/<id>.jsonl
 	rCodexPath                       // the log is Interned(dir)/rollout-<stamp>-<id>.jsonl
 	rMark                            // r.files held the log's mark
-	rOffsetEnd                      // folded.offset is end (else 0)
-	rSinceUTC                       // since is in UTC (else Local)
-	rSinceZero                      // since is the zero time
-	rTabless                        // entry.tabless
-	rRestoreQuiet                   // the quiet period armed at restore is its own (entry.quiet)
-	rDead                           // thawed: the id lives in r.sessions now
+	rOffsetEnd                       // folded.offset is end (else 0)
+	rSinceUTC                        // since is in UTC (else Local)
+	rSinceZero                       // since is the zero time
+	rTabless                         // entry.tabless
+	rRestoreQuiet                    // the quiet period armed at restore is its own (entry.quiet)
+	rDead                            // thawed: the id lives in r.sessions now
 )
 
 type freezeMode uint8
