@@ -107,7 +107,7 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 		f.wt = uint8(i + 1)
 	}
 	switch loc := e.since.Location(); {
-	case e.since.IsZero():
+	case e.since.IsZero() && loc == time.UTC:
 		f.flags |= rSinceZero
 	case loc != time.UTC && loc != time.Local:
 		return f, false

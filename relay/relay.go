@@ -849,7 +849,7 @@ func (r *Relay) entry(id string, agent parsers.Agent) *entry {
 	if e == nil {
 		s := session.New(agent)
 		s.ID = id
-		e = &entry{s: s, since: r.clock.Now()}
+		e = &entry{s: s, since: r.clock.Now(), touched: true}
 		r.sessions[id] = e
 		r.regAttach(e)
 	}
