@@ -42,11 +42,13 @@ func frozenScenario(h *harness) {
 	must(t, h.hook("tab-1", "claude", claudeHook("UserPromptSubmit", uid(1))))
 	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", uid(2))))
 	must(t, h.hook("", "claude", claudeHook("Stop", uid(2))))
+	h.sync() // the lines are folded at this time, not the next
 	h.clock.Advance(4 * time.Second)
 	save()
 	save()
 	h.line(parsers.AgentClaude, uid(3), cPrompt(uid(3), "again"), false)
 	h.line(parsers.AgentClaude, uid(3), cFinal(uid(3)), false)
+	h.sync() // the lines are folded at this time, not the next
 	h.clock.Advance(4 * time.Second)
 	save()
 	must(t, h.r.Ack(h.ctx, uid(0)))
@@ -58,6 +60,7 @@ func frozenScenario(h *harness) {
 		t.Fatal(err)
 	}
 	h.line(parsers.AgentClaude, uid(4), cMeta(uid(4)), false)
+	h.sync() // the lines are folded at this time, not the next
 	h.clock.Advance(4 * time.Second)
 	save()
 	save()
