@@ -59,6 +59,15 @@ func word(s string) (uint8, bool) {
 
 func wordStr(c uint8) string { return words.str(uint16(c)) }
 
+// wordCopy is the table's copy of s, or s: a restored session's constant
+// strings come out of the decoded checkpoint, one copy each.
+func wordCopy(s string) string {
+	if c, ok := word(s); ok {
+		return wordStr(c)
+	}
+	return s
+}
+
 // Freeze returns the session's frozen form, false if it has one of the
 // states that have none (see Frozen).
 func (s *Session) Freeze() (Frozen, bool) {
