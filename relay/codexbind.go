@@ -75,14 +75,14 @@ type bindRec struct {
 // undone (the session is published again with no tab), and the submits are
 // spent as for any ambiguous turn start.
 func (r *Relay) retract(tab string, at time.Time) bool {
-	if b := r.sessions[r.tabs[tab]]; b != nil && b.s.State != session.Ended {
+	if b := r.get(r.tabs[tab]); b != nil && b.s.State != session.Ended {
 		return false
 	}
 	for i, b := range r.recentBinds {
 		if b.tab == tab || !inWindow(at, b.at) {
 			continue
 		}
-		e := r.sessions[b.session]
+		e := r.get(b.session)
 		if e == nil || e.tab != b.tab || e.s.State == session.Ended {
 			continue // gone, rebound, or ended: republishing it would be a repeat
 		}
@@ -124,7 +124,7 @@ type unboundTurn struct {
 // only candidate for it. The session's state is published again, with its
 // tab.
 func (r *Relay) lateSubmit(tab string, at time.Time) {
-	if b := r.sessions[r.tabs[tab]]; b != nil && b.s.State != session.Ended {
+	if b := r.get(r.tabs[tab]); b != nil && b.s.State != session.Ended {
 		return
 	}
 	var found *entry
@@ -162,7 +162,7 @@ func (r *Relay) candidates(at time.Time) []string {
 		if !inWindow(s, at) {
 			continue
 		}
-		if b := r.sessions[r.tabs[tab]]; b != nil && b.s.State != session.Ended {
+		if b := r.get(r.tabs[tab]); b != nil && b.s.State != session.Ended {
 			continue
 		}
 		cands = append(cands, tab)

@@ -41,13 +41,17 @@ type harness struct {
 	parser map[string]parsers.Parser
 }
 
-func newHarness(t *testing.T, cfg Config) *harness {
+func newHarness(t *testing.T, cfg Config) *harness { return newHarnessFreezing(t, cfg, freezeEager) }
+
+// newHarnessFreezing is newHarness freezing sessions as mode says.
+func newHarnessFreezing(t *testing.T, cfg Config, mode freezeMode) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	h := &harness{t: t, clock: vclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), follow: &fakeFollower{}, ctx: ctx,
 		off: map[string]int64{}, parser: map[string]parsers.Parser{}}
 	h.r = New(cfg, h.clock, h.follow, zerolog.Nop())
+	h.r.freezing = mode // every session at rest frozen after each step: it must change nothing
 	h.clock.Settle = func() { h.r.Status(ctx) }
 	go h.r.Run(ctx)
 	sub, err := h.r.Subscribe(ctx)

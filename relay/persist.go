@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 	"time"
 
@@ -70,6 +72,9 @@ func (r *Relay) SaveChanged(done func(Saved)) { r.save(false, done) }
 
 func (r *Relay) save(always bool, done func(Saved)) {
 	r.enqueue(func() {
+		// Checkpoints come every few seconds: the sessions nothing touched
+		// since the last one are at rest.
+		defer r.freezeIdle(false)
 		if !always && !r.changed {
 			done(Saved{})
 			return
@@ -79,9 +84,14 @@ func (r *Relay) save(always bool, done func(Saved)) {
 			r.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
 			b = nil
 		}
-		marks := make(map[string]Mark, len(r.files))
+		marks := make(map[string]Mark, len(r.files)+r.frozenCount())
 		for p, f := range r.files {
 			marks[p] = f.Mark
+		}
+		for i := range r.frozen {
+			if f := &r.frozen[i]; f.flags&(rDead|rMark) == rMark {
+				marks[f.path(f.s.ID())] = f.mark().Mark
+			}
 		}
 		done(Saved{State: b, Marks: marks, Changed: r.changed})
 		r.changed = false
@@ -112,13 +122,20 @@ func (r *Relay) encodeState() ([]byte, error) {
 		}
 	}
 	buf.WriteString(`,"sessions":[`)
-	for i, e := range r.sortedEntries() {
+	i := 0
+	var err error
+	r.each(true, func(e *entry) {
+		if err != nil {
+			return
+		}
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		if err := enc.Encode(savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path}); err != nil {
-			return nil, err
-		}
+		i++
+		err = enc.Encode(savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
+	})
+	if err != nil {
+		return nil, err
 	}
 	buf.WriteString("]}")
 	r.stateSize = buf.Len()
@@ -139,7 +156,7 @@ func (r *Relay) Restore(state []byte) {
 			r.log.Warn().Err(err).Msg("saved state unreadable; rebuilding it from the logs")
 			return
 		}
-		r.log.Info().Int("sessions", len(r.sessions)).Int("tabs", len(r.tabs)).Msg("state restored")
+		r.log.Info().Int("sessions", len(r.sessions)+r.frozenCount()).Int("tabs", len(r.tabs)).Msg("state restored")
 	})
 }
 
@@ -162,15 +179,97 @@ func (r *Relay) restore(b []byte) error {
 	for t, p := range st.TabProcs {
 		r.tabProcs[t] = p
 	}
-	for _, se := range st.Sessions {
-		if se.Session.ID == "" {
+	// One quiet period for every restored session, as if each had armed
+	// its own at this instant (they would fire together, in this order):
+	// 10 000 timers at rest are 2 MB.
+	q := &quietArm{}
+	q.stop = r.clock.AfterFunc(r.cfg.TurnQuiet, func() { r.enqueue(func() { r.restoredQuiet(q) }) })
+	r.restoreQuiet = q
+	pinned := r.pins()
+	add := make([]frozenRec, 0, len(st.Sessions))
+	var last map[string]int // where each id was saved last, when one was saved twice
+	for i := 1; i < len(st.Sessions) && last == nil; i++ {
+		if st.Sessions[i-1].Session.ID >= st.Sessions[i].Session.ID {
+			last = map[string]int{}
+			for i, se := range st.Sessions {
+				last[se.Session.ID] = i
+			}
+		}
+	}
+	fresh := len(r.sessions) == 0 && len(r.frozen) == 0
+	for i, se := range st.Sessions {
+		if se.Session.ID == "" || last != nil && last[se.Session.ID] != i {
 			continue
 		}
-		e := &entry{s: session.Restore(se.Session), tab: se.Tab, since: se.Since, path: se.Path}
-		r.sessions[e.s.ID] = e
+		e := &entry{s: session.Restore(se.Session), tab: se.Tab, since: se.Since, path: se.Path, quiet: q}
 		r.locate(e)
-		r.armQuiet(e)
+		if !fresh {
+			r.get(e.s.ID) // a session already there is replaced
+		} else if f, ok := r.freeze(e, pinned); ok {
+			add = append(add, f)
+			continue
+		}
+		r.sessions[e.s.ID] = e
+	}
+	if last != nil {
+		slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
+	}
+	if fresh {
+		r.frozen = add
 	}
 	r.restored = true
 	return nil
+}
+
+// restoredQuiet is the quiet period restore armed, run for each restored
+// session whose own it still is (no log line re-armed it), in id order. A
+// frozen one is judged in place, and stays frozen.
+func (r *Relay) restoredQuiet(q *quietArm) {
+	if r.restoreQuiet != q {
+		return
+	}
+	r.restoreQuiet = nil
+	var live []*entry
+	for _, e := range r.sessions {
+		if e.quiet == q {
+			e.quiet = nil
+			live = append(live, e)
+		}
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].s.ID < live[j].s.ID })
+	quiet := func(e *entry) bool {
+		ch, ok := e.s.Quiet()
+		if ok {
+			r.moved(e)
+			r.publish(e, ch, false)
+		}
+		return ok
+	}
+	var v entry
+	var vs session.Session
+	i := 0
+	for k := range r.frozen {
+		f := &r.frozen[k]
+		if f.flags&(rDead|rRestoreQuiet) != rRestoreQuiet {
+			continue
+		}
+		f.flags &^= rRestoreQuiet
+		for i < len(live) {
+			if key := session.Key(live[i].s.ID); f.s.CompareID(&key) < 0 {
+				break
+			}
+			quiet(live[i])
+			i++
+		}
+		if f.s.View(&vs, false); !vs.TurnOpen() {
+			continue // Quiet is a no-op
+		}
+		r.view(f, &v, &vs, true)
+		if quiet(&v) {
+			r.refreeze(f, &v)
+		}
+	}
+	for ; i < len(live); i++ {
+		quiet(live[i])
+	}
 }

@@ -152,7 +152,7 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 	if p.tab == "" {
 		r.regBind(p)
 	}
-	if e := r.sessions[ent.SessionID]; e != nil && r.regFor(ent.SessionID) == p {
+	if e := r.get(ent.SessionID); e != nil && r.regFor(ent.SessionID) == p {
 		r.regStatus(e, p)
 	}
 	r.armSweep()
@@ -164,7 +164,7 @@ func (r *Relay) regSessionChanged(old string) {
 	if r.regFor(old) != nil {
 		return // another process has it
 	}
-	if e := r.sessions[old]; e != nil && !e.s.Hooked() {
+	if e := r.get(old); e != nil && !e.s.Hooked() {
 		r.regEnd(e, session.ReasonSessionEnd, "registry.session_changed")
 	}
 }
@@ -183,7 +183,7 @@ func (r *Relay) regRemoved(path string) {
 	if q := r.regFor(id); q != nil && !q.gone {
 		return // another process has the session (resumed meanwhile)
 	}
-	e := r.sessions[id]
+	e := r.get(id)
 	if e == nil || e.s.State == session.Ended || p.told {
 		return
 	}
@@ -193,8 +193,9 @@ func (r *Relay) regRemoved(path string) {
 	}
 	r.clock.AfterFunc(goodbyeGrace, func() {
 		r.enqueue(func() {
-			if q := r.regFor(id); r.sessions[id] == e && (q == nil || q.gone) {
-				r.regEnd(e, session.ReasonSessionEnd, "registry.removed")
+			// The same session, thawed again if it froze meanwhile.
+			if q := r.regFor(id); q == nil || q.gone {
+				r.regEnd(r.get(id), session.ReasonSessionEnd, "registry.removed")
 			}
 		})
 	})
@@ -214,7 +215,7 @@ func (r *Relay) regGone(p *regProc) {
 		p.told = true // the session lives on in another process
 		return
 	}
-	e := r.sessions[p.e.SessionID]
+	e := r.get(p.e.SessionID)
 	if e == nil || e.booting {
 		if r.booted {
 			p.misses++
@@ -289,7 +290,7 @@ func (r *Relay) regBind(p *regProc) {
 		r.tabs[tab] = id
 		r.changed = true
 	}
-	if e := r.sessions[id]; e != nil && e.tab != tab {
+	if e := r.get(id); e != nil && e.tab != tab {
 		e.tab = tab
 		r.changed = true
 	}
@@ -400,7 +401,7 @@ func (r *Relay) sweep() {
 			p.suspect = 0
 			continue
 		}
-		if e := r.sessions[p.e.SessionID]; e == nil || e.s.State == session.Ended {
+		if e := r.get(p.e.SessionID); e == nil || e.s.State == session.Ended {
 			// Nothing to end (its tab closed first, or no log yet): only
 			// status's "live" changes, and a later session is ended by
 			// regGone on the next sweep.

@@ -13,7 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -186,14 +186,14 @@ var (
 
 // entry is one session as the relay keeps it.
 type entry struct {
-	s          *session.Session
-	tab        string
-	worktree   string
-	since      time.Time
-	path       string          // the session's log file, when known
-	bootFrom   *session.Change // the settled state bootstrap history was folded onto
-	lastLog    time.Time
-	quietTimer func() bool
+	s        *session.Session
+	tab      string
+	worktree string
+	since    time.Time
+	path     string          // the session's log file, when known
+	bootFrom *session.Change // the settled state bootstrap history was folded onto
+	lastLog  time.Time
+	quiet    *quietArm // the pending quiet period, nil if none
 	// unbound is a Codex turn start of a tabless session (codexbind.go);
 	// tabless: the session was last published with no tab.
 	unbound unboundTurn
@@ -201,6 +201,7 @@ type entry struct {
 	// Beside tabless, so the flags share a word: 160 bytes, not 176 (one
 	// entry per session, 10 000 at rest).
 	booting bool // folded bootstrap history not yet settled
+	touched bool // looked up since the last freezeIdle (frozen.go)
 }
 
 // Relay owns all session state. Create it with New and start Run.
@@ -229,10 +230,19 @@ type Relay struct {
 	seq        uint64
 	counters   Counters
 	windows    map[string]*window // tab → open interrupt-confirmation window
-	files      map[string]folded  // path → how far this run received and folded it
-	restored   bool               // a saved state was restored: Replay lines are in it
-	changed    bool               // state changed since the last Save
-	booted     bool               // BootstrapDone arrived
+	files      map[string]folded  // path → how far this run received and folded it (frozen sessions keep their own log's: file, setFile)
+	frozen     []frozenRec        // sessions at rest, by id (frozen.go)
+	frozenDead int                // of them, thawed since the last freezeIdle
+	// restoreQuiet is the quiet period armed at restore for every restored
+	// session (frozen.go), nil once it ran.
+	restoreQuiet *quietArm
+	// freezing is freezeAtRest but in tests, which compare a relay that
+	// freezes every session at rest after each step with one that never
+	// freezes: freezing must change nothing.
+	freezing freezeMode
+	restored bool // a saved state was restored: Replay lines are in it
+	changed  bool // state changed since the last Save
+	booted   bool // BootstrapDone arrived
 
 	conns func() ConnCounters // the socket server's figures, once it exists
 
@@ -312,6 +322,9 @@ func (r *Relay) Run(ctx context.Context) error {
 			return nil
 		case f := <-r.inbox:
 			f()
+			if r.freezing == freezeEager {
+				r.freezeIdle(true)
+			}
 		}
 	}
 }
@@ -428,13 +441,13 @@ func resolvePath(path string) string {
 
 func (r *Relay) hook(h parsers.Hook, tab string) {
 	r.counters.HooksReceived++
-	if prev := r.sessions[h.SessionID]; prev != nil && prev.s.Outlives() {
+	if prev := r.get(h.SessionID); prev != nil && prev.s.Outlives() {
 		tab = "" // the rest of a turn whose tab closed is shown in no tab
 	}
 	if tab != "" {
 		bound, ok := r.tabs[tab]
 		if ok && bound != h.SessionID {
-			if e := r.sessions[bound]; e != nil && e.s.State != session.Ended {
+			if e := r.get(bound); e != nil && e.s.State != session.Ended {
 				// A nested agent run as a tool inherits the tab; its
 				// reports are not this tab's conversation.
 				r.counters.HooksDropped++
@@ -530,9 +543,9 @@ func (r *Relay) logLine(l LogLine) {
 	if l.Replay && r.restored {
 		return // folded into the restored state already
 	}
-	f := r.files[l.Path] // mark made it
+	f, _ := r.file(l.Path) // mark made it
 	f.offset = l.End
-	r.files[l.Path] = f
+	r.setFile(l.Path, f)
 	r.counters.Lines++
 	if l.Malformed {
 		r.counters.Malformed++
@@ -541,7 +554,7 @@ func (r *Relay) logLine(l LogLine) {
 	if l.Subagent || l.Session == "" {
 		return // a subagent's own transcript never drives a session
 	}
-	_, known := r.sessions[l.Session]
+	known := r.known(l.Session)
 	e := r.entry(l.Session, l.Agent)
 	if e.path == "" {
 		e.path = l.Path
@@ -629,9 +642,9 @@ func (r *Relay) Oversized(l LogLine, n int) {
 // mark records how far this run has folded l's file, for the checkpoint: a
 // new generation starts over, an old line never moves the mark back.
 func (r *Relay) mark(l LogLine) {
-	if f, ok := r.files[l.Path]; !ok || f.Gen != l.Gen || l.End > f.End {
+	if f, ok := r.file(l.Path); !ok || f.Gen != l.Gen || l.End > f.End {
 		f.Mark = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
-		r.files[l.Path] = f
+		r.setFile(l.Path, f)
 	}
 }
 
@@ -642,11 +655,12 @@ func (r *Relay) BootstrapDone() {
 	r.enqueue(func() {
 		r.record(RecordLine{Kind: RecBootstrapDone})
 		r.booted = true
-		for _, e := range r.sortedEntries() {
+		for _, e := range r.sortedLive() {
 			if e.booting {
 				r.settle(e)
 			}
 		}
+		r.freezeIdle(true) // start-up's history is at rest
 		select {
 		case <-r.bootDone:
 		default:
@@ -681,14 +695,21 @@ func (r *Relay) settle(e *entry) {
 // armQuiet schedules the quiet-period check for logs without explicit turn
 // ends.
 func (r *Relay) armQuiet(e *entry) {
-	if e.quietTimer != nil {
-		e.quietTimer()
+	if e.quiet != nil && e.quiet != r.restoreQuiet {
+		e.quiet.stop()
 	}
 	id := e.s.ID
 	seen := e.lastLog
-	e.quietTimer = r.clock.AfterFunc(r.cfg.TurnQuiet, func() {
+	q := &quietArm{}
+	e.quiet = q
+	q.stop = r.clock.AfterFunc(r.cfg.TurnQuiet, func() {
 		r.enqueue(func() {
+			// Not get: a frozen session has no quiet period pending, and
+			// what froze it found its Quiet a no-op.
 			cur := r.sessions[id]
+			if cur != nil && cur.quiet == q {
+				cur.quiet = nil
+			}
 			if cur == nil || !cur.lastLog.Equal(seen) {
 				return
 			}
@@ -709,7 +730,7 @@ func (r *Relay) Ack(ctx context.Context, id string) error {
 	var err error
 	if e := r.do(ctx, func() {
 		r.record(RecordLine{Kind: RecAck, Session: id})
-		e := r.sessions[id]
+		e := r.get(id)
 		if e == nil {
 			err = fmt.Errorf("%w: %s", ErrUnknownSession, id)
 			return
@@ -754,7 +775,7 @@ func (r *Relay) TabClosedPid(ctx context.Context, tab string, pid int) (int, err
 		}
 		r.closeWindow(tab)
 		delete(r.submits, tab)
-		for _, e := range r.sortedEntries() {
+		for _, e := range r.sortedLive() { // a frozen session has no tab
 			if e.tab != tab {
 				continue
 			}
@@ -778,7 +799,7 @@ func (r *Relay) Gone(ctx context.Context, id string) error {
 	var err error
 	if e := r.do(ctx, func() {
 		r.record(RecordLine{Kind: RecGone, Session: id})
-		e := r.sessions[id]
+		e := r.get(id)
 		if e == nil {
 			err = fmt.Errorf("%w: %s", ErrUnknownSession, id)
 			return
@@ -797,9 +818,9 @@ func (r *Relay) Gone(ctx context.Context, id string) error {
 func (r *Relay) Status(ctx context.Context) (Status, error) {
 	st := Status{Sessions: []Event{}, Worktrees: []WorktreeState{}, Roots: append([]string{}, r.cfg.Roots...)}
 	err := r.do(ctx, func() {
-		for _, e := range r.rows() {
+		r.eachRow(func(e *entry) {
 			st.Sessions = append(st.Sessions, r.event(e, sessionChange(e)))
-		}
+		})
 		st.Worktrees = r.worktreeStates()
 		st.Counters = r.counters
 		st.Counters.RegistryProcesses = int64(len(r.reg))
@@ -815,17 +836,20 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 // a replay waits on it to know the watcher delivered what it wrote.
 func (r *Relay) LogOffset(ctx context.Context, path string) (int64, error) {
 	var off int64
-	err := r.do(ctx, func() { off = r.files[path].offset })
+	err := r.do(ctx, func() {
+		f, _ := r.file(path)
+		off = f.offset
+	})
 	return off, err
 }
 
 // entry returns the session with id, creating it ready.
 func (r *Relay) entry(id string, agent parsers.Agent) *entry {
-	e := r.sessions[id]
+	e := r.get(id)
 	if e == nil {
 		s := session.New(agent)
 		s.ID = id
-		e = &entry{s: s, since: r.clock.Now()}
+		e = &entry{s: s, since: r.clock.Now(), touched: true}
 		r.sessions[id] = e
 		r.regAttach(e)
 	}
@@ -874,26 +898,45 @@ func (r *Relay) publish(e *entry, ch session.Change, bootstrap bool) {
 	}
 }
 
+// sortedEntries are all sessions by id, frozen ones as copies (for tests:
+// the relay itself reads them in place, each).
 func (r *Relay) sortedEntries() []*entry {
-	out := make([]*entry, 0, len(r.sessions))
-	for _, e := range r.sessions {
+	var out []*entry
+	r.each(true, func(e *entry) {
+		if r.sessions[e.s.ID] != e {
+			s, c := *e.s, *e
+			c.s = &s
+			e = &c
+		}
 		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].s.ID < out[j].s.ID })
+	})
 	return out
 }
 
-// rows are the sessions shown to subscribers and in status: every one but
-// the phantoms (Session.Phantom).
-func (r *Relay) rows() []*entry {
-	all := r.sortedEntries()
-	out := all[:0]
-	for _, e := range all {
+// eachRow calls fn (as each does) for the sessions shown to subscribers
+// and in status: every one but the phantoms (Session.Phantom).
+func (r *Relay) eachRow(fn func(e *entry)) {
+	r.each(false, func(e *entry) {
 		if !e.s.Phantom() {
-			out = append(out, e)
+			fn(e)
+		}
+	})
+}
+
+// rowCount is how many sessions eachRow visits.
+func (r *Relay) rowCount() int {
+	n := 0
+	for _, e := range r.sessions {
+		if !e.s.Phantom() {
+			n++
 		}
 	}
-	return out
+	for i := range r.frozen {
+		if f := &r.frozen[i]; f.flags&rDead == 0 && !f.s.Phantom() {
+			n++
+		}
+	}
+	return n
 }
 
 // rowState is the most urgent state of a worktree's sessions.
@@ -902,6 +945,16 @@ func (r *Relay) rowState(wt string) string {
 	for _, e := range r.sessions {
 		if e.worktree == wt && (best == "" || e.s.State.Urgency() > best.Urgency()) {
 			best = e.s.State
+		}
+	}
+	if i := slices.Index(r.cfg.Worktrees, wt); i >= 0 {
+		for k := range r.frozen {
+			f := &r.frozen[k]
+			if int(f.wt) == i+1 && f.flags&rDead == 0 {
+				if st := f.s.State(); best == "" || st.Urgency() > best.Urgency() {
+					best = st
+				}
+			}
 		}
 	}
 	return string(best)
@@ -913,6 +966,12 @@ func (r *Relay) worktreeStates() []WorktreeState {
 		n := 0
 		for _, e := range r.sessions {
 			if e.worktree == wt && !e.s.Phantom() {
+				n++
+			}
+		}
+		code := uint8(slices.Index(r.cfg.Worktrees, wt) + 1)
+		for k := range r.frozen {
+			if f := &r.frozen[k]; f.wt == code && f.flags&rDead == 0 && !f.s.Phantom() {
 				n++
 			}
 		}

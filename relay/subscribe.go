@@ -70,16 +70,16 @@ func (s *Subscription) Cancel() {
 func (r *Relay) Subscribe(ctx context.Context) (*Subscription, error) {
 	var sub *Subscription
 	err := r.do(ctx, func() {
-		entries := r.rows()
-		sub = &Subscription{ch: make(chan Event, len(entries)+r.cfg.Backlog), r: r, snapshot: len(entries), more: make(chan struct{}, 1)}
-		for _, e := range entries {
+		n := r.rowCount()
+		sub = &Subscription{ch: make(chan Event, n+r.cfg.Backlog), r: r, snapshot: n, more: make(chan struct{}, 1)}
+		r.eachRow(func(e *entry) {
 			ev := r.event(e, sessionChange(e))
 			ev.Seq, ev.Snapshot = r.seq, true
 			if e.worktree != "" {
 				ev.WorktreeState = r.rowState(e.worktree)
 			}
 			sub.ch <- ev
-		}
+		})
 		r.subs[sub] = true
 	})
 	return sub, err

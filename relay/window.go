@@ -83,7 +83,7 @@ func (r *Relay) key(tab, key string, at time.Time) {
 	if w := r.windows[tab]; w != nil && !w.expired {
 		return // repeated presses within the window are one candidate
 	}
-	e := r.sessions[r.tabs[tab]]
+	e := r.get(r.tabs[tab])
 	if e == nil || (e.s.State != session.Working && e.s.State != session.Waiting) {
 		return // a key alone never changes state; idle keys mean nothing
 	}

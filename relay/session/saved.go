@@ -68,9 +68,9 @@ func (s *Session) Save() Saved {
 // Restore returns the session Save described.
 func Restore(v Saved) *Session {
 	s := &Session{
-		Agent: v.Agent, ID: v.ID, Cwd: intern(v.Cwd), AgentVersion: intern(v.AgentVersion),
-		State: v.State, Reason: v.Reason, Detail: v.Detail, Source: v.Source, Rule: v.Rule, Turns: v.Turns,
-		turn: v.Turn, turnOpen: v.TurnOpen, hook: source{pos: v.HookPos}, log: source{pos: v.LogPos}, hooked: v.Hooked,
+		Agent: parsers.Agent(wordCopy(string(v.Agent))), ID: v.ID, Cwd: intern(v.Cwd), AgentVersion: intern(v.AgentVersion),
+		State: State(wordCopy(string(v.State))), Reason: wordCopy(v.Reason), Detail: v.Detail,
+		Source: wordCopy(v.Source), Rule: wordCopy(v.Rule), Turns: v.Turns, turn: v.Turn, turnOpen: v.TurnOpen, hook: source{pos: v.HookPos}, log: source{pos: v.LogPos}, hooked: v.Hooked,
 		turnPrompted: v.TurnPrompted, lastFinal: v.LastFinal, explicit: v.Explicit,
 		logPending: v.LogPending, listed: int32(v.Listed), hasList: v.HasList, doneDeferred: v.DoneDeferred,
 		subWaiting: v.SubWaiting, announced: v.Announced, endedInTurn: v.EndedInTurn, waitedTool: v.WaitedTool,

@@ -1,0 +1,465 @@
+package relay
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/logwatch/logwatch/relay/session"
+)
+
+// Frozen sessions. Most of the sessions a daemon knows sit idle: 10 000
+// logs from past weeks, each a finished conversation. An entry, its Session
+// and its file's mark cost ~520 bytes on the heap; frozen, the same session
+// is one 112-byte frozenRec in a slice sorted by id (no map, no pointers
+// but its detail and non-UUID id). A session freezes when nothing refers to
+// it but its id: no tab, no registry process, no open window, no pending
+// quiet period, no Codex turn waiting for its submit, its bootstrap
+// settled; at BootstrapDone (all of them) and at each checkpoint (those
+// untouched since the previous one). Anything that looks a session up by
+// id thaws it (get) back into exactly the entry it was; what reads every
+// session (status, snapshots, the checkpoint, worktree rows) reads frozen
+// ones in place (each). Freezing changes nothing a session does or shows:
+// the tests run with every freezable session frozen after every step.
+
+// frozenRec is one frozen session: the session, the relay's part of its
+// entry, and its log's mark (what r.files held for its path).
+type frozenRec struct {
+	s     session.Frozen
+	since int64  // UnixNano, unless rSinceZero
+	end   int64  // the log's Mark.End (rMark)
+	line  int32  // Mark.Line
+	stamp uint32 // rCodexPath: the rollout name's time, in seconds since stampEpoch
+	gen   uint16 // Mark.Gen
+	dir   uint16 // the log's directory, an intern code
+	flags uint16
+	wt    uint8 // 1 + the worktree's index in cfg.Worktrees; 0: none
+}
+
+// frozenRec.flags bits.
+const (
+	rPath         uint16 = 1 << iota // the log is Interned(dir)/<id>.jsonl
+	rCodexPath                       // the log is Interned(dir)/rollout-<stamp>-<id>.jsonl
+	rMark                            // r.files held the log's mark
+	rOffsetEnd                       // folded.offset is end (else 0)
+	rSinceUTC                        // since is in UTC (else Local)
+	rSinceZero                       // since is the zero time
+	rTabless                         // entry.tabless
+	rRestoreQuiet                    // the quiet period armed at restore is its own (entry.quiet)
+	rDead                            // thawed: the id lives in r.sessions now
+)
+
+type freezeMode uint8
+
+const (
+	freezeAtRest freezeMode = iota // at BootstrapDone, checkpoints, restore
+	freezeEager                    // also after every step
+	freezeNever
+)
+
+// quietArm is one armed quiet period (armQuiet): entry.quiet names the
+// session's pending one, nil once it ran or when none was armed.
+type quietArm struct {
+	stop func() bool
+}
+
+// pins are the sessions something refers to by id besides r.sessions:
+// they stay thawed.
+func (r *Relay) pins() map[string]bool {
+	p := map[string]bool{}
+	for _, id := range r.tabs {
+		p[id] = true
+	}
+	for _, w := range r.windows {
+		p[w.session] = true
+	}
+	for _, b := range r.recentBinds {
+		p[b.session] = true
+	}
+	for id := range r.regIdx {
+		p[id] = true
+	}
+	return p
+}
+
+// freeze returns e's frozen form, false if e is not at rest.
+func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
+	var f frozenRec
+	if r.freezing == freezeNever || e.tab != "" || e.booting || e.bootFrom != nil || e.unbound != (unboundTurn{}) || pinned[e.s.ID] {
+		return f, false
+	}
+	switch {
+	case e.quiet == nil:
+	case e.quiet == r.restoreQuiet && e.lastLog.IsZero():
+		f.flags |= rRestoreQuiet
+	default:
+		return f, false // its quiet period is pending
+	}
+	if e.tabless {
+		f.flags |= rTabless
+	}
+	if e.worktree != "" {
+		i := slices.Index(r.cfg.Worktrees, e.worktree)
+		if i < 0 || i >= 1<<8-1 {
+			return f, false
+		}
+		f.wt = uint8(i + 1)
+	}
+	switch loc := e.since.Location(); {
+	case e.since.IsZero() && loc == time.UTC:
+		f.flags |= rSinceZero
+	case loc != time.UTC && loc != time.Local:
+		return f, false
+	default:
+		if loc == time.UTC {
+			f.flags |= rSinceUTC
+		}
+		f.since = e.since.UnixNano()
+		if !time.Unix(0, f.since).Equal(e.since) {
+			return f, false // out of UnixNano's range
+		}
+	}
+	if e.path != "" {
+		if !f.setPath(e.path, e.s.ID) {
+			return f, false
+		}
+		if m, ok := r.files[e.path]; ok && !f.setMark(m) {
+			return f, false
+		}
+	}
+	var ok bool
+	if f.s, ok = e.s.Freeze(); !ok {
+		return f, false
+	}
+	return f, true
+}
+
+// view fills *e (and *s, its session) with what f holds, as thaw would give
+// it back; the id and the path only if withPath. Nothing may keep e.
+func (r *Relay) view(f *frozenRec, e *entry, s *session.Session, withPath bool) {
+	f.s.View(s, true)
+	*e = entry{s: s, tabless: f.flags&rTabless != 0}
+	if f.wt != 0 {
+		e.worktree = r.cfg.Worktrees[f.wt-1]
+	}
+	switch {
+	case f.flags&rSinceZero != 0:
+	case f.flags&rSinceUTC != 0:
+		e.since = time.Unix(0, f.since).UTC()
+	default:
+		e.since = time.Unix(0, f.since)
+	}
+	if f.flags&rRestoreQuiet != 0 && r.restoreQuiet != nil {
+		e.quiet = r.restoreQuiet
+	}
+	if withPath {
+		e.path = f.path(s.ID)
+	}
+}
+
+// stampLayout is the time in a Codex rollout's name; stampEpoch the zero
+// of frozenRec.stamp.
+const stampLayout = "2006-01-02T15-04-05"
+
+var stampEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+
+// setPath records path, the log of session id, if it has one of the two
+// forms agents name their logs by.
+func (f *frozenRec) setPath(path, id string) bool {
+	slash := strings.LastIndexByte(path, '/')
+	if slash <= 0 {
+		return false
+	}
+	dir, base := path[:slash], path[slash+1:]
+	switch {
+	case base == id+".jsonl":
+		f.flags |= rPath
+	case len(base) == len("rollout-")+len(stampLayout)+1+len(id)+len(".jsonl") && strings.HasPrefix(base, "rollout-") &&
+		strings.HasSuffix(base, "-"+id+".jsonl"):
+		s, ok := parseStamp(base[len("rollout-"):][:len(stampLayout)])
+		if !ok {
+			return false
+		}
+		f.stamp = s
+		f.flags |= rCodexPath
+	default:
+		return false
+	}
+	var ok bool
+	f.dir, ok = session.Intern(dir)
+	return ok
+}
+
+// parseStamp reads a rollout name's time, if it is one stampLayout gives
+// back as it was.
+func parseStamp(s string) (uint32, bool) {
+	t, err := time.Parse(stampLayout, s)
+	if err != nil || t.Format(stampLayout) != s {
+		return 0, false
+	}
+	d := t.Unix() - stampEpoch
+	return uint32(d), d >= 0 && d <= 1<<32-1
+}
+
+// path is the session's log ("" if none).
+func (f *frozenRec) path(id string) string {
+	switch {
+	case f.flags&rPath != 0:
+		return session.Interned(f.dir) + "/" + id + ".jsonl"
+	case f.flags&rCodexPath != 0:
+		t := time.Unix(stampEpoch+int64(f.stamp), 0).UTC()
+		return session.Interned(f.dir) + "/rollout-" + t.Format(stampLayout) + "-" + id + ".jsonl"
+	}
+	return ""
+}
+
+// isPath reports whether path, named after f's id, is f's log.
+func (f *frozenRec) isPath(path string) bool {
+	slash := strings.LastIndexByte(path, '/')
+	if slash <= 0 || session.Interned(f.dir) != path[:slash] {
+		return false
+	}
+	switch base := path[slash+1:]; {
+	case f.flags&rPath != 0:
+		return !strings.HasPrefix(base, "rollout-") || len(base) == len(f.s.ID())+len(".jsonl")
+	case f.flags&rCodexPath != 0:
+		if !strings.HasPrefix(base, "rollout-") || len(base) < len("rollout-")+len(stampLayout) {
+			return false
+		}
+		s, ok := parseStamp(base[len("rollout-"):][:len(stampLayout)])
+		return ok && s == f.stamp
+	}
+	return false
+}
+
+// setMark records the log's mark, if it fits.
+func (f *frozenRec) setMark(m folded) bool {
+	if m.Gen < 0 || m.Gen > 1<<16-1 || m.Line != int(int32(m.Line)) || m.offset != 0 && m.offset != m.End {
+		return false
+	}
+	f.end, f.gen, f.line = m.End, uint16(m.Gen), int32(m.Line)
+	f.flags = f.flags&^rOffsetEnd | rMark
+	if m.offset != 0 {
+		f.flags |= rOffsetEnd
+	}
+	return true
+}
+
+// mark is the log mark f keeps, as r.files held it.
+func (f *frozenRec) mark() folded {
+	m := folded{Mark: Mark{Gen: int(f.gen), End: f.end, Line: int(f.line)}}
+	if f.flags&rOffsetEnd != 0 {
+		m.offset = f.end
+	}
+	return m
+}
+
+// refreeze stores into f the view of it that changed; one that no longer
+// freezes is thawed with the change.
+func (r *Relay) refreeze(f *frozenRec, v *entry) {
+	nf, ok := r.freeze(v, nil) // no mark from r.files: f keeps it
+	if ok {
+		nf.flags |= f.flags & (rMark | rOffsetEnd)
+		nf.end, nf.gen, nf.line = f.end, f.gen, f.line
+		*f = nf
+		return
+	}
+	e := r.get(v.s.ID)
+	*e.s = *v.s
+	e.since, e.tabless = v.since, v.tabless
+}
+
+// frozenAt is the index of the live frozen session with id, or -1.
+func (r *Relay) frozenAt(id string) int {
+	if len(r.frozen) == 0 || id == "" {
+		return -1
+	}
+	k := session.Key(id)
+	i := sort.Search(len(r.frozen), func(i int) bool { return r.frozen[i].s.CompareID(&k) >= 0 })
+	if i < len(r.frozen) && r.frozen[i].flags&rDead == 0 && r.frozen[i].s.CompareID(&k) == 0 {
+		return i
+	}
+	return -1
+}
+
+// get is the session with id, thawed if it was frozen; nil if none.
+func (r *Relay) get(id string) *entry {
+	if e := r.sessions[id]; e != nil {
+		e.touched = true
+		return e
+	}
+	i := r.frozenAt(id)
+	if i < 0 {
+		return nil
+	}
+	f := &r.frozen[i]
+	e := &entry{}
+	r.view(f, e, new(session.Session), true)
+	e.touched = true
+	if f.flags&rMark != 0 {
+		r.files[e.path] = f.mark()
+	}
+	f.flags |= rDead // dropped at the next freezeIdle; its id keeps the order meanwhile
+	r.frozenDead++
+	r.sessions[e.s.ID] = e
+	return e
+}
+
+// known reports whether a session with id exists, without thawing it.
+func (r *Relay) known(id string) bool {
+	_, ok := r.sessions[id]
+	return ok || r.frozenAt(id) >= 0
+}
+
+// frozenFile is the frozen session whose log is path, or nil.
+func (r *Relay) frozenFile(path string) *frozenRec {
+	if len(r.frozen) == 0 || !strings.HasSuffix(path, ".jsonl") {
+		return nil
+	}
+	base := path[strings.LastIndexByte(path, '/')+1 : len(path)-len(".jsonl")]
+	i := r.frozenAt(base)
+	if b, ok := strings.CutPrefix(base, "rollout-"); ok && i < 0 && len(b) > len(stampLayout)+1 {
+		i = r.frozenAt(b[len(stampLayout)+1:]) // Codex: rollout-<stamp>-<id>
+	}
+	if i < 0 || !r.frozen[i].isPath(path) {
+		return nil
+	}
+	return &r.frozen[i]
+}
+
+// file is how far this run folded path (r.files, or its frozen session's).
+func (r *Relay) file(path string) (folded, bool) {
+	if m, ok := r.files[path]; ok {
+		return m, true
+	}
+	if f := r.frozenFile(path); f != nil && f.flags&rMark != 0 {
+		return f.mark(), true
+	}
+	return folded{}, false
+}
+
+// setFile records how far this run folded path: a frozen session keeps its
+// own log's mark (one it cannot hold thaws it), r.files the others.
+func (r *Relay) setFile(path string, m folded) {
+	if _, ok := r.files[path]; !ok {
+		if f := r.frozenFile(path); f != nil {
+			if f.setMark(m) {
+				return
+			}
+			r.get(f.s.ID()) // moves the mark back to r.files
+		}
+	}
+	r.files[path] = m
+}
+
+// freezeIdle freezes the sessions at rest: all of them, or those untouched
+// since the last call (the others are marked untouched for the next).
+func (r *Relay) freezeIdle(all bool) {
+	pinned := r.pins()
+	var add []frozenRec
+	marks := 0
+	for id, e := range r.sessions {
+		if !all && e.touched {
+			e.touched = false
+			continue
+		}
+		f, ok := r.freeze(e, pinned)
+		if !ok {
+			continue
+		}
+		add = append(add, f)
+		delete(r.sessions, id)
+		if f.flags&rMark != 0 {
+			delete(r.files, e.path)
+			marks++
+		}
+	}
+	if len(add) == 0 && r.frozenDead <= len(r.frozen)/4 {
+		return
+	}
+	slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
+	live := len(r.frozen) - r.frozenDead + len(add)
+	var out []frozenRec
+	inPlace := len(add) == 0 && live >= cap(r.frozen)/2
+	if inPlace {
+		out = r.frozen[:0] // dropping the dead only: the write index trails the read index
+	} else {
+		out = make([]frozenRec, 0, live)
+	}
+	i := 0
+	for k := range r.frozen {
+		o := &r.frozen[k]
+		if o.flags&rDead != 0 {
+			continue
+		}
+		for i < len(add) && add[i].s.Compare(&o.s) < 0 {
+			out = append(out, add[i])
+			i++
+		}
+		out = append(out, *o)
+	}
+	out = append(out, add[i:]...)
+	if inPlace {
+		clear(r.frozen[len(out):]) // the strings of the dropped
+	}
+	r.frozen, r.frozenDead = out, 0
+	// Maps do not shrink: rebuild one that lost most of its entries, or it
+	// keeps the room of all.
+	if len(add) > len(r.sessions) {
+		r.sessions = shrunk(r.sessions)
+	}
+	if marks > len(r.files) {
+		r.files = shrunk(r.files)
+	}
+}
+
+// shrunk is m copied into a map of its size.
+func shrunk[V any](m map[string]V) map[string]V {
+	c := make(map[string]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// frozenCount is how many sessions are frozen.
+func (r *Relay) frozenCount() int { return len(r.frozen) - r.frozenDead }
+
+// sortedLive are the sessions in r.sessions (thawed), by id.
+func (r *Relay) sortedLive() []*entry {
+	out := make([]*entry, 0, len(r.sessions))
+	for _, e := range r.sessions {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].s.ID < out[j].s.ID })
+	return out
+}
+
+// each calls fn for every session in id order, frozen ones as a view fn
+// must not keep or change, with its path only if withPath.
+func (r *Relay) each(withPath bool, fn func(e *entry)) {
+	live := r.sortedLive()
+	var v entry
+	var vs session.Session
+	i := 0
+	for k := range r.frozen {
+		f := &r.frozen[k]
+		if f.flags&rDead != 0 {
+			continue
+		}
+		for i < len(live) {
+			key := session.Key(live[i].s.ID)
+			if f.s.CompareID(&key) < 0 {
+				break
+			}
+			fn(live[i])
+			i++
+		}
+		r.view(f, &v, &vs, withPath)
+		fn(&v)
+	}
+	for ; i < len(live); i++ {
+		fn(live[i])
+	}
+}

@@ -1,0 +1,204 @@
+package relay
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// uid is a session id in the UUID form real agents use.
+func uid(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
+
+// frozenScenario drives h through sessions of every kind: history folded
+// at start-up (UUID ids and not, finished and mid-turn), a tab-bound
+// session, a hooked one, a worktree's, Codex, a late bootstrap, an ack, a
+// key and a tab close, each step far enough apart for checkpoints and
+// quiet periods to run.
+func frozenScenario(h *harness) {
+	t := h.t
+	for i := 0; i < 6; i++ {
+		id := uid(i)
+		h.line(parsers.AgentClaude, id, cPrompt(id, "hi"), true)
+		h.line(parsers.AgentClaude, id, cFinal(id), true)
+		if i%2 == 0 {
+			h.line(parsers.AgentClaude, id, cTurnDuration(id, 0), true)
+		}
+	}
+	h.line(parsers.AgentClaude, "s-plain", cPrompt("s-plain", "x"), true)
+	h.line(parsers.AgentCodex, uid(40), xEvent("task_started", ""), true)
+	h.r.BootstrapDone()
+	save := func() {
+		done := make(chan struct{})
+		h.r.SaveChanged(func(Saved) { close(done) })
+		<-done
+	}
+	save()
+	must(t, h.hook("tab-1", "claude", claudeHook("UserPromptSubmit", uid(1))))
+	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", uid(2))))
+	must(t, h.hook("", "claude", claudeHook("Stop", uid(2))))
+	h.sync() // the lines are folded at this time, not the next
+	h.clock.Advance(4 * time.Second)
+	save()
+	save()
+	h.line(parsers.AgentClaude, uid(3), cPrompt(uid(3), "again"), false)
+	h.line(parsers.AgentClaude, uid(3), cFinal(uid(3)), false)
+	h.sync() // the lines are folded at this time, not the next
+	h.clock.Advance(4 * time.Second)
+	save()
+	must(t, h.r.Ack(h.ctx, uid(0)))
+	must(t, h.r.Key(h.ctx, "tab-1", KeyEsc, time.Time{}))
+	h.line(parsers.AgentClaude, uid(50), cPrompt(uid(50), "late"), true) // history after start-up
+	save()
+	save()
+	if _, err := h.r.TabClosed(h.ctx, "tab-1"); err != nil {
+		t.Fatal(err)
+	}
+	h.line(parsers.AgentClaude, uid(4), cMeta(uid(4)), false)
+	h.sync() // the lines are folded at this time, not the next
+	h.clock.Advance(4 * time.Second)
+	save()
+	save()
+}
+
+// snapshot is what the relay shows and saves: its events, its status and
+// its checkpoint, as bytes.
+func snapshot(h *harness) (events, status, state string) {
+	h.sync()
+	var evs []string
+	for {
+		select {
+		case ev := <-h.sub.C():
+			b, _ := json.Marshal(ev)
+			evs = append(evs, string(b))
+			continue
+		default:
+		}
+		break
+	}
+	st := h.sync()
+	b, _ := json.Marshal(st)
+	saved := make(chan Saved, 1)
+	h.r.Save(func(s Saved) { saved <- s })
+	sv := <-saved
+	m, _ := json.Marshal(sv.Marks)
+	for _, ev := range st.Sessions { // how far each log was received (replay waits on it)
+		off, err := h.r.LogOffset(h.ctx, "/logs/"+ev.Session+".jsonl")
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		b = append(b, fmt.Sprintf(" %s@%d", ev.Session, off)...)
+	}
+	return strings.Join(evs, "\n"), string(b), string(m) + "\x00" + string(sv.State)
+}
+
+func frozenCount(h *harness) int {
+	n := make(chan int, 1)
+	h.r.enqueue(func() { n <- h.r.frozenCount() })
+	return <-n
+}
+
+// TestFrozenChangesNothing: the same inputs to a relay that never freezes,
+// one that freezes every session at rest after each step and one that
+// freezes at its own times give byte-identical events, status, checkpoint
+// and marks; and so do all three restarted over their checkpoints, through
+// the restored quiet period.
+func TestFrozenChangesNothing(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Worktrees = []string{"/w/app"}
+	modes := []freezeMode{freezeNever, freezeEager, freezeAtRest}
+	names := []string{"never", "eager", "at rest"}
+	var hs []*harness
+	var got [][3]string
+	for _, m := range modes {
+		h := newHarnessFreezing(t, cfg, m)
+		frozenScenario(h)
+		e, s, st := snapshot(h)
+		hs = append(hs, h)
+		got = append(got, [3]string{e, s, st})
+	}
+	compare := func(when string, got [][3]string) {
+		for i, what := range []string{"events", "status", "checkpoint"} {
+			for m := 1; m < len(modes); m++ {
+				if got[m][i] != got[0][i] {
+					t.Errorf("%s: %s differ:\n%s %s\n%s %s", when, what, names[0], got[0][i], names[m], got[m][i])
+				}
+			}
+		}
+	}
+	compare("first run", got)
+	if n := frozenCount(hs[1]); n < 4 {
+		t.Errorf("eager: %d sessions frozen", n)
+	}
+	if n := frozenCount(hs[2]); n < 2 {
+		t.Errorf("at rest: %d sessions frozen at checkpoints", n)
+	}
+	var again [][3]string
+	for i, m := range modes {
+		_, _, st := snapshot(hs[i])
+		_, state, _ := strings.Cut(st, "\x00")
+		h2 := newHarnessFreezing(t, cfg, m)
+		h2.r.Restore([]byte(state))
+		h2.r.BootstrapDone()
+		h2.sync()
+		h2.clock.Advance(cfg.TurnQuiet + time.Second)
+		e, s, st2 := snapshot(h2)
+		if !strings.Contains(e, "log.quiet_after_final") {
+			t.Errorf("%s: no restored session went quiet: %s", names[i], e)
+		}
+		again = append(again, [3]string{e, s, st2})
+	}
+	compare("restarted", again)
+}
+
+// TestFrozenPath: a frozen session keeps its log's name in the two forms
+// agents give it, gives it back exactly and finds itself by it; any other
+// name keeps the session thawed.
+func TestFrozenPath(t *testing.T) {
+	id := uid(7)
+	claude := "/home/u/.claude/projects/-w-p/" + id + ".jsonl"
+	codex := "/home/u/.codex/sessions/2026/12/01/rollout-2026-12-01T08-00-00-" + id + ".jsonl"
+	for _, c := range []struct {
+		path   string
+		ok     bool
+		others []string // names that are not this log
+	}{
+		{claude, true, []string{"/home/u/.claude/projects/-w-q/" + id + ".jsonl", "/home/u/.claude/projects/-w-p/rollout-2026-12-01T08-00-00-" + id + ".jsonl"}},
+		{codex, true, []string{"/home/u/.codex/sessions/2026/12/01/rollout-2026-12-01T08-00-01-" + id + ".jsonl",
+			"/home/u/.codex/sessions/2026/12/01/" + id + ".jsonl", "/home/u/.codex/sessions/2026/12/02/rollout-2026-12-01T08-00-00-" + id + ".jsonl"}},
+		{"/logs/s1.jsonl", false, nil}, // another session's
+		{"/home/u/.codex/sessions/rollout-2026-13-01T08-00-00-" + id + ".jsonl", false, nil}, // no such month
+		{"/home/u/.codex/sessions/rollout-1999-12-31T23-59-59-" + id + ".jsonl", false, nil}, // before the epoch
+		{"/home/u/x/" + id + ".json", false, nil},
+		{id + ".jsonl", false, nil},
+	} {
+		r := New(DefaultConfig(), nil, nil, zerolog.Nop())
+		r.logLine(LogLine{Path: c.path, Session: id, Agent: parsers.AgentClaude, End: 10, Line: 1, Evidence: parsers.Evidence{Kind: parsers.KindPrompt}, Bootstrap: true})
+		r.booted = true
+		r.settle(r.sessions[id])
+		r.freezeIdle(true)
+		if got := r.frozenCount() == 1; got != c.ok {
+			t.Errorf("%s: frozen %v, want %v", c.path, got, c.ok)
+			continue
+		}
+		if !c.ok {
+			continue
+		}
+		if f := r.frozenFile(c.path); f == nil || f.path(id) != c.path || f.mark().End != 10 {
+			t.Errorf("%s: not found by its name, or given back otherwise", c.path)
+		}
+		for _, o := range c.others {
+			if r.frozenFile(o) != nil {
+				t.Errorf("%s: found by %s", c.path, o)
+			}
+		}
+		if e := r.get(id); e == nil || e.path != c.path || r.files[c.path].End != 10 {
+			t.Errorf("%s: thawed with another path or mark", c.path)
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package session
+
+import (
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// TestFrozenSize: the point of freezing is its size (the relay keeps one
+// per idle session).
+func TestFrozenSize(t *testing.T) {
+	if n := unsafe.Sizeof(Frozen{}); n > 80 {
+		t.Fatalf("Frozen is %d bytes, want ≤ 80", n)
+	}
+}
+
+// TestFreezeThawRoundTrip walks sessions through random hooks and log
+// evidence; after every step a freezable session thaws to exactly itself
+// (what View shows too), and the thawed copy then judges the next input as
+// the original does. A session that is not freezable is one of the table
+// in TestNotFreezable.
+func TestFreezeThawRoundTrip(t *testing.T) {
+	hooks := []parsers.Hook{
+		{Event: "SessionStart"}, {Event: "UserPromptSubmit"}, {Event: "PreToolUse", ToolName: "Bash", ToolInput: []byte(`{"command":"ls"}`)},
+		{Event: "PostToolUse", ToolName: "Read", ToolInput: []byte(`{"file_path":"/x/y"}`)},
+		{Event: "PermissionRequest", ToolName: "Bash", ToolInput: []byte(`{"command":"rm -rf"}`)},
+		{Event: "Notification", NotificationType: "permission_prompt", Message: "allow?"},
+		{Event: "PreCompact", Trigger: "auto"}, {Event: "PostCompact"}, {Event: "Stop"},
+		{Event: "Stop", HasBackground: true, Background: 2}, {Event: "StopFailure"},
+		{Event: "SubagentStart", AgentID: "a1"}, {Event: "SubagentStop", AgentID: "a1"},
+		{Event: "SessionEnd"},
+	}
+	evs := []parsers.Evidence{prompt, codexStart, userMsg, text, final, bash, turnEnd, codexEnd, apiError, interrupt,
+		compaction, pendingEnd(1), {Kind: parsers.KindTurnStart, Cwd: "/w", AgentVersion: "2.1"},
+		{Kind: parsers.KindActivity, Cwd: "/w/other", AgentVersion: "0.169.0"}}
+	ids := []string{"s", "0b1e8f3a-5c2d-4e6f-8a9b-0c1d2e3f4a5b", "0B1E8F3A-5C2D-4E6F-8A9B-0C1D2E3F4A5B", "0b1e8f3a_5c2d-4e6f-8a9b-0c1d2e3f4a5b"}
+	frozen := 0
+	for seed := int64(0); seed < 60; seed++ {
+		rnd := rand.New(rand.NewSource(seed))
+		agent := parsers.AgentClaude
+		if seed%3 == 0 {
+			agent = parsers.AgentCodex
+		}
+		s := New(agent)
+		s.ID = ids[seed%int64(len(ids))]
+		for i := 0; i < 80; i++ {
+			f, ok := s.Freeze()
+			if why := notFreezable(s); ok != (why == "") {
+				t.Fatalf("seed %d step %d: Freeze %v, but the table says %q: %+v", seed, i, ok, why, s)
+			}
+			if ok {
+				frozen++
+				r := Thaw(&f)
+				if !reflect.DeepEqual(r, s) {
+					t.Fatalf("seed %d step %d: thawed\n %+v\nwant\n %+v", seed, i, r, s)
+				}
+				var v Session
+				f.View(&v, true)
+				if !reflect.DeepEqual(&v, s) || f.ID() != s.ID || f.State() != s.State || f.Cwd() != s.Cwd || f.Phantom() != s.Phantom() {
+					t.Fatalf("seed %d step %d: viewed\n %+v\nwant\n %+v", seed, i, v, s)
+				}
+				s = r // go on with the thawed one: it must behave as the original would
+			}
+			switch k := rnd.Intn(10); {
+			case k < 4:
+				h := hooks[rnd.Intn(len(hooks))]
+				h.SessionID = s.ID
+				s.Hook(h)
+			case k < 9:
+				s.Log(evs[rnd.Intn(len(evs))])
+			default:
+				s.Acknowledge()
+			}
+		}
+	}
+	if frozen < 1000 {
+		t.Fatalf("only %d freezable states visited", frozen)
+	}
+}
+
+// notFreezable is the table of sessions Freeze refuses, with the reason.
+func notFreezable(s *Session) string {
+	switch {
+	case s.ID == "":
+		return "no id"
+	case len(s.subagents) > 0:
+		return "running subagents"
+	case s.waitedTool != "":
+		return "a registry wait's tool"
+	case s.Turns < 0 || s.turn < 0 || s.hook.pos < 0 || s.log.pos < 0 || s.logPending < 0 || s.listed < 0:
+		return "a negative counter"
+	case s.Turns > 1<<32-1 || s.turn > 1<<32-1 || s.hook.pos > 1<<32-1 || s.log.pos > 1<<32-1:
+		return "a turn count past 32 bits"
+	case s.logPending > 1<<16-1 || s.listed > 1<<16-1:
+		return "a pending count past 16 bits"
+	case len(s.Cwd) > maxInternLen || len(s.AgentVersion) > maxInternLen:
+		return "a cwd or version too long to intern"
+	}
+	return ""
+}
+
+// TestNotFreezable: each state the table names stays unfrozen, and a
+// session one step away from it freezes.
+func TestNotFreezable(t *testing.T) {
+	base := func() *Session {
+		s := New(parsers.AgentClaude)
+		s.ID = "s1"
+		s.Turns, s.turn = 3, 3
+		return s
+	}
+	if _, ok := base().Freeze(); !ok {
+		t.Fatal("a plain session is not freezable")
+	}
+	for name, mod := range map[string]func(*Session){
+		"no id":                        func(s *Session) { s.ID = "" },
+		"running subagents":            func(s *Session) { s.subagents = map[string]bool{"a1": true} },
+		"a registry wait's tool":       func(s *Session) { s.waitedTool = "Bash: ls" },
+		"a negative counter":           func(s *Session) { s.logPending = -1 },
+		"a turn count past 32 bits":    func(s *Session) { s.Turns = 1 << 33 },
+		"a pending count past 16 bits": func(s *Session) { s.listed = 1 << 17 },
+		"a cwd too long to intern":     func(s *Session) { s.Cwd = "/" + strings.Repeat("d", maxInternLen) },
+	} {
+		s := base()
+		mod(s)
+		if _, ok := s.Freeze(); ok {
+			t.Errorf("%s: frozen", name)
+		}
+		if notFreezable(s) == "" {
+			t.Errorf("%s: the table does not name it", name)
+		}
+	}
+	// An empty (not nil) subagent set freezes: Pending tells the two apart.
+	s := base()
+	s.subagents = map[string]bool{}
+	s.logPending = 2
+	f, ok := s.Freeze()
+	if !ok || Thaw(&f).Pending() != 0 {
+		t.Fatal("an empty subagent set did not survive freezing")
+	}
+}
+
+// TestFrozenIDOrder: frozen ids order as the strings do, UUIDs or not.
+func TestFrozenIDOrder(t *testing.T) {
+	ids := []string{"0b1e8f3a-5c2d-4e6f-8a9b-0c1d2e3f4a5b", "0b1e8f3a-5c2d-4e6f-8a9b-0c1d2e3f4a5c", "f0000000-0000-4000-8000-000000000000",
+		"00000000-0000-4000-8000-000000000001", "s1", "0b1e8f3a-5c2d-4e6f-8a9b", "1", "A", "ff"}
+	for _, a := range ids {
+		sa := New(parsers.AgentClaude)
+		sa.ID = a
+		fa, _ := sa.Freeze()
+		for _, b := range ids {
+			sb := New(parsers.AgentClaude)
+			sb.ID = b
+			fb, _ := sb.Freeze()
+			k := Key(b)
+			if got, want := fa.CompareID(&k), compare(a, b); got != want {
+				t.Errorf("CompareID(%s, %s) = %d, want %d", a, b, got, want)
+			}
+			if got, want := fa.Compare(&fb), compare(a, b); got != want {
+				t.Errorf("Compare(%s, %s) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
