@@ -39,15 +39,15 @@ type frozenRec struct {
 
 // frozenRec.flags bits.
 const (
-	rPath         uint16 = 1 << iota // the log is Interned(dir)/<id>.jsonl
-	rCodexPath                       // the log is Interned(dir)/rollout-<stamp>-<id>.jsonl
-	rMark                            // r.files held the log's mark
-	rOffsetEnd                       // folded.offset is end (else 0)
-	rSinceUTC                        // since is in UTC (else Local)
-	rSinceZero                       // since is the zero time
-	rTabless                         // entry.tabless
-	rRestoreQuiet                    // the quiet period armed at restore is its own (entry.quiet)
-	rDead                            // thawed: the id lives in r.sessions now
+	rPath       uint16 = 1 << iota // the log is Interned(dir)/<id>.jsonl
+	rCodexPath                     // the log is Interned(dir)/rollout-<stamp>-<id>.jsonl
+	rMark                          // r.files held the log's mark
+	rOffsetEnd                     // folded.offset is end (else 0)
+	rSinceUTC                      // since is in UTC (else Local)
+	rSinceZero                     // since is the zero time
+	rTabless                       // entry.tabless
+	rStartQuiet                    // the start-up's quiet period is its own (entry.quiet, Relay.startQuiet)
+	rDead                          // thawed: the id lives in r.sessions now
 )
 
 type freezeMode uint8
@@ -91,8 +91,8 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 	}
 	switch {
 	case e.quiet == nil:
-	case e.quiet == r.restoreQuiet && e.lastLog.IsZero():
-		f.flags |= rRestoreQuiet
+	case e.quiet == r.startQuiet && e.lastLog.IsZero():
+		f.flags |= rStartQuiet
 	default:
 		return f, false // its quiet period is pending
 	}
@@ -150,8 +150,8 @@ func (r *Relay) view(f *frozenRec, e *entry, s *session.Session, withPath bool) 
 	default:
 		e.since = time.Unix(0, f.since)
 	}
-	if f.flags&rRestoreQuiet != 0 && r.restoreQuiet != nil {
-		e.quiet = r.restoreQuiet
+	if f.flags&rStartQuiet != 0 && r.startQuiet != nil {
+		e.quiet = r.startQuiet
 	}
 	if withPath {
 		e.path = f.path(s.ID)

@@ -16,7 +16,7 @@ import (
 func uid(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
 
 // frozenScenario drives h through sessions of every kind: history folded
-// at start-up (UUID ids and not, finished and mid-turn), a tab-bound
+// at start-up (UUID ids and not, finished, mid-turn and ending on quiet), a tab-bound
 // session, a hooked one, a worktree's, Codex, a late bootstrap, an ack, a
 // key and a tab close, each step far enough apart for checkpoints and
 // quiet periods to run.
@@ -63,6 +63,12 @@ func frozenScenario(h *harness) {
 	h.sync() // the lines are folded at this time, not the next
 	h.clock.Advance(4 * time.Second)
 	save()
+	save()
+	// Saved inside a quiet period: after a restart, the restored quiet
+	// period ends this turn.
+	h.line(parsers.AgentClaude, uid(5), cPrompt(uid(5), "last"), false)
+	h.line(parsers.AgentClaude, uid(5), cFinal(uid(5)), false)
+	h.sync()
 	save()
 }
 

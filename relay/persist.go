@@ -182,9 +182,7 @@ func (r *Relay) restore(b []byte) error {
 	// One quiet period for every restored session, as if each had armed
 	// its own at this instant (they would fire together, in this order):
 	// 10 000 timers at rest are 2 MB.
-	q := &quietArm{}
-	q.stop = r.clock.AfterFunc(r.cfg.TurnQuiet, func() { r.enqueue(func() { r.restoredQuiet(q) }) })
-	r.restoreQuiet = q
+	q := r.armStartQuiet()
 	pinned := r.pins()
 	add := make([]frozenRec, 0, len(st.Sessions))
 	var last map[string]int // where each id was saved last, when one was saved twice
@@ -221,14 +219,27 @@ func (r *Relay) restore(b []byte) error {
 	return nil
 }
 
-// restoredQuiet is the quiet period restore armed, run for each restored
-// session whose own it still is (no log line re-armed it), in id order. A
-// frozen one is judged in place, and stays frozen.
-func (r *Relay) restoredQuiet(q *quietArm) {
-	if r.restoreQuiet != q {
+// armStartQuiet arms the quiet period shared by the sessions a start-up
+// knows without a live line: those restored, and those whose history ends
+// on a final message (settle). One timer, not one each.
+func (r *Relay) armStartQuiet() *quietArm {
+	if r.startQuiet != nil {
+		r.startQuiet.stop()
+	}
+	q := &quietArm{}
+	q.stop = r.clock.AfterFunc(r.cfg.TurnQuiet, func() { r.enqueue(func() { r.startQuietRan(q) }) })
+	r.startQuiet = q
+	return q
+}
+
+// startQuietRan is the start-up's quiet period, run for each session whose
+// own it still is (no log line re-armed it), in id order. A frozen one is
+// judged in place, and stays frozen.
+func (r *Relay) startQuietRan(q *quietArm) {
+	if r.startQuiet != q {
 		return
 	}
-	r.restoreQuiet = nil
+	r.startQuiet = nil
 	var live []*entry
 	for _, e := range r.sessions {
 		if e.quiet == q {
@@ -250,10 +261,10 @@ func (r *Relay) restoredQuiet(q *quietArm) {
 	i := 0
 	for k := range r.frozen {
 		f := &r.frozen[k]
-		if f.flags&(rDead|rRestoreQuiet) != rRestoreQuiet {
+		if f.flags&(rDead|rStartQuiet) != rStartQuiet {
 			continue
 		}
-		f.flags &^= rRestoreQuiet
+		f.flags &^= rStartQuiet
 		for i < len(live) {
 			if key := session.Key(live[i].s.ID); f.s.CompareID(&key) < 0 {
 				break

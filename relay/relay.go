@@ -194,6 +194,9 @@ type entry struct {
 	bootFrom *session.Change // the settled state bootstrap history was folded onto
 	lastLog  time.Time
 	quiet    *quietArm // the pending quiet period, nil if none
+	// finalAt is when the history's final message was written (bootstrap,
+	// unix ns from its own timestamp; 0: unknown or not final).
+	finalAt int64
 	// unbound is a Codex turn start of a tabless session (codexbind.go);
 	// tabless: the session was last published with no tab.
 	unbound unboundTurn
@@ -233,9 +236,10 @@ type Relay struct {
 	files      map[string]folded  // path → how far this run received and folded it (frozen sessions keep their own log's: file, setFile)
 	frozen     []frozenRec        // sessions at rest, by id (frozen.go)
 	frozenDead int                // of them, thawed since the last freezeIdle
-	// restoreQuiet is the quiet period armed at restore for every restored
-	// session (frozen.go), nil once it ran.
-	restoreQuiet *quietArm
+	// startQuiet is the quiet period armed at restore for every restored
+	// session and at BootstrapDone for those whose history ends on a final
+	// message (frozen.go, settle), nil once it ran.
+	startQuiet *quietArm
 	// freezing is freezeAtRest but in tests, which compare a relay that
 	// freezes every session at rest after each step with one that never
 	// freezes: freezing must change nothing.
@@ -566,6 +570,12 @@ func (r *Relay) logLine(l LogLine) {
 		}
 		e.booting = true
 		e.s.Log(l.Evidence)
+		e.finalAt = 0
+		if e.s.QuietPending() {
+			if t, err := time.Parse(time.RFC3339Nano, l.Evidence.At); err == nil {
+				e.finalAt = t.UnixNano()
+			}
+		}
 		r.locate(e)
 		if r.booted {
 			r.settle(e) // history arriving after the start-up read: settle it at once
@@ -655,6 +665,9 @@ func (r *Relay) BootstrapDone() {
 	r.enqueue(func() {
 		r.record(RecordLine{Kind: RecBootstrapDone})
 		r.booted = true
+		if r.startQuiet == nil {
+			r.armStartQuiet() // for histories that end on a final message
+		}
 		for _, e := range r.sortedLive() {
 			if e.booting {
 				r.settle(e)
@@ -680,6 +693,15 @@ func (r *Relay) settle(e *entry) {
 		return
 	}
 	e.booting = false
+	// A history that ends on a final message (SDK, 1.0.x, old Codex: no
+	// end record) ends its turn after the quiet period. When the message
+	// was written longer ago than that, the period passed while nobody
+	// watched: the history ended the turn, as verify says. Otherwise the
+	// start-up's quiet period (or its own, after start-up) ends it.
+	if e.finalAt != 0 && r.clock.Now().UnixNano()-e.finalAt >= int64(r.cfg.TurnQuiet) {
+		e.s.Quiet()
+	}
+	e.finalAt = 0
 	e.s.Settle()
 	if e.s.Phantom() {
 		e.bootFrom = nil
@@ -690,12 +712,19 @@ func (r *Relay) settle(e *entry) {
 	}
 	e.bootFrom = nil
 	r.publish(e, sessionChange(e), true)
+	if e.s.QuietPending() {
+		if r.startQuiet != nil && e.lastLog.IsZero() {
+			e.quiet = r.startQuiet
+		} else {
+			r.armQuiet(e)
+		}
+	}
 }
 
 // armQuiet schedules the quiet-period check for logs without explicit turn
 // ends.
 func (r *Relay) armQuiet(e *entry) {
-	if e.quiet != nil && e.quiet != r.restoreQuiet {
+	if e.quiet != nil && e.quiet != r.startQuiet {
 		e.quiet.stop()
 	}
 	id := e.s.ID

@@ -482,6 +482,61 @@ func TestBootstrap(t *testing.T) {
 	h.expect("ready/interrupted/log.interrupt")
 }
 
+// A history that ends on a final message with no end record (SDK, 1.0.x,
+// old Codex) ends its turn on quiet, at start-up too: at once when the
+// message is older than the quiet period (published with the bootstrap, as
+// verify says), else once the start-up's quiet period passes unless a new
+// line comes first. Never working forever.
+func TestBootstrapEndsOnQuiet(t *testing.T) {
+	final := func(s, at string) string {
+		if at == "" {
+			return cFinal(s)
+		}
+		return strings.Replace(cFinal(s), `{"type":"assistant",`, `{"type":"assistant","timestamp":"`+at+`",`, 1)
+	}
+	tests := []struct {
+		name   string
+		at     string   // the final message's timestamp; the clock reads 2026-11-29T12:00:00Z
+		boot   []string // published at BootstrapDone
+		later  []string // after the quiet period
+		prompt bool     // a new prompt comes before the quiet period ends
+	}{
+		{"an old final message ended the turn", "2026-11-29T11:00:00.000Z",
+			[]string{"done/turn_end/log.quiet_after_final"}, nil, false},
+		{"a recent one ends it after the quiet period", "2026-11-29T11:59:59.500Z",
+			[]string{"working/prompt/log.turn_start"}, []string{"done/turn_end/log.quiet_after_final"}, false},
+		{"without a timestamp too", "",
+			[]string{"working/prompt/log.turn_start"}, []string{"done/turn_end/log.quiet_after_final"}, false},
+		{"a new prompt first keeps it working", "",
+			[]string{"working/prompt/log.turn_start"}, nil, true},
+		{"an unparsable timestamp counts as none", "yesterday",
+			[]string{"working/prompt/log.turn_start"}, []string{"done/turn_end/log.quiet_after_final"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, Config{TurnQuiet: 3 * time.Second})
+			h.line(claude, "s", cPrompt("s", "hi"), true)
+			h.line(claude, "s", final("s", tt.at), true)
+			h.r.BootstrapDone()
+			h.expect(tt.boot...)
+			h.clock.Advance(2 * time.Second)
+			if tt.prompt {
+				h.line(claude, "s", cPrompt("s", "more"), false)
+			}
+			h.expect()
+			h.clock.Advance(2 * time.Second)
+			h.expect(tt.later...)
+			if tt.prompt {
+				h.clock.Advance(10 * time.Second)
+				h.expect()
+				if st := h.state("s").State; st != "working" {
+					t.Fatalf("state %s after a new prompt, want working", st)
+				}
+			}
+		})
+	}
+}
+
 func TestAckAndTabClosed(t *testing.T) {
 	h := newHarness(t, Config{})
 	must(t, h.hook("t1", "claude", claudeHook("UserPromptSubmit", "s")))

@@ -269,12 +269,18 @@ func (s *Session) resumes() bool {
 	return !s.hooked && !s.turnOpen && s.State == Done && s.Agent == parsers.AgentClaude
 }
 
+// QuietPending reports whether Quiet would end the turn now: the turn's
+// last evidence is a final message and nothing marks its end.
+func (s *Session) QuietPending() bool {
+	return s.turnOpen && s.lastFinal && s.State == Working && !(s.Agent == parsers.AgentCodex && s.explicit)
+}
+
 // Quiet tells the session that its log has gone quiet (the end of a file in
 // verify; a quiet period live). Logs without an explicit turn-end record
 // (Claude 1.0.x and SDK sessions, Codex before task_* were persisted) end a
 // turn this way after a final-looking assistant line.
 func (s *Session) Quiet() (Change, bool) {
-	if !s.turnOpen || !s.lastFinal || s.State != Working || (s.Agent == parsers.AgentCodex && s.explicit) {
+	if !s.QuietPending() {
 		return Change{}, false
 	}
 	s.lastFinal = false
