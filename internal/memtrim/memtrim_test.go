@@ -38,6 +38,10 @@ func TestCheck(t *testing.T) {
 			{Reading{Free: DefaultMinFree - 1, Allocs: 100}, false},
 			{Reading{Free: DefaultMinFree, Allocs: 100}, true},
 		}},
+		{"garbage no collection freed counts", []step{
+			{Reading{Free: 0, Allocs: 100}, false},
+			{Reading{Free: DefaultMinFree / 2, Garbage: DefaultMinFree / 2, Allocs: 100}, true},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,6 +79,31 @@ func TestCheckAfterRelease(t *testing.T) {
 
 // sink keeps the garbage from being optimised away.
 var sink [][]byte
+
+// Against the real runtime: garbage an idle process never collects (it
+// allocates nothing, so no collection comes) is collected and returned.
+func TestReleaseGarbageRealRuntime(t *testing.T) {
+	runtime.GC()
+	tr := &Trimmer{}
+	tr.Check()
+	for i := 0; i < 16; i++ {
+		sink = append(sink, make([]byte, 512<<10))
+	}
+	sink = nil
+	if tr.Check() {
+		t.Fatal("released right after 8 MiB of allocation: that is not idle")
+	}
+	before := Read()
+	if before.Garbage < 4<<20 {
+		t.Skipf("a collection already ran (%+v): nothing to show", before)
+	}
+	if !tr.Check() {
+		t.Fatalf("idle with %+v: no release", before)
+	}
+	if after := Read(); after.Garbage > before.Garbage/4 || after.Free > before.Garbage/4 {
+		t.Fatalf("after the release %+v, before %+v", after, before)
+	}
+}
 
 // Against the real runtime: garbage a collection freed stays resident (the
 // heap goal covers it) until an idle check hands it back.
