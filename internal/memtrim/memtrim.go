@@ -24,6 +24,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 )
 
@@ -65,9 +66,18 @@ type Trimmer struct {
 	worked  bool // work was seen since the last release
 }
 
+// samples is Read's buffer, guarded by samplesMu: metrics.Read's slice
+// escapes, and an idle check must make no garbage.
+var (
+	samplesMu sync.Mutex
+	samples   = []metrics.Sample{{Name: freeMetric}, {Name: objectsMetric}, {Name: liveMetric}, {Name: allocsMetric}}
+)
+
 // Read returns the runtime's current reading.
 func Read() Reading {
-	s := []metrics.Sample{{Name: freeMetric}, {Name: objectsMetric}, {Name: liveMetric}, {Name: allocsMetric}}
+	samplesMu.Lock()
+	defer samplesMu.Unlock()
+	s := samples
 	metrics.Read(s)
 	r := Reading{Free: s[0].Value.Uint64(), Allocs: s[3].Value.Uint64()}
 	if objects, live := s[1].Value.Uint64(), s[2].Value.Uint64(); objects > live {

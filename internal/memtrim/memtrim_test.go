@@ -130,3 +130,12 @@ func TestReleaseRealRuntime(t *testing.T) {
 		t.Fatalf("%d of %d free bytes still resident after the release", after, before)
 	}
 }
+
+// An idle check costs no allocation: an idle daemon makes no garbage.
+func TestCheckAllocatesNothing(t *testing.T) {
+	tr := &Trimmer{Release: func() {}}
+	tr.Check()
+	if n := testing.AllocsPerRun(100, func() { tr.Check() }); n != 0 {
+		t.Fatalf("a check allocates %v times", n)
+	}
+}
