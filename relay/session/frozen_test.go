@@ -24,19 +24,7 @@ func TestFrozenSize(t *testing.T) {
 // the original does. A session that is not freezable is one of the table
 // in TestNotFreezable.
 func TestFreezeThawRoundTrip(t *testing.T) {
-	hooks := []parsers.Hook{
-		{Event: "SessionStart"}, {Event: "UserPromptSubmit"}, {Event: "PreToolUse", ToolName: "Bash", ToolInput: []byte(`{"command":"ls"}`)},
-		{Event: "PostToolUse", ToolName: "Read", ToolInput: []byte(`{"file_path":"/x/y"}`)},
-		{Event: "PermissionRequest", ToolName: "Bash", ToolInput: []byte(`{"command":"rm -rf"}`)},
-		{Event: "Notification", NotificationType: "permission_prompt", Message: "allow?"},
-		{Event: "PreCompact", Trigger: "auto"}, {Event: "PostCompact"}, {Event: "Stop"},
-		{Event: "Stop", HasBackground: true, Background: 2}, {Event: "StopFailure"},
-		{Event: "SubagentStart", AgentID: "a1"}, {Event: "SubagentStop", AgentID: "a1"},
-		{Event: "SessionEnd"},
-	}
-	evs := []parsers.Evidence{prompt, codexStart, userMsg, text, final, bash, turnEnd, codexEnd, apiError, interrupt,
-		compaction, pendingEnd(1), {Kind: parsers.KindTurnStart, Cwd: "/w", AgentVersion: "2.1"},
-		{Kind: parsers.KindActivity, Cwd: "/w/other", AgentVersion: "0.169.0"}}
+	evs := walkEvidence()
 	ids := []string{"s", "0b1e8f3a-5c2d-4e6f-8a9b-0c1d2e3f4a5b", "0B1E8F3A-5C2D-4E6F-8A9B-0C1D2E3F4A5B", "0b1e8f3a_5c2d-4e6f-8a9b-0c1d2e3f4a5b"}
 	frozen := 0
 	for seed := int64(0); seed < 60; seed++ {
@@ -65,16 +53,7 @@ func TestFreezeThawRoundTrip(t *testing.T) {
 				}
 				s = r // go on with the thawed one: it must behave as the original would
 			}
-			switch k := rnd.Intn(10); {
-			case k < 4:
-				h := hooks[rnd.Intn(len(hooks))]
-				h.SessionID = s.ID
-				s.Hook(h)
-			case k < 9:
-				s.Log(evs[rnd.Intn(len(evs))])
-			default:
-				s.Acknowledge()
-			}
+			randomInput(rnd, s.ID, evs)(s)
 		}
 	}
 	if frozen < 1000 {
