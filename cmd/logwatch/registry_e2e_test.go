@@ -61,7 +61,6 @@ func (e *e2e) registryFile(pid int, session, status string) {
 // another.
 func TestRegistryPidBindingE2E(t *testing.T) {
 	e := startE2E(t)
-	e.subscribe()
 	const s1 = "5fb9e89c-5625-4458-ba8b-7d74a8860e01"
 	shell, agent := agentProc(t)
 	e.registryFile(agent, s1, "busy")
