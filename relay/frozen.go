@@ -439,27 +439,32 @@ func (r *Relay) sortedLive() []*entry {
 // each calls fn for every session in id order, frozen ones as a view fn
 // must not keep or change, with its path only if withPath.
 func (r *Relay) each(withPath bool, fn func(e *entry)) {
-	live := r.sortedLive()
 	var v entry
 	var vs session.Session
+	r.inIDOrder(r.sortedLive(), fn, func(f *frozenRec) {
+		r.view(f, &v, &vs, withPath)
+		fn(&v)
+	})
+}
+
+// inIDOrder calls onLive for each of live (thawed sessions, sorted by id)
+// and onFrozen for each frozen session still frozen, all in id order.
+func (r *Relay) inIDOrder(live []*entry, onLive func(*entry), onFrozen func(*frozenRec)) {
 	i := 0
 	for k := range r.frozen {
 		f := &r.frozen[k]
 		if f.flags&rDead != 0 {
 			continue
 		}
-		for i < len(live) {
-			key := session.Key(live[i].s.ID)
-			if f.s.CompareID(&key) < 0 {
+		for ; i < len(live); i++ {
+			if key := session.Key(live[i].s.ID); f.s.CompareID(&key) < 0 {
 				break
 			}
-			fn(live[i])
-			i++
+			onLive(live[i])
 		}
-		r.view(f, &v, &vs, withPath)
-		fn(&v)
+		onFrozen(f)
 	}
 	for ; i < len(live); i++ {
-		fn(live[i])
+		onLive(live[i])
 	}
 }

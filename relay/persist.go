@@ -258,29 +258,17 @@ func (r *Relay) startQuietRan(q *quietArm) {
 	}
 	var v entry
 	var vs session.Session
-	i := 0
-	for k := range r.frozen {
-		f := &r.frozen[k]
-		if f.flags&(rDead|rStartQuiet) != rStartQuiet {
-			continue
+	r.inIDOrder(live, func(e *entry) { quiet(e) }, func(f *frozenRec) {
+		if f.flags&rStartQuiet == 0 {
+			return
 		}
 		f.flags &^= rStartQuiet
-		for i < len(live) {
-			if key := session.Key(live[i].s.ID); f.s.CompareID(&key) < 0 {
-				break
-			}
-			quiet(live[i])
-			i++
-		}
 		if f.s.View(&vs, false); !vs.TurnOpen() {
-			continue // Quiet is a no-op
+			return // Quiet is a no-op
 		}
 		r.view(f, &v, &vs, true)
 		if quiet(&v) {
 			r.refreeze(f, &v)
 		}
-	}
-	for ; i < len(live); i++ {
-		quiet(live[i])
-	}
+	})
 }
