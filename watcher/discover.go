@@ -352,15 +352,20 @@ func joinPath(b []byte, dir, name string) []byte {
 	return append(b, name...)
 }
 
+// listing is the dir at path dp that lists files: a known one, or one
+// dropped while its files are still listed; nil if none. Called with w.mu
+// held.
+func (w *Watcher) listing(dp string) *dir {
+	if d := w.dirs[dp]; d != nil {
+		return d
+	}
+	return w.dropped[dp]
+}
+
 // lookup finds the file at path p: through its directory, or among the
 // followed files outside the layout. Called with w.mu held.
 func (w *Watcher) lookup(p string) *file {
-	dp := filepath.Dir(p)
-	d := w.dirs[dp]
-	if d == nil {
-		d = w.dropped[dp]
-	}
-	if d != nil {
+	if d := w.listing(filepath.Dir(p)); d != nil {
 		if f := d.find(filepath.Base(p)); f != nil {
 			return f
 		}
@@ -371,12 +376,7 @@ func (w *Watcher) lookup(p string) *file {
 // dirOf returns the dir that lists f, nil for a file outside the layout.
 // Called with w.mu held.
 func (w *Watcher) dirOf(f *file) *dir {
-	dp := filepath.Dir(f.path)
-	d := w.dirs[dp]
-	if d == nil {
-		d = w.dropped[dp]
-	}
-	if d != nil && d.find(f.base()) == f {
+	if d := w.listing(filepath.Dir(f.path)); d != nil && d.find(f.base()) == f {
 		return d
 	}
 	return nil
