@@ -88,8 +88,8 @@ func (s *Session) Freeze() (Frozen, bool) {
 	f.logPos, ok[3] = u32(s.log.pos)
 	f.logPending, ok[4] = u16(s.logPending)
 	f.listed, ok[5] = u16(int(s.listed))
-	f.cwd, ok[6] = internCode(s.Cwd)
-	f.version, ok[7] = internCode(s.AgentVersion)
+	f.cwd, ok[6] = Intern(s.Cwd)
+	f.version, ok[7] = Intern(s.AgentVersion)
 	f.agent, ok[8] = word(string(s.Agent))
 	f.state, ok[9] = word(string(s.State))
 	for _, b := range ok {

@@ -57,22 +57,20 @@ const (
 
 // intern returns the shared copy of s, or s itself.
 func intern(s string) string {
-	if c, ok := internCode(s); ok {
+	if c, ok := Intern(s); ok {
 		return interned.str(c)
 	}
 	return s
 }
 
-func internCode(s string) (uint16, bool) {
+// Intern is the code of the shared copy of s (0 for ""), false when s is
+// too long or the table is full.
+func Intern(s string) (uint16, bool) {
 	if len(s) > maxInternLen {
 		return 0, false
 	}
 	return interned.code(s)
 }
-
-// Intern is the code of the shared copy of s (0 for ""), false when s is
-// too long or the table is full.
-func Intern(s string) (uint16, bool) { return internCode(s) }
 
 // Interned is the string Intern gave code c.
 func Interned(c uint16) string { return interned.str(c) }
