@@ -201,8 +201,8 @@ type entry struct {
 	// tabless: the session was last published with no tab.
 	unbound unboundTurn
 	tabless bool
-	// Beside tabless, so the flags share a word: 160 bytes, not 176 (one
-	// entry per session, 10 000 at rest).
+	// Beside tabless, so the flags share a word (168 bytes; sessions at
+	// rest are not entries but frozen records, frozen.go).
 	booting bool // folded bootstrap history not yet settled
 	touched bool // looked up since the last freezeIdle (frozen.go)
 }
