@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/logwatch/logwatch/internal/proctree"
+	"github.com/logwatch/logwatch/internal/testsupport"
 	"github.com/logwatch/logwatch/parsers"
 )
 
@@ -23,23 +23,8 @@ type proc struct {
 
 func spawn(t *testing.T) *proc {
 	t.Helper()
-	sh := exec.Command("sh", "-c", "sleep 60 & echo $!; wait")
-	out, err := sh.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 32)
-	n, _ := out.Read(buf)
-	child, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{sh: sh, child: child}
-	t.Cleanup(func() { p.kill(); sh.Process.Kill(); sh.Wait() })
-	return p
+	sh, child := testsupport.ShellWithChild(t)
+	return &proc{sh: sh, child: child}
 }
 
 // kill ends the agent (kill -9) and waits until it is gone (the shell

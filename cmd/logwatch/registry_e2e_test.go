@@ -6,33 +6,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/logwatch/logwatch/internal/proctree"
+	"github.com/logwatch/logwatch/internal/testsupport"
 )
 
 // agentProc is a stand-in agent: a shell (what a host app starts in its
 // tab) running a sleeping child (the agent, which writes the registry file).
 func agentProc(t *testing.T) (shell, agent int) {
 	t.Helper()
-	sh := exec.Command("sh", "-c", "sleep 60 & echo $!; wait")
-	out, err := sh.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 32)
-	n, _ := out.Read(buf)
-	agent, err = strconv.Atoi(strings.TrimSpace(string(buf[:n])))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(agent, syscall.SIGKILL); sh.Process.Kill(); sh.Wait() })
+	sh, agent := testsupport.ShellWithChild(t)
 	return sh.Process.Pid, agent
 }
 

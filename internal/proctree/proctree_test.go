@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/logwatch/logwatch/internal/testsupport"
 )
 
 func needProcs(t *testing.T) {
@@ -18,40 +20,9 @@ func needProcs(t *testing.T) {
 	}
 }
 
-// shellWithChild starts `sh -c 'sleep 30 & wait'` and returns the shell and
-// its sleeping child (our grandchild).
-func shellWithChild(t *testing.T) (sh *exec.Cmd, child int) {
-	t.Helper()
-	sh = exec.Command("sh", "-c", "sleep 30 & echo $!; wait")
-	out, err := sh.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if child > 0 {
-			syscall.Kill(child, syscall.SIGKILL)
-		}
-		sh.Process.Kill()
-		sh.Wait()
-	})
-	buf := make([]byte, 32)
-	n, err := out.Read(buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	child, err = strconv.Atoi(strings.TrimSpace(string(buf[:n])))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sh, child
-}
-
 func TestDescends(t *testing.T) {
 	needProcs(t)
-	sh, child := shellWithChild(t)
+	sh, child := testsupport.ShellWithChild(t)
 	other := exec.Command("sleep", "30")
 	if err := other.Start(); err != nil {
 		t.Fatal(err)
@@ -101,7 +72,7 @@ func TestDescendsAfterParentExit(t *testing.T) {
 
 func TestStartTimeTellsAReusedPid(t *testing.T) {
 	needProcs(t)
-	_, child := shellWithChild(t)
+	_, child := testsupport.ShellWithChild(t)
 	start, err := StartTime(child)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +125,7 @@ func TestAliveGoneAndZombie(t *testing.T) {
 func TestStarted(t *testing.T) {
 	needProcs(t)
 	before := time.Now().Add(-time.Second) // the tick and the boot time's whole seconds
-	sh, _ := shellWithChild(t)
+	sh, _ := testsupport.ShellWithChild(t)
 	after := time.Now().Add(time.Second)
 	got, err := Started(sh.Process.Pid)
 	if err != nil {
