@@ -26,20 +26,7 @@ func BenchmarkVerifyRealworld(b *testing.B) {
 			b.Skipf("no real samples at %s: %v", root, err)
 		}
 		paths = append(paths, root)
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
-				return err
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			total += info.Size()
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+		total += jsonlBytes(b, root)
 	}
 	for _, bc := range []struct {
 		name    string
@@ -69,21 +56,7 @@ func BenchmarkVerifyCorpus(b *testing.B) {
 	if dir == "" {
 		b.Skip("LOGWATCH_BENCH_CORPUS not set")
 	}
-	var total int64
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		total += info.Size()
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	total := jsonlBytes(b, dir)
 	b.SetBytes(total)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -137,4 +110,26 @@ func BenchmarkVerifyOneFile(b *testing.B) {
 			b.Fatalf("verified %d bytes, want %d", rep.Totals.Bytes, len(all))
 		}
 	}
+}
+
+// jsonlBytes is the size of the logs (*.jsonl) under root, what verify
+// reads there.
+func jsonlBytes(b *testing.B, root string) int64 {
+	b.Helper()
+	var total int64
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		total += info.Size()
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return total
 }
