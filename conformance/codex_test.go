@@ -59,6 +59,16 @@ func (w *codexWorld) turnEnd(tab string, hooks bool) {
 	w.next(race{step: Step{State: "done", Reason: "turn_end", Tab: tab}, sources: logOrHook})
 }
 
+// helloTurn runs one short turn in codexTab (hooks installed) and waits
+// for Codex's prompt again: how most scenarios begin.
+func (w *codexWorld) helloTurn(p *codexPane) {
+	w.t.Helper()
+	p.submit("say hello")
+	w.opening(codexTab, true)
+	w.turnEnd(codexTab, true)
+	p.waitIdle(1)
+}
+
 func TestCodexPrompt(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
@@ -190,10 +200,7 @@ func TestCodexCtrlCDialog(t *testing.T) {
 func TestCodexEscIdle(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
-	p.submit("say hello")
-	w.opening(codexTab, true)
-	w.turnEnd(codexTab, true)
-	p.waitIdle(1)
+	w.helloTurn(p)
 	p.Key("Escape")
 	w.quiet()
 	p.Type("/")
@@ -209,10 +216,7 @@ func TestCodexEscIdle(t *testing.T) {
 func TestCodexCompact(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
-	p.submit("say hello")
-	w.opening(codexTab, true)
-	w.turnEnd(codexTab, true)
-	p.waitIdle(1)
+	w.helloTurn(p)
 	p.Submit("/compact")
 	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: codexTab})
 	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: codexTab, Detail: "manual"})
@@ -305,10 +309,7 @@ func TestCodexEnd(t *testing.T) {
 				w.opening(codexTab, true)
 				p.WaitScreen("streaming slowly", codexStep)
 			} else {
-				p.submit("say hello")
-				w.opening(codexTab, true)
-				w.turnEnd(codexTab, true)
-				p.waitIdle(1)
+				w.helloTurn(p)
 			}
 			c.end(p)
 			w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
@@ -354,10 +355,7 @@ func TestCodexPhantom(t *testing.T) {
 func TestCodexResume(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
-	p.submit("say hello")
-	w.opening(codexTab, true)
-	w.turnEnd(codexTab, true)
-	p.waitIdle(1)
+	w.helloTurn(p)
 	p.Submit("/quit")
 	w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
 	w.endedOnce(false)
@@ -386,10 +384,7 @@ func TestCodexResume(t *testing.T) {
 func TestCodexSecondTab(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
-	p.submit("say hello")
-	w.opening(codexTab, true)
-	w.turnEnd(codexTab, true)
-	p.waitIdle(1)
+	w.helloTurn(p)
 
 	const tab2 = "T2"
 	p2 := w.start("b", tab2)
@@ -477,10 +472,7 @@ func TestCodexTwoTabs(t *testing.T) {
 func TestCodexTabClosedMidTurn(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
-	p.submit("say hello")
-	w.opening(codexTab, true)
-	w.turnEnd(codexTab, true)
-	p.waitIdle(1)
+	w.helloTurn(p)
 	a := w.Timeline.Session()
 
 	const tab2 = "T2"
