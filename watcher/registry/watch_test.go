@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -142,57 +141,42 @@ func TestWatchRenameOverAndInvalid(t *testing.T) {
 	s.none(t, dir)
 }
 
-// The directory removed takes its entries with it; created again, it is
-// watched again.
-func TestWatchRootRemovedAndBack(t *testing.T) {
-	base := t.TempDir()
-	dir := filepath.Join(base, "sessions")
-	os.MkdirAll(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, "5.json"), []byte(entry(5, "idle")), 0o600)
-	s, _ := start(t, dir)
-	if got := s.next(t); got != "entry 5 s5 idle" {
-		t.Fatalf("got %q", got)
+// The directory removed or renamed away takes its entries with it; created
+// again under its name, it is watched afresh, and a write in the folder it
+// was renamed to is not taken for the root's.
+func TestWatchRootGoneAndBack(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		gone  func(dir, base string) error
+		moved string // where the folder went, under base ("" when removed)
+	}{
+		{"removed", func(dir, _ string) error { return os.RemoveAll(dir) }, ""},
+		{"renamed", func(dir, base string) error { return os.Rename(dir, filepath.Join(base, "old")) }, "old"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			dir := filepath.Join(base, "sessions")
+			os.MkdirAll(dir, 0o700)
+			os.WriteFile(filepath.Join(dir, "5.json"), []byte(entry(5, "idle")), 0o600)
+			s, _ := start(t, dir)
+			if got := s.next(t); got != "entry 5 s5 idle" {
+				t.Fatalf("got %q", got)
+			}
+			if err := tt.gone(dir, base); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.next(t); got != "removed 5.json" {
+				t.Fatalf("got %q", got)
+			}
+			os.MkdirAll(dir, 0o700)
+			os.WriteFile(filepath.Join(dir, "6.json"), []byte(entry(6, "busy")), 0o600)
+			if got := s.next(t); got != "entry 6 s6 busy" {
+				t.Fatalf("got %q", got)
+			}
+			if tt.moved != "" {
+				os.WriteFile(filepath.Join(base, tt.moved, "7.json"), []byte(entry(7, "busy")), 0o600)
+			}
+			s.none(t, dir)
+		})
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for len(got) < 1 {
-		got = append(got, s.next(t))
-	}
-	if strings.Join(got, ",") != "removed 5.json" {
-		t.Fatalf("got %q", got)
-	}
-	os.MkdirAll(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, "6.json"), []byte(entry(6, "busy")), 0o600)
-	if got := s.next(t); got != "entry 6 s6 busy" {
-		t.Fatalf("got %q", got)
-	}
-}
-
-// A root renamed away (not removed) takes its files with it, and a root
-// created again under the old name is watched afresh.
-func TestWatchRootRenamedAndBack(t *testing.T) {
-	base := t.TempDir()
-	dir := filepath.Join(base, "sessions")
-	os.MkdirAll(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, "5.json"), []byte(entry(5, "idle")), 0o600)
-	s, _ := start(t, dir)
-	if got := s.next(t); got != "entry 5 s5 idle" {
-		t.Fatalf("got %q", got)
-	}
-	if err := os.Rename(dir, filepath.Join(base, "old")); err != nil {
-		t.Fatal(err)
-	}
-	if got := s.next(t); got != "removed 5.json" {
-		t.Fatalf("got %q", got)
-	}
-	os.MkdirAll(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, "6.json"), []byte(entry(6, "busy")), 0o600)
-	if got := s.next(t); got != "entry 6 s6 busy" {
-		t.Fatalf("got %q", got)
-	}
-	// A write in the moved-away folder is not taken for the root's.
-	os.WriteFile(filepath.Join(base, "old", "7.json"), []byte(entry(7, "busy")), 0o600)
-	s.none(t, dir)
 }
