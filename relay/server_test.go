@@ -30,6 +30,17 @@ type daemon struct {
 	done   chan error
 }
 
+// dial connects a client to d, closed when t ends.
+func (d *daemon) dial(t *testing.T) *client.Client {
+	t.Helper()
+	c, err := client.Dial(context.Background(), d.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 func startDaemon(t *testing.T, tune func(*relay.Server)) *daemon {
 	t.Helper()
 	// Unix socket paths are short; t.TempDir() can be too long.
@@ -240,11 +251,7 @@ func TestBadRequests(t *testing.T) {
 func TestFloodDoesNotBlockOthers(t *testing.T) {
 	d := startDaemon(t, nil)
 	ctx := context.Background()
-	c, err := client.Dial(ctx, d.socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := d.dial(t)
 	if err := c.Hook(ctx, "claude", "tab", []byte(`{"hook_event_name":"UserPromptSubmit","session_id":"mine"}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -383,9 +390,7 @@ func TestHooksAdmittedPastTheCap(t *testing.T) {
 			t.Fatalf("hook %d refused: %v", i, err)
 		}
 	}
-	c2, err := client.Dial(ctx, d.socket)
-	must(t, err)
-	defer c2.Close()
+	c2 := d.dial(t)
 	st, err := c2.Status(ctx)
 	must(t, err)
 	k := st.Counters
@@ -440,9 +445,7 @@ func TestSlowSubscriberUnderBurst(t *testing.T) {
 		must(t, <-errs)
 	}
 	burst := time.Since(start)
-	c, err := client.Dial(ctx, d.socket)
-	must(t, err)
-	defer c.Close()
+	c := d.dial(t)
 	st, err := c.Status(ctx)
 	must(t, err)
 
@@ -487,11 +490,7 @@ func sameAs(last map[string]string, st relay.Status) bool {
 func TestTabPidOverSocket(t *testing.T) {
 	d := startDaemon(t, nil)
 	ctx := context.Background()
-	c, err := client.Dial(ctx, d.socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := d.dial(t)
 	pid := func(tab string) int {
 		t.Helper()
 		p, err := d.r.TabPID(ctx, tab)
