@@ -59,3 +59,46 @@ func TestEncodeStateIsMarshal(t *testing.T) {
 		t.Fatalf("restored tab-1 pid %d (%v), want %d", pid, err, os.Getpid())
 	}
 }
+
+// A saved state out of id order, with one session saved twice (a state
+// written by hand, or by a build that did not sort): the restore keeps the
+// last copy of each id, finds every session by id, and lists each once, in
+// every freezing mode.
+func TestRestoreUnsortedAndDuplicated(t *testing.T) {
+	const state = `{"version":1,"seq":7,"sessions":[
+		{"session":{"agent":"claude","id":"00000000-0000-4000-8000-000000000002","state":"done","reason":"turn_end","source":"hook","rule":"hook.stop","subagents":null},"since":"2026-11-29T11:00:00Z"},
+		{"session":{"agent":"claude","id":"00000000-0000-4000-8000-000000000001","state":"ready","source":"log","rule":"log.new_session","subagents":null},"since":"2026-11-29T11:00:00Z"},
+		{"session":{"agent":"claude","id":"00000000-0000-4000-8000-000000000002","state":"ready","reason":"acknowledged","source":"api","rule":"api.ack","subagents":null},"since":"2026-11-29T11:30:00Z"},
+		{"session":{"agent":"claude","id":"plain","state":"done","reason":"turn_end","source":"hook","rule":"hook.stop","subagents":null},"since":"2026-11-29T11:00:00Z"},
+		{"session":{"agent":"claude","id":"","state":"done","subagents":null},"since":"2026-11-29T11:00:00Z"}
+	]}`
+	want := map[string]string{
+		"00000000-0000-4000-8000-000000000001": "ready",
+		"00000000-0000-4000-8000-000000000002": "ready/acknowledged",
+		"plain":                                "done/turn_end",
+	}
+	for _, mode := range []freezeMode{freezeNever, freezeAtRest, freezeEager} {
+		h := newHarnessFreezing(t, DefaultConfig(), mode)
+		h.r.Restore([]byte(state))
+		h.r.BootstrapDone()
+		st := h.sync()
+		got := map[string]string{}
+		for _, s := range st.Sessions {
+			if _, dup := got[s.Session]; dup {
+				t.Fatalf("mode %d: %s listed twice", mode, s.Session)
+			}
+			got[s.Session] = s.State
+			if s.Reason != "" {
+				got[s.Session] += "/" + s.Reason
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("mode %d: restored %v, want %v", mode, got, want)
+		}
+		// Found by id: an ack of the done one reaches it.
+		must(t, h.r.Ack(h.ctx, "plain"))
+		if s := h.state("plain"); s.State != "ready" || s.Reason != "acknowledged" {
+			t.Fatalf("mode %d: after ack %s/%s", mode, s.State, s.Reason)
+		}
+	}
+}
