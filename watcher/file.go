@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/watcher/follow"
@@ -173,13 +171,16 @@ type reader struct {
 	f        *file
 	session  string // a substring of the file's path (Codex: "" or the id read from the file)
 	subagent bool
-	log      zerolog.Logger
 	fd       *os.File
 	fol      follow.Follower
 	notify   <-chan struct{}
 	parser   parsers.Parser
 	det      parsers.Detector
-	over     int // follower's oversized count already reported
+	// warm holds a parser per agent once used, Reset for the next
+	// generation or file: a new parser's scratch space was half of what
+	// reading a small log allocated.
+	warm [codeCodex + 1]parsers.Parser
+	over int // follower's oversized count already reported
 
 	numKnown bool  // line numbers are known
 	delta    int   // added to the follower's line numbers
@@ -199,7 +200,7 @@ type reader struct {
 func (w *Watcher) follow(f *file, oneShot bool) {
 	defer w.wg.Done()
 	r := w.newReader(f)
-	defer r.closeFile()
+	defer w.putReader(r)
 	var idle *time.Timer
 	var wake <-chan struct{}
 	if !oneShot {
@@ -243,9 +244,16 @@ func (w *Watcher) follow(f *file, oneShot bool) {
 	}
 }
 
+// newReader returns a reader for f, one put back by an earlier reader if
+// there is one: its buffers and parsers are most of what reading a small
+// log allocated, and start-up reads thousands of them. The pool empties at
+// the next collections, so idle readers cost nothing.
 func (w *Watcher) newReader(f *file) *reader {
-	r := &reader{w: w, f: f, log: w.rlog.With().Str("path", f.path).Logger(), skipFrom: -1, resume: -1,
-		head: make([]byte, 0, sigMax)}
+	r, _ := w.spare.Get().(*reader)
+	if r == nil {
+		r = &reader{head: make([]byte, 0, sigMax)}
+	}
+	r.w, r.f, r.skipFrom, r.resume = w, f, -1, -1
 	r.session, r.subagent = sessionOf(f.path, f.agent.agent())
 	if r.session == "" {
 		w.mu.Lock()
@@ -327,7 +335,7 @@ func (r *reader) open() (ok, gone bool) {
 	if r.f.warned {
 		r.f.warned = false
 		r.w.stats.unreadable.Add(-1)
-		r.log.Info().Msg("log readable again")
+		r.w.rlog.Info().Str("path", r.f.path).Msg("log readable again")
 	}
 	r.fd = fd
 	if !r.f.booted {
@@ -345,7 +353,7 @@ func (r *reader) open() (ok, gone bool) {
 		})
 		r.start(0, 0, true)
 	case !r.sameGen(fi, p):
-		r.newGen(fi)
+		r.newGen(fileID(fi))
 	default:
 		r.start(p.offset, p.line, p.has(lineKnown))
 	}
@@ -356,7 +364,7 @@ func (r *reader) warn(err error, msg string) {
 	if !r.f.warned {
 		r.f.warned = true
 		r.w.stats.unreadable.Add(1)
-		r.log.Warn().Err(err).Msg(msg)
+		r.w.rlog.Warn().Str("path", r.f.path).Err(err).Msg(msg)
 	}
 }
 
@@ -431,7 +439,12 @@ func (r *reader) parserFor(line []byte) parsers.Parser {
 		r.f.agent = codeOf(a)
 		r.session, r.subagent = sessionOf(r.f.path, a)
 	}
-	r.parser = parsers.New(r.f.agent.agent())
+	if r.parser = r.warm[r.f.agent]; r.parser != nil {
+		r.parser.Reset()
+	} else {
+		r.parser = parsers.New(r.f.agent.agent())
+		r.warm[r.f.agent] = r.parser
+	}
 	return r.parser
 }
 
@@ -449,7 +462,7 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 		if cp.dev == dev && cp.ino == ino && size >= cp.offset && r.prefixOK(cp, size) {
 			p, r.resume = cp, cp.offset
 		} else {
-			r.log.Debug().Int64("offset", cp.offset).Bool("same_inode", cp.dev == dev && cp.ino == ino).
+			r.w.rlog.Debug().Str("path", r.f.path).Int64("offset", cp.offset).Bool("same_inode", cp.dev == dev && cp.ino == ino).
 				Int64("size", size).Msg("checkpoint is for another generation; bootstrapping the file afresh")
 		}
 	}
@@ -588,15 +601,14 @@ func hash(b []byte) uint64 {
 }
 
 // newGen restarts the file at offset 0 as a new generation.
-func (r *reader) newGen(fi os.FileInfo) {
-	dev, ino := fileID(fi)
+func (r *reader) newGen(dev, ino uint64) {
 	var gen int32
 	r.f.update(func(p *filePos) {
 		gen = p.gen + 1
 		*p = filePos{gen: gen, dev: dev, ino: ino, flags: lineKnown}
 	})
 	r.w.stats.resets.Add(1)
-	r.log.Info().Int("gen", int(gen)).Msg("log truncated or rewritten; reading it again from the start")
+	r.w.rlog.Info().Str("path", r.f.path).Int("gen", int(gen)).Msg("log truncated or rewritten; reading it again from the start")
 	r.batch = r.batch[:0]
 	r.head = r.head[:0]
 	r.skipFrom, r.resume = -1, -1
@@ -610,13 +622,13 @@ func (r *reader) newGen(fi os.FileInfo) {
 // the old offset and the new content.
 func (r *reader) pump() {
 	for r.fol != nil {
-		fi, err := r.fd.Stat()
+		size, dev, ino, err := fdStat(r.fd)
 		if err != nil {
 			r.warn(err, "cannot stat log")
 			return
 		}
-		if p := r.f.position(); fi.Size() < p.offset || !r.prefixOK(p, fi.Size()) {
-			r.newGen(fi)
+		if p := r.f.position(); size < p.offset || !r.prefixOK(p, size) {
+			r.newGen(dev, ino)
 			continue
 		}
 		more, err := r.fill()
@@ -625,13 +637,13 @@ func (r *reader) pump() {
 			r.drop()
 			return
 		}
-		if fi, err = r.fd.Stat(); err != nil {
+		if size, dev, ino, err = fdStat(r.fd); err != nil {
 			r.warn(err, "cannot stat log")
 			r.drop()
 			return
 		}
-		if fi.Size() < r.fol.Offset() || !r.headOK() {
-			r.newGen(fi)
+		if size < r.fol.Offset() || !r.headOK() {
+			r.newGen(dev, ino)
 			continue
 		}
 		r.verified = true
@@ -639,7 +651,7 @@ func (r *reader) pump() {
 			r.drop()
 			return
 		}
-		size, sig, n := fi.Size(), hash(r.head), uint16(len(r.head))
+		sig, n := hash(r.head), uint16(len(r.head))
 		r.f.update(func(fp *filePos) { fp.size, fp.sig, fp.sigLen = size, sig, n })
 		if !more {
 			return
@@ -802,6 +814,15 @@ func (r *reader) closeFollower() {
 		_ = r.fol.Close()
 		r.fol, r.notify = nil, nil
 	}
+}
+
+// putReader closes r's file and keeps r's buffers and parsers for the next
+// reader, holding nothing else.
+func (w *Watcher) putReader(r *reader) {
+	r.closeFile()
+	clear(r.batch[:cap(r.batch)]) // the records' paths and lines
+	*r = reader{head: r.head[:0], batch: r.batch[:0], det: r.det, warm: r.warm}
+	w.spare.Put(r)
 }
 
 func (r *reader) closeFile() {

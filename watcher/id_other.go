@@ -15,3 +15,12 @@ func statPath(path string) (size int64, ino uint64, err error) {
 	}
 	return fi.Size(), 0, nil
 }
+
+func fdStat(fd *os.File) (size int64, dev, ino uint64, err error) {
+	fi, err := fd.Stat()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	dev, ino = fileID(fi)
+	return fi.Size(), dev, ino, nil
+}

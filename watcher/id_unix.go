@@ -3,6 +3,7 @@
 package watcher
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -23,4 +24,16 @@ func statPath(path string) (size int64, ino uint64, err error) {
 		return 0, 0, err
 	}
 	return st.Size, uint64(st.Ino), nil
+}
+
+// fdStat is the open file's size and identity, as fd.Stat() gives them
+// but without the FileInfo it allocates: a reader asks twice per batch,
+// and at start-up over thousands of small logs that was a fifth of all
+// the daemon allocated.
+func fdStat(fd *os.File) (size int64, dev, ino uint64, err error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(fd.Fd()), &st); err != nil {
+		return 0, 0, 0, &fs.PathError{Op: "fstat", Path: fd.Name(), Err: err}
+	}
+	return st.Size, uint64(st.Dev), uint64(st.Ino), nil
 }

@@ -630,3 +630,38 @@ func TestNotALogUnderARoot(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderReuse: one start-up worker reads every file with the same
+// reader, parsers and buffers, and no file inherits anything from the one
+// before it: each Codex rollout named without an id is named by its own
+// first session_meta, not taken for a fork of the previous file's session.
+func TestReaderReuse(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(dir)
+	cfg.Workers = 1
+	day := filepath.Join(dir, "codex", "2026", "01", "02")
+	mkdir(t, day)
+	want := map[string]string{}
+	for _, name := range []string{"a", "b", "c"} {
+		p := filepath.Join(day, "rollout-noid-"+name+".jsonl")
+		appendFile(t, p, `{"timestamp":"meta","type":"session_meta","payload":{"id":"sess-`+name+`","cwd":"/w"}}`+"\n"+
+			`{"timestamp":"`+name+`1","type":"event_msg","payload":{"type":"task_started"}}`+"\n")
+		want[p] = "sess-" + name
+	}
+	r := start(t, cfg, testLogger(t))
+	r.ready()
+	recs := r.waitFor("every file's second line", func(recs []Record) bool {
+		n := 0
+		for _, rec := range recs {
+			if rec.Kind == KindLine && rec.Line == 2 {
+				n++
+			}
+		}
+		return n == len(want)
+	})
+	for _, rec := range recs {
+		if rec.Kind == KindLine && rec.Line == 2 && rec.Session != want[rec.Path] {
+			t.Errorf("%s: session %q, want %q", filepath.Base(rec.Path), rec.Session, want[rec.Path])
+		}
+	}
+}

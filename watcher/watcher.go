@@ -59,6 +59,7 @@ type Watcher struct {
 	cfg    Config
 	log    zerolog.Logger // component=discovery
 	rlog   zerolog.Logger // component=reader
+	spare  sync.Pool      // *reader: see newReader
 	clog   zerolog.Logger // component=checkpoint
 	opener follow.Opener
 
