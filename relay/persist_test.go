@@ -52,6 +52,14 @@ func TestEncodeStateIsMarshal(t *testing.T) {
 	}
 	var st savedRelay
 	must(t, json.Unmarshal(p.got, &st))
+	// The sessions decoded one by one are what a plain slice decodes to.
+	var plain struct {
+		Sessions []savedEntry `json:"sessions"`
+	}
+	must(t, json.Unmarshal(p.got, &plain))
+	if !reflect.DeepEqual([]savedEntry(st.Sessions), plain.Sessions) {
+		t.Fatalf("sessions decoded\n%+v\nwant\n%+v", st.Sessions, plain.Sessions)
+	}
 	// A restart remembers which process each tab runs.
 	h2 := newHarness(t, DefaultConfig())
 	h2.r.Restore(p.got)
@@ -99,6 +107,29 @@ func TestRestoreUnsortedAndDuplicated(t *testing.T) {
 		must(t, h.r.Ack(h.ctx, "plain"))
 		if s := h.state("plain"); s.State != "ready" || s.Reason != "acknowledged" {
 			t.Fatalf("mode %d: after ack %s/%s", mode, s.State, s.Reason)
+		}
+	}
+}
+
+// TestSavedSessionsDecode: the one-at-a-time decoder's edge cases.
+func TestSavedSessionsDecode(t *testing.T) {
+	tests := []struct {
+		in      string
+		n       int
+		wantErr bool
+	}{
+		{`{"sessions":null}`, 0, false},
+		{`{"sessions":[]}`, 0, false},
+		{`{"sessions":[{"session":{"id":"a"}},{"session":{"id":"b"}}]}`, 2, false},
+		{`{"sessions":{"session":{}}}`, 0, true},
+		{`{"sessions":[{"session":{"id":7}}]}`, 0, true},
+		{`{"sessions":[{"session":{"id":"a"}},]}`, 0, true},
+	}
+	for _, tt := range tests {
+		var st savedRelay
+		err := json.Unmarshal([]byte(tt.in), &st)
+		if (err != nil) != tt.wantErr || err == nil && len(st.Sessions) != tt.n {
+			t.Errorf("%s: %d sessions, err %v; want %d, error %v", tt.in, len(st.Sessions), err, tt.n, tt.wantErr)
 		}
 	}
 }

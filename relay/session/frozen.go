@@ -198,10 +198,13 @@ func (f *Frozen) CompareID(key *IDKey) int {
 
 // Compare orders two frozen sessions by id.
 func (f *Frozen) Compare(g *Frozen) int {
-	if g.name == "" {
-		return f.CompareID(&IDKey{uuid: g.uuid, isUUID: true, id: g.ID()})
+	switch {
+	case g.name != "":
+		return f.CompareID(&IDKey{id: g.name})
+	case f.name == "":
+		return f.CompareID(&IDKey{uuid: g.uuid, isUUID: true}) // no string built
 	}
-	return f.CompareID(&IDKey{id: g.name})
+	return f.CompareID(&IDKey{uuid: g.uuid, isUUID: true, id: g.ID()})
 }
 
 // IDKey is a session id prepared for CompareID.
