@@ -177,8 +177,8 @@ type reader struct {
 	parser   parsers.Parser
 	det      parsers.Detector
 	// warm holds a parser per agent once used, Reset for the next
-	// generation or file: a new parser's scratch space was half of what
-	// reading a small log allocated.
+	// generation or file: a new parser's scratch space was a quarter of
+	// what reading a small log allocated.
 	warm [codeCodex + 1]parsers.Parser
 	over int // follower's oversized count already reported
 
