@@ -175,16 +175,15 @@ func (w *Watcher) clearWarn(path, what string) {
 // root is waited for by watching its nearest existing ancestor (and by the
 // poll tick).
 func (w *Watcher) checkRoots() {
-	for _, rt := range w.roots {
-		if !rt.present {
-			w.checkRoot(rt)
-		}
-	}
-	// Ancestor watches no missing root needs any more are released.
+	// Ancestor watches no missing root waits on any more are released. The
+	// ancestor is the one checkRoot left watched: a nearest directory
+	// looked up again here may be a deeper one a `mkdir -p` made meanwhile,
+	// not watched yet, and releasing the watch that reports its creation
+	// lost the root until the next poll.
 	needed := map[string]bool{}
 	for _, rt := range w.roots {
 		if !rt.present {
-			if a := NearestDir(filepath.Dir(rt.path)); a != "" {
+			if a := w.checkRoot(rt); a != "" {
 				needed[a] = true
 			}
 		}
@@ -199,7 +198,9 @@ func (w *Watcher) checkRoots() {
 	}
 }
 
-func (w *Watcher) checkRoot(rt *root) {
+// checkRoot sets rt up if it is there, else watches its nearest existing
+// ancestor; it returns the ancestor rt waits on ("" if none).
+func (w *Watcher) checkRoot(rt *root) string {
 	for {
 		fi, err := os.Stat(rt.path)
 		if err == nil && fi.IsDir() {
@@ -207,21 +208,21 @@ func (w *Watcher) checkRoot(rt *root) {
 			rt.present = true
 			w.addDir(rt.path, rt, 0)
 			w.countDirs()
-			return
+			return ""
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			w.warnOnce(rt.path, "root", err, "log root unreadable; retrying")
-			return
+			return NearestDir(filepath.Dir(rt.path)) // keep waiting where it was
 		}
 		if w.dw == nil {
-			return
+			return ""
 		}
 		a := NearestDir(filepath.Dir(rt.path))
 		if a == "" || w.ancestors[a] {
-			return
+			return a
 		}
 		if err := w.dw.Add(a); err != nil {
-			return // the poll tick looks for it instead
+			return "" // the poll tick looks for it instead
 		}
 		w.ancestors[a] = true
 		// Look again: the root may have appeared before the watch existed.

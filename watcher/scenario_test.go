@@ -133,6 +133,49 @@ func TestMissingRoot(t *testing.T) {
 	r.waitFor("the line", hasIDs(p, "first"))
 }
 
+// TestMissingRootRaced: a `mkdir -p` that makes the root's next level
+// while the watcher is setting up its ancestor watches (here: during the
+// other root's) does not lose the root. The watch that reports the new
+// level stays until the root's watches move down to it.
+func TestMissingRootRaced(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(dir)
+	cfg.ClaudeRoots = []string{filepath.Join(dir, "home", ".claude", "projects")}
+	cfg.CodexRoots = []string{filepath.Join(dir, "cx", "codex")}
+	cfg.ReconcileInterval = time.Hour // events alone, no sweep
+	cfg.PollInterval = time.Hour
+	mkdir(t, filepath.Join(dir, "home"))
+	mkdir(t, filepath.Join(dir, "cx"))
+	r := start(t, cfg, testLogger(t), func(w *Watcher) {
+		w.newDirWatcher = func() (dirWatcher, error) {
+			dw, err := newFsnotify()
+			return &hookedWatcher{dirWatcher: dw, onAdd: func(d string) {
+				if d == filepath.Join(dir, "cx") {
+					_ = os.Mkdir(filepath.Join(dir, "home", ".claude"), 0o755) // the watcher's goroutine: no t.Fatal
+				}
+			}}, err
+		}
+	})
+	r.ready()
+	p := filepath.Join(dir, "home", ".claude", "projects", "proj", sessA+".jsonl")
+	mkdir(t, filepath.Dir(p))
+	appendFile(t, p, claudeLine("first", 0))
+	r.waitFor("the line", hasIDs(p, "first"))
+}
+
+// hookedWatcher is a real directory watcher that calls onAdd after each
+// watch it adds.
+type hookedWatcher struct {
+	dirWatcher
+	onAdd func(dir string)
+}
+
+func (h *hookedWatcher) Add(dir string) error {
+	err := h.dirWatcher.Add(dir)
+	h.onAdd(dir)
+	return err
+}
+
 // TestTruncateDeleteRecreate: the file-level records, in order.
 func TestTruncateDeleteRecreate(t *testing.T) {
 	dir := t.TempDir()
