@@ -143,7 +143,7 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 		p.waited = 0
 	}
 	if !proctree.Alive(ent.Pid, p.start) {
-		r.regGone(p)
+		r.regDied(p)
 		return
 	}
 	if !p.watched {
@@ -488,25 +488,39 @@ func (r *Relay) regExited(pid int, start uint64) {
 			continue
 		}
 		p.watched = false
-		if tp, ok := r.tabProcs[p.tab]; ok && tp.Pid == pid {
-			// The tab runs this very process: its close, reported by whoever
-			// ran it, comes any moment and says more.
-			p.gone, p.grace = true, true
-			r.counters.ProcessesGone++
-			r.clock.AfterFunc(registrySweep, func() {
-				r.enqueue(func() {
-					// Unless the file named another process meanwhile (a
-					// reused pid rewrites it, and regEntry starts afresh).
-					if p.grace && p.e.Pid == pid && p.start == start {
-						p.grace = false
-						r.regGone(p)
-					}
-				})
-			})
-			continue
-		}
-		r.regGone(p)
+		r.regDied(p)
 	}
+}
+
+// regDied ends the session of p's process, found exited: at once, unless
+// the tab runs this very process. Then its close, reported by whoever ran
+// it, comes any moment and says more, and it is given registrySweep. The
+// exit is found by its pidfd, a sweep, or a write of the file read after
+// the process died (Claude Code's last status write, read late).
+func (r *Relay) regDied(p *regProc) {
+	if p.grace {
+		return // the tab's close is awaited already
+	}
+	pid, start := p.e.Pid, p.start
+	if tp, ok := r.tabProcs[p.tab]; !ok || tp.Pid != pid {
+		r.regGone(p)
+		return
+	}
+	if !p.gone {
+		p.gone = true
+		r.counters.ProcessesGone++
+	}
+	p.grace = true
+	r.clock.AfterFunc(registrySweep, func() {
+		r.enqueue(func() {
+			// Unless the file named another process meanwhile (a reused
+			// pid rewrites it, and regEntry starts afresh).
+			if p.grace && p.e.Pid == pid && p.start == start {
+				p.grace = false
+				r.regGone(p)
+			}
+		})
+	})
 }
 
 // regClose releases the pidfds.

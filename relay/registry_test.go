@@ -425,6 +425,31 @@ func TestRegistryProcessGone(t *testing.T) {
 				t.Errorf("state %+v: a gone process still live", got)
 			}
 		})
+		t.Run(mode+"/the tab runs it directly, its last write read after it died", func(t *testing.T) {
+			h := newH(t)
+			p := spawn(t)
+			start, _ := proctree.StartTime(p.child)
+			h.tabProc("T", p.child)
+			h.reg(p.child, "s1", "busy", "")
+			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.expect("working/prompt/log.turn_start")
+			p.kill()
+			if !sweep {
+				found(h, 1)
+			}
+			// Claude Code writes "idle" as the turn ends; a kill right then
+			// has the file read after the process is gone: still the tab's
+			// close to say.
+			h.regStart(p.child, start, "s1", "idle", "")
+			h.expect()
+			h.r.TabClosed(h.ctx, "T")
+			h.expect("ended/tab_closed/api.tab_closed")
+			h.clock.Advance(3 * registrySweep)
+			h.expect()
+			if n := h.sync().Counters.ProcessesGone; n != 1 {
+				t.Errorf("processes_gone = %d, want 1", n)
+			}
+		})
 		t.Run(mode+"/the tab never says: the registry does", func(t *testing.T) {
 			h := newH(t)
 			p := spawn(t)
