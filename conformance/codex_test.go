@@ -188,9 +188,7 @@ func TestCodexCtrlCDialog(t *testing.T) {
 		p.Key("Enter")
 		w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: codexTab})
 		// Its done (the Stop hook, task_complete) is Codex's own word that
-		// the turn left to the background finished. (The fake server may
-		// log that stream client_gone: Codex can close the connection as
-		// soon as it has read response.completed.)
+		// the turn left to the background finished.
 		w.outlived()
 	})
 }

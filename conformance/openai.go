@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -306,7 +305,7 @@ func (s *OpenAI) stream(ctx context.Context, w http.ResponseWriter, n int, rep O
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	send := func(ev map[string]any) error {
+	write := func(ev map[string]any) error {
 		b, err := json.Marshal(ev)
 		if err != nil {
 			return err
@@ -316,6 +315,12 @@ func (s *OpenAI) stream(ctx context.Context, w http.ResponseWriter, n int, rep O
 		}
 		if fl != nil {
 			fl.Flush()
+		}
+		return nil
+	}
+	send := func(ev map[string]any) error {
+		if err := write(ev); err != nil {
+			return err
 		}
 		return ctx.Err()
 	}
@@ -364,10 +369,10 @@ func (s *OpenAI) stream(ctx context.Context, w http.ResponseWriter, n int, rep O
 	}
 	usage := map[string]any{"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0},
 		"output_tokens": 20, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": in + 20}
-	if send(map[string]any{"type": "response.completed", "response": map[string]any{"id": resp, "usage": usage}}) != nil {
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return "client_gone"
-		}
+	// Codex closes the connection as soon as it has read response.completed:
+	// only a client gone before it is a cut stream.
+	if ctx.Err() != nil || write(map[string]any{"type": "response.completed", "response": map[string]any{"id": resp, "usage": usage}}) != nil {
+		return "client_gone"
 	}
 	return "complete"
 }

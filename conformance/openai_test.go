@@ -141,6 +141,38 @@ func TestOpenAIServer(t *testing.T) {
 		t.Errorf("requests %q, want %q", strings.Join(got, " "), wantKinds)
 	}
 
+	// Clients that hang up as soon as they have read response.completed,
+	// as Codex does: their streams were not cut.
+	const early = 20
+	for range early {
+		rctx, rcancel := context.WithCancel(ctx)
+		req, _ := http.NewRequestWithContext(rctx, "POST", s.URL+"/responses", strings.NewReader(`{"model":"m",`+tools+`,"input":[`+user("say hello")+`]}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(resp.Body)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(line, "data: ") && strings.Contains(line, `"response.completed"`) {
+				break
+			}
+		}
+		rcancel()
+		resp.Body.Close()
+	}
+	if _, err := s.WaitRequest(wait, func(r OpenAIRequest) bool { return r.N == 7+early && r.Outcome != "" }); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range s.Requests()[7:] {
+		if r.Outcome != "complete" {
+			t.Errorf("request %d, read to its end: %s, want complete", r.N, r.Outcome)
+		}
+	}
+
 	// Not the Responses endpoint: refused, and still logged.
 	if r, err := http.Get(s.URL + "/models"); err != nil || r.StatusCode != 404 {
 		t.Errorf("GET /models: %v %v", r, err)
@@ -151,8 +183,8 @@ func TestOpenAIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 8 {
-		t.Fatalf("request log has %d lines, want 8", len(lines))
+	if want := 8 + early; len(lines) != want {
+		t.Fatalf("request log has %d lines, want %d", len(lines), want)
 	}
 	var first struct {
 		N        int             `json:"n"`
