@@ -53,6 +53,32 @@ func openaiTypes(evs []map[string]any) string {
 	return strings.Join(ts, " ")
 }
 
+// openaiHangUp posts body and reads the stream up to the first line that
+// contains until, then hangs up.
+func openaiHangUp(t *testing.T, ctx context.Context, url, body, until string) {
+	t.Helper()
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	req, _ := http.NewRequestWithContext(rctx, "POST", url+"/responses", strings.NewReader(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			resp.Body.Close()
+			t.Fatal(err)
+		}
+		if strings.Contains(line, until) {
+			rcancel() // the client walks away, then its connection closes
+			resp.Body.Close()
+			return
+		}
+	}
+}
+
 func TestOpenAIServer(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -108,24 +134,7 @@ func TestOpenAIServer(t *testing.T) {
 	openaiPost(t, s.URL, `{"model":"m","tools":[],"input":[`+user("say hello")+`,`+user("You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary")+`]}`)
 
 	// A SLOW answer the client walks away from mid-stream.
-	rctx, rcancel := context.WithCancel(ctx)
-	req, _ := http.NewRequestWithContext(rctx, "POST", s.URL+"/responses", strings.NewReader(`{"model":"m",`+tools+`,"input":[`+user("SLOW please")+`]}`))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(resp.Body)
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(line, "response.output_text.delta") {
-			break
-		}
-	}
-	rcancel()
-	resp.Body.Close()
+	openaiHangUp(t, ctx, s.URL, `{"model":"m",`+tools+`,"input":[`+user("SLOW please")+`]}`, "response.output_text.delta")
 
 	wait, wcancel := context.WithTimeout(ctx, 5*time.Second)
 	defer wcancel()
@@ -145,24 +154,7 @@ func TestOpenAIServer(t *testing.T) {
 	// as Codex does: their streams were not cut.
 	const early = 20
 	for range early {
-		rctx, rcancel := context.WithCancel(ctx)
-		req, _ := http.NewRequestWithContext(rctx, "POST", s.URL+"/responses", strings.NewReader(`{"model":"m",`+tools+`,"input":[`+user("say hello")+`]}`))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		br := bufio.NewReader(resp.Body)
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.HasPrefix(line, "data: ") && strings.Contains(line, `"response.completed"`) {
-				break
-			}
-		}
-		rcancel()
-		resp.Body.Close()
+		openaiHangUp(t, ctx, s.URL, `{"model":"m",`+tools+`,"input":[`+user("say hello")+`]}`, `"type":"response.completed"`)
 	}
 	for n := 8; n <= 7+early; n++ { // each handler records its own outcome, in any order
 		if _, err := s.WaitRequest(wait, func(r OpenAIRequest) bool { return r.N == n && r.Outcome != "" }); err != nil {
