@@ -5,7 +5,8 @@
 # same daemon with empty roots), and append → published state for Codex
 # rollouts beside Claude transcripts in one run (3 live sessions each; a
 # writer that keeps its files open, then open-append-close per write; files
-# and folders that appear while it runs).
+# and folders that appear while it runs; the first append after start-up,
+# when the daemon has dropped its binary's pages, in fresh daemons).
 #
 # Environment: DAEMON_FILES (default 10000), DAEMON_DIRS (500), DAEMON_IDLE
 # (30s), DAEMON_N

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -106,4 +107,35 @@ func TestE2ELongLinesMemory(t *testing.T) {
 	// Within it: at most the 64 MiB budget's worth of lines (two) at a
 	// time, each with the parser's copy, plus the collector's slack.
 	phase("within", 30_000_000, 4, 280) // oversized: still the four above
+}
+
+// TestE2EDropsProgramPages: once booted, the real daemon drops its
+// mappings of the binary's pages that start-up left resident
+// (memtrim.DropProgram), and says how many it found.
+func TestE2EDropsProgramPages(t *testing.T) {
+	if _, err := os.Stat("/proc/self/smaps"); err != nil {
+		t.Skipf("no /proc/self/smaps: %v", err)
+	}
+	e := startE2E(t)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		logs, _ := filepath.Glob(filepath.Join(e.dir, "daemon-*.log"))
+		for _, l := range logs {
+			b, _ := os.ReadFile(l)
+			for _, line := range strings.Split(string(b), "\n") {
+				var m map[string]any
+				if json.Unmarshal([]byte(line), &m) != nil || m["message"] != "start-up memory released" {
+					continue
+				}
+				if kb, _ := m["program_kib"].(float64); kb <= 0 || m["error"] != nil {
+					t.Fatalf("start-up released %v KiB of program pages, error %v: %s", m["program_kib"], m["error"], line)
+				}
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(`no "start-up memory released" in the daemon's log within 10 s`)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
