@@ -1,7 +1,10 @@
 package memtrim
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
+	"io"
 	"strconv"
 )
 
@@ -18,7 +21,7 @@ type span struct {
 // their written pages are the program's data. Nor is a mapping with
 // anonymous pages: a debugger's breakpoints and uprobes are written into
 // copies of the code's pages, and dropping them would undo that.
-func programSpans(smaps []byte, exe string, ino uint64) []span {
+func programSpans(smaps io.Reader, exe string, ino uint64) ([]span, error) {
 	var out []span
 	var cur *span // the mapping being read, when it is the program's
 	anon := false
@@ -28,13 +31,28 @@ func programSpans(smaps []byte, exe string, ino uint64) []span {
 		}
 		cur, anon = nil, false
 	}
-	for len(smaps) > 0 {
-		line := smaps
-		if n := bytes.IndexByte(smaps, '\n'); n >= 0 {
-			line, smaps = smaps[:n], smaps[n+1:]
-		} else {
-			smaps = nil
+	// Read a line at a time: the whole listing is 60-100 KB, which a
+	// long-lived process's heap would keep.
+	br := bufio.NewReaderSize(smaps, 8<<10) // a header's path is at most PATH_MAX
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// No line of smaps is this long: skip it whole.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err == nil {
+				continue
+			}
+			line = nil
 		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if len(line) == 0 && err != nil {
+			break
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		key, val, attr := bytes.Cut(line, []byte(":"))
 		if attr && bytes.IndexByte(key, ' ') < 0 && bytes.IndexByte(key, '-') < 0 {
 			// An attribute of the mapping above: "Rss:   1584 kB".
@@ -60,7 +78,7 @@ func programSpans(smaps []byte, exe string, ino uint64) []span {
 		}
 	}
 	flush()
-	return out
+	return out, nil
 }
 
 // programMapping reads a mapping's header line, "address perms offset dev

@@ -27,12 +27,17 @@ func dropProgram() (uint64, error) {
 // dropMapped drops the read-only private mappings of the file at path
 // with inode ino (programSpans).
 func dropMapped(path string, ino uint64) (uint64, error) {
-	smaps, err := os.ReadFile("/proc/self/smaps")
+	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return 0, fmt.Errorf("program pages: %w", err)
 	}
+	spans, err := programSpans(f, path, ino)
+	f.Close()
+	if err != nil {
+		return 0, fmt.Errorf("program pages: /proc/self/smaps: %w", err)
+	}
 	var kb uint64
-	for _, s := range programSpans(smaps, path, ino) {
+	for _, s := range spans {
 		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, s.lo, s.hi-s.lo, syscall.MADV_DONTNEED); e != 0 {
 			return kb, fmt.Errorf("program pages: madvise %#x-%#x: %w", s.lo, s.hi, e)
 		}

@@ -2,6 +2,7 @@ package memtrim
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -46,10 +47,18 @@ Rss:                   8 kB`
 		// shared. libc, vdso: not the program.
 		{0x5000000, 0x5002000, 8}, // the last mapping, with no line after it
 	}
-	if got := programSpans([]byte(smaps), exe, 4242); !reflect.DeepEqual(got, want) {
-		t.Errorf("programSpans:\n got %x\nwant %x", got, want)
+	for _, tail := range []string{"", "\n"} {
+		if got, err := programSpans(strings.NewReader(smaps+tail), exe, 4242); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("programSpans (ending %q):\n got %x, %v\nwant %x", tail, got, err, want)
+		}
 	}
-	if got := programSpans(nil, exe, 4242); got != nil {
-		t.Errorf("programSpans(empty) = %v", got)
+	// A line longer than the reader's buffer is skipped, not misread.
+	long := "VmFlags: " + strings.Repeat("rd ", 3000) + "\n"
+	at := strings.Index(smaps, "Rss:                4936 kB") // inside the first mapping's block
+	if got, err := programSpans(strings.NewReader(long+smaps[:at]+long+smaps[at:]), exe, 4242); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("programSpans after a long line:\n got %x, %v\nwant %x", got, err, want)
+	}
+	if got, err := programSpans(strings.NewReader(""), exe, 4242); got != nil || err != nil {
+		t.Errorf("programSpans(empty) = %v, %v", got, err)
 	}
 }
