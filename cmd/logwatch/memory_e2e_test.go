@@ -139,3 +139,67 @@ func TestE2EDropsProgramPages(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// programResident sums the Size and Rss (KiB) of pid's read-only mappings
+// of the file at path, from /proc/<pid>/smaps.
+func programResident(t *testing.T, pid int, path string) (size, rss int64) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := false
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 6 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
+			mine = strings.Join(f[5:], " ") == path && !strings.Contains(f[1], "w")
+		case mine && len(f) >= 2 && (f[0] == "Size:" || f[0] == "Rss:"):
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			if f[0] == "Size:" {
+				size += n
+			} else {
+				rss += n
+			}
+		}
+	}
+	if size == 0 {
+		t.Fatalf("no read-only mapping of %s in /proc/%d/smaps", path, pid)
+	}
+	return size, rss
+}
+
+// TestE2EWrapDropsProgramPages: a real `logwatch wrap`, once its command
+// runs, keeps less than half of the binary's read-only pages mapped
+// (nearly all of them were, before it dropped them), and still proxies.
+func TestE2EWrapDropsProgramPages(t *testing.T) {
+	if _, err := os.Stat("/proc/self/smaps"); err != nil {
+		t.Skipf("no /proc/self/smaps: %v", err)
+	}
+	exe, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH"),
+		"LOGWATCH_SOCKET=" + filepath.Join(dir, "none.sock")}
+	w := startWrapped(t, env, "claude", filepath.Join(home, ".claude", "projects"))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		size, rss := programResident(t, w.cmd.Process.Pid, exe)
+		if 2*rss < size {
+			t.Logf("wrap maps %d of the binary's %d KiB of read-only pages", rss, size)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("wrap still maps %d of the binary's %d KiB of read-only pages 10 s after its command started", rss, size)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	w.prompt("hello")
+	w.typ("/exit\r")
+	if code := w.exit(); code != 0 {
+		t.Errorf("wrap exited %d, want 0", code)
+	}
+}
