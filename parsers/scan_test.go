@@ -47,6 +47,48 @@ func checkHead(t *testing.T, line []byte) {
 	}
 }
 
+// TestScanStringEnds: a string's end is found 8 bytes at a time, in
+// unrolled steps where 32 bytes are left and a loop where fewer are, and
+// by bytes.IndexByte past that. Every length up to 80, with an escape at
+// every place in it and the line ending at every distance after it, as a
+// top-level key, a wanted value and a nested key and value, against
+// fastjson.
+func TestScanStringEnds(t *testing.T) {
+	escapes := []string{``, `\"`, `\\`, `\\\"`, `\n`, `\\\\`}
+	for n := 0; n <= 80; n++ {
+		for _, esc := range escapes {
+			for p := 0; p <= n; p++ {
+				if esc == `` && p > 0 {
+					break
+				}
+				c := strings.Repeat("x", p) + esc + strings.Repeat("y", n-p)
+				for _, l := range []string{
+					`{"` + c + `":1}`,
+					`{"type":"` + c + `"}`,
+					`{"type":"t","m":[{"` + c + `":"` + c + `"}]}`,
+				} {
+					for _, pad := range []int{0, 1, 7, 8, 9, 31, 32, 33} {
+						line := []byte(l + strings.Repeat(" ", pad))
+						checkHead(t, line)
+						// Without an escape the scan must not give up
+						// its values to the parse.
+						var h head
+						if esc == `` && (!scanHead(line, &h, false) || !h.exact) {
+							t.Fatalf("no escape, but the scan is not exact: %q", line)
+						}
+					}
+				}
+			}
+		}
+	}
+	// Cut short: no closing quote within the line, at every length.
+	for n := 0; n <= 80; n++ {
+		for _, l := range []string{`{"` + strings.Repeat("k", n), `{"type":"` + strings.Repeat("v", n), `{"m":["` + strings.Repeat("w", n) + `\"`} {
+			checkHead(t, []byte(l))
+		}
+	}
+}
+
 func TestScanHead(t *testing.T) {
 	for _, l := range []string{
 		`{}`, ` {"a":1} `, `{"type":"user"}`, `{"type":"us\"er"}`, `{"type":"a\\"}`, `{"type":"a\\\"b"}`,
