@@ -16,9 +16,10 @@
 // 20 ms of CPU at 10 000 sessions). Once per idle period: the runtime keeps
 // a few pages it does not return, and an idle daemon must not collect
 // every few seconds for them. A check reads four runtime metrics and
-// /proc/self/statm: no allocation, about 10 microseconds. An idle check also drops the mappings of
-// the program's pages that work since the last drop left resident
-// (DropProgram), whether or not the heap was worth a release.
+// /proc/self/statm: no allocation, about 10 microseconds. An idle check
+// also drops the mappings of the program's pages that work since the last
+// drop left resident (DropProgram), whether or not the heap was worth a
+// release.
 package memtrim
 
 import (
