@@ -37,36 +37,57 @@ const submitWindow = time.Second
 // rollout stamps in milliseconds, the key is stamped when wrap read it.
 const submitSkew = 50 * time.Millisecond
 
-// submitted records an Enter typed into tab at at.
+// maxSubmits bounds the unused submits kept: one per tab that pressed
+// Enter in the last 2 s.
+const maxSubmits = 256
+
+// submitted records an Enter typed into tab at at (never after now: key
+// clamps it). Age is judged by the daemon's clock, at arrival: a report
+// older than any window it could bind in, however it is stamped, binds
+// and undoes nothing.
 func (r *Relay) submitted(tab string, at time.Time) {
 	r.counters.Submits++
+	now := r.clock.Now()
 	if r.submits == nil {
 		r.submits = map[string]time.Time{}
 	}
 	for t, s := range r.submits {
-		if at.Sub(s) > 2*submitWindow {
+		if now.Sub(s) > 2*submitWindow {
 			delete(r.submits, t) // too old to bind anything: keep the map small
 		}
 	}
-	r.submits[tab] = at
 	n := 0
 	for _, b := range r.recentBinds {
-		if at.Sub(b.at) <= 2*submitWindow {
+		if now.Sub(b.seen) <= 2*submitWindow {
 			r.recentBinds[n] = b
 			n++
 		}
 	}
 	r.recentBinds = r.recentBinds[:n]
+	if now.Sub(at) > 2*submitWindow {
+		return // reported too late to have started any turn still judged
+	}
+	if _, ok := r.submits[tab]; !ok && len(r.submits) >= maxSubmits {
+		oldest := ""
+		for t, s := range r.submits {
+			if oldest == "" || s.Before(r.submits[oldest]) || s.Equal(r.submits[oldest]) && t < oldest {
+				oldest = t
+			}
+		}
+		delete(r.submits, oldest)
+	}
+	r.submits[tab] = at
 	if r.retract(tab, at) {
 		return
 	}
 	r.lateSubmit(tab, at)
 }
 
-// bindRec is a recent codex.bind.submit: the turn start's stamp and tab.
+// bindRec is a recent codex.bind.submit: the turn start's stamp and tab,
+// and when the binding was made (by the daemon's clock).
 type bindRec struct {
 	session, tab string
-	at           time.Time
+	at, seen     time.Time
 }
 
 // retract applies codex.bind.ambiguous after the fact: a submit reported
@@ -231,7 +252,7 @@ func (r *Relay) bind(e *entry, tab string, at time.Time, rule string, republish 
 	if ms > r.counters.SubmitToTurnMaxMs {
 		r.counters.SubmitToTurnMaxMs = ms
 	}
-	r.recentBinds = append(r.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at})
+	r.recentBinds = append(r.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at, seen: r.clock.Now()})
 	r.log.Debug().Str("session", e.s.ID).Str("tab", tab).Int64("submit_to_turn_ms", ms).
 		Str("rule", rule).Msg("tab bound by its submit")
 	if republish && e.tabless && !e.s.Phantom() {

@@ -157,8 +157,9 @@ func TestCodexBindSubmit(t *testing.T) {
 		{"codex.bind.submit: a submit too long before the turn start, or after it, binds nothing", func(h *harness) {
 			h.enter("A", submitWindow+time.Millisecond)
 			h.codexTurn("a", "t1")
-			must(h.t, h.r.Key(h.ctx, "B", KeyEnter, h.clock.Now().Add(submitSkew+time.Millisecond)))
 			h.codexTurn("b", "t1")
+			h.clock.Advance(submitSkew + time.Millisecond)
+			must(h.t, h.r.Key(h.ctx, "B", KeyEnter, time.Time{}))
 			h.expectTabbed("a working/prompt/log.turn_start@", "b working/prompt/log.turn_start@")
 		}},
 		{"codex.bind.submit: history read at start-up binds nothing", func(h *harness) {
@@ -281,4 +282,21 @@ func TestCodexTurnOutlivedTab(t *testing.T) {
 		must(h.t, h.hook("", "codex", claudeHook("Stop", "b", "turn_id", "t1"))) // a late echo
 		h.expectTabbed("b working/prompt/log.turn_start@B", "b done/turn_end/log.turn_end@B", "b ended/tab_closed/api.tab_closed@B")
 	})
+}
+
+// Lateness is judged by arrival too: an Enter from another tab reported
+// 30 s after the turn start it is stamped beside undoes no binding (a late
+// report arrives within ~100 ms, measured).
+func TestCodexLateSubmitByArrival(t *testing.T) {
+	h := newHarness(t, Config{TurnQuiet: time.Hour})
+	turn := h.clock.Now()
+	h.enter("A", 20*time.Millisecond)
+	h.codexTurn("a", "t1")
+	h.expectTabbed("a working/prompt/log.turn_start@A")
+	h.clock.Advance(30 * time.Second)
+	must(t, h.r.Key(h.ctx, "B", KeyEnter, turn.Add(-10*time.Millisecond)))
+	h.expectTabbed()
+	if c := h.sync().Counters; c.BindsRetracted != 0 {
+		t.Fatalf("counters %+v: a 30 s late report retracted a binding", c)
+	}
 }

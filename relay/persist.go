@@ -50,7 +50,23 @@ type savedRelay struct {
 	Seq      uint64             `json:"seq"`
 	Tabs     map[string]string  `json:"tabs,omitempty"`
 	TabProcs map[string]tabProc `json:"tab_procs,omitempty"`
-	Sessions savedSessions      `json:"sessions"`
+	// Registry is the registry processes followed (registry.go): an agent
+	// that exits while the daemon is down removes its file, and only this
+	// says which session that file was.
+	Registry []savedReg    `json:"registry,omitempty"`
+	Sessions savedSessions `json:"sessions"`
+}
+
+// savedReg is one registry process as a checkpoint keeps it.
+type savedReg struct {
+	Path      string `json:"path"`
+	Pid       int    `json:"pid"`
+	SessionID string `json:"session"`
+	ProcStart uint64 `json:"proc_start,omitempty"` // as the file said
+	Start     uint64 `json:"start,omitempty"`      // as the relay identifies the process
+	StartedAt int64  `json:"started_at,omitempty"`
+	Tab       string `json:"tab,omitempty"`
+	Removed   bool   `json:"removed,omitempty"`
 }
 
 // savedSessions decodes one session at a time into a slice sized from the
@@ -155,6 +171,12 @@ func (r *Relay) encodeState() ([]byte, error) {
 			return nil, err
 		}
 	}
+	if regs := r.regSaved(); len(regs) > 0 {
+		buf.WriteString(`,"registry":`)
+		if err := enc.Encode(regs); err != nil {
+			return nil, err
+		}
+	}
 	buf.WriteString(`,"sessions":[`)
 	i := 0
 	var err error
@@ -213,6 +235,7 @@ func (r *Relay) restore(b []byte) error {
 	for t, p := range st.TabProcs {
 		r.tabProcs[t] = p
 	}
+	r.regRestore(st.Registry)
 	// One quiet period for every restored session, as if each had armed
 	// its own at this instant (they would fire together, in this order):
 	// 10 000 timers at rest are 2 MB.

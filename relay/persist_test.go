@@ -2,9 +2,11 @@ package relay
 
 import (
 	"encoding/json"
-	"os"
 	"reflect"
 	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/parsers"
 )
 
 // TestEncodeStateIsMarshal: the streamed state decodes to exactly what
@@ -16,12 +18,14 @@ func TestEncodeStateIsMarshal(t *testing.T) {
 	must(t, h.hook("", "claude", claudeHook("SubagentStart", "s1", "agent_id", "a1")))
 	must(t, h.hook("", "claude", claudeHook("UserPromptSubmit", "s2")))
 	must(t, h.hook("", "claude", claudeHook("Stop", "s2")))
-	must(t, h.r.TabProcess(h.ctx, "tab-1", os.Getpid()))
+	p1 := spawn(t)
+	must(t, h.r.TabProcess(h.ctx, "tab-1", p1.shell()))
+	h.reg(p1.child, "s1", "busy", "")
 	h.sync()
 	type pair struct{ got, want []byte }
 	res := make(chan pair, 1)
 	h.r.enqueue(func() {
-		st := savedRelay{Version: savedVersion, Seq: h.r.seq, Tabs: h.r.tabs, TabProcs: h.r.tabProcs}
+		st := savedRelay{Version: savedVersion, Seq: h.r.seq, Tabs: h.r.tabs, TabProcs: h.r.tabProcs, Registry: h.r.regSaved()}
 		for _, e := range h.r.sortedEntries() {
 			st.Sessions = append(st.Sessions, savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
 		}
@@ -47,8 +51,8 @@ func TestEncodeStateIsMarshal(t *testing.T) {
 	if n := len(want.(map[string]any)["sessions"].([]any)); n != 2 {
 		t.Fatalf("%d sessions saved, want 2", n)
 	}
-	if want.(map[string]any)["tabs"] == nil {
-		t.Fatal("no tab saved: the test does not cover tabs")
+	if want.(map[string]any)["tabs"] == nil || want.(map[string]any)["registry"] == nil {
+		t.Fatal("no tab or registry process saved: the test does not cover them")
 	}
 	var st savedRelay
 	must(t, json.Unmarshal(p.got, &st))
@@ -63,8 +67,8 @@ func TestEncodeStateIsMarshal(t *testing.T) {
 	// A restart remembers which process each tab runs.
 	h2 := newHarness(t, DefaultConfig())
 	h2.r.Restore(p.got)
-	if pid, err := h2.r.TabPID(h2.ctx, "tab-1"); err != nil || pid != os.Getpid() {
-		t.Fatalf("restored tab-1 pid %d (%v), want %d", pid, err, os.Getpid())
+	if pid, err := h2.r.TabPID(h2.ctx, "tab-1"); err != nil || pid != p1.shell() {
+		t.Fatalf("restored tab-1 pid %d (%v), want %d", pid, err, p1.shell())
 	}
 }
 
@@ -132,4 +136,39 @@ func TestSavedSessionsDecode(t *testing.T) {
 			t.Errorf("%s: %d sessions, err %v; want %d, error %v", tt.in, len(st.Sessions), err, tt.n, tt.wantErr)
 		}
 	}
+}
+
+// An agent that exits while the daemon is down removes its registry file:
+// the checkpoint's link from that file to its session ends the session
+// once the registry is listed without it. One whose file went but whose
+// process runs on stays, live, until the process exits.
+func TestRestoreRegistryProcesses(t *testing.T) {
+	h := newHarness(t, Config{TurnQuiet: time.Hour})
+	exited, runs := spawn(t), spawn(t)
+	h.reg(exited.child, "s1", "busy", "")
+	h.reg(runs.child, "s2", "busy", "")
+	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.line(parsers.AgentClaude, "s2", cPrompt("s2", "hi"), false)
+	h.expect("working/prompt/log.turn_start", "working/prompt/log.turn_start")
+	saved := make(chan Saved, 1)
+	h.r.Save(func(s Saved) { saved <- s })
+	state := (<-saved).State
+
+	// Down: s1's agent removes its file and exits; s2's file is removed by
+	// a cleanup while its agent runs on.
+	exited.kill()
+	h2 := newHarness(t, Config{TurnQuiet: time.Hour})
+	h2.r.Restore(state)
+	h2.r.BootstrapDone()
+	h2.r.RegistryListed()
+	h2.expect("ended/session_end/registry.removed")
+	if got := h2.state("s1"); got.Session != "s1" {
+		t.Fatalf("ended %+v, want s1", got)
+	}
+	if got := h2.state("s2"); got.State != "working" || !got.Live || got.Pid != runs.child {
+		t.Fatalf("s2 %+v: want working, live, pid %d", got, runs.child)
+	}
+	runs.kill()
+	h2.awaitRegistry(0)
+	h2.expect("ended/session_end/registry.removed")
 }

@@ -21,20 +21,19 @@ import (
 //   - status, for sessions without hooks (session.Registry): waiting →
 //     waiting, busy after that wait → working.
 //   - liveness: a process gone without a goodbye (kill -9, a crash) ends the
-//     session, process_gone (registry.process_gone); a removed file is the
-//     process's goodbye, session_end (registry.removed). Liveness is checked
-//     when a file changes, then told by a pidfd where there are pidfds, and
-//     by a slow sweep elsewhere: never by fast polling.
+//     session, process_gone (registry.process_gone); a process gone after
+//     removing its file said goodbye, session_end (registry.removed). A
+//     removal alone ends nothing while the process runs: a cleanup script,
+//     `rm -r` or `mv` of the whole directory removes the files of processes
+//     that go on working. Liveness is checked when a file changes, then told
+//     by a pidfd where there are pidfds, and by a slow sweep elsewhere: never
+//     by fast polling.
 
 const (
 	// registrySweep is how often registry processes no pidfd watches are
 	// checked (one read of /proc/<pid>/stat each), and how long a gone
 	// process is left to its tab's own close.
 	registrySweep = 2 * time.Second
-	// goodbyeGrace is how long a removed file waits for the SessionEnd hook
-	// of a session with hooks (Claude Code 2.1.328 removes its file ~25 ms
-	// before that hook arrives): the hook says it first-hand.
-	goodbyeGrace = 2 * time.Second
 	// goneMisses is how many sweeps after start-up a gone process waits for
 	// its session to appear before it is given up.
 	goneMisses = 5
@@ -75,6 +74,14 @@ type regProc struct {
 	// writes this file before its transcript, and a kill -9 leaves it).
 	misses int
 	tab    string // the tab bound by pid, "" if none
+	// removed: the file is gone but the process was running then. Its
+	// exit, when it comes, is the goodbye (registry.removed); a file
+	// written again at the path takes it back.
+	removed bool
+	// restored: from the checkpoint, and not read again since; once the
+	// registry is listed, a file not there was removed while the daemon
+	// was down (RegistryListed).
+	restored bool
 	// waited is the StatusUpdatedAt of the waiting status already applied:
 	// a wait is applied once, never re-asserted over later evidence.
 	waited int64
@@ -123,8 +130,12 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 		p = &regProc{}
 		r.reg[ent.Path] = p
 	}
+	if p.e.Pid != ent.Pid || p.e.SessionID != ent.SessionID || p.removed {
+		r.changed = true // the checkpoint keeps which process has which session
+	}
 	prev := p.e
 	p.e = ent
+	p.removed, p.restored = false, false
 	if prev.Pid != ent.Pid || prev.ProcStart != ent.ProcStart {
 		if p.watched {
 			r.exits.Forget(prev.Pid, p.start)
@@ -158,6 +169,63 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 	r.armSweep()
 }
 
+// RegistryListed tells the relay that every registry file present at
+// start-up has been delivered: a process restored from the checkpoint whose
+// file is not among them removed it while the daemon was down.
+func (r *Relay) RegistryListed() {
+	r.enqueue(r.regListed)
+}
+
+func (r *Relay) regListed() {
+	for _, p := range r.regSorted() {
+		if !p.restored {
+			continue
+		}
+		p.restored, p.removed = false, true
+		if proctree.Alive(p.e.Pid, p.start) {
+			// The file went, the process did not: liveness decides.
+			if !p.watched {
+				p.watched = r.watchExit(p.e.Pid, p.start)
+			}
+			continue
+		}
+		r.regGone(p) // file and process gone: the goodbye we slept through
+	}
+	r.armSweep()
+}
+
+// regSaved is what a checkpoint keeps of the registry processes, by path.
+func (r *Relay) regSaved() []savedReg {
+	out := make([]savedReg, 0, len(r.reg))
+	for _, p := range r.regSorted() {
+		if p.gone {
+			continue
+		}
+		out = append(out, savedReg{Path: p.e.Path, Pid: p.e.Pid, SessionID: p.e.SessionID, ProcStart: p.e.ProcStart,
+			Start: p.start, StartedAt: p.e.StartedAt, Tab: p.tab, Removed: p.removed})
+	}
+	return out
+}
+
+// regRestore brings back the registry processes of a checkpoint. The
+// registry's listing at start-up reads each file again (RegistryListed
+// settles those it does not find), and the sweep checks each process.
+func (r *Relay) regRestore(saved []savedReg) {
+	for _, sr := range saved {
+		if sr.Path == "" || sr.Pid <= 0 || sr.SessionID == "" || r.reg[sr.Path] != nil {
+			continue
+		}
+		p := &regProc{e: RegistryProcess{Path: sr.Path, Pid: sr.Pid, SessionID: sr.SessionID, ProcStart: sr.ProcStart,
+			StartedAt: sr.StartedAt}, start: sr.Start, tab: sr.Tab, removed: sr.Removed, restored: !sr.Removed}
+		r.reg[sr.Path] = p
+		r.regIndex(sr.SessionID, p, true)
+		if p.removed {
+			p.watched = r.watchExit(p.e.Pid, p.start) // no file will be read again for it
+		}
+	}
+	r.armSweep()
+}
+
 // regSessionChanged: the same process moved to another conversation (/clear
 // without hooks): the old one ended. With hooks, SessionEnd says so.
 func (r *Relay) regSessionChanged(old string) {
@@ -171,39 +239,63 @@ func (r *Relay) regSessionChanged(old string) {
 
 func (r *Relay) regRemoved(path string) {
 	p := r.reg[path]
-	if p == nil {
+	if p == nil || p.removed {
 		return
 	}
-	delete(r.reg, path)
+	if !p.gone && proctree.Alive(p.e.Pid, p.start) {
+		// Claude Code removes its file just before it exits, so the exit
+		// follows at once (a pidfd or the sweep tells it); a process that
+		// runs on was not saying goodbye. Liveness decides.
+		p.removed = true
+		r.changed = true
+		r.armSweep()
+		return
+	}
+	r.regForget(p)
+	r.regFarewell(p)
+}
+
+// regForget drops p: its file is gone, and so is its process or its claim
+// to the session.
+func (r *Relay) regForget(p *regProc) {
+	if r.reg[p.e.Path] == p {
+		delete(r.reg, p.e.Path)
+		r.changed = true
+	}
 	r.regIndex(p.e.SessionID, p, false)
 	if p.watched {
 		r.exits.Forget(p.e.Pid, p.start)
+		p.watched = false
 	}
+}
+
+// regFarewell ends the session of a process that removed its file and is
+// gone, unless another process has the session (resumed meanwhile). A
+// session with hooks has usually been ended by its SessionEnd hook, which
+// says it first-hand.
+func (r *Relay) regFarewell(p *regProc) {
 	id := p.e.SessionID
 	if q := r.regFor(id); q != nil && !q.gone {
-		return // another process has the session (resumed meanwhile)
+		return
 	}
 	e := r.get(id)
 	if e == nil || e.s.State == session.Ended || p.told {
 		return
 	}
-	if !e.s.Hooked() {
-		r.regEnd(e, session.ReasonSessionEnd, "registry.removed")
-		return
-	}
-	r.clock.AfterFunc(goodbyeGrace, func() {
-		r.enqueue(func() {
-			// The same session, thawed again if it froze meanwhile.
-			if q := r.regFor(id); q == nil || q.gone {
-				r.regEnd(r.get(id), session.ReasonSessionEnd, "registry.removed")
-			}
-		})
-	})
+	p.told = true
+	r.regEnd(e, session.ReasonSessionEnd, "registry.removed")
 }
 
 // regGone ends the session of a process found gone, once; a session that
 // is not there yet (its log not read yet) is ended by the next sweep.
 func (r *Relay) regGone(p *regProc) {
+	if p.removed {
+		// It removed its file, then exited: a goodbye.
+		p.gone = true
+		r.regForget(p)
+		r.regFarewell(p)
+		return
+	}
 	if !p.gone {
 		p.gone = true
 		r.counters.ProcessesGone++
@@ -271,6 +363,11 @@ func (r *Relay) regBind(p *regProc) {
 	if len(ms) > 1 && ms[1].pid == ms[0].pid {
 		r.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).Str("other", ms[1].tab).
 			Msg("two tabs report the same process; no tab bound")
+		return
+	}
+	if r.sharedTab(ms[0].tab) {
+		r.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).
+			Msg("the nearest tab's process is an ancestor of another tab's; no tab bound")
 		return
 	}
 	tab, id := ms[0].tab, p.e.SessionID
@@ -401,6 +498,10 @@ func (r *Relay) sweep() {
 			p.suspect = 0
 			continue
 		}
+		if p.removed {
+			r.regGone(p)
+			continue
+		}
 		if e := r.get(p.e.SessionID); e == nil || e.s.State == session.Ended {
 			// Nothing to end (its tab closed first, or no log yet): only
 			// status's "live" changes, and a later session is ended by
@@ -501,6 +602,10 @@ func (r *Relay) regDied(p *regProc) {
 	if p.grace {
 		return // the tab's close is awaited already
 	}
+	if p.removed {
+		r.regGone(p) // it said goodbye first: that is what ended it
+		return
+	}
 	pid, start := p.e.Pid, p.start
 	if tp, ok := r.tabProcs[p.tab]; !ok || tp.Pid != pid {
 		r.regGone(p)
@@ -528,4 +633,16 @@ func (r *Relay) regClose() {
 	if r.exits != nil {
 		r.exits.Close()
 	}
+}
+
+// regFiles counts the registry files present: a removed file whose
+// process runs on is still followed, but no longer a file.
+func (r *Relay) regFiles() int {
+	n := 0
+	for _, p := range r.reg {
+		if !p.removed {
+			n++
+		}
+	}
+	return n
 }

@@ -108,7 +108,6 @@ func (h *harness) expectTabs(want ...string) {
 func TestRegistryBindsTabByPid(t *testing.T) {
 	h := newHarness(t, Config{})
 	p := spawn(t)
-	h.tabProc("outer", os.Getpid()) // an ancestor too, farther away
 	h.tabProc("T", p.shell())
 	h.reg(p.child, "s1", "idle", "")
 	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
@@ -124,22 +123,89 @@ func TestRegistryBindsTabByPid(t *testing.T) {
 	h.expectTabs("ended/tab_closed/api/api.tab_closed tab=T")
 }
 
-// A tab whose process died without a close is dropped when another tab
-// reports its process, so the saved tab processes do not grow forever.
+// A tab whose process died without a close is dropped once the table of
+// tab processes has grown, so the saved tab processes do not grow forever
+// and a report costs O(1) reads of /proc.
 func TestTabProcessesOfDeadTabsDropped(t *testing.T) {
 	h := newHarness(t, Config{})
 	dead, live := spawn(t), spawn(t)
 	h.tabProc("gone", dead.child)
 	dead.kill()
-	h.tabProc("T", live.child)
-	var tabs []string
-	h.do(func() {
-		for tab := range h.r.tabProcs {
-			tabs = append(tabs, tab)
+	for i := range 16 {
+		h.tabProc(fmt.Sprintf("T%d", i), live.child)
+	}
+	gone := true
+	n := 0
+	h.do(func() { _, gone = h.r.tabProcs["gone"]; n = len(h.r.tabProcs) })
+	if gone || n != 16 {
+		t.Fatalf("%d tab processes, the dead tab's kept: %v; want the 16 live ones", n, gone)
+	}
+}
+
+// A tab never binds by a process every tab shares: pid 1, the daemon or
+// an ancestor of it (systemd --user, the host app that started it) are
+// refused; a tab whose process is an ancestor of another tab's (a host app
+// reporting its own pid) binds nothing by ancestry, so closing it ends no
+// other tab's agent.
+func TestTabSharedAncestorBindsNothing(t *testing.T) {
+	h := newHarness(t, Config{})
+	for _, pid := range []int{1, os.Getpid(), os.Getppid()} {
+		if err := h.r.TabProcess(h.ctx, "host", pid); err == nil || !strings.Contains(err.Error(), "bad request") {
+			t.Fatalf("tab process %d: %v, want a bad request", pid, err)
 		}
+	}
+	// The host app: a process with two children, the agent of a tab it did
+	// not report and tab Y's process.
+	host := exec.Command("sh", "-c", "sleep 60 & echo $!; sleep 60 & echo $!; wait")
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var agent, y int
+	if _, err := fmt.Fscan(out, &agent, &y); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(agent, syscall.SIGKILL)
+		syscall.Kill(y, syscall.SIGKILL)
+		host.Process.Kill()
+		host.Wait()
 	})
-	if len(tabs) != 1 || tabs[0] != "T" {
-		t.Fatalf("tab processes %v, want only T", tabs)
+	h.tabProc("host", host.Process.Pid)
+	h.tabProc("Y", y)
+	h.reg(agent, "s1", "busy", "")
+	h.reg(y, "s2", "busy", "")
+	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.line(parsers.AgentClaude, "s2", cPrompt("s2", "hi"), false)
+	h.expectTabs("working/prompt/log/log.turn_start tab=", "working/prompt/log/log.turn_start tab=Y")
+	if _, err := h.r.TabClosed(h.ctx, "host"); err != nil {
+		t.Fatal(err)
+	}
+	h.expectTabs()
+}
+
+// Tab processes are bounded: past maxTabProcs live ones, a report is
+// refused with an error, and a tab close still works.
+func TestTabProcessesBounded(t *testing.T) {
+	h := newHarness(t, Config{})
+	p := spawn(t)
+	for i := range maxTabProcs {
+		h.tabProc(fmt.Sprintf("T%d", i), p.child)
+	}
+	if err := h.r.TabProcess(h.ctx, "one-more", p.child); err == nil {
+		t.Fatal("a tab process past the bound was recorded")
+	}
+	if err := h.r.TabProcess(h.ctx, "T7", p.shell()); err != nil {
+		t.Fatalf("a known tab's new process: %v", err)
+	}
+	if _, err := h.r.TabClosed(h.ctx, "T1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.r.TabProcess(h.ctx, "one-more", p.child); err != nil {
+		t.Fatalf("after a close: %v", err)
 	}
 }
 
@@ -163,7 +229,7 @@ func TestRegistryBindsLateTab(t *testing.T) {
 func TestRegistryNestedAgentKeepsTab(t *testing.T) {
 	h := newHarness(t, Config{})
 	p := spawn(t) // the shell is the outer agent, its child the inner one
-	h.tabProc("T", os.Getpid())
+	h.tabProc("T", p.shell())
 	h.reg(p.shell(), "outer", "busy", "")
 	h.reg(p.child, "inner", "busy", "")
 	h.line(parsers.AgentClaude, "outer", cPrompt("outer", "hi"), false)
@@ -259,10 +325,12 @@ func TestRegistryStatusIgnoredWithHooks(t *testing.T) {
 	h.expect()
 }
 
-// registry.removed: the file removed is the process's goodbye. Without
-// hooks it ends the session at once, once; with hooks the SessionEnd hook
-// that follows says it, and only its absence past the grace lets the
-// registry say it.
+// registry.removed: a file removed, then its process gone, is a goodbye.
+// Without hooks it ends the session once the process exits (Claude Code
+// exits right after it removes its file); with hooks the SessionEnd hook
+// says it first-hand. A removal alone ends nothing: the whole directory
+// removed or moved away (a cleanup script, a CLAUDE_CONFIG_DIR change)
+// leaves processes that run on, and liveness decides for them.
 func TestRegistryRemoved(t *testing.T) {
 	t.Run("no hooks", func(t *testing.T) {
 		h := newHarness(t, Config{})
@@ -272,6 +340,9 @@ func TestRegistryRemoved(t *testing.T) {
 		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
 		h.expect("working/prompt/log.turn_start")
 		h.regGone(p.child)
+		h.expect()
+		p.kill()
+		h.awaitRegistry(0)
 		h.expectTabs("ended/session_end/registry/registry.removed tab=T")
 		h.r.TabClosed(h.ctx, "T")
 		h.clock.Advance(10 * time.Second)
@@ -288,7 +359,9 @@ func TestRegistryRemoved(t *testing.T) {
 		h.clock.Advance(50 * time.Millisecond)
 		h.hook("T", "claude", claudeHook("SessionEnd", "s1"))
 		h.expect("ended/session_end/hook.session_end")
-		h.clock.Advance(goodbyeGrace)
+		p.kill()
+		h.awaitRegistry(0)
+		h.clock.Advance(registrySweep)
 		h.expect()
 	})
 	t.Run("hooks, no SessionEnd", func(t *testing.T) {
@@ -298,9 +371,72 @@ func TestRegistryRemoved(t *testing.T) {
 		h.hook("T", "claude", claudeHook("SessionStart", "s1"))
 		h.expect("ready/session_start/hook.session_start")
 		h.regGone(p.child)
-		h.clock.Advance(goodbyeGrace)
+		h.clock.Advance(10 * registrySweep)
+		h.expect()
+		p.kill()
+		h.awaitRegistry(0)
 		h.expect("ended/session_end/registry.removed")
 	})
+	for _, sweep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("directory removed, processes run on (sweep=%v)", sweep), func(t *testing.T) {
+			h := newHarness(t, Config{})
+			h.do(func() { h.r.exitsOff = sweep })
+			p1, p2 := spawn(t), spawn(t)
+			h.reg(p1.child, "s1", "busy", "")
+			h.reg(p2.child, "s2", "idle", "")
+			h.hook("", "claude", claudeHook("SessionStart", "s2"))
+			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.expect("ready/session_start/hook.session_start", "working/prompt/log.turn_start")
+			// rm -r ~/.claude/sessions: the watcher reports each file gone.
+			h.regGone(p1.child)
+			h.regGone(p2.child)
+			for range 5 {
+				h.clock.Advance(registrySweep)
+			}
+			h.expect()
+			if st := h.sync(); st.Counters.RegistryProcesses != 0 || !st.Sessions[0].Live || !st.Sessions[1].Live {
+				t.Fatalf("registry_processes %d, live %v %v: want 0 files, both processes live",
+					st.Counters.RegistryProcesses, st.Sessions[0].Live, st.Sessions[1].Live)
+			}
+			// The directory comes back with s1's file; s2's process is killed.
+			h.reg(p1.child, "s1", "busy", "")
+			h.expect()
+			p2.kill()
+			if sweep {
+				h.clock.Advance(registrySweep)
+			}
+			h.awaitRegistry(1)
+			h.expect("ended/session_end/registry.removed")
+			p1.kill()
+			if sweep {
+				h.clock.Advance(registrySweep)
+			}
+			for i := 0; h.sync().Counters.ProcessesGone < 1; i++ {
+				if i > 1000 {
+					t.Fatal("s1's process not found gone")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			h.expect("ended/process_gone/registry.process_gone")
+		})
+	}
+}
+
+// awaitRegistry waits until the relay follows n registry processes (a
+// pidfd tells an exit on its own goroutine).
+func (h *harness) awaitRegistry(n int) {
+	h.t.Helper()
+	for i := 0; ; i++ {
+		var got int
+		h.do(func() { got = len(h.r.reg) })
+		if got == n {
+			return
+		}
+		if i > 1000 {
+			h.t.Fatalf("%d registry processes followed, want %d", got, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // registry.process_gone: a process gone without removing its file (kill

@@ -224,6 +224,7 @@ type Relay struct {
 	sessions   map[string]*entry
 	tabs       map[string]string     // tab → bound conversation id
 	tabProcs   map[string]tabProc    // tab → the process it runs (tabproc.go)
+	tabPruneAt int                   // len(tabProcs) at which dead tabs' processes are dropped
 	reg        map[string]*regProc   // registry file → its process (registry.go)
 	regIdx     map[string][]*regProc // session → its registry processes
 	sweepArmed bool                  // a liveness sweep is scheduled
@@ -401,9 +402,18 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 	})
 }
 
-// validID refuses an id that is not valid UTF-8: it would be published
-// with U+FFFD in its place, and the published id would then name nothing.
+// MaxIDBytes bounds a session or tab id in a request: a session id is a
+// UUID or a file name (at most 255 bytes, escaped), a tab id the host app's
+// handle. Every pending key, submit and binding holds one.
+const MaxIDBytes = 1024
+
+// validID refuses an id that is not valid UTF-8 (it would be published
+// with U+FFFD in its place, and the published id would then name nothing)
+// or longer than MaxIDBytes.
 func validID(field, id string) error {
+	if len(id) > MaxIDBytes {
+		return fmt.Errorf("%w: %s is %d bytes, at most %d", ErrBadRequest, field, len(id), MaxIDBytes)
+	}
 	if !utf8.ValidString(id) {
 		return fmt.Errorf("%w: %s is not valid UTF-8", ErrBadRequest, field)
 	}
@@ -792,7 +802,7 @@ func (r *Relay) TabClosedPid(ctx context.Context, tab string, pid int) (int, err
 	}
 	n := 0
 	err = r.do(ctx, func() {
-		proc()
+		_ = proc() // a table full of tabs: the close still ends this tab's sessions
 		r.record(RecordLine{Kind: RecTabClosed, Tab: tab})
 		if _, ok := r.tabs[tab]; ok {
 			delete(r.tabs, tab)
@@ -852,7 +862,7 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 		})
 		st.Worktrees = r.worktreeStates()
 		st.Counters = r.counters
-		st.Counters.RegistryProcesses = int64(len(r.reg))
+		st.Counters.RegistryProcesses = int64(r.regFiles())
 		st.Counters.Subscribers = int64(len(r.subs))
 		if r.conns != nil {
 			st.Counters.ConnCounters = r.conns()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/internal/testsupport"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
 )
@@ -499,19 +500,28 @@ func TestTabPidOverSocket(t *testing.T) {
 		}
 		return p
 	}
-	if err := c.TabOpened(ctx, "A", os.Getpid()); err != nil {
+	_, a := testsupport.ShellWithChild(t)
+	_, b := testsupport.ShellWithChild(t)
+	if err := c.TabOpened(ctx, "A", a); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.KeyPid(ctx, "B", os.Getppid(), relay.KeyEsc, time.Time{}); err != nil {
+	if err := c.KeyPid(ctx, "B", b, relay.KeyEsc, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Key(ctx, "C", relay.KeyEsc, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if pid("A") != os.Getpid() || pid("B") != os.Getppid() || pid("C") != 0 {
+	if pid("A") != a || pid("B") != b || pid("C") != 0 {
 		t.Errorf("tab pids A=%d B=%d C=%d", pid("A"), pid("B"), pid("C"))
 	}
-	if _, err := c.TabClosedPid(ctx, "A", os.Getpid()); err != nil {
+	// A process every tab runs under is refused, with an answer.
+	if err := c.TabOpened(ctx, "D", 1); err == nil || !strings.Contains(err.Error(), "ancestor") && !strings.Contains(err.Error(), "not a tab's process") {
+		t.Errorf("tab_opened pid 1: %v, want refused", err)
+	}
+	if err := c.TabOpened(ctx, "D", os.Getppid()); err == nil || !strings.Contains(err.Error(), "ancestor of this daemon") {
+		t.Errorf("tab_opened with the daemon's parent: %v, want refused", err)
+	}
+	if _, err := c.TabClosedPid(ctx, "A", a); err != nil {
 		t.Fatal(err)
 	}
 	if pid("A") != 0 {

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/logwatch/logwatch/internal/proctree"
 )
@@ -17,6 +18,12 @@ type tabProc struct {
 	Start uint64 `json:"start,omitempty"`
 }
 
+// maxTabProcs bounds the tab processes recorded: every binding walks them,
+// each a read of /proc, and a checkpoint saves them. A host app has tens of
+// tabs; past this, reports are refused until tabs close or their processes
+// die.
+const maxTabProcs = 1024
+
 // TabProcess records that tab runs process pid (`logwatch wrap` reports its
 // child when the tab opens; a host app may send its child's pid with a key
 // or a tab close). The pid binds the tab to the session of an agent process
@@ -30,16 +37,19 @@ func (r *Relay) TabProcess(ctx context.Context, tab string, pid int) error {
 	if err != nil {
 		return err
 	}
-	return r.do(ctx, step)
+	if e := r.do(ctx, func() { err = step() }); e != nil {
+		return e
+	}
+	return err
 }
 
 // tabProcessStep checks a reported tab process and returns what records it,
 // to run on the relay goroutine: with a key or a close it runs in the same
 // hop as the request it came with (wrap sends its pid with every key). pid
 // 0 reports nothing.
-func (r *Relay) tabProcessStep(tab string, pid int) (func(), error) {
+func (r *Relay) tabProcessStep(tab string, pid int) (func() error, error) {
 	if pid == 0 {
-		return func() {}, nil
+		return func() error { return nil }, nil
 	}
 	if err := validID("tab", tab); err != nil {
 		r.countBad()
@@ -50,28 +60,66 @@ func (r *Relay) tabProcessStep(tab string, pid int) (func(), error) {
 		return nil, fmt.Errorf("%w: a tab process needs a tab and a pid > 0", ErrBadRequest)
 	}
 	// Read outside the relay goroutine: /proc is a file system.
+	if pid == 1 || pid == os.Getpid() {
+		r.countBad()
+		return nil, fmt.Errorf("%w: pid %d is not a tab's process (it runs every process, or is this daemon)", ErrBadRequest, pid)
+	}
+	if up, _ := proctree.Descends(os.Getpid(), pid); up {
+		// init, systemd --user, the host app or a shell that started this
+		// daemon: an ancestor of everything would capture every agent.
+		r.countBad()
+		return nil, fmt.Errorf("%w: pid %d is an ancestor of this daemon, so of every process, not one tab's: report the process started for the tab", ErrBadRequest, pid)
+	}
 	start, _ := proctree.StartTime(pid)
-	return func() {
+	return func() error {
 		r.record(RecordLine{Kind: RecTabProcess, Tab: tab, Pid: pid})
-		r.tabProcess(tab, tabProc{Pid: pid, Start: start})
+		if err := r.tabProcess(tab, tabProc{Pid: pid, Start: start}); err != nil {
+			r.counters.BadRequests++
+			return err
+		}
+		return nil
 	}, nil
 }
 
-func (r *Relay) tabProcess(tab string, p tabProc) {
+func (r *Relay) tabProcess(tab string, p tabProc) error {
 	if cur, ok := r.tabProcs[tab]; ok && cur == p {
-		return
+		return nil
 	}
-	// A tab whose process is gone without a close (a wrap killed -9, a
-	// daemon down when it closed) would stay forever, saved and scanned by
-	// every binding: a new tab's report is when to drop them.
-	for t, tp := range r.tabProcs {
-		if t != tab && !proctree.Alive(tp.Pid, tp.Start) {
-			delete(r.tabProcs, t)
+	if _, ok := r.tabProcs[tab]; !ok && len(r.tabProcs) >= r.tabPruneAt {
+		// A tab whose process is gone without a close (a wrap killed -9, a
+		// daemon down when it closed) would stay forever, saved and walked
+		// by every binding. Dropped when the table has doubled since the
+		// last look: each report costs O(1) reads of /proc, amortised.
+		for t, tp := range r.tabProcs {
+			if !proctree.Alive(tp.Pid, tp.Start) {
+				delete(r.tabProcs, t)
+			}
+		}
+		r.tabPruneAt = max(2*len(r.tabProcs), 16)
+		if len(r.tabProcs) >= maxTabProcs {
+			return fmt.Errorf("%w: %d tabs with a running process already; close tabs (tab_closed) first", ErrBadRequest, len(r.tabProcs))
 		}
 	}
 	r.tabProcs[tab] = p
 	r.changed = true
 	r.regTabProcess()
+	return nil
+}
+
+// sharedTab reports whether tab's process is an ancestor of another tab's:
+// a process every tab runs under (a host app reporting its own pid) is no
+// one tab's, and binds nothing by ancestry.
+func (r *Relay) sharedTab(tab string) bool {
+	pid := r.tabProcs[tab].Pid
+	for t, tp := range r.tabProcs {
+		if t == tab || tp.Pid == pid {
+			continue
+		}
+		if d, _ := proctree.Descends(tp.Pid, pid); d && proctree.Alive(tp.Pid, tp.Start) {
+			return true
+		}
+	}
+	return false
 }
 
 // TabPID returns the process recorded for tab (0 if none).

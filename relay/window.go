@@ -62,7 +62,7 @@ func (r *Relay) KeyPid(ctx context.Context, tab string, pid int, key string, at 
 		return err
 	}
 	return r.do(ctx, func() {
-		proc()
+		_ = proc() // a table full of tabs: the key still counts, unbound by pid
 		if at.IsZero() {
 			at = r.clock.Now()
 		}
@@ -72,8 +72,11 @@ func (r *Relay) KeyPid(ctx context.Context, tab string, pid int, key string, at 
 }
 
 func (r *Relay) key(tab, key string, at time.Time) {
-	if at.IsZero() {
-		at = r.clock.Now()
+	// The stamp comes from the client: a press is never later than its
+	// report's arrival (a stamp ahead of the daemon's clock would never be
+	// pruned, and one centuries ahead overflowed the window's duration).
+	if now := r.clock.Now(); at.IsZero() || at.After(now) {
+		at = now
 	}
 	if key == KeyEnter {
 		r.submitted(tab, at)
@@ -92,10 +95,7 @@ func (r *Relay) key(tab, key string, at time.Time) {
 	w := &window{session: e.s.ID, key: key, at: at, baseline: r.files[e.path].offset}
 	r.windows[tab] = w
 	// The window runs from the press, not from when its report arrived.
-	left := r.cfg.InterruptWindow - r.clock.Now().Sub(at)
-	if left > r.cfg.InterruptWindow {
-		left = r.cfg.InterruptWindow // a press stamped in the future counts from now
-	}
+	left := max(r.cfg.InterruptWindow-r.clock.Now().Sub(at), 0)
 	w.stop = append(w.stop, r.clock.AfterFunc(left, func() {
 		r.enqueue(func() {
 			if r.windows[tab] == w && !w.expired {

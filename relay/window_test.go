@@ -353,3 +353,46 @@ func TestWindowExpiredThenNewPress(t *testing.T) {
 		t.Fatalf("counters %+v", c)
 	}
 }
+
+// Key stamps come from the client and are bounded by the daemon's clock: a
+// press stamped ahead of it counts from now (one stamped ≥ 292 years ahead
+// overflowed the window's duration and expired it at once), Enter reports
+// stamped in the future are pruned like any other, and their count is
+// bounded; a tab id is bounded in length.
+func TestKeyStampsBounded(t *testing.T) {
+	t.Run("esc centuries ahead", func(t *testing.T) {
+		h := bound(t)
+		must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Date(2400, 1, 1, 0, 0, 0, 0, time.UTC)))
+		h.clock.Advance(100 * time.Millisecond)
+		h.line(claude, "s", cMarker("s", false), false)
+		h.expect("ready/interrupted/key.confirmed")
+	})
+	t.Run("enter reports ahead of the clock", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		ahead := h.clock.Now().Add(24 * time.Hour)
+		for i := range 1000 {
+			must(t, h.r.Key(h.ctx, fmt.Sprintf("tab-%d", i), KeyEnter, ahead))
+		}
+		n := 0
+		h.do(func() { n = len(h.r.submits) })
+		if n > maxSubmits {
+			t.Fatalf("%d pending submits, at most %d", n, maxSubmits)
+		}
+		h.clock.Advance(3 * submitWindow)
+		must(t, h.r.Key(h.ctx, "last", KeyEnter, time.Time{}))
+		h.do(func() { n = len(h.r.submits) })
+		if n != 1 {
+			t.Fatalf("%d pending submits after 3 s, want only the last", n)
+		}
+	})
+	t.Run("tab id of 1 MiB", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		err := h.r.Key(h.ctx, strings.Repeat("t", 1<<20), KeyEnter, time.Time{})
+		if err == nil || !strings.Contains(err.Error(), "at most") {
+			t.Fatalf("1 MiB tab id: %v, want refused", err)
+		}
+		if err := h.r.Key(h.ctx, strings.Repeat("t", MaxIDBytes), KeyEnter, time.Time{}); err != nil {
+			t.Fatalf("tab id of %d bytes: %v", MaxIDBytes, err)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -82,4 +83,66 @@ func TestRegistryPidBindingE2E(t *testing.T) {
 		t.Fatalf("ended %v: want tab T2", ev)
 	}
 	e.quiet(s1, 500*time.Millisecond)
+}
+
+// The sessions directory removed (a cleanup script) or moved away, with
+// agents running: no session ends, `live` stays true, and the directory
+// coming back changes nothing; the agent's exit still ends its session.
+func TestRegistryDirectoryRemovedE2E(t *testing.T) {
+	e := startE2E(t)
+	const s1 = "5fb9e89c-5625-4458-ba8b-7d74a8860e11"
+	_, agent := agentProc(t)
+	e.registryFile(agent, s1, "busy")
+	log1 := filepath.Join(e.claude, "-w-app", s1+".jsonl")
+	e.append(log1, `{"type":"user","sessionId":"`+s1+`","cwd":"/w/app","version":"2.1.328","message":{"role":"user","content":"go"}}`)
+	e.want(s1, "working", "prompt", "log")
+	sessions := filepath.Join(e.dir, "home", ".claude", "sessions")
+	if err := os.RemoveAll(sessions); err != nil {
+		t.Fatal(err)
+	}
+	e.quiet(s1, 1500*time.Millisecond)
+	if v := view(t, e.status(), s1); v != "working/prompt//log/log.turn_start/" {
+		t.Fatalf("after the directory went: %s", v)
+	}
+	e.registryFile(agent, s1, "busy")
+	e.quiet(s1, 500*time.Millisecond)
+	syscall.Kill(agent, syscall.SIGKILL)
+	e.want(s1, "ended", "process_gone", "registry")
+}
+
+// An agent that exits while the daemon is down (its registry file removed
+// on the way out) is ended by the restarted daemon, not left working.
+func TestRegistryExitWhileDownE2E(t *testing.T) {
+	e := startE2E(t)
+	const s1 = "5fb9e89c-5625-4458-ba8b-7d74a8860e12"
+	_, agent := agentProc(t)
+	e.registryFile(agent, s1, "busy")
+	log1 := filepath.Join(e.claude, "-w-app", s1+".jsonl")
+	e.append(log1, `{"type":"user","sessionId":"`+s1+`","cwd":"/w/app","version":"2.1.328","message":{"role":"user","content":"go"}}`)
+	e.want(s1, "working", "prompt", "log")
+	e.stop(true)
+	if err := os.Remove(filepath.Join(e.dir, "home", ".claude", "sessions", strconv.Itoa(agent)+".json")); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(agent, syscall.SIGKILL)
+	for i := 0; i < 400 && proctree.Alive(agent, 0); i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.start()
+	// Settled before the socket serves: the snapshot shows it.
+	e.waitView(s1, "ended/session_end//registry/registry.removed/")
+}
+
+// A tab's process is never one every tab shares: pid 1 or an ancestor of
+// the daemon is refused with an error, and binds nothing.
+func TestTabSharedAncestorRefusedE2E(t *testing.T) {
+	e := startE2E(t)
+	for _, pid := range []int{1, os.Getpid()} { // the test runs the daemon
+		cmd := exec.Command(bin, "key", "--tab", "T", "--pid", strconv.Itoa(pid), "esc")
+		cmd.Env = e.env
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "ancestor") && !strings.Contains(string(out), "not a tab's process") {
+			t.Fatalf("key --pid %d: %v %s, want refused", pid, err, out)
+		}
+	}
 }

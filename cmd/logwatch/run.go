@@ -177,6 +177,15 @@ func (a *app) serve(ctx context.Context, record string) error {
 			if !restored() {
 				return nil
 			}
+			go func() {
+				// Every file present is delivered before Ready: the processes
+				// the checkpoint names and the listing lacks left meanwhile.
+				select {
+				case <-reg.Ready():
+					r.RegistryListed()
+				case <-ctx.Done():
+				}
+			}()
 			return reg.Run(ctx)
 		})
 	}
