@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,13 +55,20 @@ func TestDoctorCLI(t *testing.T) {
 		t.Fatalf("healthy machine: exit %d\n%s", code, stdout)
 	}
 	// A Claude release one patch past the known-good one is drift.
+	good := agents.KnownGood("claude")
+	dot := strings.LastIndexByte(good, '.')
+	patch, err := strconv.Atoi(good[dot+1:])
+	if err != nil {
+		t.Fatalf("known-good claude %q", good)
+	}
+	next := good[:dot+1] + strconv.Itoa(patch+1)
 	proj := filepath.Join(e.claude, "-home-dev-app")
 	mkdirs(t, proj)
 	write(t, filepath.Join(proj, "11111111-aaaa-4bbb-8ccc-000000000009.jsonl"),
-		`{"type":"user","sessionId":"11111111-aaaa-4bbb-8ccc-000000000009","version":"2.1.329","timestamp":"2026-12-01T07:00:00Z","message":{"role":"user","content":"hi"}}`+"\n"+
+		`{"type":"user","sessionId":"11111111-aaaa-4bbb-8ccc-000000000009","version":"`+next+`","timestamp":"2026-12-01T07:00:00Z","message":{"role":"user","content":"hi"}}`+"\n"+
 			`{"type":"hologram","sessionId":"11111111-aaaa-4bbb-8ccc-000000000009"}`+"\n")
 	stdout, _, code = cli(t, e.env, "doctor")
-	if code != 1 || !strings.Contains(stdout, "[warn] formats") || !strings.Contains(stdout, "claude 2.1.329 (known-good "+agents.KnownGood("claude")+")") ||
+	if code != 1 || !strings.Contains(stdout, "[warn] formats") || !strings.Contains(stdout, "claude "+next+" (known-good "+good+")") ||
 		!strings.Contains(stdout, "line types the parsers do not know: claude hologram×1") {
 		t.Fatalf("drift: exit %d\n%s", code, stdout)
 	}
