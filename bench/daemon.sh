@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# bench/daemon.sh — the real daemon (issue 14): RSS after start-up over
-# 10 000 existing two-line transcripts in 500 project folders, and at most
-# while it then idles for DAEMON_IDLE (30s: checkpoints, sweeps) (beside the
-# same daemon with empty roots), and append → published state for Codex
-# rollouts beside Claude transcripts in one run (3 live sessions each; a
-# writer that keeps its files open, then open-append-close per write; files
-# and folders that appear while it runs; the first append after start-up,
-# when the daemon has dropped its binary's pages, in fresh daemons).
+# bench/daemon.sh — the real daemon: anonymous memory (RssAnon, Pss_Anon)
+# after start-up over 10 000 existing two-line transcripts in 500 project
+# folders, and at most while it then idles for DAEMON_IDLE (30s: checkpoints,
+# sweeps) (beside the same daemon with empty roots), and append → published
+# state for Codex rollouts beside Claude transcripts in one run (3 live
+# sessions each; a writer that keeps its files open, then open-append-close
+# per write; files and folders that appear while it runs; the first append
+# after start-up, in fresh daemons).
 #
 # Environment: DAEMON_FILES (default 10000), DAEMON_DIRS (500), DAEMON_IDLE
 # (30s), DAEMON_N

@@ -134,22 +134,17 @@ func (a *app) serve(ctx context.Context, record string) error {
 	}
 	go func() {
 		// Start-up reads every existing log once: thousands of files'
-		// worth of buffers and parses that are garbage afterwards, and
-		// code (configuration, bootstrap, restore) an idle daemon never
-		// runs again. Hand those pages back now rather than keep them for
-		// the daemon's life.
+		// worth of buffers and parses that are garbage afterwards. Hand
+		// those pages back now rather than keep them for the daemon's life.
 		select {
 		case <-r.Booted():
 			memtrim.Release()
-			kb, err := memtrim.DropProgram()
-			mlog := a.log.With().Str("component", "memtrim").Logger()
-			mlog.Debug().Err(err).Uint64("program_kib", kb).Msg("start-up memory released")
+			a.log.Debug().Str("component", "memtrim").Msg("start-up memory released")
 		case <-ctx.Done():
 			return
 		}
 		// What later bursts free (a checkpoint, a batch of lines, the
-		// garbage start-up's last readers leave) and the code they ran go
-		// back once idle.
+		// garbage start-up's last readers leave) goes back once idle.
 		(&memtrim.Trimmer{}).Run(ctx)
 	}()
 	watched := make(chan struct{})

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/logwatch/logwatch/internal/memtrim"
 	"github.com/logwatch/logwatch/keytap/proxy"
 )
 
@@ -45,10 +44,6 @@ daemon changes nothing. The exit status is CMD's (128+N if signal N killed it).`
 				Tab:        tab,
 				EscTimeout: a.cfg.Interrupt.EscTimeout,
 				Reporter:   rep,
-				// A wrap lives as long as its tab, one per agent: the
-				// code its start-up ran (configuration, flags, the pty)
-				// need not stay mapped for that long.
-				Started: func() { memtrim.DropProgram() },
 			})
 			switch {
 			case errors.Is(err, fs.ErrNotExist):

@@ -2,7 +2,6 @@ package memtrim
 
 import (
 	"runtime"
-	"strings"
 	"testing"
 )
 
@@ -48,7 +47,7 @@ func TestCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var cur Reading
 			released := 0
-			tr := &Trimmer{Read: func() Reading { return cur }, Release: func() { released++ }, Drop: func() {}}
+			tr := &Trimmer{Read: func() Reading { return cur }, Release: func() { released++ }}
 			for i, s := range tt.steps {
 				cur = s.r
 				before := released
@@ -64,7 +63,7 @@ func TestCheck(t *testing.T) {
 // collection is not taken for work, and an idle period releases once.
 func TestCheckAfterRelease(t *testing.T) {
 	cur := Reading{Free: 8 << 20, Allocs: 1000}
-	tr := &Trimmer{Read: func() Reading { return cur }, Release: func() { cur = Reading{Free: 0, Allocs: 1200} }, Drop: func() {}}
+	tr := &Trimmer{Read: func() Reading { return cur }, Release: func() { cur = Reading{Free: 0, Allocs: 1200} }}
 	tr.Check()
 	if !tr.Check() {
 		t.Fatal("idle with 8 MiB free: no release")
@@ -75,101 +74,6 @@ func TestCheckAfterRelease(t *testing.T) {
 	cur.Free = 8 << 20
 	if tr.Check() {
 		t.Fatal("released twice in one idle period")
-	}
-}
-
-// The program's pages are dropped at an idle check once MinMapped more
-// are resident than after the last drop (the first check's count as
-// dropped), DropGap checks after it at the soonest, after any release.
-func TestCheckDrop(t *testing.T) {
-	const mib = 1 << 20
-	type step struct {
-		r    Reading
-		want string // what the check did, in order
-	}
-	tests := []struct {
-		name  string
-		steps []step
-	}{
-		{"what the first check sees counts as dropped", []step{
-			{Reading{Allocs: 100, Mapped: 8 * mib}, ""},
-			{Reading{Allocs: 100, Mapped: 8 * mib}, ""},
-			{Reading{Allocs: 100, Mapped: 8 * mib}, ""},
-			{Reading{Allocs: 100, Mapped: 9 * mib}, "drop"},
-			{Reading{Allocs: 100, Mapped: 2 * mib}, ""},
-		}},
-		{"with a release, after it", []step{
-			{Reading{Free: 8 * mib, Allocs: 100, Mapped: 2 * mib}, ""},
-			{Reading{Free: 8 * mib, Allocs: 100, Mapped: 2 * mib}, "release"},
-			{Reading{Free: 8 * mib, Allocs: 100 + DefaultQuiet, Mapped: 5 * mib}, ""},
-			{Reading{Free: 8 * mib, Allocs: 100 + DefaultQuiet, Mapped: 5 * mib}, "release drop"},
-		}},
-		{"not within DropGap checks of the last drop", []step{
-			{Reading{Allocs: 100, Mapped: 2 * mib}, ""},
-			{Reading{Allocs: 100, Mapped: 4 * mib}, ""},
-			{Reading{Allocs: 100, Mapped: 4 * mib}, "drop"},
-			{Reading{Allocs: 100, Mapped: 4 * mib}, ""}, // the drop read 2 MiB after it
-			{Reading{Allocs: 100, Mapped: 4 * mib}, ""},
-			{Reading{Allocs: 100, Mapped: 4 * mib}, "drop"},
-		}},
-		{"less than MinMapped more is not worth it", []step{
-			{Reading{Allocs: 100, Mapped: 2 * mib}, ""},
-			{Reading{Allocs: 100, Mapped: 3*mib - 1}, ""},
-			{Reading{Allocs: 100, Mapped: 3*mib - 1}, ""},
-			{Reading{Allocs: 100, Mapped: 3 * mib}, "drop"},
-		}},
-		{"busy drops nothing", []step{
-			{Reading{Allocs: 100, Mapped: 2 * mib}, ""},
-			{Reading{Allocs: 100 + DefaultQuiet, Mapped: 6 * mib}, ""},
-			{Reading{Allocs: 100 + 2*DefaultQuiet, Mapped: 6 * mib}, ""},
-			{Reading{Allocs: 100 + 2*DefaultQuiet, Mapped: 6 * mib}, "drop"},
-		}},
-		{"pages the kernel reclaimed lower the mark", []step{
-			{Reading{Allocs: 100, Mapped: 4 * mib}, ""},
-			{Reading{Allocs: 100, Mapped: 1 * mib}, ""},
-			{Reading{Allocs: 100, Mapped: 2 * mib}, "drop"}, // 1 MiB more than the reclaimed mark
-		}},
-		{"no figure from the OS, no drop", []step{
-			{Reading{Allocs: 100}, ""},
-			{Reading{Allocs: 100}, ""},
-			{Reading{Allocs: 100}, ""},
-			{Reading{Allocs: 100}, ""},
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var cur Reading
-			var did []string
-			tr := &Trimmer{DropGap: 3, MinMapped: 1 << 20, Read: func() Reading { return cur },
-				Release: func() { did = append(did, "release") },
-				Drop: func() {
-					did = append(did, "drop")
-					cur.Mapped = 2 << 20 // what is left mapped after a drop
-				}}
-			for i, s := range tt.steps {
-				cur, did = s.r, nil
-				tr.Check()
-				if got := strings.Join(did, " "); got != s.want {
-					t.Fatalf("step %d (%+v): did %q, want %q", i, s.r, got, s.want)
-				}
-			}
-		})
-	}
-}
-
-// statm's third field is the resident file-backed (and shared memory)
-// pages.
-func TestStatmShared(t *testing.T) {
-	for in, want := range map[string]uint64{
-		"4589 2761 2020 1434 0 1090 0\n": 2020,
-		"4589 2761 2020":                 2020,
-		"4589 2761":                      0,
-		"":                               0,
-		"4589 x 2020 1434 0 1090 0\n":    0,
-	} {
-		if got := statmShared([]byte(in)); got != want {
-			t.Errorf("statmShared(%q) = %d, want %d", in, got, want)
-		}
 	}
 }
 
@@ -229,7 +133,7 @@ func TestReleaseRealRuntime(t *testing.T) {
 
 // An idle check costs no allocation: an idle daemon makes no garbage.
 func TestCheckAllocatesNothing(t *testing.T) {
-	tr := &Trimmer{Release: func() {}, Drop: func() {}}
+	tr := &Trimmer{Release: func() {}}
 	tr.Check()
 	if n := testing.AllocsPerRun(100, func() { tr.Check() }); n != 0 {
 		t.Fatalf("a check allocates %v times", n)

@@ -72,9 +72,6 @@ type Config struct {
 	// Stdout gets the command's output (stdout and stderr, as a terminal
 	// shows them), os.Stdout if nil.
 	Stdout io.Writer
-	// Started, if set, is called on a goroutine of its own once the
-	// command runs and its pty is proxied: start-up is over.
-	Started func()
 }
 
 // Result is how a run ended.
@@ -195,9 +192,6 @@ func Run(cmd *exec.Cmd, cfg Config) (Result, error) {
 	inDone, outDone := make(chan struct{}), make(chan struct{})
 	go func() { defer close(inDone); p.copyIn() }()
 	go func() { defer close(outDone); p.copyOut() }()
-	if cfg.Started != nil {
-		go cfg.Started()
-	}
 
 	waited := make(chan struct{})
 	go func() { cmd.Wait(); close(waited) }()

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -603,41 +602,12 @@ func (s *syncBuffer) String() string {
 func TestCommandNotStarted(t *testing.T) {
 	u := newUserTerm(t, 24, 80)
 	before := termios(t, u.slave)
-	started := false
-	_, err := proxy.Run(exec.Command("/nonexistent/agent"), proxy.Config{Stdin: u.slave, Stdout: u.slave,
-		Started: func() { started = true }})
+	_, err := proxy.Run(exec.Command("/nonexistent/agent"), proxy.Config{Stdin: u.slave, Stdout: u.slave})
 	if err == nil {
 		t.Fatal("no error for a command that does not exist")
 	}
 	if after := termios(t, u.slave); after != before {
 		t.Error("terminal not restored")
 	}
-	if started {
-		t.Error("Started was called for a command that never ran")
-	}
 }
 
-// Started is called once, while the command runs and its output is
-// proxied.
-func TestStartedWhileRunning(t *testing.T) {
-	u := newUserTerm(t, 24, 80)
-	var calls atomic.Int32
-	called := make(chan struct{}, 1)
-	done := start(t, u, "size", proxy.Config{Started: func() {
-		calls.Add(1)
-		called <- struct{}{}
-	}})
-	select {
-	case <-called:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Started not called within 10 s of the command running")
-	}
-	u.waitText(t, "size 24 80\r\n") // still proxied: the command answers
-	u.typ(t, "q")
-	if res := wait(t, done); res.ExitCode != 0 {
-		t.Errorf("exit code %d", res.ExitCode)
-	}
-	if n := calls.Load(); n != 1 {
-		t.Errorf("Started called %d times, want 1", n)
-	}
-}
