@@ -147,9 +147,13 @@ func (c *Claude) user(h *head) (ev Evidence, ok bool) {
 			claudeText(string(u.text), &ev)
 		case u.content == 'a' && u.toolResult:
 			ev.Kind = KindActivity
-		case u.content == 'a' && u.blocks > 0:
+		case u.content == 'a' && u.prompts > 0:
 			// Several blocks (text plus images, say) are a real prompt.
 			ev.Kind = KindTurnStart
+		case u.content == 'a' && u.blocks > 0:
+			// Only blocks of types a prompt is not made of: what a new
+			// release writes, unproven, moves nothing.
+			ev.Type, ev.Unknown = c.oddBlock(u.odd), true
 		}
 	}
 	ev.At = string(h.ts)
@@ -233,7 +237,9 @@ func (c *Claude) parse(line []byte) (Evidence, error) {
 	}
 	switch ev.Type {
 	case "user":
-		claudeUser(v, &ev)
+		if odd, ok := claudeUser(v, &ev); !ok {
+			ev.Type, ev.Unknown = c.oddBlock(odd), true
+		}
 	case "assistant":
 		claudeAssistant(v, &ev)
 	case "system":
@@ -263,13 +269,16 @@ func (c *Claude) parse(line []byte) (Evidence, error) {
 	return ev, nil
 }
 
-func claudeUser(v *fastjson.Value, ev *Evidence) {
+// claudeUser is the evidence of a user line. ok is false for a content
+// array of blocks none of which a prompt is made of (text, image,
+// document): odd is the first such block's type.
+func claudeUser(v *fastjson.Value, ev *Evidence) (odd []byte, ok bool) {
 	if v.GetBool("isMeta") || v.GetBool("isCompactSummary") {
-		return
+		return nil, true
 	}
 	content := v.Get("message", "content")
 	if content == nil {
-		return
+		return nil, true
 	}
 	var text string
 	switch content.Type() {
@@ -277,34 +286,52 @@ func claudeUser(v *fastjson.Value, ev *Evidence) {
 		text = string(content.GetStringBytes())
 	case fastjson.TypeArray:
 		blocks, _ := content.Array()
-		texts := 0
+		texts, prompts, oddSeen := 0, 0, false
 		for _, b := range blocks {
-			switch string(b.GetStringBytes("type")) {
+			switch typ := b.GetStringBytes("type"); string(typ) {
 			case "tool_result":
 				// A tool result carrier: activity inside the turn, whatever
 				// its text (it may quote an interrupt marker).
 				ev.Kind = KindActivity
-				return
+				return nil, true
 			case "text":
 				texts++
+				prompts++
 				if texts == 1 {
 					text = string(b.GetStringBytes("text"))
+				}
+			case "image", "document":
+				prompts++
+			default:
+				if !oddSeen {
+					odd, oddSeen = typ, true
 				}
 			}
 		}
 		if texts != 1 || len(blocks) != 1 {
 			// Several blocks (text plus images, say) are a real prompt,
 			// never a marker.
-			if texts == 0 && len(blocks) == 0 {
-				return
+			switch {
+			case len(blocks) == 0:
+				return nil, true
+			case prompts == 0:
+				return odd, false
 			}
 			ev.Kind = KindTurnStart
-			return
+			return nil, true
 		}
 	default:
-		return
+		return nil, true
 	}
 	claudeText(text, ev)
+	return nil, true
+}
+
+// oddBlock is the type a user line made only of blocks of unknown types
+// is counted under: "user/" and the first block's type.
+func (c *Claude) oddBlock(typ []byte) string {
+	s, _ := c.unknown.intern(append([]byte("user/"), typ...), nil)
+	return s
 }
 
 // claudeText is the evidence of a user line whose only text is text.

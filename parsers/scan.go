@@ -493,6 +493,12 @@ type claudeHead struct {
 	blocks     int
 	texts      int
 	toolResult bool // a block of type tool_result
+	// prompts counts the blocks a prompt is made of (text, image,
+	// document); odd is the first block of a type a user line is not known
+	// to carry, nil if none.
+	prompts int
+	odd     []byte
+	oddSeen bool
 
 	// Assistant: message.stop_reason a string (and "end_turn"), model
 	// "<synthetic>", the last block's type, and the last tool block's name
@@ -743,9 +749,18 @@ func block(b []byte, i int, c *claudeHead) int {
 		c.toolResult = true
 	case "text":
 		c.texts++
+		c.prompts++
 		if c.texts == 1 {
 			c.text, c.textEsc = text, textEsc
 		}
+	case "image", "document":
+		c.prompts++
+	default:
+		if !c.oddSeen {
+			c.odd, c.oddSeen = typ, true
+		}
+	}
+	switch string(typ) {
 	case "tool_use", "server_tool_use":
 		c.tool = true
 		if nameEsc {

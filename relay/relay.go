@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -120,22 +121,27 @@ type Event struct {
 
 // Counters are the relay's running totals (`logwatch status`).
 type Counters struct {
-	HooksReceived         int64 `json:"hooks_received"`
-	HooksDropped          int64 `json:"hooks_dropped"`
-	HooksUnknown          int64 `json:"hooks_unknown"`
-	HooksSubagent         int64 `json:"hooks_subagent"`
-	BadRequests           int64 `json:"bad_requests"`
-	Lines                 int64 `json:"lines"`
-	Malformed             int64 `json:"malformed"`
-	Oversized             int64 `json:"oversized"`
-	Keys                  int64 `json:"keys"`
-	InterruptCandidates   int64 `json:"interrupt_candidates"`
-	InterruptsConfirmed   int64 `json:"interrupts_confirmed"`
-	InterruptsUnconfirmed int64 `json:"interrupts_unconfirmed"`
-	KeyToMarkerLastMs     int64 `json:"key_to_marker_last_ms"`
-	KeyToMarkerMaxMs      int64 `json:"key_to_marker_max_ms"`
-	SubscriberResyncs     int64 `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
-	Subscribers           int64 `json:"subscribers"`        // connected now
+	HooksReceived int64 `json:"hooks_received"`
+	HooksDropped  int64 `json:"hooks_dropped"`
+	HooksUnknown  int64 `json:"hooks_unknown"`
+	HooksSubagent int64 `json:"hooks_subagent"`
+	BadRequests   int64 `json:"bad_requests"`
+	Lines         int64 `json:"lines"`
+	Malformed     int64 `json:"malformed"`
+	// LinesUnknown counts log lines of a type the agent's parser does not
+	// know (ignored: they move no session); Drift counts them by "agent
+	// version type", for the first 64 such keys ("other" after that).
+	LinesUnknown          int64            `json:"lines_unknown"`
+	Drift                 map[string]int64 `json:"drift,omitempty"`
+	Oversized             int64            `json:"oversized"`
+	Keys                  int64            `json:"keys"`
+	InterruptCandidates   int64            `json:"interrupt_candidates"`
+	InterruptsConfirmed   int64            `json:"interrupts_confirmed"`
+	InterruptsUnconfirmed int64            `json:"interrupts_unconfirmed"`
+	KeyToMarkerLastMs     int64            `json:"key_to_marker_last_ms"`
+	KeyToMarkerMaxMs      int64            `json:"key_to_marker_max_ms"`
+	SubscriberResyncs     int64            `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
+	Subscribers           int64            `json:"subscribers"`        // connected now
 	ConnCounters
 
 	// HTTPRefused counts HTTP requests refused before any handler (foreign
@@ -573,6 +579,7 @@ func (r *Relay) logLine(l LogLine) {
 	if e.path == "" {
 		e.path = l.Path
 	}
+	r.countDrift(e, l.Evidence)
 	if l.Bootstrap {
 		if !e.booting && known {
 			ch := sessionChange(e)
@@ -862,6 +869,7 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 		})
 		st.Worktrees = r.worktreeStates()
 		st.Counters = r.counters
+		st.Counters.Drift = maps.Clone(r.counters.Drift) // encoded off this goroutine
 		st.Counters.RegistryProcesses = int64(r.regFiles())
 		st.Counters.Subscribers = int64(len(r.subs))
 		if r.conns != nil {
