@@ -13,8 +13,8 @@ import (
 // (`codex app-server --managed-daemon`) that the first TUI started, so a
 // hook's LOGWATCH_TAB is that first tab's for every session (the hook client
 // drops it: proxy.TabFromEnv), and nothing under CODEX_HOME or in the TUI's
-// process names the thread it shows (measured: README "How states are
-// decided", Codex binding). What ties a TUI to its thread is the user: the
+// process names the thread it shows (docs/design.md, "Codex sessions are
+// bound by the submit"). What ties a TUI to its thread is the user: the
 // Enter that submits a prompt in a tab's pty is followed, 20–40 ms later on
 // an idle machine, by that thread's turn start in the rollout
 // (task_started, stamped by Codex) and its UserPromptSubmit hook.

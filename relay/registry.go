@@ -12,7 +12,7 @@ import (
 
 // Claude Code's live session registry (package watcher/registry) as a source. Each
 // file names a running process and its session; the relay uses it for
-// three things, each a rule in the README's state rules:
+// three things, each a rule in docs/states.md:
 //
 //   - pid → session (registry.tab_bound): the tab whose process is the
 //     registry's pid or its nearest ancestor is bound to the session, so

@@ -6,11 +6,11 @@
 // Reader, the Follower the watcher uses, is parsers/lines over the open
 // file, pulled when the watcher's directory events say the file changed. It
 // replaced github.com/nxadm/tail, the follower the issue specified, for the
-// measured reasons in the README's design notes (bench/watcher.sh prints
-// them again): nxadm/tail's poll mode adds up to 250 ms per line, its
-// inotify mode spends one watch per file in a process-wide tracker that
-// calls os.Exit when inotify is exhausted, it continues at a stale offset
-// after a truncate and rewrite, and it holds an oversized line in memory.
+// reasons in docs/design.md (bench/watcher.sh measures them): nxadm/tail's
+// poll mode adds up to 250 ms per line, its inotify mode spends one watch
+// per file in a process-wide tracker that calls os.Exit when inotify is
+// exhausted, it continues at a stale offset after a truncate and rewrite,
+// and it holds an oversized line in memory.
 package follow
 
 import (
