@@ -265,3 +265,66 @@ func TestE2EInvalidUTF8SessionAck(t *testing.T) {
 	e.want("%FF%FE", "ready", "acknowledged", "api")
 	e.sessionField("%FE%FF", "state", "done") // the other name's session is its own
 }
+
+// boundedCLI runs the real binary and fails unless it exits within 10 s
+// (a FIFO opened for reading waits for a writer for ever).
+func boundedCLI(t *testing.T, env []string, fifos []string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		for _, p := range fifos {
+			if fd, err := syscall.Open(p, syscall.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				syscall.Close(fd)
+			}
+		}
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("logwatch %v did not return within 10 s", args)
+	}
+	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestE2EVerifyAndHooksFIFO: a FIFO named *.jsonl in a directory given to
+// verify is reported unreadable (exit 2) while the other logs are read,
+// and a FIFO (or its .expect.json sidecar) is never waited on; a FIFO as
+// the settings file of `hooks install` is refused by name and left as it
+// is.
+func TestE2EVerifyAndHooksFIFO(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.jsonl"), `{"type":"user","sessionId":"a","message":{"content":"hi"}}`+"\n")
+	fifo, sidecar := filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "a.expect.json")
+	for _, p := range []string{fifo, sidecar} {
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, code := boundedCLI(t, nil, []string{fifo, sidecar}, "verify", "--json", dir)
+	if code != 2 || !strings.Contains(out, fifo+" is a FIFO, not a regular file") || !strings.Contains(out, `"session_id":"a"`) {
+		t.Fatalf("verify: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, sidecar+" is a FIFO") {
+		t.Errorf("the sidecar FIFO is not reported:\n%s", out)
+	}
+
+	settings := filepath.Join(dir, "settings.json")
+	if err := syscall.Mkfifo(settings, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code = boundedCLI(t, nil, []string{settings}, "hooks", "install", "--agent", "claude", "--file", settings)
+	if code == 0 || !strings.Contains(out, settings+" is a FIFO, not a regular file") {
+		t.Fatalf("hooks install: exit %d\n%s", code, out)
+	}
+	if fi, err := os.Lstat(settings); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO was replaced: %v %v", fi, err)
+	}
+}
