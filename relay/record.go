@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/internal/safeopen"
 )
 
 // A recording is one JSONL file of everything that entered the relay and
@@ -151,7 +153,7 @@ func (fr *FileRecorder) Close() error {
 
 // ReadRecording parses a recording file.
 func ReadRecording(path string) ([]RecordLine, error) {
-	f, err := os.Open(path)
+	f, err := safeopen.Open(path)
 	if err != nil {
 		return nil, err
 	}

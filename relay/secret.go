@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/relay/peercred"
 )
 
@@ -77,7 +78,7 @@ func readSecret(path string) (string, error) {
 	if fi.Mode().Perm()&0o077 != 0 {
 		return "", fmt.Errorf("http secret %s has mode %04o; it must be 0600 (remove it: a new one is made at start)", path, fi.Mode().Perm())
 	}
-	b, err := os.ReadFile(path)
+	b, err := safeopen.ReadFile(path, 4<<10) // 65 bytes; and no FIFO swapped in after the Lstat
 	if err != nil {
 		return "", fmt.Errorf("http secret: %w", err)
 	}

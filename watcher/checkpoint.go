@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/logwatch/logwatch/internal/safeopen"
 )
 
 // ckptEntry is one file's persisted position and identity.
@@ -84,11 +86,31 @@ var barrierWait = 2 * time.Second
 
 const ckptVersion = 1
 
+// MaxCheckpointBytes bounds the checkpoint read at start-up: 10 000
+// sessions take about 6 MB, and a larger file is refused, not loaded (a
+// symlink to /dev/zero grew the daemon to 3 GB in half a second).
+const MaxCheckpointBytes = 64 << 20
+
+// CheckCheckpoint is nil when path does not exist or is a regular file. A
+// checkpoint is replaced by a rename at every write: a FIFO, a device or
+// a symlink there (where a read blocks for ever, or never ends, and the
+// rename would put a file in place of a device or the link) is refused,
+// named, and left as it is.
+func CheckCheckpoint(path string) error {
+	if err := safeopen.CheckReplace(path); err != nil {
+		return fmt.Errorf("checkpoint %w (remove it, or set checkpoint: to another path)", err)
+	}
+	return nil
+}
+
 func (w *Watcher) loadCheckpoint() error {
 	if w.cfg.CheckpointFile == "" {
 		return nil
 	}
-	b, err := os.ReadFile(w.cfg.CheckpointFile)
+	if err := CheckCheckpoint(w.cfg.CheckpointFile); err != nil {
+		return err
+	}
+	b, err := safeopen.ReadFile(w.cfg.CheckpointFile, MaxCheckpointBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -243,12 +265,16 @@ func (w *Watcher) writeCheckpoint(force bool) (int64, error) {
 		err = cerr
 	}
 	if err == nil {
+		// Whatever was put there since start-up is not renamed over.
+		err = CheckCheckpoint(w.cfg.CheckpointFile)
+	}
+	if err == nil {
 		err = os.Rename(tmp.Name(), w.cfg.CheckpointFile)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("write checkpoint: %w", err)
 	}
-	if d, err := os.Open(dir); err == nil {
+	if d, err := safeopen.Dir(dir); err == nil {
 		_ = d.Sync()
 		d.Close()
 	}

@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/parsers"
 )
 
@@ -92,7 +94,7 @@ func (d *dir) remove(f *file) {
 type dirEntry = os.DirEntry
 
 func readDirEntries(path string) ([]dirEntry, error) {
-	f, err := os.Open(path)
+	f, err := safeopen.Dir(path) // a FIFO swapped in for the directory must not block the loop
 	if err != nil {
 		return nil, err
 	}
@@ -116,21 +118,53 @@ func guessAgent(path string) parsers.Agent {
 // sessionOf derives the session a log belongs to from its path: the Claude
 // file stem (the parent session's for subagent files), the Codex rollout's
 // trailing uuid ("" when the name has none: the session_meta id is used).
-// The id is a substring of path.
+// The id is a substring of path, unless the name is not valid UTF-8 (see
+// nameID).
 func sessionOf(path string, agent parsers.Agent) (session string, subagent bool) {
 	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	switch agent {
 	case parsers.AgentClaude:
 		if filepath.Base(filepath.Dir(path)) == "subagents" && strings.HasPrefix(stem, "agent-") {
-			return filepath.Base(filepath.Dir(filepath.Dir(path))), true
+			return nameID(filepath.Base(filepath.Dir(filepath.Dir(path)))), true
 		}
-		return stem, false
+		return nameID(stem), false
 	case parsers.AgentCodex:
 		if len(stem) >= 36 && isUUID(stem[len(stem)-36:]) {
 			return stem[len(stem)-36:], false
 		}
 	}
 	return "", false
+}
+
+// nameID is the session id a file or directory name gives. A valid UTF-8
+// name is the id as it is (it is the agent's own session id, which hooks
+// name too). An invalid one would be published with U+FFFD in its place,
+// an id no request can name, so its id spells each byte that is not part
+// of a valid UTF-8 sequence as %XX (upper-case hex) and each '%' as %25:
+// valid UTF-8, deterministic, and different for different invalid names
+// (percent-decoding gives the name back). It can equal a valid name
+// spelled with those escapes ("a%FF" for "a\xff"), which gives no more
+// than a valid name already does: the same stem in another project
+// folder is the same id.
+func nameID(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(name)+8)
+	for i := 0; i < len(name); {
+		r, n := utf8.DecodeRuneInString(name[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, '%', hex[name[i]>>4], hex[name[i]&15])
+		case r == '%':
+			b = append(b, "%25"...)
+		default:
+			b = append(b, name[i:i+n]...)
+		}
+		i += n
+	}
+	return string(b)
 }
 
 func isUUID(s string) bool {

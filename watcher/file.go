@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/watcher/follow"
@@ -315,7 +316,9 @@ func (r *reader) gone() bool {
 // open opens the file and positions the follower: at the delivered offset
 // when the file is the same generation, at 0 when it is not.
 func (r *reader) open() (ok, gone bool) {
-	fd, err := os.Open(r.f.path)
+	// Not os.Open: a FIFO put at the path would block this reader (and
+	// the watcher's stop) for ever.
+	fd, err := safeopen.Open(r.f.path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, true
@@ -324,9 +327,6 @@ func (r *reader) open() (ok, gone bool) {
 		return false, false
 	}
 	fi, err := fd.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = errors.New("not a regular file")
-	}
 	if err != nil {
 		fd.Close()
 		r.warn(err, "cannot read log")

@@ -50,6 +50,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/watcher/follow"
 )
@@ -199,7 +200,11 @@ func (w *Watcher) Run(ctx context.Context) error {
 	w.mu.Lock()
 	w.ctx = ctx
 	w.mu.Unlock()
-	if err := w.loadCheckpoint(); err != nil {
+	if err := w.loadCheckpoint(); errors.Is(err, safeopen.ErrNotRegular) {
+		// Every write would be refused too: say so now, not every 5 s.
+		close(w.ready)
+		return err
+	} else if err != nil {
 		w.clog.Warn().Err(err).Str("path", w.cfg.CheckpointFile).Msg("checkpoint unreadable; bootstrapping every file from its tail")
 	}
 	if w.cfg.SaveState {

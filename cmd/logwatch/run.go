@@ -34,6 +34,14 @@ serves every session's state on the unix socket until SIGINT or SIGTERM.`,
 			if err := a.cfg.CheckRoots(); err != nil {
 				return withCode(exitUsage, fmt.Errorf("config: %w", err))
 			}
+			// A checkpoint path that is a FIFO, a device or a symlink is
+			// the user's to fix: running without the checkpoint would
+			// forget the state at every restart without a word.
+			if a.cfg.Checkpoint != "" {
+				if err := watcher.CheckCheckpoint(a.cfg.Checkpoint); err != nil {
+					return withCode(exitUsage, fmt.Errorf("config: %w", err))
+				}
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			return a.serve(ctx, record)

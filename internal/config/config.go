@@ -15,12 +15,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/relay"
 )
 
@@ -397,16 +399,22 @@ func editDistance(a, b string) int {
 
 // CheckRoots refuses log roots that exist but cannot be listed: the daemon
 // would watch nothing there without saying so. A missing root is fine (it
-// is waited for).
+// is waited for), and so is a symlink loop (ErrRootLoop): it resolves to
+// nothing, as a dangling link does, and one loop among the roots must not
+// keep the others from being served; the watcher warns about it and looks
+// again at every poll.
 func (c Config) CheckRoots() error {
 	var errs []error
 	for _, r := range c.Roots() {
-		if err := RootReadable(r.Path); err != nil {
+		if err := RootReadable(r.Path); err != nil && !errors.Is(err, ErrRootLoop) {
 			errs = append(errs, fmt.Errorf("agents.%s.roots: %w", r.Agent, err))
 		}
 	}
 	return errors.Join(errs...)
 }
+
+// ErrRootLoop is RootReadable's error for a root whose symlinks loop.
+var ErrRootLoop = errors.New("a symlink loop")
 
 // RootReadable is nil for a missing or listable directory.
 func RootReadable(path string) error {
@@ -414,13 +422,16 @@ func RootReadable(path string) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("%s is %w (skipped until it resolves)", path, ErrRootLoop)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", path)
 	}
-	f, err := os.Open(path)
+	f, err := safeopen.Dir(path)
 	if err == nil {
 		_, err = f.Readdirnames(1)
 		f.Close()

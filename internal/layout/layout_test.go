@@ -24,38 +24,39 @@ var allowed = map[string][]string{
 	"parsers/lines":  {},
 	"parsers":        {},
 	"watcher/follow": {"parsers/lines"},
-	"watcher":        {"parsers", "parsers/lines", "watcher/follow"},
+	"watcher":        {"internal/safeopen", "parsers", "parsers/lines", "watcher/follow"},
 	"keytap":         {},
 	// Claude Code's live session registry, a source beside the logs.
-	"watcher/registry": {"watcher"},
+	"watcher/registry": {"internal/safeopen", "watcher"},
 
 	// The relay: the pure state folder, the state owner and its server,
 	// its client and clock.
 	"relay/session":  {"parsers"},
 	"relay/peercred": {},
 	"relay/vclock":   {},
-	"relay":          {"internal/proctree", "parsers", "parsers/lines", "relay/peercred", "relay/session"},
+	"relay":          {"internal/proctree", "internal/safeopen", "parsers", "parsers/lines", "relay/peercred", "relay/session"},
 	"relay/client":   {"relay", "relay/peercred"},
 	"keytap/proxy":   {"internal/proctree", "keytap", "relay", "relay/client"},
 
 	// Above watcher and relay: what runs the pipeline.
-	"pipeline/ingest": {"relay", "watcher", "watcher/registry"},
-	"pipeline/replay": {"parsers", "pipeline/ingest", "relay", "relay/vclock", "watcher"},
-	"pipeline/verify": {"parsers", "parsers/lines", "relay/session"},
+	"pipeline/ingest": {"internal/safeopen", "relay", "watcher", "watcher/registry"},
+	"pipeline/replay": {"internal/safeopen", "parsers", "pipeline/ingest", "relay", "relay/vclock", "watcher"},
+	"pipeline/verify": {"internal/safeopen", "parsers", "parsers/lines", "relay/session"},
 
 	// The machine's setup: the agents' settings files, the service, doctor.
 	"setup/selfbin":       {},
 	"setup/service":       {"internal/atomicfile"},
-	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/udiff", "relay"},
-	"setup/doctor":        {"conformance/agents", "internal/config", "parsers", "relay/client", "setup/agentsettings"},
+	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/safeopen", "internal/udiff", "relay"},
+	"setup/doctor":        {"conformance/agents", "internal/config", "internal/safeopen", "parsers", "relay/client", "setup/agentsettings"},
 
 	// Shared leaves.
-	"internal/config":      {"relay"},
+	"internal/config":      {"internal/safeopen", "relay"},
 	"internal/jsonc":       {},
 	"internal/statusview":  {"relay", "relay/client"},
 	"internal/proctree":    {},
 	"internal/udiff":       {},
-	"internal/atomicfile":  {},
+	"internal/atomicfile":  {"internal/safeopen"},
+	"internal/safeopen":    {},
 	"internal/memtrim":     {},
 	"internal/testsupport": {"internal/udiff"},
 	"internal/layout":      {},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/watcher"
 )
@@ -109,7 +110,8 @@ func readRaw(files map[string]*os.File, rec watcher.Record) []byte {
 	f := files[rec.Path]
 	if f == nil {
 		var err error
-		if f, err = os.Open(rec.Path); err != nil {
+		// A FIFO renamed over the log must not block the pump.
+		if f, err = safeopen.Open(rec.Path); err != nil {
 			return nil
 		}
 		files[rec.Path] = f

@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/logwatch/logwatch/internal/safeopen"
 )
 
 // Phase is one line of an expected.jsonl phase file (the peer's format, see
@@ -37,7 +38,7 @@ type Expectation struct {
 
 // ReadExpectation parses an expected.jsonl file: a meta line, then phases.
 func ReadExpectation(path string) (*Expectation, error) {
-	f, err := os.Open(path)
+	f, err := safeopen.Open(path)
 	if err != nil {
 		return nil, err
 	}

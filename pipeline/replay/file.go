@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/relay"
 )
 
@@ -22,7 +23,7 @@ type Note struct {
 // ReadNote reads a Note file.
 func ReadNote(path string) (Note, error) {
 	var n Note
-	b, err := os.ReadFile(path)
+	b, err := safeopen.ReadFile(path, 1<<20)
 	if err == nil {
 		err = json.Unmarshal(b, &n)
 	}

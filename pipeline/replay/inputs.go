@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay"
 )
@@ -120,7 +121,7 @@ func ReadPeer(dir string, hooks HookOverride) (*Peer, error) {
 	if len(events) == 0 {
 		return nil, fmt.Errorf("%s: no events", dir)
 	}
-	transcript, err := os.ReadFile(filepath.Join(dir, "transcript.jsonl"))
+	transcript, err := safeopen.ReadFile(filepath.Join(dir, "transcript.jsonl"), maxInput)
 	if err != nil {
 		return nil, err
 	}
@@ -225,8 +226,11 @@ func seenBefore(parts map[string][]byte, b []byte) bool {
 	return false
 }
 
+// maxInput bounds each file of a recording read whole.
+const maxInput = 1 << 30
+
 func readPeerEvents(path string) ([]PeerEvent, error) {
-	b, err := os.ReadFile(path)
+	b, err := safeopen.ReadFile(path, maxInput)
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/logwatch/logwatch/internal/safeopen"
 )
 
 // ExpectPath is the sidecar holding expectations for a log file:
@@ -18,9 +19,12 @@ func ExpectPath(logPath string) string {
 	return strings.TrimSuffix(logPath, ".jsonl") + ".expect.json"
 }
 
+// maxExpectBytes bounds a sidecar: a few hundred bytes of expectations.
+const maxExpectBytes = 1 << 20
+
 // compareExpect checks f against its sidecar, if there is one.
 func compareExpect(logPath string, f *File) []string {
-	raw, err := os.ReadFile(ExpectPath(logPath))
+	raw, err := safeopen.ReadFile(ExpectPath(logPath), maxExpectBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

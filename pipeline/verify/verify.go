@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/relay/session"
@@ -201,7 +202,7 @@ const detectLines = 64
 func (a *analyzer) file(path string) File {
 	f := File{Path: path, Agent: parsers.AgentUnknown, UnknownTypes: map[string]int{},
 		Interrupts: []Interrupt{}, Compactions: []Compaction{}}
-	fh, err := os.Open(path)
+	fh, err := safeopen.Open(path) // a FIFO named *.jsonl is refused, not waited on
 	if err != nil {
 		f.Error = err.Error()
 		return f

@@ -12,6 +12,7 @@ import (
 	"github.com/logwatch/logwatch/internal/atomicfile"
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/jsonc"
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/internal/udiff"
 	"github.com/logwatch/logwatch/relay"
 )
@@ -67,6 +68,9 @@ func HTTPSpec(spec Spec, addr, socket string) (Spec, error) {
 	return spec.WithHTTP("http://"+addr+"/hook?agent="+spec.Agent, secret), nil
 }
 
+// MaxSettingsBytes bounds a settings file read (they are a few KiB).
+const MaxSettingsBytes = 16 << 20
+
 // Edit applies install or uninstall to one settings file, saying on w what
 // it did (with dryRun, the diff it would apply).
 func Edit(w io.Writer, t Target, command string, install, dryRun bool) error {
@@ -76,7 +80,7 @@ func Edit(w io.Writer, t Target, command string, install, dryRun bool) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	old, err := os.ReadFile(path)
+	old, err := safeopen.ReadFile(path, MaxSettingsBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %w", t.Path, err)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/setup/agentsettings"
@@ -345,7 +346,7 @@ func checkHooks(env Env, agent string, scan logScan) Finding {
 	}
 	path, _ := agentsettings.SettingsPath(agent, "user")
 	fix := "logwatch hooks install --agent " + agent
-	src, err := os.ReadFile(path)
+	src, err := safeopen.ReadFile(path, agentsettings.MaxSettingsBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		f.Status, f.Summary, f.Fix = Fail, path+" cannot be read: "+err.Error(), "fix its permissions, then "+fix
 		return f
@@ -473,7 +474,7 @@ func scanRecentLogs(env Env) logScan {
 }
 
 func (s *logScan) readHead(agent, path string) {
-	f, err := os.Open(path)
+	f, err := safeopen.Open(path)
 	if err != nil {
 		return
 	}

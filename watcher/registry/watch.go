@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/watcher"
 )
 
@@ -33,6 +36,7 @@ type Stats struct {
 	Entries    atomic.Int64 // files read and live now
 	Incomplete atomic.Int64 // reads of a half-written or invalid file (retried on its next event)
 	Overflows  atomic.Int64 // event queue overflows (each followed by a rescan)
+	Refused    atomic.Int64 // paths refused for not being regular files (a FIFO, a device), once each
 }
 
 // Watcher follows registry directories with directory events only: no
@@ -48,6 +52,7 @@ type Watcher struct {
 	present   map[string]bool   // root → watched and listed
 	ancestors map[string]bool   // directories watched only to see a root appear
 	last      map[string]uint64 // path → hash of the content last delivered
+	refused   map[string]bool   // paths refused (and logged) as not regular, until they change kind or go
 	buf       []byte            // the read buffer (one goroutine reads)
 	ready     chan struct{}
 }
@@ -62,7 +67,8 @@ func New(roots []string, sink Sink, log zerolog.Logger) *Watcher {
 	}
 	return &Watcher{
 		roots: clean, sink: sink, log: log.With().Str("component", "registry").Logger(),
-		present: map[string]bool{}, ancestors: map[string]bool{}, last: map[string]uint64{}, buf: make([]byte, maxFile+1),
+		present: map[string]bool{}, ancestors: map[string]bool{}, last: map[string]uint64{}, refused: map[string]bool{},
+		buf:   make([]byte, maxFile+1),
 		ready: make(chan struct{}),
 	}
 }
@@ -159,7 +165,7 @@ func (w *Watcher) checkRoots() {
 // scan lists a root: every file is read, and a file delivered before that
 // is no longer there is removed.
 func (w *Watcher) scan(rt string) {
-	ents, err := os.ReadDir(rt)
+	ents, err := readDir(rt)
 	if err != nil {
 		w.log.Warn().Err(err).Str("path", rt).Msg("registry directory unreadable")
 		return
@@ -167,7 +173,7 @@ func (w *Watcher) scan(rt string) {
 	seen := map[string]bool{}
 	for _, de := range ents {
 		p := filepath.Join(rt, de.Name())
-		if PidOf(p) != 0 && de.Type().IsRegular() {
+		if PidOf(p) != 0 && !de.IsDir() { // read refuses (and logs once) what is not a regular file
 			seen[p] = true
 			w.read(p)
 		}
@@ -177,6 +183,19 @@ func (w *Watcher) scan(rt string) {
 			w.removed(p)
 		}
 	}
+}
+
+// readDir lists dir, sorted by name, as os.ReadDir does, without blocking
+// on a FIFO swapped in for it.
+func readDir(dir string) ([]os.DirEntry, error) {
+	f, err := safeopen.Dir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, err
 }
 
 func (w *Watcher) event(ev fsnotify.Event) {
@@ -214,7 +233,19 @@ func (w *Watcher) event(ev fsnotify.Event) {
 // read delivers p's content if it is whole and changed. A half-written file
 // is left for its next event; the entry delivered before stays in force.
 func (w *Watcher) read(p string) {
-	f, err := os.Open(p)
+	// Not os.Open: a FIFO named <pid>.json would block this goroutine in
+	// open(2) for ever, and with it every later registry file and the
+	// daemon's stop.
+	f, err := safeopen.Open(p)
+	if errors.Is(err, safeopen.ErrNotRegular) {
+		if !w.refused[p] {
+			w.refused[p] = true
+			w.Stats.Refused.Add(1)
+			w.log.Warn().Err(err).Str("path", p).Msg("registry file refused")
+		}
+		return
+	}
+	delete(w.refused, p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			w.removed(p)
@@ -266,6 +297,7 @@ func readFull(f *os.File, b []byte) (int, error) {
 }
 
 func (w *Watcher) removed(p string) {
+	delete(w.refused, p)
 	if _, ok := w.last[p]; !ok {
 		return
 	}
