@@ -47,16 +47,17 @@ var allowed = map[string][]string{
 	"setup/selfbin":       {},
 	"setup/service":       {"internal/atomicfile"},
 	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/udiff", "relay"},
-	"setup/doctor":        {"conformance/agents", "internal/config", "parsers", "relay/client", "setup/agentsettings"},
+	"setup/doctor":        {"conformance/agents", "internal/config", "internal/termsafe", "parsers", "relay/client", "setup/agentsettings"},
 
 	// Shared leaves.
 	"internal/config":      {"relay"},
 	"internal/jsonc":       {},
-	"internal/statusview":  {"relay", "relay/client"},
+	"internal/statusview":  {"internal/termsafe", "relay", "relay/client"},
 	"internal/proctree":    {},
 	"internal/udiff":       {},
 	"internal/atomicfile":  {},
 	"internal/memtrim":     {},
+	"internal/termsafe":    {},
 	"internal/testsupport": {"internal/udiff"},
 	"internal/layout":      {},
 
