@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -256,5 +257,26 @@ func TestReplayTextEscapes(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "\n"); n != 6 || !strings.Contains(out.String(), `echo \x1b]52;c;`) {
 		t.Errorf("%d lines (want 6), escapes shown or not:\n%s", n, out.String())
+	}
+}
+
+// TestHooksDiffEscapes: `hooks install --scope project --dry-run` in a
+// cloned repository prints a diff quoting its settings file: a comment
+// holding escape sequences reaches the terminal escaped.
+func TestHooksDiffEscapes(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(repo, ".claude", "settings.json"), "{\n  // "+attackOSC52+attackC1+attackBidi+" note\n  \"model\": \"x\"\n}\n")
+	cmd := exec.Command(bin, "hooks", "install", "--agent", "claude", "--scope", "project", "--dry-run")
+	cmd.Dir = repo
+	cmd.Env = []string{"HOME=" + repo, "XDG_CONFIG_HOME=" + filepath.Join(repo, ".config"), "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hooks install --dry-run: %v", err)
+	}
+	if n := hostile(out); n > 0 || !strings.Contains(string(out), `// \x1b]52;c;`) {
+		t.Errorf("%d control bytes reach the terminal:\n%s", n, out)
 	}
 }
