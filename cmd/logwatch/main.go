@@ -110,7 +110,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.String("log-format", "auto", "log format: auto, console, json")
 	pf.String("socket", "", "daemon socket (default $XDG_RUNTIME_DIR/logwatch/logwatch.sock)")
 	root.AddCommand(newVerifyCmd(a), newHookCmd(), newKeyCmd(a, nil), newAckCmd(a, nil), newTabClosedCmd(a, nil),
-		newStatusCmd(a, nil), newEventsCmd(a, nil), newRunCmd(a), newWrapCmd(a), newHooksCmd(a),
+		newStatusCmd(a, nil), newEventsCmd(a, nil), newRunCmd(a), newWrapCmd(a, &configFile), newHooksCmd(a),
 		newServiceCmd(a), newConfigCmd(a, &configFile), newDoctorCmd(a), newReplayCmd(a), newVersionCmd(a),
 		newManCmd(root))
 	// --version prints what `logwatch version` does.
