@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,10 +103,11 @@ func TestE2EWrapBrokenConfig(t *testing.T) {
 		}
 		return p
 	}
-	cases := []struct {
+	type wrapCase struct {
 		name, config, warns string
 		fileSocket          bool // LOGWATCH_SOCKET unset: the socket is the file's
-	}{
+	}
+	cases := []wrapCase{
 		{"window without a unit", file("nounit.yaml", "interrupt: {window: 2}\n", 0o644), "interrupt.window", false},
 		{"missing file, hostile name", filepath.Join(dir, "missing"+attackTitle+".yaml"), `missing\x1b]0;owned\a.yaml`, false},
 		{"not YAML", file("bad.yaml", "interrupt: [\n", 0o644), "bad.yaml", false},
@@ -113,11 +115,13 @@ func TestE2EWrapBrokenConfig(t *testing.T) {
 		{"a directory", dir, filepath.Base(dir), false},
 		{"socket from a file with a bad value", file("sock.yaml", "socket: "+e.socket+"\ninterrupt: {esc_timeout: -1s}\n", 0o644), "esc_timeout", true},
 	}
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, wrapCase{"a FIFO", fifo, "a FIFO, not a regular file", false})
 	if os.Geteuid() != 0 { // root reads a 0000 file
-		cases = append(cases, struct {
-			name, config, warns string
-			fileSocket          bool
-		}{"unreadable", file("locked.yaml", "socket: /x\n", 0), "locked.yaml", false})
+		cases = append(cases, wrapCase{"unreadable", file("locked.yaml", "socket: /x\n", 0), "locked.yaml", false})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -156,7 +156,10 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	if file != "" {
 		v.SetConfigFile(file)
 		v.SetConfigType("yaml")
-		err := v.ReadInConfig()
+		err := checkFile(file)
+		if err == nil {
+			err = v.ReadInConfig()
+		}
 		switch {
 		case err == nil:
 			cfg.File = file
@@ -230,6 +233,38 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	// Unknown keys are reported with the values' errors; the values read are
 	// still returned, for the hook client, which must find the socket anyway.
 	return cfg, origins, errors.Join(keyErr, cfg.validate())
+}
+
+// MaxFileBytes bounds the configuration file, which is read whole (three
+// times: values, keys, hosts); a real one is a few hundred bytes.
+const MaxFileBytes = 1 << 20
+
+// checkFile refuses, before anything opens it, a configuration path that is
+// not a regular file of at most MaxFileBytes: reading a FIFO blocks every
+// verb forever (the hook client, and the command wrap runs, with them), a
+// device never ends.
+func checkFile(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		kind := "a special file"
+		switch m := fi.Mode(); {
+		case m.IsDir():
+			kind = "a directory"
+		case m&fs.ModeNamedPipe != 0:
+			kind = "a FIFO"
+		case m&fs.ModeDevice != 0:
+			kind = "a device"
+		case m&fs.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return fmt.Errorf("%s, not a regular file", kind)
+	case fi.Size() > MaxFileBytes:
+		return fmt.Errorf("%d bytes, more than a configuration holds (at most %d)", fi.Size(), MaxFileBytes)
+	}
+	return nil
 }
 
 // durationKeys and listKeys are the keys whose YAML type is checked before
