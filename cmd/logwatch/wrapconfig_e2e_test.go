@@ -156,3 +156,31 @@ func TestE2EWrapBrokenConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EHookFIFOConfig: the hook client reads the configuration for the
+// socket; a LOGWATCH_CONFIG naming a FIFO blocked it (and the agent
+// waiting on it) forever. It must exit 0 at once, as with any bad config.
+func TestE2EHookFIFOConfig(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "hook", "--agent", "claude")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "LOGWATCH_CONFIG=" + fifo, "PATH=" + os.Getenv("PATH")}
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop","session_id":"f1"}`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("hook: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("the hook client still runs after 10 s")
+	}
+}
