@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/setup/agentsettings"
 	"github.com/logwatch/logwatch/setup/selfbin"
 )
@@ -50,7 +51,9 @@ atomically. --dry-run prints the change as a diff instead.`,
 	run := func(install bool) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
 			opts.install = install
-			opts.httpAddr, opts.socket, opts.out = a.cfg.HTTP, a.socketPath(), a.stdout
+			// The diff quotes the settings file, a repository's own with
+			// --scope project: escaped for the terminal.
+			opts.httpAddr, opts.socket, opts.out = a.cfg.HTTP, a.socketPath(), termsafe.Writer{W: a.stdout}
 			return hooksRun(opts)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/internal/termsafe"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; when it
@@ -71,15 +72,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	// Errors quote ids, paths and names from files and payloads: escaped
+	// (SPEC §12), their own line breaks kept.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "logwatch:", ee.err)
+			fmt.Fprintln(stderr, "logwatch:", termsafe.Text(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// Cobra's own errors (unknown flag, wrong arguments) are usage errors.
-	fmt.Fprintln(stderr, "logwatch:", err)
+	fmt.Fprintln(stderr, "logwatch:", termsafe.Text(err.Error()))
 	return exitUsage
 }
 
@@ -107,7 +110,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.String("log-format", "auto", "log format: auto, console, json")
 	pf.String("socket", "", "daemon socket (default $XDG_RUNTIME_DIR/logwatch/logwatch.sock)")
 	root.AddCommand(newVerifyCmd(a), newHookCmd(), newKeyCmd(a, nil), newAckCmd(a, nil), newTabClosedCmd(a, nil),
-		newStatusCmd(a, nil), newEventsCmd(a, nil), newRunCmd(a), newWrapCmd(a), newHooksCmd(a),
+		newStatusCmd(a, nil), newEventsCmd(a, nil), newRunCmd(a), newWrapCmd(a, &configFile), newHooksCmd(a),
 		newServiceCmd(a), newConfigCmd(a, &configFile), newDoctorCmd(a), newReplayCmd(a), newVersionCmd(a),
 		newManCmd(root))
 	// --version prints what `logwatch version` does.

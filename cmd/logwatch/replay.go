@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/statusview"
+	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/pipeline/replay"
 )
 
@@ -69,11 +70,14 @@ with the failing phases; --note names phases that differ by design.`,
 	return cmd
 }
 
+// writeReplay prints the timeline; what the recording holds (ids, paths,
+// commands, phase names) is escaped for the terminal.
 func writeReplay(a *app, out replay.Report) {
-	fmt.Fprintf(a.stdout, "%s\n", out.Recording)
+	l := termsafe.Line
+	fmt.Fprintf(a.stdout, "%s\n", l(out.Recording))
 	for _, e := range out.Timeline {
 		fmt.Fprintf(a.stdout, "  +%9.3fs  %-8s  %-10s %-17s %-7s %-28s %s\n", float64(e.Offset)/1000,
-			statusview.Short(e.Session, 8), e.State, e.Reason, e.Source, e.Rule, e.Detail)
+			statusview.Short(l(e.Session), 8), l(e.State), l(e.Reason), l(e.Source), l(e.Rule), l(e.Detail))
 	}
 	if out.Phases == nil {
 		return
@@ -81,11 +85,11 @@ func writeReplay(a *app, out replay.Report) {
 	for _, p := range out.Phases {
 		switch {
 		case p.Pass:
-			fmt.Fprintf(a.stdout, "  PASS  %s\n", p.Phase)
+			fmt.Fprintf(a.stdout, "  PASS  %s\n", l(p.Phase))
 		case p.ByDesign != "":
-			fmt.Fprintf(a.stdout, "  DIFF  %s: %s\n        (by design: %s)\n", p.Phase, p.Reason, p.ByDesign)
+			fmt.Fprintf(a.stdout, "  DIFF  %s: %s\n        (by design: %s)\n", l(p.Phase), l(p.Reason), l(p.ByDesign))
 		default:
-			fmt.Fprintf(a.stdout, "  FAIL  %s: %s\n", p.Phase, p.Reason)
+			fmt.Fprintf(a.stdout, "  FAIL  %s: %s\n", l(p.Phase), l(p.Reason))
 		}
 	}
 	fmt.Fprintf(a.stdout, "  %d/%d phases passed\n", out.Passed, len(out.Phases))

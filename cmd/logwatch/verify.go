@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/pipeline/verify"
 )
 
@@ -45,7 +46,8 @@ Exit status: 0 when every file was read, 1 when an expectation did not hold,
 					return withCode(exitUsage, werr)
 				}
 			} else {
-				rep.WriteText(a.stdout)
+				// File names, ids and cwds come from the logs: escaped.
+				rep.WriteText(termsafe.Writer{W: a.stdout})
 			}
 			switch {
 			case err != nil: // unreadable paths (verify.ErrUnreadable)

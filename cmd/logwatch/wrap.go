@@ -6,9 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/keytap/proxy"
 )
 
@@ -18,7 +22,7 @@ const (
 	exitNotFound  = 127
 )
 
-func newWrapCmd(a *app) *cobra.Command {
+func newWrapCmd(a *app, configFile *string) *cobra.Command {
 	var tab string
 	cmd := &cobra.Command{
 		Use:   "wrap [--tab T] -- CMD [ARGS...]",
@@ -26,8 +30,15 @@ func newWrapCmd(a *app) *cobra.Command {
 		Long: `Runs CMD under a pseudo-terminal, with LOGWATCH_TAB set (a fresh id unless
 --tab), and reports every Esc and Ctrl+C typed into it to the daemon as a
 candidate interrupt. Keystrokes reach CMD unchanged and undelayed; a missing
-daemon changes nothing. The exit status is CMD's (128+N if signal N killed it).`,
+daemon changes nothing, and so does a configuration that does not load: wrap
+says so in one line on stderr and runs CMD with the defaults. The exit status
+is CMD's (128+N if signal N killed it).`,
 		Args: cobra.MinimumNArgs(1),
+		// In place of the root's: a bad configuration must not stop CMD.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.wrapConfig(*configFile, cmd.Flags())
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			child := exec.Command(args[0], args[1:]...)
 			if child.Err != nil {
@@ -61,4 +72,34 @@ daemon changes nothing. The exit status is CMD's (128+N if signal N killed it).`
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVar(&tab, "tab", "", "the tab id to set as LOGWATCH_TAB (default: a fresh random id)")
 	return cmd
+}
+
+// wrapConfig loads the configuration for wrap, which runs its command
+// whatever the configuration says: `alias claude='logwatch wrap -- claude'`
+// must survive a typo in it. A configuration that does not load is said in
+// one line, and wrap goes on with the defaults, but for what was read:
+// keys are still reported, to the socket the hook client picks in the same
+// case (flag, then $LOGWATCH_SOCKET, then the file's, then the default), so
+// keys and hooks still meet at one daemon. Reporting is safe with defaults:
+// a key is only a candidate the daemon confirms from the agent's log, and
+// the Esc timeout only tells a lone Esc from a sequence (<= 0: keytap's).
+func (a *app) wrapConfig(file string, flags *pflag.FlagSet) {
+	cfg, err := config.Load(file, flags)
+	if err != nil {
+		switch f := flags.Lookup("socket"); {
+		case f != nil && f.Changed:
+			cfg.Socket = config.ExpandPath(f.Value.String())
+		case os.Getenv("LOGWATCH_SOCKET") != "":
+			cfg.Socket = config.ExpandPath(os.Getenv("LOGWATCH_SOCKET"))
+		}
+		cfg.Log = config.LogConfig{Level: "info", Format: "auto"}
+		a.cfg = cfg
+		// errors.Join's lines as one line, escaped: names and values in
+		// it come from the file.
+		msg := fmt.Sprintf("%s (the command runs all the same; keys go to %s)",
+			strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "), a.socketPath())
+		fmt.Fprintln(a.stderr, "logwatch wrap: warning:", termsafe.Line(msg))
+	}
+	a.cfg = cfg
+	a.log = newLogger(a.stderr, cfg.Log)
 }

@@ -5,6 +5,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -156,17 +157,22 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	var fileKeys, hostKeys map[string]bool
 	var keyErr error
 	if file != "" {
-		v.SetConfigFile(file)
 		v.SetConfigType("yaml")
-		err := v.ReadInConfig()
+		// Read once, as a regular file of bounded size: a FIFO there would
+		// block every verb for ever (the hook client, and the command wrap
+		// runs, with them), a device never ends.
+		raw, err := safeopen.ReadFile(file, MaxFileBytes)
+		if err == nil {
+			err = v.ReadConfig(bytes.NewReader(raw))
+		}
 		switch {
 		case err == nil:
 			cfg.File = file
 			// What the file itself sets, before defaults are mixed in: for
 			// origins, and to refuse keys logwatch does not know (a typo
 			// would otherwise leave the default silently in place).
-			fileKeys = flattenKeys(file)
-			keyErr = checkKeys(file, fileKeys)
+			fileKeys = flattenKeys(raw)
+			keyErr = checkKeys(file, raw, fileKeys)
 		case !explicit && errors.Is(err, fs.ErrNotExist):
 			// No user config: defaults it is.
 		default:
@@ -234,6 +240,10 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	return cfg, origins, errors.Join(keyErr, cfg.validate())
 }
 
+// MaxFileBytes bounds the configuration file; a real one is a few hundred
+// bytes.
+const MaxFileBytes = 1 << 20
+
 // durationKeys and listKeys are the keys whose YAML type is checked before
 // decoding.
 var (
@@ -280,14 +290,13 @@ func envName(key string) string {
 	return "LOGWATCH_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
-// flattenKeys reads a YAML file's keys as dotted paths (hosts.* excluded:
+// flattenKeys reads a YAML document's keys as dotted paths (hosts.* excluded:
 // checkKeys looks inside each host on its own).
-func flattenKeys(path string) map[string]bool {
+func flattenKeys(raw []byte) map[string]bool {
 	fv := viper.New()
-	fv.SetConfigFile(path)
 	fv.SetConfigType("yaml")
 	keys := map[string]bool{}
-	if fv.ReadInConfig() != nil {
+	if fv.ReadConfig(bytes.NewReader(raw)) != nil {
 		return keys
 	}
 	flattenMap("", fv.AllSettings(), keys)
@@ -321,7 +330,7 @@ func knownKey(key string) bool {
 
 // checkKeys refuses keys the configuration does not have, at the top level
 // and inside each hosts.<name> section, naming the closest known key.
-func checkKeys(file string, keys map[string]bool) error {
+func checkKeys(file string, raw []byte, keys map[string]bool) error {
 	var errs []error
 	bad := func(key, shown string) {
 		msg := fmt.Sprintf("config %s: unknown key %q", file, shown)
@@ -339,9 +348,8 @@ func checkKeys(file string, keys map[string]bool) error {
 		}
 	}
 	fv := viper.New()
-	fv.SetConfigFile(file)
 	fv.SetConfigType("yaml")
-	if fv.ReadInConfig() == nil {
+	if fv.ReadConfig(bytes.NewReader(raw)) == nil {
 		hosts, _ := fv.Get("hosts").(map[string]any)
 		for name, over := range hosts {
 			m, ok := over.(map[string]any)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,5 +110,45 @@ func write(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestConfigNotARegularFile: a configuration path naming a FIFO, a device,
+// a directory or a file too large is refused at once; read, the FIFO
+// blocked every verb forever and /dev/zero never ended.
+func TestConfigNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	write(t, big, "# "+strings.Repeat("x", 1<<20)+"\n")
+	link := filepath.Join(dir, "link.yaml")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path, want string }{
+		{"FIFO", fifo, "a FIFO, not a regular file"},
+		{"symlink to a FIFO", link, "a FIFO, not a regular file"},
+		{"device", "/dev/zero", "a character device, not a regular file"},
+		{"directory", dir, "a directory, not a regular file"},
+		{"too large", big, "file too large"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := Load(tc.path, pflag.NewFlagSet("x", pflag.ContinueOnError))
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("Load(%s): %v, want %q", tc.path, err, tc.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("Load(%s) still reading after 10 s", tc.path)
+			}
+		})
 	}
 }

@@ -47,17 +47,18 @@ var allowed = map[string][]string{
 	"setup/selfbin":       {},
 	"setup/service":       {"internal/atomicfile"},
 	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/safeopen", "internal/udiff", "relay"},
-	"setup/doctor":        {"conformance/agents", "internal/config", "internal/safeopen", "parsers", "relay/client", "setup/agentsettings"},
+	"setup/doctor":        {"conformance/agents", "internal/config", "internal/safeopen", "internal/termsafe", "parsers", "relay/client", "setup/agentsettings"},
 
 	// Shared leaves.
 	"internal/config":      {"internal/safeopen", "relay"},
 	"internal/jsonc":       {},
-	"internal/statusview":  {"relay", "relay/client"},
+	"internal/statusview":  {"internal/termsafe", "relay", "relay/client"},
 	"internal/proctree":    {},
 	"internal/udiff":       {},
 	"internal/atomicfile":  {"internal/safeopen"},
 	"internal/safeopen":    {},
 	"internal/memtrim":     {},
+	"internal/termsafe":    {},
 	"internal/testsupport": {"internal/udiff"},
 	"internal/layout":      {},
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
 )
@@ -25,7 +26,7 @@ func (n *Notice) Update(u client.Update) (resumed bool) {
 	switch u.Kind {
 	case client.UpdateLost:
 		if !n.lost {
-			fmt.Fprintf(n.W, "logwatch %s: lost the daemon (%v); reconnecting with backoff\n", n.Name, u.Err)
+			fmt.Fprintf(n.W, "logwatch %s: lost the daemon (%s); reconnecting with backoff\n", n.Name, termsafe.Line(fmt.Sprint(u.Err)))
 		}
 		n.lost = true
 	case client.UpdateConnected:
@@ -66,8 +67,9 @@ func Events(w io.Writer, ups <-chan client.Update, notice *Notice, asJSON bool, 
 		if ev.Snapshot {
 			tag = " (snapshot)"
 		}
-		fmt.Fprintf(w, "%s %-10s %s %s %s %s %s [%s %s]%s\n", ev.Since.Format("15:04:05.000"), ev.State,
-			ShortIDs(keys(known))[ev.Session], ev.Agent, orDash(ev.Tab), orDash(ev.Reason), Short(ev.Detail, 60), ev.Source, ev.Rule, tag)
+		fmt.Fprintf(w, "%s %-10s %s %s %s %s %s [%s %s]%s\n", ev.Since.Format("15:04:05.000"), termsafe.Line(ev.State),
+			termsafe.Line(ShortIDs(keys(known))[ev.Session]), termsafe.Line(ev.Agent), orDash(termsafe.Line(ev.Tab)),
+			orDash(termsafe.Line(ev.Reason)), Short(termsafe.Line(ev.Detail), 60), termsafe.Line(ev.Source), termsafe.Line(ev.Rule), tag)
 	}
 	return nil
 }
@@ -139,8 +141,9 @@ func (m *Watch) Plain(w io.Writer, ups <-chan client.Update) {
 			continue
 		}
 		ev := u.Event
-		fmt.Fprintf(w, "%s %-10s %-6s %s %s %s %s %s\n", ev.Since.Format("15:04:05"), ev.State, ev.Agent,
-			ShortIDs(keys(m.sessions))[ev.Session], orDash(ev.Tab), orDash(whereOf(ev)), orDash(ev.Reason), ev.Detail)
+		fmt.Fprintf(w, "%s %-10s %-6s %s %s %s %s %s\n", ev.Since.Format("15:04:05"), termsafe.Line(ev.State), termsafe.Line(ev.Agent),
+			termsafe.Line(ShortIDs(keys(m.sessions))[ev.Session]), orDash(termsafe.Line(ev.Tab)), orDash(termsafe.Line(whereOf(ev))),
+			orDash(termsafe.Line(ev.Reason)), termsafe.Line(ev.Detail))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/relay"
 )
 
@@ -132,12 +133,12 @@ func Render(w io.Writer, sessions []relay.Event, now time.Time, width int, color
 	tabW := 1
 	for i, s := range sessions {
 		ids[i] = s.Session
-		tabW = max(tabW, min(8, runeLen(s.Tab)))
+		tabW = max(tabW, min(8, runeLen(cell(s.Tab))))
 	}
 	shortID := ShortIDs(ids)
 	idW := 0
 	for _, id := range shortID {
-		idW = max(idW, runeLen(id))
+		idW = max(idW, runeLen(cell(id)))
 	}
 	idW = min(idW, 14)
 	const stateW, agentW, reasonW, ageW = 10, 6, 17, 4
@@ -158,9 +159,13 @@ func Render(w io.Writer, sessions []relay.Event, now time.Time, width int, color
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
 
-// fit cuts s to n runes, marking the cut with an ellipsis.
+// cell is s as the view shows it: escaped for the terminal (what a column
+// measures), runs of spaces made one.
+func cell(s string) string { return strings.Join(strings.Fields(termsafe.Line(s)), " ") }
+
+// fit cuts cell(s) to n runes, marking the cut with an ellipsis.
 func fit(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ") // one line, whatever the detail holds
+	s = cell(s)
 	if n <= 0 {
 		return ""
 	}
@@ -170,8 +175,9 @@ func fit(s string, n int) string {
 	return s
 }
 
-// fitLeft cuts a path from the left, where it is least telling.
+// fitLeft cuts an escaped path from the left, where it is least telling.
 func fitLeft(s string, n int) string {
+	s = termsafe.Line(s)
 	if r := []rune(s); len(r) > n {
 		return "…" + string(r[len(r)-n+1:])
 	}

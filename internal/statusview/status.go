@@ -2,7 +2,9 @@
 // table, the `status --watch` live view, the `events` lines, and the short
 // session ids they show (which `ack --session` resolves back). It takes the
 // relay's status and change stream and a writer, and knows nothing of flags
-// or exit codes.
+// or exit codes. Every string from the daemon is written through
+// termsafe.Line: ids, paths, tabs and commands come from files and
+// payloads, and must not reach the terminal as escape sequences.
 package statusview
 
 import (
@@ -14,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/relay"
 )
 
@@ -45,8 +48,11 @@ func WriteStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
 		if where == "" {
 			where = s.Cwd
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.State, s.Agent, shortID[s.Session], orDash(s.Tab),
-			process(s), orDash(where), orDash(s.Reason), orDash(Short(s.Detail, 40)), age.Round(time.Second))
+		// Every cell from the daemon is escaped: a tab or newline in one
+		// would also make a column or a line of its own.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(s.State), termsafe.Line(s.Agent),
+			termsafe.Line(shortID[s.Session]), orDash(termsafe.Line(s.Tab)), process(s), orDash(termsafe.Line(where)),
+			orDash(termsafe.Line(s.Reason)), orDash(Short(termsafe.Line(s.Detail), 40)), age.Round(time.Second))
 	}
 	tw.Flush()
 	if hidden > 0 {
@@ -74,7 +80,7 @@ func WriteNoSession(w io.Writer, roots []string) {
 		if _, err := os.Stat(r); err != nil {
 			note = "  (does not exist yet: waited for)"
 		}
-		fmt.Fprintf(w, "  %s%s\n", r, note)
+		fmt.Fprintf(w, "  %s%s\n", termsafe.Line(r), note)
 	}
 	fmt.Fprintln(w, "and for hook events (`logwatch hooks install --agent claude` sets them up).")
 }

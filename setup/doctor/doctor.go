@@ -25,6 +25,7 @@ import (
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/safeopen"
+	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/setup/agentsettings"
@@ -89,15 +90,17 @@ func WriteJSON(w io.Writer, fs []Finding) error {
 }
 
 // WriteText prints the findings for a terminal, with the fixes of those
-// that warned or failed.
+// that warned or failed. Findings quote paths, versions and line types
+// from the logs: each is escaped, one line.
 func WriteText(w io.Writer, fs []Finding) {
+	l := termsafe.Line
 	for _, f := range fs {
-		fmt.Fprintf(w, "%-6s %-12s  %s\n", "["+f.Status+"]", f.Check, f.Summary)
+		fmt.Fprintf(w, "%-6s %-12s  %s\n", "["+l(f.Status)+"]", l(f.Check), l(f.Summary))
 		for _, d := range f.Details {
-			fmt.Fprintf(w, "%21s%s\n", "", d)
+			fmt.Fprintf(w, "%21s%s\n", "", l(d))
 		}
 		if f.Fix != "" && (f.Status == Warn || f.Status == Fail) {
-			fmt.Fprintf(w, "%16s fix: %s\n", "", f.Fix)
+			fmt.Fprintf(w, "%16s fix: %s\n", "", l(f.Fix))
 		}
 	}
 	n := 0

@@ -326,3 +326,33 @@ func TestDoctorFormatsAndClock(t *testing.T) {
 		t.Errorf("future line: %+v", f)
 	}
 }
+
+// TestWriteTextEscapesLogData: a version and a line type read from a log
+// reach the text report escaped, each finding on its own lines; JSON keeps
+// them exact.
+func TestWriteTextEscapesLogData(t *testing.T) {
+	root := t.TempDir()
+	const title = "\x1b]0;owned\x07"
+	write(t, filepath.Join(root, "s.jsonl"),
+		`{"type":"user","sessionId":"s","version":"2.1.0`+strings.ReplaceAll(title, "\x1b", `\u001b`)+`","message":{"role":"user","content":"hi"}}`+"\n"+
+			`{"type":"x\u001b]52;c;aGk=\u0007\u009b2J\u202e\nfake line","sessionId":"s"}`+"\n")
+	env := Env{Roots: []config.AgentRoot{{Agent: "claude", Path: root}}, Socket: filepath.Join(root, "none.sock"), Proc: "/proc", Now: time.Now()}
+	fs := Run(env)
+	var b strings.Builder
+	WriteText(&b, fs)
+	out := b.String()
+	for _, r := range out {
+		if r < 0x20 && r != '\n' || r >= 0x7f && r <= 0x9f || r >= 0x202a && r <= 0x202e {
+			t.Fatalf("%U reaches the terminal:\n%q", r, out)
+		}
+	}
+	for _, want := range []string{`2.1.0\x1b]0;owned\a`, `x\x1b]52;c;aGk=\a\u009b2J\u202e\nfake line`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	var js strings.Builder
+	if err := WriteJSON(&js, fs); err != nil || !strings.Contains(js.String(), `x\u001b]52;c;aGk=\u0007`) {
+		t.Errorf("JSON: %v\n%s", err, js.String())
+	}
+}
