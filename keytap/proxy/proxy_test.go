@@ -610,4 +610,3 @@ func TestCommandNotStarted(t *testing.T) {
 		t.Error("terminal not restored")
 	}
 }
-
