@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -197,8 +198,9 @@ func TestDoctorCodexHookSet(t *testing.T) {
 	write(t, hooks, strings.ReplaceAll(string(old), "/usr/local/bin/logwatch", bin))
 	f := checkHooks(env, "codex", logScan{})
 	details := strings.Join(f.Details, "\n")
-	if f.Status != Fail || !strings.Contains(f.Summary, "11 of 12 events of codex 0.169.0") ||
-		!strings.Contains(details, "missing: SessionEnd") || !strings.Contains(details, "not events of codex 0.169.0 (they never fire): StopFailure") {
+	codex := agents.KnownGood("codex")
+	if f.Status != Fail || !strings.Contains(f.Summary, "11 of 12 events of codex "+codex) ||
+		!strings.Contains(details, "missing: SessionEnd") || !strings.Contains(details, "not events of codex "+codex+" (they never fire): StopFailure") {
 		t.Errorf("old event set: %+v", f)
 	}
 	// Only the retired one left: a warning, not a failure.
@@ -217,12 +219,12 @@ func TestDoctorCodexHookSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, hooks, string(fixed))
-	if f := checkHooks(env, "codex", logScan{}); f.Status != OK || !strings.Contains(f.Summary, "all 12 events of codex 0.169.0") {
+	if f := checkHooks(env, "codex", logScan{}); f.Status != OK || !strings.Contains(f.Summary, "all 12 events of codex "+codex) {
 		t.Errorf("after install: %+v", f)
 	}
-	scan := logScan{versions: map[string]map[string]int{"codex": {"0.169.0": 1, "0.170.1": 2}}}
+	scan := logScan{versions: map[string]map[string]int{"codex": {codex: 1, nextPatch(codex): 2}}}
 	if f := checkHooks(env, "codex", scan); f.Status != OK ||
-		!strings.Contains(strings.Join(f.Details, "\n"), "recent logs come from codex 0.170.1, whose events are not checked yet") {
+		!strings.Contains(strings.Join(f.Details, "\n"), "recent logs come from codex "+nextPatch(codex)+", whose events are not checked yet") {
 		t.Errorf("a newer release: %+v", f)
 	}
 }
@@ -279,15 +281,16 @@ func TestDoctorDrift(t *testing.T) {
 		t.Fatalf("known-good releases: %+v", f)
 	}
 
-	claudeLog("11111111-aaaa-4bbb-8ccc-000000000002", "2.1.329")
+	claude, codex := agents.KnownGood("claude"), agents.KnownGood("codex")
+	claudeLog("11111111-aaaa-4bbb-8ccc-000000000002", nextPatch(claude))
 	f := checkFormats(scanRecentLogs(env))
-	if f.Status != Warn || !strings.Contains(f.Summary, "claude 2.1.329 (known-good 2.1.328)") || strings.Contains(f.Summary, "codex") {
+	if f.Status != Warn || !strings.Contains(f.Summary, "claude "+nextPatch(claude)+" (known-good "+claude+")") || strings.Contains(f.Summary, "codex") {
 		t.Errorf("claude patch release: %+v", f)
 	}
-	codexLog("01a23064-f24f-74c0-8657-000000000002", "0.170.0", `{"timestamp":"2026-12-01T07:00:01Z","type":"event_msg","payload":{"type":"telepathy"}}`+"\n"+
+	codexLog("01a23064-f24f-74c0-8657-000000000002", nextPatch(codex), `{"timestamp":"2026-12-01T07:00:01Z","type":"event_msg","payload":{"type":"telepathy"}}`+"\n"+
 		`{"timestamp":"2026-12-01T07:00:02Z","type":"brand_new_line","payload":{}}`+"\n")
 	f = checkFormats(scanRecentLogs(env))
-	if f.Status != Warn || !strings.Contains(f.Summary, "codex 0.170.0 (known-good 0.169.0)") ||
+	if f.Status != Warn || !strings.Contains(f.Summary, "codex "+nextPatch(codex)+" (known-good "+codex+")") ||
 		!strings.Contains(f.Summary, "line types the parsers do not know: codex brand_new_line×1, event_msg/telepathy×1") ||
 		!strings.Contains(f.Fix, "logwatch verify") {
 		t.Errorf("codex release and unknown types: %+v", f)
@@ -355,4 +358,15 @@ func TestWriteTextEscapesLogData(t *testing.T) {
 	if err := WriteJSON(&js, fs); err != nil || !strings.Contains(js.String(), `x\u001b]52;c;aGk=\u0007`) {
 		t.Errorf("JSON: %v\n%s", err, js.String())
 	}
+}
+
+// nextPatch is the release one patch past v ("2.1.332" → "2.1.333"): drift
+// against the pinned known-good version, whatever it is today.
+func nextPatch(v string) string {
+	i := strings.LastIndexByte(v, '.')
+	n, err := strconv.Atoi(v[i+1:])
+	if err != nil {
+		panic("version " + v)
+	}
+	return v[:i+1] + strconv.Itoa(n+1)
 }
