@@ -13,23 +13,30 @@ import (
 // in, so request connections and subscriptions are budgeted apart: a
 // subscription moves out of the request budget into its own, and when the
 // request budget is full (or the process is out of file descriptors) the
-// connection idle longest — one waiting for its next request, or one that
-// never sent any — is closed to make room. Only when every request
-// connection is busy mid-request is a new one refused.
+// connection that has waited longest on its peer — for its next request,
+// for a first one, or for an answer to be read — is closed to make room.
+// Only when every request connection is busy mid-request is a new one
+// refused.
 
 // ConnCounters are the socket server's connection figures (`status`).
 type ConnCounters struct {
 	ConnsMax       int64 `json:"conns_max"`       // request connections budget
 	Conns          int64 `json:"conns"`           // request connections open now
 	SubscribersMax int64 `json:"subscribers_max"` // subscriptions budget
-	ConnsEvicted   int64 `json:"conns_evicted"`   // idle connections closed to make room
+	ConnsEvicted   int64 `json:"conns_evicted"`   // idle (or answer unread) connections closed to make room
 	ConnsRefused   int64 `json:"conns_refused"`   // refused: every request connection busy, or subscriptions full
 	AcceptErrors   int64 `json:"accept_errors"`   // accept failures retried (EMFILE and the like)
+	// Status answers (statusanswer.go): how many were built, how many
+	// requests they answered, how many were refused busy.
+	StatusBuilt  int64 `json:"status_built"`
+	StatusServed int64 `json:"status_served"`
+	StatusBusy   int64 `json:"status_busy"`
 }
 
 type connState struct {
 	c         net.Conn
 	idleSince time.Time // zero while a request is being handled
+	stalled   time.Time // while a write of an answer waits for the peer to read: since when
 	sub       bool
 	counted   bool // holds a slot (cleared when evicted)
 }
@@ -63,16 +70,25 @@ func (s *Server) admit(c net.Conn) *connState {
 	return cs
 }
 
-// evictLocked closes the request connection idle longest; false if none is.
+// evictLocked closes the request connection that has waited longest on its
+// peer (idle, or its answer unread); false if none does.
 func (s *Server) evictLocked() bool {
 	a := &s.adm
 	var old *connState
+	var oldest time.Time
 	for _, cs := range a.conns {
-		if cs.sub || !cs.counted || cs.idleSince.IsZero() {
+		if cs.sub || !cs.counted {
 			continue
 		}
-		if old == nil || cs.idleSince.Before(old.idleSince) {
-			old = cs
+		since := cs.idleSince
+		if since.IsZero() {
+			since = cs.stalled
+		}
+		if since.IsZero() {
+			continue
+		}
+		if old == nil || since.Before(oldest) {
+			old, oldest = cs, since
 		}
 	}
 	if old == nil {
@@ -118,6 +134,17 @@ func (s *Server) idle(cs *connState, idle bool) {
 	s.adm.mu.Unlock()
 }
 
+// stall marks a connection whose answer's write waits for the peer to read.
+func (s *Server) stall(cs *connState, stalled bool) {
+	s.adm.mu.Lock()
+	if stalled {
+		cs.stalled = time.Now()
+	} else {
+		cs.stalled = time.Time{}
+	}
+	s.adm.mu.Unlock()
+}
+
 // toSubscriber moves a connection from the request budget to the
 // subscriptions budget; false when that is full.
 func (s *Server) toSubscriber(cs *connState) bool {
@@ -144,7 +171,8 @@ func (s *Server) Counters() ConnCounters {
 	n := a.nreq
 	a.mu.Unlock()
 	return ConnCounters{ConnsMax: int64(s.MaxConns), Conns: int64(n), SubscribersMax: int64(s.MaxSubscribers),
-		ConnsEvicted: a.evicted.Load(), ConnsRefused: a.refused.Load(), AcceptErrors: a.accErrs.Load()}
+		ConnsEvicted: a.evicted.Load(), ConnsRefused: a.refused.Load(), AcceptErrors: a.accErrs.Load(),
+		StatusBuilt: s.answers.built.Load(), StatusServed: s.answers.served.Load(), StatusBusy: s.answers.busy.Load()}
 }
 
 // acceptRetry reports whether an accept error is one to wait out (out of

@@ -196,6 +196,18 @@ func (s *Server) httpHandler() http.Handler {
 		}
 		return b, true
 	}
+	// status writes the shared answer (statusanswer.go), as reply would.
+	status := func(w http.ResponseWriter, r *http.Request) {
+		an, err := s.answers.get(r.Context())
+		if err != nil {
+			reply(w, Response{Error: err.Error()})
+			return
+		}
+		defer an.release()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(an.line)
+		w.Write(newline)
+	}
 	mux.HandleFunc("POST /hook", func(w http.ResponseWriter, r *http.Request) {
 		b, ok := body(w, r)
 		if !ok {
@@ -227,11 +239,13 @@ func (s *Server) httpHandler() http.Handler {
 			reply(w, Response{Error: err.Error()})
 			return
 		}
+		if req.Op == OpStatus {
+			status(w, r)
+			return
+		}
 		reply(w, s.relay.Handle(r.Context(), req))
 	})
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
-		reply(w, s.relay.Handle(r.Context(), Request{Op: OpStatus}))
-	})
+	mux.HandleFunc("GET /status", status)
 	return mux
 }
 

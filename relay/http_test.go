@@ -3,6 +3,7 @@ package relay_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -306,6 +307,38 @@ func TestHTTPAddrMustBeLoopback(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:8765", "[::1]:8765", "localhost:8765"} {
 		if err := relay.CheckHTTPAddr(addr); err != nil {
 			t.Errorf("%s: %v", addr, err)
+		}
+	}
+}
+
+// TestHTTPStatusShared: GET /status and POST /api status answer with the
+// shared status answer, the same line the socket sends.
+func TestHTTPStatusShared(t *testing.T) {
+	d := startDaemon(t, nil)
+	ctx := context.Background()
+	addr := startHTTP(t, d, relay.HTTPOptions{Secret: testSecret})
+	must(t, d.r.Hook(ctx, "claude", "t1", []byte(`{"hook_event_name":"PreToolUse","session_id":"s<1>","tool_name":"Bash","tool_input":{"command":"make test"}}`)))
+	get := func(method, body string) relay.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, "http://"+addr+map[string]string{"GET": "/status", "POST": "/api"}[method], strings.NewReader(body))
+		req.Header.Set(relay.SecretHeader, testSecret)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		must(t, err)
+		var r relay.Response
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" ||
+			!strings.HasSuffix(string(b), "}\n") || strings.Count(string(b), "\n") != 1 || json.Unmarshal(b, &r) != nil {
+			t.Fatalf("%s: %d %q %s", method, resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		}
+		return r
+	}
+	for _, r := range []relay.Response{get("GET", ""), get("POST", `{"op":"status"}`)} {
+		if !r.OK || r.Protocol != relay.Protocol || r.Status == nil || len(r.Status.Sessions) != 1 ||
+			r.Status.Sessions[0].Session != "s<1>" || r.Status.Sessions[0].Detail != "make test" {
+			t.Fatalf("answer %+v", r)
 		}
 	}
 }

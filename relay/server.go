@@ -116,13 +116,16 @@ type Server struct {
 	// IdleTimeout closes a request connection that sends nothing.
 	IdleTimeout time.Duration
 
-	adm admission
+	adm     admission
+	answers *answers // status answers (statusanswer.go)
 }
 
 // NewServer returns a server for r that admits only this process's uid.
 func NewServer(r *Relay, log zerolog.Logger) *Server {
 	s := &Server{relay: r, log: log.With().Str("component", "api").Logger(),
 		PeerUID: peercred.UID, UID: os.Getuid(), MaxConns: 256, MaxSubscribers: 64, IdleTimeout: time.Minute}
+	s.answers = newAnswers(func() ([]byte, error) { return r.statusLine(context.Background()) },
+		answerBudget, answerWait)
 	r.enqueue(func() { r.conns = s.Counters })
 	return s
 }
@@ -232,12 +235,56 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) 
 			s.stream(ctx, c)
 			return
 		}
+		if req.Op == OpStatus {
+			if !s.writeStatus(ctx, c, cs) {
+				return
+			}
+			continue
+		}
 		resp := s.relay.Handle(ctx, req)
 		if !writeLine(c, resp) {
 			return
 		}
 	}
 }
+
+// A status answer is written answerChunk at a time, each within
+// writeTimeout, so that a peer that stopped reading shows as stalled
+// (conns.go) while one that reads slowly (on a loaded machine) still gets
+// it all, within answerCap.
+const (
+	answerChunk = 64 << 10
+	answerCap   = time.Minute
+)
+
+// writeStatus answers a status request with a shared answer.
+func (s *Server) writeStatus(ctx context.Context, c net.Conn, cs *connState) bool {
+	an, err := s.answers.get(ctx)
+	if err != nil {
+		return writeLine(c, Response{Error: err.Error()})
+	}
+	defer an.release()
+	end := time.Now().Add(answerCap)
+	for b := an.line; len(b) > 0; {
+		n := min(len(b), answerChunk)
+		dl := time.Now().Add(writeTimeout)
+		if end.Before(dl) {
+			dl = end
+		}
+		c.SetWriteDeadline(dl)
+		s.stall(cs, true)
+		_, err := c.Write(b[:n])
+		s.stall(cs, false)
+		if err != nil {
+			return false
+		}
+		b = b[n:]
+	}
+	_, err = c.Write(newline) // within the last chunk's deadline
+	return err == nil
+}
+
+var newline = []byte("\n")
 
 // Handle runs one non-streaming request. The HTTP listener shares it.
 func (r *Relay) Handle(ctx context.Context, req Request) Response {
@@ -337,8 +384,11 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 func (r *Relay) countBad()         { r.enqueue(func() { r.counters.BadRequests++ }) }
 func (r *Relay) countHTTPRefused() { r.enqueue(func() { r.counters.HTTPRefused++ }) }
 
-// writeLine writes v as one JSON line, with a deadline so a stuck peer
-// cannot hold a connection goroutine forever.
+// writeTimeout bounds the write of one answer or event, so a stuck peer
+// cannot hold a connection goroutine (or an answer) forever.
+const writeTimeout = 10 * time.Second
+
+// writeLine writes v as one JSON line, within writeTimeout.
 func writeLine(c net.Conn, v any) bool {
 	if r, ok := v.(Response); ok {
 		r.Protocol = Protocol
@@ -348,7 +398,7 @@ func writeLine(c net.Conn, v any) bool {
 	if err != nil {
 		return false
 	}
-	c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	c.SetWriteDeadline(time.Now().Add(writeTimeout))
 	_, err = c.Write(append(b, '\n'))
 	return err == nil
 }

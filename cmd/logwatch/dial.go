@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -32,15 +33,37 @@ func (a *app) dial(ctx context.Context) (*client.Client, error) {
 	return c, nil
 }
 
-// call runs f against the daemon with a short timeout.
+// Bounds of a CLI request: connecting; the answer's start (longer for
+// status, which waits for the answer being built before its own: 300 at
+// once on a loaded two-core machine saw 7.6 s); then its progress, not a
+// total (the whole of one status answer of 5 000 sessions took 12 s
+// there, while it kept arriving); and a cap on the call, retries included.
+const (
+	dialTimeout         = 5 * time.Second
+	answerTimeout       = 5 * time.Second
+	statusAnswerTimeout = 30 * time.Second
+	stallTimeout        = 5 * time.Second
+	callCap             = time.Minute
+)
+
+// call runs f against the daemon: connected within dialTimeout, each
+// answer begun within answerTimeout and then never stalled for
+// stallTimeout, all within callCap.
 func (a *app) call(f func(ctx context.Context, c *client.Client) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callCap)
 	defer cancel()
-	c, err := a.dial(ctx)
+	return a.callCtx(ctx, answerTimeout, f)
+}
+
+func (a *app) callCtx(ctx context.Context, first time.Duration, f func(ctx context.Context, c *client.Client) error) error {
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	c, err := a.dial(dctx)
+	cancel()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	c.SetAnswerTimeouts(first, stallTimeout)
 	if err := f(ctx, c); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -49,6 +72,33 @@ func (a *app) call(f func(ctx context.Context, c *client.Client) error) error {
 		return withCode(exitFindings, err)
 	}
 	return nil
+}
+
+// callStatus is call for a status request, which changes nothing: its
+// answer may take statusAnswerTimeout to begin, and it is asked again on
+// a new connection while the daemon sheds load (client.ErrBusy) or closes
+// the connection before the whole answer came (at its connection budget
+// it closes the one that waited longest on its peer).
+func (a *app) callStatus(f func(ctx context.Context, c *client.Client) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), callCap)
+	defer cancel()
+	for delay := 20 * time.Millisecond; ; delay = min(2*delay, time.Second) {
+		err := a.callCtx(ctx, statusAnswerTimeout, f)
+		if err == nil || !retryable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+	}
+}
+
+// retryable: refused for load, or the connection closed under the request.
+func retryable(err error) bool {
+	return errors.Is(err, client.ErrBusy) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // follow opens a change stream that ends on SIGINT/SIGTERM and survives

@@ -56,28 +56,31 @@ func (a *app) statusRun(opts *statusOptions) error {
 	if opts.Watch {
 		return a.watchStatus(opts.All)
 	}
-	return a.call(func(ctx context.Context, c *client.Client) error {
-		st, err := c.Status(ctx)
-		if err != nil {
-			return err
-		}
-		if st.Sessions == nil { // a daemon from before empty lists were []
-			st.Sessions = []relay.Event{}
-		}
-		if st.Worktrees == nil {
-			st.Worktrees = []relay.WorktreeState{}
-		}
-		if st.Roots == nil {
-			st.Roots = a.roots()
-		}
-		if opts.JSON {
-			enc := json.NewEncoder(a.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(st)
-		}
-		statusview.WriteStatus(a.stdout, st, opts.All, time.Now())
-		return nil
+	var st relay.Status
+	err := a.callStatus(func(ctx context.Context, c *client.Client) error {
+		var err error
+		st, err = c.Status(ctx)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	if st.Sessions == nil { // a daemon from before empty lists were []
+		st.Sessions = []relay.Event{}
+	}
+	if st.Worktrees == nil {
+		st.Worktrees = []relay.WorktreeState{}
+	}
+	if st.Roots == nil {
+		st.Roots = a.roots()
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	statusview.WriteStatus(a.stdout, st, opts.All, time.Now())
+	return nil
 }
 
 // watchStatus follows the change stream: on a terminal a view redrawn in

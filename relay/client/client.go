@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/logwatch/logwatch/relay"
@@ -27,9 +29,30 @@ var ErrNoDaemon = errors.New("the daemon is not running")
 type Client struct {
 	conn     net.Conn
 	rd       *bufio.Reader
-	broken   error // set once an exchange failed; the connection is closed
-	snapshot int   // after Subscribe: snapshot lines announced, -1 if not said
+	broken   error         // set once an exchange failed; the connection is closed
+	snapshot int           // after Subscribe: snapshot lines announced, -1 if not said
+	first    time.Duration // SetAnswerTimeouts
+	stall    time.Duration
 }
+
+// MaxAnswer bounds one answer line read from the daemon (a status answer is
+// about 0.4 KB a session).
+const MaxAnswer = 256 << 20
+
+// ErrBusy marks the daemon's refusal of a request for load (every request
+// connection busy, or the status answers' memory budget taken by clients
+// that do not read): the request was not served, and may be sent again on
+// a new connection.
+var ErrBusy = errors.New("the daemon is busy")
+
+// SetAnswerTimeouts bounds each exchange by the answer's progress rather
+// than only by the context: its first bytes must come within first of
+// sending the request, and then at least 64 KiB every stall, however long
+// the whole takes (on a loaded machine a status answer of thousands of
+// sessions can take longer than any fixed total while it keeps arriving).
+// The context still bounds the whole. Zero durations (the default) leave the
+// context alone to bound it.
+func (c *Client) SetAnswerTimeouts(first, stall time.Duration) { c.first, c.stall = first, stall }
 
 // ErrForeignServer means the socket is served by another user's process:
 // nothing is sent to it (hook payloads carry prompts).
@@ -73,13 +96,38 @@ func (c *Client) Do(ctx context.Context, req relay.Request) (relay.Response, err
 	if c.broken != nil {
 		return relay.Response{}, c.broken
 	}
-	if dl, ok := ctx.Deadline(); ok {
+	dl, hasDL := ctx.Deadline()
+	if hasDL {
 		c.conn.SetDeadline(dl)
-		defer c.conn.SetDeadline(time.Time{})
 	}
-	stop := context.AfterFunc(ctx, func() { c.conn.SetDeadline(time.Now()) })
+	// progress moves the deadline on while the answer arrives; never past
+	// the context's deadline, and never once the context ended.
+	var mu sync.Mutex
+	ended := false
+	progress := func(d time.Duration) {
+		if d <= 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return
+		}
+		next := time.Now().Add(d)
+		if hasDL && dl.Before(next) {
+			next = dl
+		}
+		c.conn.SetDeadline(next)
+	}
+	defer c.conn.SetDeadline(time.Time{})
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		ended = true
+		c.conn.SetDeadline(time.Now())
+		mu.Unlock()
+	})
 	defer stop()
-	resp, err := c.exchange(req)
+	resp, err := c.exchange(req, progress)
 	if err != nil {
 		var app *appError
 		if !errors.As(err, &app) {
@@ -95,19 +143,35 @@ func (c *Client) Do(ctx context.Context, req relay.Request) (relay.Response, err
 
 // appError is the daemon's answer to a request it refused: the connection
 // is still in step.
-type appError struct{ msg string }
+type appError struct {
+	msg  string
+	busy bool
+}
 
 func (e *appError) Error() string { return e.msg }
 
-func (c *Client) exchange(req relay.Request) (relay.Response, error) {
+func (e *appError) Unwrap() error {
+	if e.busy {
+		return ErrBusy
+	}
+	return nil
+}
+
+// busyPrefixes start the daemon's refusals for load (docs/protocol.md).
+var busyPrefixes = []string{"busy:", "too many connections"}
+
+// exchange sends req and reads its answer, calling progress with the time
+// allowed for what comes next: the first bytes, then each 64 KiB.
+func (c *Client) exchange(req relay.Request, progress func(time.Duration)) (relay.Response, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return relay.Response{}, &appError{msg: err.Error()}
 	}
+	progress(c.first)
 	if _, err := c.conn.Write(append(b, '\n')); err != nil {
 		return relay.Response{}, fmt.Errorf("send: %w", err)
 	}
-	line, err := c.rd.ReadBytes('\n')
+	line, err := c.readLine(progress)
 	if err != nil {
 		return relay.Response{}, fmt.Errorf("receive: %w", err)
 	}
@@ -116,9 +180,45 @@ func (c *Client) exchange(req relay.Request) (relay.Response, error) {
 		return relay.Response{}, fmt.Errorf("bad response: %w", err)
 	}
 	if !resp.OK {
-		return resp, &appError{msg: resp.Error}
+		e := &appError{msg: resp.Error}
+		for _, p := range busyPrefixes {
+			e.busy = e.busy || strings.HasPrefix(resp.Error, p)
+		}
+		return resp, e
 	}
 	return resp, nil
+}
+
+// readLine reads one answer line of at most MaxAnswer bytes.
+func (c *Client) readLine(progress func(time.Duration)) ([]byte, error) {
+	var line []byte
+	late := false // the last read timed out with nothing
+	for {
+		part, err := c.rd.ReadSlice('\n')
+		if len(line)+len(part) > MaxAnswer {
+			return nil, fmt.Errorf("answer longer than %d bytes", MaxAnswer)
+		}
+		switch {
+		case err == nil && line == nil:
+			return part, nil // the common case: a line within the buffer, used before the next read
+		case err == nil:
+			return append(line, part...), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, os.ErrDeadlineExceeded) && c.stall > 0 && (len(part) > 0 || !late):
+			// Some came before the deadline; or, with nothing, this
+			// process may have been the one not running (a loaded
+			// machine): one more look, as what came meanwhile counts.
+		default:
+			return nil, err
+		}
+		line = append(line, part...)
+		late = len(part) == 0
+		if late {
+			progress(10 * time.Millisecond)
+		} else {
+			progress(c.stall)
+		}
+	}
 }
 
 // Hook relays a hook payload.
