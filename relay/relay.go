@@ -864,6 +864,7 @@ func (r *Relay) Gone(ctx context.Context, id string) error {
 func (r *Relay) Status(ctx context.Context) (Status, error) {
 	st := Status{Sessions: []Event{}, Worktrees: []WorktreeState{}, Roots: append([]string{}, r.cfg.Roots...)}
 	err := r.do(ctx, func() {
+		st.Sessions = make([]Event, 0, r.rowCount()) // appending grew 5 MB of garbage for 1.3 MB at 5 000 sessions
 		r.eachRow(func(e *entry) {
 			st.Sessions = append(st.Sessions, r.event(e, sessionChange(e)))
 		})
