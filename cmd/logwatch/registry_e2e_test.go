@@ -41,6 +41,18 @@ func (e *e2e) registryFile(pid int, session, status string) {
 	}
 }
 
+// registeredTurn writes the registry file of agent for session s, then its
+// transcript's first prompt, and waits for it to be working; it returns
+// the transcript.
+func (e *e2e) registeredTurn(agent int, s string) string {
+	e.t.Helper()
+	e.registryFile(agent, s, "busy")
+	log := filepath.Join(e.claude, "-w-app", s+".jsonl")
+	e.append(log, `{"type":"user","sessionId":"`+s+`","cwd":"/w/app","version":"2.1.328","message":{"role":"user","content":"go"}}`)
+	e.want(s, "working", "prompt", "log")
+	return log
+}
+
 // A host app without wrap and without hooks: `key --pid` names its tab's
 // process, which binds the tab to the session Claude Code's registry names
 // for a process under it; the key then confirms as key+log. kill -9 of the
@@ -50,10 +62,7 @@ func TestRegistryPidBindingE2E(t *testing.T) {
 	e := startE2E(t)
 	const s1 = "5fb9e89c-5625-4458-ba8b-7d74a8860e01"
 	shell, agent := agentProc(t)
-	e.registryFile(agent, s1, "busy")
-	log1 := filepath.Join(e.claude, "-w-app", s1+".jsonl")
-	e.append(log1, `{"type":"user","sessionId":"`+s1+`","cwd":"/w/app","version":"2.1.328","message":{"role":"user","content":"go"}}`)
-	e.want(s1, "working", "prompt", "log")
+	log1 := e.registeredTurn(agent, s1)
 	run := func(args ...string) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
@@ -92,10 +101,7 @@ func TestRegistryDirectoryRemovedE2E(t *testing.T) {
 	e := startE2E(t)
 	const s1 = "5fb9e89c-5625-4458-ba8b-7d74a8860e11"
 	_, agent := agentProc(t)
-	e.registryFile(agent, s1, "busy")
-	log1 := filepath.Join(e.claude, "-w-app", s1+".jsonl")
-	e.append(log1, `{"type":"user","sessionId":"`+s1+`","cwd":"/w/app","version":"2.1.328","message":{"role":"user","content":"go"}}`)
-	e.want(s1, "working", "prompt", "log")
+	e.registeredTurn(agent, s1)
 	sessions := filepath.Join(e.dir, "home", ".claude", "sessions")
 	if err := os.RemoveAll(sessions); err != nil {
 		t.Fatal(err)
@@ -116,10 +122,7 @@ func TestRegistryExitWhileDownE2E(t *testing.T) {
 	e := startE2E(t)
 	const s1 = "5fb9e89c-5625-4458-ba8b-7d74a8860e12"
 	_, agent := agentProc(t)
-	e.registryFile(agent, s1, "busy")
-	log1 := filepath.Join(e.claude, "-w-app", s1+".jsonl")
-	e.append(log1, `{"type":"user","sessionId":"`+s1+`","cwd":"/w/app","version":"2.1.328","message":{"role":"user","content":"go"}}`)
-	e.want(s1, "working", "prompt", "log")
+	e.registeredTurn(agent, s1)
 	e.stop(true)
 	if err := os.Remove(filepath.Join(e.dir, "home", ".claude", "sessions", strconv.Itoa(agent)+".json")); err != nil {
 		t.Fatal(err)

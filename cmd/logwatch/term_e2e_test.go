@@ -11,13 +11,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/creack/pty"
 
 	"github.com/logwatch/logwatch/pipeline/replay"
 )
@@ -195,32 +192,9 @@ func watchOnTerminal(t *testing.T, env []string, want string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "status", "--watch")
 	cmd.Env = append(append([]string{}, env...), "TERM=xterm-256color")
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var mu sync.Mutex
-	var screen bytes.Buffer
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := f.Read(buf)
-			mu.Lock()
-			screen.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	text := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return screen.String()
-	}
+	scr := startPTY(t, cmd, 40, 160)
+	defer scr.pty.Close()
+	text := scr.text
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(text(), want) {
 		if time.Now().After(deadline) {
@@ -231,12 +205,12 @@ func watchOnTerminal(t *testing.T, env []string, want string) string {
 		time.Sleep(20 * time.Millisecond)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
-	<-done
+	<-scr.read
 	return text()
 }
 

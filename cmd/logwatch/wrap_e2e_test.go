@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -13,8 +12,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 )
 
 // The wrap end-to-end suite: a real daemon (startE2E), a fake agent that
@@ -52,52 +49,26 @@ func fakeAgent(t *testing.T) string {
 // wrapped is `logwatch wrap -- fakeagent …` running in a pty: the test is the
 // user's terminal.
 type wrapped struct {
+	*ptyScreen
 	t       *testing.T
 	session string
 	root    string // the agent's log root
 	cmd     *exec.Cmd
-	pty     *os.File
-
-	mu     sync.Mutex
-	screen bytes.Buffer
-	grew   chan struct{}
-	exited chan struct{}
-	code   int
+	exited  chan struct{}
+	code    int
 }
 
 // startWrapped runs the fake agent (claude or codex) under wrap with env
 // (the daemon's, or one without a daemon) and waits until it is ready.
 func startWrapped(t *testing.T, env []string, agent, root string, args ...string) *wrapped {
 	t.Helper()
-	w := &wrapped{t: t, session: newUUID(), root: root, grew: make(chan struct{}, 1), exited: make(chan struct{})}
+	w := &wrapped{t: t, session: newUUID(), root: root, exited: make(chan struct{})}
 	argv := append([]string{"wrap", "--", fakeAgent(t), "--agent", agent, "--logwatch", bin,
 		"--session", w.session, "--root", root}, args...)
 	w.cmd = exec.Command(bin, argv...)
 	w.cmd.Env = env
 	w.cmd.Dir = t.TempDir()
-	f, err := pty.StartWithSize(w.cmd, &pty.Winsize{Rows: 24, Cols: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.pty = f
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		buf := make([]byte, 4096)
-		for {
-			n, err := f.Read(buf)
-			w.mu.Lock()
-			w.screen.Write(buf[:n])
-			w.mu.Unlock()
-			select {
-			case w.grew <- struct{}{}:
-			default:
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	w.ptyScreen = startPTY(t, w.cmd, 24, 100)
 	go func() {
 		err := w.cmd.Wait()
 		var ee *exec.ExitError
@@ -113,20 +84,13 @@ func startWrapped(t *testing.T, env []string, agent, root string, args ...string
 			w.cmd.Process.Kill()
 			<-w.exited
 		}
-		f.Close()
-		<-read
+		w.close()
 		if t.Failed() {
 			t.Logf("screen:\n%q", w.text())
 		}
 	})
 	w.waitText("ready\r\n")
 	return w
-}
-
-func (w *wrapped) text() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.screen.String()
 }
 
 // waitText waits until s is on the screen n times (once if n is omitted).

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 )
 
 // ptyRun runs the binary with args in a pty, typing keys once it printed
@@ -24,34 +20,11 @@ func ptyRun(t *testing.T, env []string, ready string, keys []string, args ...str
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Dir = t.TempDir()
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
+	scr := startPTY(t, cmd, 24, 100)
+	f, text := scr.pty, scr.text
 	defer f.Close()
-	var mu sync.Mutex
-	var screen bytes.Buffer
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		buf := make([]byte, 4096)
-		for {
-			n, err := f.Read(buf)
-			mu.Lock()
-			screen.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	text := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return screen.String()
-	}
 	var werr error
 	deadline := time.After(10 * time.Second)
 wait:
@@ -77,7 +50,7 @@ wait:
 			}
 		}
 	}
-	<-read
+	<-scr.read
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(werr, &ee) {
