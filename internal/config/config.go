@@ -194,6 +194,12 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	if err := checkTypes(v); err != nil {
 		return Config{}, nil, err
 	}
+	for _, key := range listKeys {
+		// The decoder would take the variable's whole string as one path.
+		if env := os.Getenv(envName(key)); env != "" {
+			v.Set(key, strings.Fields(env))
+		}
+	}
 	if err := v.Unmarshal(&cfg); err != nil {
 		return Config{}, nil, fmt.Errorf("config: %w", err)
 	}

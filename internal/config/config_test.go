@@ -57,6 +57,7 @@ hosts:
 	t.Setenv("HOME", "/home/tester")
 	t.Setenv("LW_TEST_ROOT", "")
 	t.Setenv("LOGWATCH_INTERRUPT_WINDOW", "4s")
+	t.Setenv("LOGWATCH_WORKTREES", " ~/src/a  /w/b ")
 	flags := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	flags.Int("max-line-bytes", 0, "")
 	if err := flags.Parse([]string{"--max-line-bytes", "2000"}); err != nil {
@@ -76,6 +77,7 @@ hosts:
 		{"host override roots, ~ expanded", cfg.Agents.Claude.Roots, []string{"/home/tester/data/claude"}},
 		{"empty variable takes the default", cfg.Agents.Codex.Roots, []string{"/fallback/sessions"}},
 		{"host recorded", strings.EqualFold(cfg.Host, host), true},
+		{"a list from the environment, whitespace-separated", cfg.Worktrees, []string{"/home/tester/src/a", "/w/b"}},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {
