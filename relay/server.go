@@ -194,6 +194,9 @@ func (s *Server) Serve(ctx context.Context, ln *net.UnixListener) error {
 	}
 }
 
+// requestBuf is a request connection's base read buffer.
+const requestBuf = 16 << 10
+
 func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) {
 	uid, err := s.PeerUID(c)
 	if err != nil || uid != s.UID {
@@ -202,7 +205,9 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) 
 		writeLine(c, Response{Error: "permission denied: peer is not the daemon's user"})
 		return
 	}
-	rd := lines.New(c, 0, 0, MaxRequest)
+	// Most requests are a hook of a few KB on a connection of its own: a
+	// small base buffer, grown for the rare long one (to MaxRequest).
+	rd := lines.NewSize(c, 0, 0, MaxRequest, requestBuf)
 	rd.ReportOversized = true
 	for {
 		c.SetReadDeadline(time.Now().Add(s.IdleTimeout))

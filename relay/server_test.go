@@ -42,7 +42,7 @@ func (d *daemon) dial(t *testing.T) *client.Client {
 	return c
 }
 
-func startDaemon(t *testing.T, tune func(*relay.Server)) *daemon {
+func startDaemon(t testing.TB, tune func(*relay.Server)) *daemon {
 	t.Helper()
 	// Unix socket paths are short; t.TempDir() can be too long.
 	dir, err := os.MkdirTemp("", "lw")

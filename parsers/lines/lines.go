@@ -59,10 +59,20 @@ type Reader struct {
 // num (the number of lines before off, 0 at the start of a file). max <= 0
 // means DefaultMax.
 func New(r io.Reader, off int64, num int, max int) *Reader {
+	return NewSize(r, off, num, max, defaultBuf)
+}
+
+// NewSize is New with a base buffer of size bytes (lines longer than it
+// grow the buffer up to max, then it shrinks back): a short-lived reader
+// of short lines, such as one request connection, need not allocate
+// New's 256 KiB.
+func NewSize(r io.Reader, off int64, num int, max, size int) *Reader {
 	if max <= 0 {
 		max = DefaultMax
 	}
-	size := defaultBuf
+	if size <= 0 {
+		size = defaultBuf
+	}
 	if size > max+1 {
 		size = max + 1
 	}
