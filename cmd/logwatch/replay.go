@@ -48,7 +48,7 @@ with the failing phases; --note names phases that differ by design.`,
 					return withCode(exitUsage, fmt.Errorf("%s: %w", rec, err))
 				}
 				if asJSON {
-					enc := json.NewEncoder(a.stdout)
+					enc := json.NewEncoder(termsafe.JSON(a.stdout))
 					enc.SetIndent("", "  ")
 					if err := enc.Encode(out); err != nil {
 						return withCode(exitUsage, err)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/logwatch/logwatch/internal/statusview"
+	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
 )
@@ -75,7 +76,7 @@ func (a *app) statusRun(opts *statusOptions) error {
 		st.Roots = a.roots()
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(a.stdout)
+		enc := json.NewEncoder(termsafe.JSON(a.stdout))
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	}

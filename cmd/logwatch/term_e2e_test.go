@@ -93,6 +93,11 @@ func TestE2ETerminalEscapes(t *testing.T) {
 	if !found {
 		t.Fatalf("status --json lacks the session:\n%s", out)
 	}
+	// ... and sends none of them raw: JSON escapes the C0 controls, and
+	// the C1 and bidi ones too (\u009b), so the text shown is inert.
+	if n := hostile([]byte(out)); n > 0 {
+		t.Errorf("status --json: %d control bytes reach the terminal raw", n)
+	}
 
 	check := func(what string, b []byte) {
 		t.Helper()

@@ -41,7 +41,7 @@ Exit status: 0 when every file was read, 1 when an expectation did not hold,
 			rep, err := verify.Run(args, verify.Options{MaxLineBytes: a.cfg.MaxLineBytes})
 			if asJSON {
 				// Compact: the report is for tools (and jq -C makes it readable).
-				enc := json.NewEncoder(a.stdout)
+				enc := json.NewEncoder(termsafe.JSON(a.stdout))
 				if werr := enc.Encode(rep); werr != nil {
 					return withCode(exitUsage, werr)
 				}

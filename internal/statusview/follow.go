@@ -44,7 +44,7 @@ func (n *Notice) Update(u client.Update) (resumed bool) {
 // logwatch looks (roots, asked then) when the daemon has no session. The
 // error is a failed JSON write.
 func Events(w io.Writer, ups <-chan client.Update, notice *Notice, asJSON bool, roots func() []string) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(termsafe.JSON(w))
 	known := map[string]bool{}
 	for u := range ups {
 		notice.Update(u)

@@ -104,3 +104,38 @@ func (w Writer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// JSON wraps w, which receives encoded JSON (whole values per Write, as
+// json.Encoder writes them), so that the runes Line escapes and
+// encoding/json leaves raw (C1 controls, bidi controls) are written as
+// \u escapes: the decoded strings are exactly the same, and a terminal
+// that shows the JSON acts on none of them. encoding/json already escapes
+// the C0 controls, and outside strings its output is ASCII.
+func JSON(w io.Writer) io.Writer { return jsonWriter{w} }
+
+type jsonWriter struct{ w io.Writer }
+
+func (j jsonWriter) Write(p []byte) (int, error) {
+	i := 0
+	for ; i < len(p) && p[i] < utf8.RuneSelf; i++ {
+	}
+	if i == len(p) {
+		return j.w.Write(p) // ASCII: the common case
+	}
+	var b strings.Builder
+	b.Grow(len(p) + 16)
+	b.Write(p[:i])
+	for i < len(p) {
+		r, size := utf8.DecodeRune(p[i:])
+		if unsafeRune(r) {
+			writeHex(&b, `\u`, uint32(r), 4)
+		} else {
+			b.Write(p[i : i+size])
+		}
+		i += size
+	}
+	if _, err := io.WriteString(j.w, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

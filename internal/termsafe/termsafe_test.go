@@ -1,6 +1,8 @@
 package termsafe
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -94,4 +96,22 @@ func FuzzSanitize(f *testing.F) {
 			t.Fatalf("Line changed safe text %q to %q", s, Line(s))
 		}
 	})
+}
+
+// JSON output keeps the exact strings but sends no C1 or bidi control raw.
+func TestJSON(t *testing.T) {
+	in := map[string]string{"cmd": "a\u009b2Jb\u202ec\u2028d é 日本 \x1b]52;c;x\x07"}
+	var out bytes.Buffer
+	if err := json.NewEncoder(JSON(&out)).Encode(in); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.String() {
+		if unsafeRune(r) || r < 0x20 && r != '\n' {
+			t.Fatalf("raw %U in %q", r, out.String())
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back["cmd"] != in["cmd"] {
+		t.Fatalf("decoded %q (%v), want %q", back["cmd"], err, in["cmd"])
+	}
 }
