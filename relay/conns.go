@@ -18,21 +18,6 @@ import (
 // Only when every request connection is busy mid-request is a new one
 // refused.
 
-// ConnCounters are the socket server's connection figures (`status`).
-type ConnCounters struct {
-	ConnsMax       int64 `json:"conns_max"`       // request connections budget
-	Conns          int64 `json:"conns"`           // request connections open now
-	SubscribersMax int64 `json:"subscribers_max"` // subscriptions budget
-	ConnsEvicted   int64 `json:"conns_evicted"`   // idle (or answer unread) connections closed to make room
-	ConnsRefused   int64 `json:"conns_refused"`   // refused: every request connection busy, or subscriptions full
-	AcceptErrors   int64 `json:"accept_errors"`   // accept failures retried (EMFILE and the like)
-	// Status answers (statusanswer.go): how many were built, how many
-	// requests they answered, how many were refused busy.
-	StatusBuilt  int64 `json:"status_built"`
-	StatusServed int64 `json:"status_served"`
-	StatusBusy   int64 `json:"status_busy"`
-}
-
 type connState struct {
 	c         net.Conn
 	idleSince time.Time // zero while a request is being handled

@@ -14,13 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// Headers of the HTTP listener. Claude Code's http hooks send both: the
-// secret literally, the tab from $LOGWATCH_TAB (allowedEnvVars).
-const (
-	SecretHeader = "X-Logwatch-Secret"
-	TabHeader    = "X-Logwatch-Tab"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // HTTPOptions tunes the loopback listener. Zero fields take the defaults.
@@ -53,29 +48,10 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	return o
 }
 
-// CheckHTTPAddr accepts host:port with a loopback host (127.0.0.0/8, ::1 or
-// localhost) and a port from 1 to 65535: the listener is for agents on this
-// machine, and a web page must never find it on a routable address.
-func CheckHTTPAddr(addr string) error { return checkHTTPAddr(addr, 1) }
-
-func checkHTTPAddr(addr string, minPort int) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("%q: want host:port, e.g. 127.0.0.1:8765 (%v)", addr, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("%q: only loopback addresses (127.0.0.1, ::1, localhost) are allowed", addr)
-	}
-	if p, err := strconv.Atoi(port); err != nil || p < minPort || p > 65535 {
-		return fmt.Errorf("%q: port must be %d-65535", addr, minPort)
-	}
-	return nil
-}
-
-// ListenHTTP opens the loopback listener on an address CheckHTTPAddr
+// ListenHTTP opens the loopback listener on an address wire.CheckHTTPAddr
 // accepts, or on port 0 (any free port, for tests).
 func ListenHTTP(addr string) (net.Listener, error) {
-	if err := checkHTTPAddr(addr, 0); err != nil {
+	if err := wire.CheckListenAddr(addr); err != nil {
 		return nil, fmt.Errorf("http listener %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)

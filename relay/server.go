@@ -19,6 +19,7 @@ import (
 
 	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/relay/peercred"
+	"github.com/logwatch/logwatch/relay/secret"
 )
 
 // DefaultSocket is $XDG_RUNTIME_DIR/logwatch/logwatch.sock, or a per-user
@@ -33,11 +34,11 @@ func DefaultSocket() string {
 // ErrAlreadyRunning is returned by Listen when a live daemon owns the socket.
 var ErrAlreadyRunning = errors.New("another logwatch daemon is already serving this socket")
 
-// Listen prepares the socket: its directory private (PrivateDir), a stale
+// Listen prepares the socket: its directory private (secret.PrivateDir), a stale
 // socket left by a crashed daemon replaced, a live one refused, the socket
 // 0600.
 func Listen(path string) (*net.UnixListener, error) {
-	if err := PrivateDir(filepath.Dir(path)); err != nil {
+	if err := secret.PrivateDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
 	if fi, err := os.Lstat(path); err == nil {
@@ -65,38 +66,6 @@ func Listen(path string) (*net.UnixListener, error) {
 		return nil, fmt.Errorf("socket permissions: %w", err)
 	}
 	return ln, nil
-}
-
-// ErrNotPrivate is returned by PrivateDir for a directory another user owns
-// or can enter.
-var ErrNotPrivate = errors.New("socket directory is not private")
-
-// PrivateDir creates dir (0700) if needed and refuses it unless it belongs to
-// this user and no one else can enter it. Without XDG_RUNTIME_DIR the
-// socket lives under the shared temp dir, where another user could create
-// logwatch-<uid>/ first, put a socket of their own inside, and receive
-// every hook payload: such a directory is refused, never used or repaired.
-func PrivateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("socket directory: %w", err)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("socket directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", ErrNotPrivate, dir)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%w: %s is owned by %s, not by you (%s); another user may have created it to "+
-			"intercept logwatch: have it removed, or set XDG_RUNTIME_DIR or socket to a directory of your own",
-			ErrNotPrivate, dir, peercred.Describe(int(st.Uid)), peercred.Describe(os.Getuid()))
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("%w: %s has mode %04o, open to other users; it must be 0700 (chmod 700 %s, "+
-			"after checking that nothing in it is someone else's)", ErrNotPrivate, dir, perm, dir)
-	}
-	return nil
 }
 
 // Server answers the socket protocol for a Relay.

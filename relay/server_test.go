@@ -20,6 +20,7 @@ import (
 	"github.com/logwatch/logwatch/internal/testsupport"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/secret"
 )
 
 // daemon is a real relay serving a real unix socket in a temp dir.
@@ -118,7 +119,7 @@ func TestListenOpenDirRefused(t *testing.T) {
 	defer os.RemoveAll(dir)
 	os.Chmod(dir, 0o755)
 	_, err := relay.Listen(filepath.Join(dir, "s.sock"))
-	if !errors.Is(err, relay.ErrNotPrivate) || !strings.Contains(err.Error(), dir+" has mode 0755") {
+	if !errors.Is(err, secret.ErrNotPrivate) || !strings.Contains(err.Error(), dir+" has mode 0755") {
 		t.Fatalf("err = %v", err)
 	}
 	if st, _ := os.Stat(dir); st.Mode().Perm() != 0o755 {

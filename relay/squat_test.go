@@ -17,6 +17,7 @@ import (
 
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/secret"
 )
 
 // squatterUID is the other user: nobody.
@@ -111,7 +112,7 @@ func TestSocketSquatted(t *testing.T) {
 	reports := startSquatter(t, dir)
 
 	_, err = relay.Listen(socket)
-	if !errors.Is(err, relay.ErrNotPrivate) || !strings.Contains(err.Error(), dir+" is owned by uid 65534") {
+	if !errors.Is(err, secret.ErrNotPrivate) || !strings.Contains(err.Error(), dir+" is owned by uid 65534") {
 		t.Fatalf("daemon on a squatted directory: %v", err)
 	}
 	t.Logf("daemon refused: %v", err)

@@ -9,15 +9,6 @@ import (
 	"github.com/logwatch/logwatch/relay/session"
 )
 
-// Keys a pty source can report.
-const (
-	KeyEsc   = "esc"
-	KeyCtrlC = "ctrl-c"
-	// KeyEnter is a submit (an unmodified Enter): never an interrupt, it
-	// is the evidence that binds a Codex session to its tab (codexbind.go).
-	KeyEnter = "enter"
-)
-
 // pokeEvery is how often an open window re-reads the session's log, so a
 // slow or lost file notification cannot make it miss the marker.
 const pokeEvery = 25 * time.Millisecond

@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/bench/stats"
-	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 func main() {
@@ -346,7 +346,7 @@ func codexSession(root string, k int, newDir bool) *liveSession {
 
 // measure appends alternately a turn start and a turn end to each session in
 // turn and times each append until the daemon publishes the state it implies.
-func measure(evs <-chan relay.Event, ss []*liveSession, n int, keep bool) []time.Duration {
+func measure(evs <-chan wire.Event, ss []*liveSession, n int, keep bool) []time.Duration {
 	var out []time.Duration
 	for i := 0; i < n; i++ {
 		s := ss[i%len(ss)]
@@ -499,7 +499,7 @@ func afterStart(bin string, rounds int) {
 }
 
 // settle drains events until none arrives for a while (at most d).
-func settle(evs <-chan relay.Event, d time.Duration) {
+func settle(evs <-chan wire.Event, d time.Duration) {
 	end := time.After(d)
 	for {
 		select {

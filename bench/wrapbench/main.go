@@ -35,8 +35,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/logwatch/logwatch/bench/stats"
-	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 func main() {
@@ -249,11 +249,11 @@ func markerToReady(bin, dir string, n int) {
 	stats.Check(err)
 	stats.Check(ev.Start())
 	defer func() { ev.Process.Signal(syscall.SIGTERM); ev.Wait() }()
-	events := make(chan relay.Event, 1024)
+	events := make(chan wire.Event, 1024)
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			var e relay.Event
+			var e wire.Event
 			if json.Unmarshal(sc.Bytes(), &e) == nil {
 				events <- e
 			}
@@ -302,7 +302,7 @@ func markerToReady(bin, dir string, n int) {
 		_, err := logf.Write(line(`"go"`))
 		stats.Check(err)
 		wait("working", "")
-		stats.Check(c.Key(ctx, tab, relay.KeyEsc, time.Now())) // answered once the relay opened the window
+		stats.Check(c.Key(ctx, tab, wire.KeyEsc, time.Now())) // answered once the relay opened the window
 		t0 := time.Now()
 		_, err = logf.Write(marker)
 		stats.Check(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/logwatch/logwatch/keytap/proxy"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // Bounds of the hook client (SPEC §3): it must never slow or block the agent.
@@ -51,7 +52,7 @@ func runHook(args []string, stdin *os.File) int {
 	}
 	defer c.Close()
 
-	payload, ok := readBounded(stdin, relay.MaxRequest, hookStdinWait)
+	payload, ok := readBounded(stdin, wire.MaxRequest, hookStdinWait)
 	if !ok {
 		return 0
 	}

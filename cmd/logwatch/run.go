@@ -16,6 +16,7 @@ import (
 	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/pipeline/ingest"
 	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/secret"
 	"github.com/logwatch/logwatch/watcher"
 	"github.com/logwatch/logwatch/watcher/registry"
 )
@@ -70,9 +71,9 @@ func (a *app) serve(ctx context.Context, record string) error {
 	// The HTTP listener is opened before anything runs, so a port in use or
 	// an unusable secret file is a start-up error (exit 2), not a crash.
 	var httpLn net.Listener
-	var secret string
+	var httpSecret string
 	if a.cfg.HTTP != "" {
-		if secret, err = relay.LoadOrCreateSecret(relay.SecretFile(socket)); err == nil {
+		if httpSecret, err = secret.LoadOrCreate(secret.File(socket)); err == nil {
 			httpLn, err = relay.ListenHTTP(a.cfg.HTTP)
 		}
 		if err != nil {
@@ -204,7 +205,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 			if !restored() {
 				return nil
 			}
-			return srv.ServeHTTP(ctx, httpLn, relay.HTTPOptions{Secret: secret})
+			return srv.ServeHTTP(ctx, httpLn, relay.HTTPOptions{Secret: httpSecret})
 		})
 	}
 	a.log.Info().Str("socket", socket).Strs("claude_roots", a.cfg.Agents.Claude.Roots).

@@ -13,8 +13,8 @@ import (
 
 	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/internal/termsafe"
-	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // statusOptions is the view `logwatch status` was asked for.
@@ -57,7 +57,7 @@ func (a *app) statusRun(opts *statusOptions) error {
 	if opts.Watch {
 		return a.watchStatus(opts.All)
 	}
-	var st relay.Status
+	var st wire.Status
 	err := a.callStatus(func(ctx context.Context, c *client.Client) error {
 		var err error
 		st, err = c.Status(ctx)
@@ -67,10 +67,10 @@ func (a *app) statusRun(opts *statusOptions) error {
 		return err
 	}
 	if st.Sessions == nil { // a daemon from before empty lists were []
-		st.Sessions = []relay.Event{}
+		st.Sessions = []wire.Event{}
 	}
 	if st.Worktrees == nil {
-		st.Worktrees = []relay.WorktreeState{}
+		st.Worktrees = []wire.WorktreeState{}
 	}
 	if st.Roots == nil {
 		st.Roots = a.roots()

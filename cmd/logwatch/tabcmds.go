@@ -10,15 +10,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // keyOptions is the key press `logwatch key` reports.
 type keyOptions struct {
 	Tab string
 	Pid int    // the tab's child process; 0 when unknown
-	Key string // relay.KeyEsc, relay.KeyCtrlC or relay.KeyEnter
+	Key string // wire.KeyEsc, wire.KeyCtrlC or wire.KeyEnter
 	At  time.Time
 }
 
@@ -44,7 +44,7 @@ daemon then binds the tab to the session of an agent running at or under it.`,
 				return withCode(exitUsage, errors.New("--tab is required (or LOGWATCH_TAB)"))
 			}
 			opts.Key = strings.ToLower(args[0])
-			if opts.Key != relay.KeyEsc && opts.Key != relay.KeyCtrlC && opts.Key != relay.KeyEnter {
+			if opts.Key != wire.KeyEsc && opts.Key != wire.KeyCtrlC && opts.Key != wire.KeyEnter {
 				return withCode(exitUsage, fmt.Errorf("unknown key %q: want esc, ctrl-c or enter", args[0]))
 			}
 			if opts.Pid < 0 {

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/conformance/agents"
-	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // buildVersion is what `logwatch version` prints: what Go embedded in the
@@ -33,7 +33,7 @@ type agentVersion struct {
 }
 
 func readBuildVersion() buildVersion {
-	v := buildVersion{Version: version, Go: runtime.Version(), Protocol: relay.Protocol, Agents: []agentVersion{}}
+	v := buildVersion{Version: version, Go: runtime.Version(), Protocol: wire.Protocol, Agents: []agentVersion{}}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v.Module = bi.Main.Path
 		if version == "dev" && bi.Main.Version != "" {

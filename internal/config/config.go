@@ -24,7 +24,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/logwatch/logwatch/internal/safeopen"
-	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // Config is the whole configuration, read once by Load and passed down by
@@ -510,7 +510,7 @@ func (c Config) validate() error {
 		errs = append(errs, fmt.Errorf("socket must be an absolute path, got %q", c.Socket))
 	}
 	if c.HTTP != "" {
-		if err := relay.CheckHTTPAddr(c.HTTP); err != nil {
+		if err := wire.CheckHTTPAddr(c.HTTP); err != nil {
 			errs = append(errs, fmt.Errorf("http: %w", err))
 		}
 	}

@@ -30,13 +30,16 @@ var allowed = map[string][]string{
 	"watcher/registry": {"internal/safeopen", "watcher"},
 
 	// The relay: the pure state folder, the state owner and its server,
-	// its client and clock.
+	// its clock; the wire types and the run directory's secret, which its
+	// clients share with it; its client.
 	"relay/session":  {"parsers"},
 	"relay/peercred": {},
 	"relay/vclock":   {},
-	"relay":          {"internal/proctree", "internal/safeopen", "parsers", "parsers/lines", "relay/peercred", "relay/session"},
-	"relay/client":   {"relay", "relay/peercred"},
-	"keytap/proxy":   {"internal/proctree", "keytap", "relay", "relay/client"},
+	"relay/wire":     {},
+	"relay/secret":   {"internal/safeopen", "relay/peercred"},
+	"relay":          {"internal/proctree", "internal/safeopen", "parsers", "parsers/lines", "relay/peercred", "relay/secret", "relay/session", "relay/wire"},
+	"relay/client":   {"relay/peercred", "relay/wire"},
+	"keytap/proxy":   {"internal/proctree", "keytap", "relay/client", "relay/wire"},
 
 	// Above watcher and relay: what runs the pipeline.
 	"pipeline/ingest": {"internal/safeopen", "relay", "watcher", "watcher/registry"},
@@ -46,13 +49,13 @@ var allowed = map[string][]string{
 	// The machine's setup: the agents' settings files, the service, doctor.
 	"setup/selfbin":       {},
 	"setup/service":       {"internal/atomicfile"},
-	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/safeopen", "internal/udiff", "relay"},
+	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/safeopen", "internal/udiff", "relay/secret", "relay/wire"},
 	"setup/doctor":        {"conformance/agents", "internal/config", "internal/safeopen", "internal/termsafe", "parsers", "relay/client", "setup/agentsettings"},
 
 	// Shared leaves.
-	"internal/config":      {"internal/safeopen", "relay"},
+	"internal/config":      {"internal/safeopen", "relay/wire"},
 	"internal/jsonc":       {},
-	"internal/statusview":  {"internal/termsafe", "relay", "relay/client"},
+	"internal/statusview":  {"internal/termsafe", "relay/client", "relay/wire"},
 	"internal/proctree":    {},
 	"internal/udiff":       {},
 	"internal/atomicfile":  {"internal/safeopen"},
@@ -82,6 +85,15 @@ var against = []struct{ from, to, why string }{
 	{"internal", "pipeline", "internal/ holds leaves"},
 	{"internal", "setup", "internal/ holds leaves"},
 	{"pipeline", "setup", "running the pipeline edits no settings"},
+}
+
+// againstDaemon are arrows to the daemon's package relay itself, not to the
+// packages under it: its wire types, secret and client are for everyone,
+// the daemon only for what runs it (pipeline/, cmd/).
+var againstDaemon = []struct{ from, why string }{
+	{"internal", "internal/ holds leaves: the wire types are relay/wire"},
+	{"keytap", "the pty proxy speaks to the daemon through relay/client and relay/wire"},
+	{"setup", "settings and doctor speak to the daemon through relay/client, relay/wire and relay/secret"},
 }
 
 // under reports whether pkg is dir or inside it.
@@ -176,6 +188,11 @@ func TestFlowTable(t *testing.T) {
 			for _, a := range against {
 				if under(pkg, a.from) && under(dep, a.to) {
 					t.Errorf("%s may import %s: against the flow (%s)", pkg, dep, a.why)
+				}
+			}
+			for _, a := range againstDaemon {
+				if under(pkg, a.from) && dep == "relay" {
+					t.Errorf("%s may import relay: against the flow (%s)", pkg, a.why)
 				}
 			}
 		}

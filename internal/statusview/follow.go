@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/internal/termsafe"
-	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // Notice says on a writer (stderr), once per outage, that a stream was
@@ -88,7 +88,7 @@ type Watch struct {
 	all      bool
 	roots    func() []string
 	notice   Notice
-	sessions map[string]relay.Event
+	sessions map[string]wire.Event
 	notes    Notes
 }
 
@@ -96,7 +96,7 @@ type Watch struct {
 // lost and resumed streams are said on notices; roots, asked once when the
 // daemon has no session, says where logwatch looks.
 func NewWatch(all bool, notices io.Writer, roots func() []string) *Watch {
-	return &Watch{all: all, roots: roots, notice: Notice{W: notices, Name: "status --watch"}, sessions: map[string]relay.Event{}}
+	return &Watch{all: all, roots: roots, notice: Notice{W: notices, Name: "status --watch"}, sessions: map[string]wire.Event{}}
 }
 
 // Apply folds one update in; a fresh snapshot replaces what was known.
@@ -119,8 +119,8 @@ func (m *Watch) Apply(u client.Update) {
 }
 
 // Visible is what the view shows at now.
-func (m *Watch) Visible(now time.Time) []relay.Event {
-	var out []relay.Event
+func (m *Watch) Visible(now time.Time) []wire.Event {
+	var out []wire.Event
 	for _, s := range m.sessions {
 		if m.all || Shown(s, now) {
 			out = append(out, s)

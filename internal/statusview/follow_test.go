@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // TestWatchModel folds a stream through an outage: the loss is said once
@@ -20,7 +20,7 @@ func TestWatchModel(t *testing.T) {
 	asked := 0
 	m := NewWatch(false, &notices, func() []string { asked++; return []string{"/r"} })
 	ev := func(id, state string, age time.Duration) client.Update {
-		return client.Update{Kind: client.UpdateEvent, Event: relay.Event{Session: id, State: state, Since: now.Add(-age)}}
+		return client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: id, State: state, Since: now.Add(-age)}}
 	}
 	lost := client.Update{Kind: client.UpdateLost, Err: errors.New("EOF")}
 	for _, u := range []client.Update{

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/logwatch/logwatch/internal/termsafe"
-	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // urgency orders states as a row shows them (SPEC §2): waiting first.
@@ -49,9 +49,9 @@ type Notes struct {
 // one line each: dot, short session id (what ack accepts), state, agent,
 // tab, reason, detail, age, fitted to width. It is pure so the view can be
 // compared with a golden file.
-func Render(w io.Writer, sessions []relay.Event, now time.Time, width int, color bool, notes Notes) {
+func Render(w io.Writer, sessions []wire.Event, now time.Time, width int, color bool, notes Notes) {
 	width = max(width, 40)
-	groups := map[string][]relay.Event{}
+	groups := map[string][]wire.Event{}
 	for _, s := range sessions {
 		where := whereOf(s)
 		if where == "" {
@@ -60,7 +60,7 @@ func Render(w io.Writer, sessions []relay.Event, now time.Time, width int, color
 		groups[where] = append(groups[where], s)
 	}
 	for _, g := range groups {
-		slices.SortFunc(g, func(a, b relay.Event) int {
+		slices.SortFunc(g, func(a, b wire.Event) int {
 			if d := urgencyOf(a.State) - urgencyOf(b.State); d != 0 {
 				return d
 			}

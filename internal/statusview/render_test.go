@@ -9,16 +9,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/logwatch/logwatch/internal/testsupport"
-	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // watchSessions covers every state, grouping by worktree and by cwd, a
 // detail too long for the line and a path too long for the header.
-func watchSessions(now time.Time) []relay.Event {
+func watchSessions(now time.Time) []wire.Event {
 	ago := func(d time.Duration) time.Time { return now.Add(-d) }
-	return []relay.Event{
+	return []wire.Event{
 		{Session: "a1f03c9e-5b7d-4c1e-9a2f-0d6b8e4c3a21", Agent: "claude", Tab: "wrap-3f9a0c1d2e4b5a69", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app", State: "working", Reason: "tool", Detail: "go test ./... -run TestEverything -count=1 -race -timeout 10m", Since: ago(12 * time.Second)},
 		{Session: "019e0f3d-12a4-7b90-8c61-3e2f9d0a7b54", Agent: "codex", Tab: "T2", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app/web", State: "waiting", Reason: "permission", Detail: "Bash: rm -rf build", Since: ago(3 * time.Minute)},
 		{Session: "a3", Agent: "claude", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app", State: "ended", Reason: "session_end", Since: ago(5 * time.Hour)},

@@ -17,12 +17,12 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/internal/termsafe"
-	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // WriteStatus prints sessions, most urgent first, then the counters; all
 // includes the history Shown leaves out.
-func WriteStatus(w io.Writer, st relay.Status, all bool, now time.Time) {
+func WriteStatus(w io.Writer, st wire.Status, all bool, now time.Time) {
 	sessions := st.Sessions
 	sort.SliceStable(sessions, func(i, j int) bool { return sessions[i].Since.After(sessions[j].Since) })
 	ids := make([]string, len(sessions))
@@ -93,7 +93,7 @@ const RecentChange = 10 * time.Minute
 // (Claude Code's registry says so), or it changed recently; where nothing
 // tells its process (Codex, a Claude without a registry), it has not ended
 // and changed within a day.
-func Shown(s relay.Event, now time.Time) bool {
+func Shown(s wire.Event, now time.Time) bool {
 	age := now.Sub(s.Since)
 	switch {
 	case s.Live || age <= RecentChange:
@@ -105,7 +105,7 @@ func Shown(s relay.Event, now time.Time) bool {
 }
 
 // process is the PROCESS column: the live pid, "gone", or "-" when unknown.
-func process(s relay.Event) string {
+func process(s wire.Event) string {
 	switch {
 	case s.Live:
 		return strconv.Itoa(s.Pid)
@@ -131,7 +131,7 @@ func orDash(s string) string {
 }
 
 // whereOf is the session's worktree, else its cwd.
-func whereOf(ev relay.Event) string {
+func whereOf(ev wire.Event) string {
 	if ev.Worktree != "" {
 		return ev.Worktree
 	}

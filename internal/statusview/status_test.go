@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // TestWriteStatusCounters: the text status shows what the README says it
 // counts, interrupts with the key→marker latency included.
 func TestWriteStatusCounters(t *testing.T) {
 	var b strings.Builder
-	st := relay.Status{Sessions: []relay.Event{}, Counters: relay.Counters{Keys: 3, InterruptCandidates: 2,
+	st := wire.Status{Sessions: []wire.Event{}, Counters: wire.Counters{Keys: 3, InterruptCandidates: 2,
 		InterruptsConfirmed: 1, InterruptsUnconfirmed: 1, KeyToMarkerLastMs: 261, KeyToMarkerMaxMs: 284, SubscriberResyncs: 4}}
 	WriteStatus(&b, st, false, time.Now())
 	for _, want := range []string{"keys 3: 2 interrupt candidates, 1 confirmed, 1 unconfirmed", "key→marker last 261 ms, max 284 ms",
@@ -29,7 +29,7 @@ func TestWriteStatusCounters(t *testing.T) {
 func TestStatusShowsLiveSessions(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	ago := func(d time.Duration) time.Time { return now.Add(-d) }
-	sessions := []relay.Event{
+	sessions := []wire.Event{
 		{Session: "live-old", Agent: "claude", State: "ready", Pid: 101, Live: true, Since: ago(72 * time.Hour)},
 		{Session: "gone-recent", Agent: "claude", State: "ended", Pid: 102, Since: ago(time.Minute)},
 		{Session: "gone-old", Agent: "claude", State: "ended", Pid: 103, Since: ago(time.Hour)},
@@ -44,7 +44,7 @@ func TestStatusShowsLiveSessions(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	WriteStatus(&b, relay.Status{Sessions: sessions}, false, now)
+	WriteStatus(&b, wire.Status{Sessions: sessions}, false, now)
 	out := b.String()
 	for _, w := range []string{"live-", "101", "gone-r", " gone ", "unknown-w", "PROCESS", "(3 sessions of the history not shown"} {
 		if !strings.Contains(out, w) {
@@ -57,7 +57,7 @@ func TestStatusShowsLiveSessions(t *testing.T) {
 		}
 	}
 	b.Reset()
-	WriteStatus(&b, relay.Status{Sessions: sessions}, true, now)
+	WriteStatus(&b, wire.Status{Sessions: sessions}, true, now)
 	if !strings.Contains(b.String(), "gone-o") || strings.Contains(b.String(), "not shown") {
 		t.Errorf("--all:\n%s", b.String())
 	}

@@ -8,16 +8,16 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // hostileEvent carries, in every field a view prints, what a terminal
 // would obey: OSC 52 and OSC 0, a screen clear, C1 CSI, a bidi override, a
 // stray byte, a tab and a newline.
-func hostileEvent(now time.Time) relay.Event {
+func hostileEvent(now time.Time) wire.Event {
 	const x = "\x1b]52;c;aGk=\x07\x1b]0;t\x07\x1b[2J\u009b2J\u202e\x9b\t\nfake line"
-	return relay.Event{Session: "s" + x, Agent: "claude" + x, Tab: "t" + x, Worktree: "/w/" + x, Cwd: "/c/" + x,
+	return wire.Event{Session: "s" + x, Agent: "claude" + x, Tab: "t" + x, Worktree: "/w/" + x, Cwd: "/c/" + x,
 		State: "working", Reason: "tool" + x, Detail: "echo " + x, Source: "hook" + x, Rule: "r" + x, Since: now.Add(-time.Second)}
 }
 
@@ -58,10 +58,10 @@ func TestPrintersEscapeData(t *testing.T) {
 		lines int // lines the printer writes
 	}{
 		{"status", func(w *bytes.Buffer) {
-			WriteStatus(w, relay.Status{Sessions: []relay.Event{ev}}, true, now)
+			WriteStatus(w, wire.Status{Sessions: []wire.Event{ev}}, true, now)
 		}, 6},
 		{"status, no session", func(w *bytes.Buffer) {
-			WriteStatus(w, relay.Status{Roots: []string{"/r/\x1b]0;t\x07\n"}}, true, now)
+			WriteStatus(w, wire.Status{Roots: []string{"/r/\x1b]0;t\x07\n"}}, true, now)
 		}, 7},
 		{"events", func(w *bytes.Buffer) {
 			Events(w, stream(), &Notice{W: &notices, Name: "events"}, false, nil)
@@ -70,7 +70,7 @@ func TestPrintersEscapeData(t *testing.T) {
 			NewWatch(true, &notices, nil).Plain(w, stream())
 		}, 1},
 		{"status --watch, view", func(w *bytes.Buffer) {
-			Render(w, []relay.Event{ev}, now, 80, false, Notes{Note: "(lost the daemon: \x1b]0;t\x07; reconnecting)"})
+			Render(w, []wire.Event{ev}, now, 80, false, Notes{Note: "(lost the daemon: \x1b]0;t\x07; reconnecting)"})
 		}, 5},
 		{"status --watch, empty view", func(w *bytes.Buffer) {
 			Render(w, nil, now, 80, false, Notes{Roots: []string{"/r/\x1b]0;t\x07\u202e"}})

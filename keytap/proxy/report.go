@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/keytap"
-	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // Per-report caps of ClientReporter: a key is only worth reporting while
@@ -42,16 +42,16 @@ func (r *ClientReporter) TabOpened(tab string, pid int) {
 	r.do(openedTimeout, func(ctx context.Context, c *client.Client) error { return c.TabOpened(ctx, tab, pid) })
 }
 
-// Key reports a press as relay.KeyEsc, relay.KeyCtrlC or relay.KeyEnter,
+// Key reports a press as wire.KeyEsc, wire.KeyCtrlC or wire.KeyEnter,
 // with the tab's process (a daemon started after the tab opened learns it
 // here).
 func (r *ClientReporter) Key(tab string, pid int, p keytap.Press) {
-	key := relay.KeyEsc
+	key := wire.KeyEsc
 	switch p.Key {
 	case keytap.CtrlC:
-		key = relay.KeyCtrlC
+		key = wire.KeyCtrlC
 	case keytap.Enter:
-		key = relay.KeyEnter
+		key = wire.KeyEnter
 	}
 	r.do(keyTimeout, func(ctx context.Context, c *client.Client) error { return c.KeyPid(ctx, tab, pid, key, p.At) })
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/wire"
 	"github.com/logwatch/logwatch/watcher"
 )
 
@@ -57,7 +58,7 @@ func TestSubscriberDuringStartupConverges(t *testing.T) {
 	<-w.Ready()
 
 	seen := map[string]string{}
-	var st relay.Status
+	var st wire.Status
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		// Drain what the subscriber got so far, then compare with status.

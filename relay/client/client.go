@@ -1,9 +1,9 @@
 // Package client talks to a running logwatch daemon over its unix socket:
 // the Go API for a host app, and what the logwatch CLI verbs use.
 //
-// The protocol is one JSON object per line each way (relay.Request in,
-// relay.Response out); a subscription answers one Response and then streams
-// relay.Event lines.
+// The protocol is one JSON object per line each way (wire.Request in,
+// wire.Response out); a subscription answers one Response and then streams
+// wire.Event lines.
 package client
 
 import (
@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/peercred"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // ErrNoDaemon means nothing is listening on the socket.
@@ -92,9 +92,9 @@ func (c *Client) Close() error { return c.conn.Close() }
 // Do sends one request and reads its response. The context bounds the whole
 // exchange. After a failed exchange the connection is closed: a late answer
 // must never be taken for the next request's.
-func (c *Client) Do(ctx context.Context, req relay.Request) (relay.Response, error) {
+func (c *Client) Do(ctx context.Context, req wire.Request) (wire.Response, error) {
 	if c.broken != nil {
-		return relay.Response{}, c.broken
+		return wire.Response{}, c.broken
 	}
 	dl, hasDL := ctx.Deadline()
 	if hasDL {
@@ -162,22 +162,22 @@ var busyPrefixes = []string{"busy:", "too many connections"}
 
 // exchange sends req and reads its answer, calling progress with the time
 // allowed for what comes next: the first bytes, then each 64 KiB.
-func (c *Client) exchange(req relay.Request, progress func(time.Duration)) (relay.Response, error) {
+func (c *Client) exchange(req wire.Request, progress func(time.Duration)) (wire.Response, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
-		return relay.Response{}, &appError{msg: err.Error()}
+		return wire.Response{}, &appError{msg: err.Error()}
 	}
 	progress(c.first)
 	if _, err := c.conn.Write(append(b, '\n')); err != nil {
-		return relay.Response{}, fmt.Errorf("send: %w", err)
+		return wire.Response{}, fmt.Errorf("send: %w", err)
 	}
 	line, err := c.readLine(progress)
 	if err != nil {
-		return relay.Response{}, fmt.Errorf("receive: %w", err)
+		return wire.Response{}, fmt.Errorf("receive: %w", err)
 	}
-	var resp relay.Response
+	var resp wire.Response
 	if err := json.Unmarshal(line, &resp); err != nil {
-		return relay.Response{}, fmt.Errorf("bad response: %w", err)
+		return wire.Response{}, fmt.Errorf("bad response: %w", err)
 	}
 	if !resp.OK {
 		e := &appError{msg: resp.Error}
@@ -223,11 +223,11 @@ func (c *Client) readLine(progress func(time.Duration)) ([]byte, error) {
 
 // Hook relays a hook payload.
 func (c *Client) Hook(ctx context.Context, agent, tab string, payload []byte) error {
-	_, err := c.Do(ctx, relay.Request{Op: relay.OpHook, Agent: agent, Tab: tab, Payload: payload})
+	_, err := c.Do(ctx, wire.Request{Op: wire.OpHook, Agent: agent, Tab: tab, Payload: payload})
 	return err
 }
 
-// Key reports a key press (relay.KeyEsc, relay.KeyCtrlC or relay.KeyEnter) in a tab.
+// Key reports a key press (wire.KeyEsc, wire.KeyCtrlC or wire.KeyEnter) in a tab.
 func (c *Client) Key(ctx context.Context, tab, key string, at time.Time) error {
 	return c.KeyPid(ctx, tab, 0, key, at)
 }
@@ -235,7 +235,7 @@ func (c *Client) Key(ctx context.Context, tab, key string, at time.Time) error {
 // KeyPid is Key also naming the tab's child process (0: not known), as
 // TabOpened does.
 func (c *Client) KeyPid(ctx context.Context, tab string, pid int, key string, at time.Time) error {
-	req := relay.Request{Op: relay.OpKey, Tab: tab, Pid: pid, Key: key}
+	req := wire.Request{Op: wire.OpKey, Tab: tab, Pid: pid, Key: key}
 	if !at.IsZero() {
 		req.At = &at
 	}
@@ -245,7 +245,7 @@ func (c *Client) KeyPid(ctx context.Context, tab string, pid int, key string, at
 
 // Ack acknowledges a session's finished turn (done → ready).
 func (c *Client) Ack(ctx context.Context, session string) error {
-	_, err := c.Do(ctx, relay.Request{Op: relay.OpAck, Session: session})
+	_, err := c.Do(ctx, wire.Request{Op: wire.OpAck, Session: session})
 	return err
 }
 
@@ -253,7 +253,7 @@ func (c *Client) Ack(ctx context.Context, session string) error {
 // or a shell above it), which binds the tab to the session of an agent
 // process at or under pid.
 func (c *Client) TabOpened(ctx context.Context, tab string, pid int) error {
-	_, err := c.Do(ctx, relay.Request{Op: relay.OpTabOpened, Tab: tab, Pid: pid})
+	_, err := c.Do(ctx, wire.Request{Op: wire.OpTabOpened, Tab: tab, Pid: pid})
 	return err
 }
 
@@ -265,18 +265,18 @@ func (c *Client) TabClosed(ctx context.Context, tab string) (int, error) {
 // TabClosedPid is TabClosed also naming the tab's child process (0: not
 // known), as TabOpened does.
 func (c *Client) TabClosedPid(ctx context.Context, tab string, pid int) (int, error) {
-	resp, err := c.Do(ctx, relay.Request{Op: relay.OpTabClosed, Tab: tab, Pid: pid})
+	resp, err := c.Do(ctx, wire.Request{Op: wire.OpTabClosed, Tab: tab, Pid: pid})
 	return resp.Ended, err
 }
 
 // Status returns the daemon's sessions and counters.
-func (c *Client) Status(ctx context.Context) (relay.Status, error) {
-	resp, err := c.Do(ctx, relay.Request{Op: relay.OpStatus})
+func (c *Client) Status(ctx context.Context) (wire.Status, error) {
+	resp, err := c.Do(ctx, wire.Request{Op: wire.OpStatus})
 	if err != nil {
-		return relay.Status{}, err
+		return wire.Status{}, err
 	}
 	if resp.Status == nil {
-		return relay.Status{}, errors.New("status missing from response")
+		return wire.Status{}, errors.New("status missing from response")
 	}
 	return *resp.Status, nil
 }
@@ -284,8 +284,8 @@ func (c *Client) Status(ctx context.Context) (relay.Status, error) {
 // Subscribe turns the connection into a stream: first one event per existing
 // session (Snapshot set), then every change. The channel closes when the
 // stream ends; the returned func reports why (nil when ctx ended it).
-func (c *Client) Subscribe(ctx context.Context) (<-chan relay.Event, func() error, error) {
-	resp, err := c.Do(ctx, relay.Request{Op: relay.OpSubscribe})
+func (c *Client) Subscribe(ctx context.Context) (<-chan wire.Event, func() error, error) {
+	resp, err := c.Do(ctx, wire.Request{Op: wire.OpSubscribe})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -293,7 +293,7 @@ func (c *Client) Subscribe(ctx context.Context) (<-chan relay.Event, func() erro
 	if resp.Snapshot != nil {
 		c.snapshot = *resp.Snapshot
 	}
-	out := make(chan relay.Event, 64)
+	out := make(chan wire.Event, 64)
 	var streamErr error
 	done := make(chan struct{})
 	go func() {
@@ -321,7 +321,7 @@ func (c *Client) Subscribe(ctx context.Context) (<-chan relay.Event, func() erro
 				streamErr = errors.New(probe.Error)
 				return
 			}
-			var ev relay.Event
+			var ev wire.Event
 			if err := json.Unmarshal(line, &ev); err != nil {
 				streamErr = fmt.Errorf("bad event: %w", err)
 				return

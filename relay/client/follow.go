@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // UpdateKind tells what an Update carries.
@@ -28,9 +28,9 @@ const (
 // Update is one item of a followed stream.
 type Update struct {
 	Kind     UpdateKind
-	Event    relay.Event // UpdateEvent
-	Snapshot int         // UpdateConnected: snapshot events that follow, -1 if the daemon did not say
-	Err      error       // UpdateLost
+	Event    wire.Event // UpdateEvent
+	Snapshot int        // UpdateConnected: snapshot events that follow, -1 if the daemon did not say
+	Err      error      // UpdateLost
 }
 
 // FollowOptions tune Follow's reconnection backoff.
@@ -107,7 +107,7 @@ func Follow(ctx context.Context, socket string, opt FollowOptions) (<-chan Updat
 }
 
 // followDial connects and subscribes, with a short bound on the handshake.
-func followDial(ctx context.Context, socket string) (*Client, <-chan relay.Event, func() error, error) {
+func followDial(ctx context.Context, socket string) (*Client, <-chan wire.Event, func() error, error) {
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	c, err := Dial(dctx, socket)
 	cancel()

@@ -14,7 +14,7 @@ import (
 	"github.com/logwatch/logwatch/internal/jsonc"
 	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/internal/udiff"
-	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/secret"
 )
 
 // Target is one agent's settings file to edit.
@@ -61,11 +61,11 @@ func HTTPSpec(spec Spec, addr, socket string) (Spec, error) {
 	if spec.Agent != "claude" {
 		return spec, fmt.Errorf("--http: %s has no http hooks; install its command hooks (without --http)", spec.Agent)
 	}
-	secret, err := relay.LoadOrCreateSecret(relay.SecretFile(socket))
+	key, err := secret.LoadOrCreate(secret.File(socket))
 	if err != nil {
 		return spec, err
 	}
-	return spec.WithHTTP("http://"+addr+"/hook?agent="+spec.Agent, secret), nil
+	return spec.WithHTTP("http://"+addr+"/hook?agent="+spec.Agent, key), nil
 }
 
 // MaxSettingsBytes bounds a settings file read (they are a few KiB).

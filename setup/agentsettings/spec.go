@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/logwatch/logwatch/internal/jsonc"
-	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // Spec is what logwatch installs for one agent: the events SPEC §3 uses,
@@ -68,7 +68,7 @@ type httpHook struct{ url, secret string }
 func (h Spec) handler(command string) jsonc.OMap {
 	if h.http != nil {
 		return jsonc.OMap{{K: "type", V: "http"}, {K: "url", V: h.http.url},
-			{K: "headers", V: jsonc.OMap{{K: relay.SecretHeader, V: h.http.secret}, {K: relay.TabHeader, V: "$LOGWATCH_TAB"}}},
+			{K: "headers", V: jsonc.OMap{{K: wire.SecretHeader, V: h.http.secret}, {K: wire.TabHeader, V: "$LOGWATCH_TAB"}}},
 			{K: "allowedEnvVars", V: []any{"LOGWATCH_TAB"}}, {K: "timeout", V: h.timeout}}
 	}
 	return jsonc.OMap{{K: "type", V: "command"}, {K: "command", V: command}, {K: "timeout", V: h.timeout}}
@@ -78,14 +78,14 @@ func (h Spec) handler(command string) jsonc.OMap {
 // had: a POST to /hook on a loopback address carrying the secret header.
 func isOurURL(hd *jsonc.Node) bool {
 	typ, u, hs := hd.Get("type"), hd.Get("url"), hd.Get("headers")
-	if typ == nil || typ.Str != "http" || u == nil || u.Kind != '"' || hs == nil || hs.Kind != '{' || hs.Get(relay.SecretHeader) == nil {
+	if typ == nil || typ.Str != "http" || u == nil || u.Kind != '"' || hs == nil || hs.Kind != '{' || hs.Get(wire.SecretHeader) == nil {
 		return false
 	}
 	pu, err := url.Parse(u.Str)
 	if err != nil || pu.Path != "/hook" || pu.Query().Get("agent") == "" {
 		return false
 	}
-	return relay.CheckHTTPAddr(pu.Host) == nil
+	return wire.CheckHTTPAddr(pu.Host) == nil
 }
 
 var star = "*"
@@ -251,7 +251,7 @@ func (h Spec) isExact(event string, g, hd *jsonc.Node, command string) bool {
 	if typ.Str != "http" || u == nil || u.Str != h.http.url || hs == nil || hs.Kind != '{' || env == nil || env.Kind != '[' {
 		return false
 	}
-	sec, tab := hs.Get(relay.SecretHeader), hs.Get(relay.TabHeader)
+	sec, tab := hs.Get(wire.SecretHeader), hs.Get(wire.TabHeader)
 	return sec != nil && sec.Str == h.http.secret && tab != nil && tab.Str == "$LOGWATCH_TAB" &&
 		slices.ContainsFunc(env.Elems, func(e *jsonc.Node) bool { return e.Str == "LOGWATCH_TAB" })
 }

@@ -1,4 +1,7 @@
-package relay
+// Package secret keeps the daemon's private run directory and the HTTP
+// listener's secret in it: the daemon reads the secret to check requests,
+// `hooks install --http` to write it into the agents' settings.
+package secret
 
 import (
 	"crypto/rand"
@@ -15,17 +18,17 @@ import (
 	"github.com/logwatch/logwatch/relay/peercred"
 )
 
-// SecretFile is where the HTTP listener's secret lives: next to the
+// File is where the HTTP listener's secret lives: next to the
 // socket, in the same private directory.
-func SecretFile(socket string) string {
+func File(socket string) string {
 	return filepath.Join(filepath.Dir(socket), "http-secret")
 }
 
-// LoadOrCreateSecret returns the secret in path, creating it (32 random
+// LoadOrCreate returns the secret in path, creating it (32 random
 // bytes, hex, mode 0600) on first use. The directory must be private
 // (PrivateDir); a secret file that another user owns, that others can read,
 // or that is not a plain file is refused rather than trusted.
-func LoadOrCreateSecret(path string) (string, error) {
+func LoadOrCreate(path string) (string, error) {
 	if err := PrivateDir(filepath.Dir(path)); err != nil {
 		return "", err
 	}
@@ -87,4 +90,36 @@ func readSecret(path string) (string, error) {
 		return "", fmt.Errorf("http secret %s is too short (%d characters); remove it: a new one is made at start", path, len(s))
 	}
 	return s, nil
+}
+
+// ErrNotPrivate is returned by PrivateDir for a directory another user owns
+// or can enter.
+var ErrNotPrivate = errors.New("socket directory is not private")
+
+// PrivateDir creates dir (0700) if needed and refuses it unless it belongs to
+// this user and no one else can enter it. Without XDG_RUNTIME_DIR the
+// socket lives under the shared temp dir, where another user could create
+// logwatch-<uid>/ first, put a socket of their own inside, and receive
+// every hook payload: such a directory is refused, never used or repaired.
+func PrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("socket directory: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("socket directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrNotPrivate, dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%w: %s is owned by %s, not by you (%s); another user may have created it to "+
+			"intercept logwatch: have it removed, or set XDG_RUNTIME_DIR or socket to a directory of your own",
+			ErrNotPrivate, dir, peercred.Describe(int(st.Uid)), peercred.Describe(os.Getuid()))
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%w: %s has mode %04o, open to other users; it must be 0700 (chmod 700 %s, "+
+			"after checking that nothing in it is someone else's)", ErrNotPrivate, dir, perm, dir)
+	}
+	return nil
 }

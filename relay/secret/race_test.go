@@ -1,4 +1,4 @@
-package relay
+package secret
 
 import (
 	"path/filepath"
@@ -22,7 +22,7 @@ func TestSecretConcurrentCreate(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				got[i], errs[i] = LoadOrCreateSecret(path)
+				got[i], errs[i] = LoadOrCreate(path)
 			}()
 		}
 		close(start)

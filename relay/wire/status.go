@@ -1,0 +1,108 @@
+package wire
+
+import "time"
+
+// Event is one published change (or, with Snapshot, one session's current
+// state when a subscription starts).
+type Event struct {
+	Seq           uint64    `json:"seq"`
+	Snapshot      bool      `json:"snapshot,omitempty"`
+	Bootstrap     bool      `json:"bootstrap,omitempty"`
+	Resync        bool      `json:"resync,omitempty"` // a coalesced change: the subscriber fell behind, earlier changes of this session were skipped
+	Session       string    `json:"session"`
+	Agent         string    `json:"agent"`
+	Tab           string    `json:"tab"`
+	Cwd           string    `json:"cwd"`
+	Worktree      string    `json:"worktree"`
+	WorktreeState string    `json:"worktree_state,omitempty"`
+	State         string    `json:"state"`
+	Reason        string    `json:"reason"`
+	Detail        string    `json:"detail"`
+	Source        string    `json:"source"`
+	Rule          string    `json:"rule"`
+	Since         time.Time `json:"since"`
+	// Pid is the session's agent process as Claude Code's registry names
+	// it (0: not known), Live whether it still runs.
+	Pid  int  `json:"pid,omitempty"`
+	Live bool `json:"live,omitempty"`
+}
+
+// Counters are the relay's running totals (`logwatch status`).
+type Counters struct {
+	HooksReceived int64 `json:"hooks_received"`
+	HooksDropped  int64 `json:"hooks_dropped"`
+	HooksUnknown  int64 `json:"hooks_unknown"`
+	HooksSubagent int64 `json:"hooks_subagent"`
+	BadRequests   int64 `json:"bad_requests"`
+	Lines         int64 `json:"lines"`
+	Malformed     int64 `json:"malformed"`
+	// LinesUnknown counts log lines of a type the agent's parser does not
+	// know (ignored: they move no session); Drift counts them by "agent
+	// version type", for the first 64 such keys ("other" after that).
+	LinesUnknown          int64            `json:"lines_unknown"`
+	Drift                 map[string]int64 `json:"drift,omitempty"`
+	Oversized             int64            `json:"oversized"`
+	Keys                  int64            `json:"keys"`
+	InterruptCandidates   int64            `json:"interrupt_candidates"`
+	InterruptsConfirmed   int64            `json:"interrupts_confirmed"`
+	InterruptsUnconfirmed int64            `json:"interrupts_unconfirmed"`
+	KeyToMarkerLastMs     int64            `json:"key_to_marker_last_ms"`
+	KeyToMarkerMaxMs      int64            `json:"key_to_marker_max_ms"`
+	SubscriberResyncs     int64            `json:"subscriber_resyncs"` // times a subscriber fell behind and got coalesced changes
+	Subscribers           int64            `json:"subscribers"`        // connected now
+	ConnCounters
+
+	// HTTPRefused counts HTTP requests refused before any handler (foreign
+	// Host or Origin, no secret, not JSON); TranscriptsRefused counts hook
+	// transcript_paths outside every log root, never opened.
+	HTTPRefused        int64 `json:"http_refused"`
+	TranscriptsRefused int64 `json:"transcripts_refused"`
+
+	// RegistryProcesses counts Claude Code registry files read and present
+	// now; ProcessesGone the processes found gone without removing theirs.
+	RegistryProcesses int64 `json:"registry_processes"`
+	ProcessesGone     int64 `json:"processes_gone"`
+
+	// Submits counts Enter presses reported; BindsSubmit the Codex sessions
+	// bound to a tab by one (codex.bind.submit, codex.bind.submit_late),
+	// BindsAmbiguous the turn starts that followed submits in several tabs
+	// (or the late submits that followed several turn starts) and bound none;
+	// BindsRetracted the bindings a late submit in another tab made
+	// ambiguous after the fact, undone.
+	Submits            int64 `json:"submits"`
+	BindsSubmit        int64 `json:"binds_submit"`
+	BindsAmbiguous     int64 `json:"binds_ambiguous"`
+	BindsRetracted     int64 `json:"binds_retracted"`
+	SubmitToTurnLastMs int64 `json:"submit_to_turn_last_ms"`
+	SubmitToTurnMaxMs  int64 `json:"submit_to_turn_max_ms"`
+}
+
+// Status is a point-in-time view of everything.
+type Status struct {
+	Sessions  []Event         `json:"sessions"`  // never null: [] when there is none
+	Worktrees []WorktreeState `json:"worktrees"` // never null
+	Roots     []string        `json:"roots"`     // the log roots searched, never null
+	Counters  Counters        `json:"counters"`
+}
+
+// WorktreeState is one registered worktree's row: its most urgent session.
+type WorktreeState struct {
+	Path     string `json:"path"`
+	State    string `json:"state"`
+	Sessions int    `json:"sessions"`
+}
+
+// ConnCounters are the socket server's connection figures (`status`).
+type ConnCounters struct {
+	ConnsMax       int64 `json:"conns_max"`       // request connections budget
+	Conns          int64 `json:"conns"`           // request connections open now
+	SubscribersMax int64 `json:"subscribers_max"` // subscriptions budget
+	ConnsEvicted   int64 `json:"conns_evicted"`   // idle (or answer unread) connections closed to make room
+	ConnsRefused   int64 `json:"conns_refused"`   // refused: every request connection busy, or subscriptions full
+	AcceptErrors   int64 `json:"accept_errors"`   // accept failures retried (EMFILE and the like)
+	// Status answers (relay/statusanswer.go): how many were built, how many
+	// requests they answered, how many were refused busy.
+	StatusBuilt  int64 `json:"status_built"`
+	StatusServed int64 `json:"status_served"`
+	StatusBusy   int64 `json:"status_busy"`
+}
