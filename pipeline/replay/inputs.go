@@ -48,8 +48,18 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 			out = append(out, Input{At: l.T, Kind: relay.RecTabClosed, Tab: l.Tab})
 		case relay.RecGone:
 			out = append(out, Input{At: l.T, Kind: relay.RecGone, Session: l.Session})
-		case relay.RecBootstrapDone:
-			out = append(out, Input{At: l.T, Kind: relay.RecBootstrapDone})
+		case relay.RecBootstrapDone, relay.RecRegistryListed:
+			out = append(out, Input{At: l.T, Kind: l.Kind})
+		case relay.RecTabProcess, relay.RecExit:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Tab: l.Tab, Pid: l.Pid, Start: l.Start})
+		case relay.RecRegistry:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Registry: l.Registry, Start: l.Start})
+		case relay.RecRegistryRemoved:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Path: l.Path})
+		case relay.RecOversized:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Path: l.Path, Gen: int64(l.Gen), End: l.End, Line: l.Line, N: l.N})
+		case relay.RecProc:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Op: l.Op, Pid: l.Pid, Start: l.Start, Ancestor: l.Ancestor, OK: l.OK})
 		}
 	}
 	return out, cfg
