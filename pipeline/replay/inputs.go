@@ -41,6 +41,14 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 			if l.At != nil {
 				at = *l.At
 			}
+			// A key reported with its tab's process (key --pid) is stamped
+			// when pressed, before the report's step recorded the process:
+			// the process comes first still.
+			for i := len(out) - 1; i >= 0 && (out[i].Kind == relay.RecTabProcess || out[i].Kind == relay.RecProc); i-- {
+				if out[i].Kind == relay.RecTabProcess && out[i].Tab == l.Tab && out[i].At.After(at) {
+					out[i].At = at
+				}
+			}
 			out = append(out, Input{At: at, Kind: relay.RecKey, Tab: l.Tab, Key: l.Key})
 		case relay.RecAck:
 			out = append(out, Input{At: l.T, Kind: relay.RecAck, Session: l.Session})
