@@ -21,7 +21,14 @@ import (
 //	{"t":…,"kind":"log","path":…,"session":…,"agent":…,"offset":…,"end":…,"line":…,"raw":"…"}
 //	{"t":…,"kind":"hook","agent":…,"tab":…,"payload":{…}}   (the full payload)
 //	{"t":…,"kind":"key","tab":…,"key":…,"at":…}
-//	{"t":…,"kind":"tab_process","tab":…,"pid":…}
+//	{"t":…,"kind":"tab_process","tab":…,"pid":…,"start":…}
+//	{"t":…,"kind":"registry","registry":{…},"start":…}   (a registry file, the start its reader read)
+//	{"t":…,"kind":"registry_removed","path":…} / {"kind":"registry_listed"}
+//	{"t":…,"kind":"exit","pid":…,"start":…}   (a pidfd told a process's exit)
+//	{"t":…,"kind":"oversized","path":…,"gen":…,"end":…,"line":…,"n":…}
+//	{"t":…,"kind":"proc","op":"alive"|"descends"|"watch","pid":…,"start":…,"ancestor":…,"ok":…}
+//	    (the answer to each question a step asked about processes: a replay
+//	    gives the same answers, not the replaying machine's)
 //	{"t":…,"kind":"ack","session":…} / {"kind":"tab_closed","tab":…} / {"kind":"gone","session":…}
 //	{"t":…,"kind":"restore","state":{…}}   (a restart's saved state)
 //	{"t":…,"kind":"bootstrap_done"}
@@ -42,6 +49,13 @@ const (
 	RecBootstrapDone = "bootstrap_done"
 	RecRestore       = "restore" // the state restored from the checkpoint, before any log line
 	RecChange        = "change"
+
+	RecRegistry        = "registry"         // a registry file read
+	RecRegistryRemoved = "registry_removed" // a registry file removed
+	RecRegistryListed  = "registry_listed"  // the registry's start-up listing is complete
+	RecExit            = "exit"             // a watched process exited
+	RecOversized       = "oversized"        // lines skipped for their length
+	RecProc            = "proc"             // an answer about a process (ProcFacts)
 )
 
 // RecordLine is one line of a recording.
@@ -69,7 +83,18 @@ type RecordLine struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 	Key     string          `json:"key,omitempty"`
 	At      *time.Time      `json:"at,omitempty"`
-	Pid     int             `json:"pid,omitempty"` // tab_process
+	Pid     int             `json:"pid,omitempty"` // tab_process, exit, proc
+	// registry
+	Registry *RegistryProcess `json:"registry,omitempty"`
+	// tab_process, registry, exit, proc: the process's start time
+	Start uint64 `json:"start,omitempty"`
+	// oversized: the file's position past the skipped lines, and how many
+	Gen int `json:"gen,omitempty"`
+	N   int `json:"n,omitempty"`
+	// proc
+	Op       string `json:"op,omitempty"`
+	Ancestor int    `json:"ancestor,omitempty"`
+	OK       bool   `json:"ok,omitempty"`
 	// change
 	Event *Event `json:"event,omitempty"`
 }

@@ -101,7 +101,18 @@ func (r *Relay) RegistryEntry(e RegistryProcess) {
 		// starts long after the entry's own start.
 		start = cur
 	}
-	r.enqueue(func() { r.regEntry(e, start) })
+	r.RegistryEntryStarted(e, start)
+}
+
+// RegistryEntryStarted is RegistryEntry with the process's start time read
+// already (a replay feeds the recorded entries).
+func (r *Relay) RegistryEntryStarted(e RegistryProcess, start uint64) {
+	r.enqueue(func() {
+		if r.rec != nil {
+			r.record(RecordLine{Kind: RecRegistry, Registry: &e, Start: start})
+		}
+		r.regEntry(e, start)
+	})
 }
 
 // startSlack is how far the agent's own startedAt may lag its process's
@@ -121,7 +132,10 @@ func startedWhenSaid(e RegistryProcess) bool {
 
 // RegistryRemoved takes a registry file's removal: its process said goodbye.
 func (r *Relay) RegistryRemoved(path string) {
-	r.enqueue(func() { r.regRemoved(path) })
+	r.enqueue(func() {
+		r.record(RecordLine{Kind: RecRegistryRemoved, Path: path})
+		r.regRemoved(path)
+	})
 }
 
 func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
@@ -138,7 +152,7 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 	p.removed, p.restored = false, false
 	if prev.Pid != ent.Pid || prev.ProcStart != ent.ProcStart {
 		if p.watched {
-			r.exits.Forget(prev.Pid, p.start)
+			r.forgetExit(prev.Pid, p.start)
 		}
 		p.start, p.gone, p.told, p.suspect, p.watched, p.grace, p.misses = start, false, false, 0, false, false, 0
 	}
@@ -153,7 +167,7 @@ func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
 	if ent.Status != session.RegistryWaiting {
 		p.waited = 0
 	}
-	if !proctree.Alive(ent.Pid, p.start) {
+	if !r.alive(ent.Pid, p.start) {
 		r.regDied(p)
 		return
 	}
@@ -177,12 +191,13 @@ func (r *Relay) RegistryListed() {
 }
 
 func (r *Relay) regListed() {
+	r.record(RecordLine{Kind: RecRegistryListed})
 	for _, p := range r.regSorted() {
 		if !p.restored {
 			continue
 		}
 		p.restored, p.removed = false, true
-		if proctree.Alive(p.e.Pid, p.start) {
+		if r.alive(p.e.Pid, p.start) {
 			// The file went, the process did not: liveness decides.
 			if !p.watched {
 				p.watched = r.watchExit(p.e.Pid, p.start)
@@ -242,7 +257,7 @@ func (r *Relay) regRemoved(path string) {
 	if p == nil || p.removed {
 		return
 	}
-	if !p.gone && proctree.Alive(p.e.Pid, p.start) {
+	if !p.gone && r.alive(p.e.Pid, p.start) {
 		// Claude Code removes its file just before it exits, so the exit
 		// follows at once (a pidfd or the sweep tells it); a process that
 		// runs on was not saying goodbye. Liveness decides.
@@ -264,7 +279,7 @@ func (r *Relay) regForget(p *regProc) {
 	}
 	r.regIndex(p.e.SessionID, p, false)
 	if p.watched {
-		r.exits.Forget(p.e.Pid, p.start)
+		r.forgetExit(p.e.Pid, p.start)
 		p.watched = false
 	}
 }
@@ -343,7 +358,7 @@ func (r *Relay) regBind(p *regProc) {
 	}
 	var ms []match
 	for tab, tp := range r.tabProcs {
-		if d, _ := proctree.Descends(p.e.Pid, tp.Pid); d && proctree.Alive(tp.Pid, tp.Start) {
+		if r.descends(p.e.Pid, tp.Pid) && r.alive(tp.Pid, tp.Start) {
 			ms = append(ms, match{tab: tab, pid: tp.Pid})
 		}
 	}
@@ -354,7 +369,7 @@ func (r *Relay) regBind(p *regProc) {
 	// from all the others.
 	for i := range ms {
 		for j := range ms {
-			if d, _ := proctree.Descends(ms[i].pid, ms[j].pid); d && ms[i].pid != ms[j].pid {
+			if r.descends(ms[i].pid, ms[j].pid) && ms[i].pid != ms[j].pid {
 				ms[i].depth++
 			}
 		}
@@ -373,7 +388,7 @@ func (r *Relay) regBind(p *regProc) {
 	tab, id := ms[0].tab, p.e.SessionID
 	if cur := r.tabs[tab]; cur != "" && cur != id {
 		if q := r.regFor(cur); q != nil && !q.gone && q.e.Pid != p.e.Pid {
-			if d, _ := proctree.Descends(p.e.Pid, q.e.Pid); d {
+			if r.descends(p.e.Pid, q.e.Pid) {
 				// An agent run inside the tab's agent (as a tool): the tab
 				// stays its parent's, as with hooks.
 				return
@@ -494,7 +509,7 @@ func (r *Relay) sweep() {
 		if p.watched {
 			continue // its exit will be told
 		}
-		if proctree.Alive(p.e.Pid, p.start) {
+		if r.alive(p.e.Pid, p.start) {
 			p.suspect = 0
 			continue
 		}
@@ -561,29 +576,9 @@ func (r *Relay) regIndex(id string, p *regProc, add bool) {
 	r.regIdx[id] = ps
 }
 
-// watchExit has the process's exit told by a pidfd where the kernel has
-// them (Linux 5.3+): no polling, and a kill -9 is seen at once. Elsewhere
-// the sweep polls.
-func (r *Relay) watchExit(pid int, start uint64) bool {
-	if r.exitsOff {
-		return false
-	}
-	if r.exits == nil {
-		x, err := proctree.NewExits(func(pid int, start uint64) {
-			r.enqueue(func() { r.regExited(pid, start) })
-		})
-		if err != nil {
-			r.exitsOff = true
-			r.log.Info().Err(err).Msg("process exits polled every 2 s")
-			return false
-		}
-		r.exits = x
-	}
-	return r.exits.Watch(pid, start)
-}
-
 // regExited: a watched process exited.
 func (r *Relay) regExited(pid int, start uint64) {
+	r.record(RecordLine{Kind: RecExit, Pid: pid, Start: start})
 	for _, p := range r.regSorted() {
 		if p.e.Pid != pid || p.start != start || p.gone {
 			continue

@@ -146,6 +146,7 @@ type Relay struct {
 	sweepArmed bool                  // a liveness sweep is scheduled
 	exits      *proctree.Exits       // tells registry processes' exits, once one is watched
 	exitsOff   bool                  // no pidfds here (or in a test): the sweep polls
+	facts      ProcFacts             // nil: /proc and pidfds (procfacts.go)
 	subs       map[*Subscription]bool
 	seq        uint64
 	counters   Counters
@@ -571,6 +572,9 @@ func resumes(l LogLine) bool {
 // position moves past them (l.Gen, l.End, l.Line).
 func (r *Relay) Oversized(l LogLine, n int) {
 	r.enqueue(func() {
+		if r.rec != nil {
+			r.record(RecordLine{Kind: RecOversized, Path: l.Path, Gen: l.Gen, End: l.End, Line: l.Line, N: n})
+		}
 		r.counters.Oversized += int64(n)
 		r.mark(l)
 	})

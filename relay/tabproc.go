@@ -71,14 +71,7 @@ func (r *Relay) tabProcessStep(tab string, pid int) (func() error, error) {
 		return nil, fmt.Errorf("%w: pid %d is an ancestor of this daemon, so of every process, not one tab's: report the process started for the tab", ErrBadRequest, pid)
 	}
 	start, _ := proctree.StartTime(pid)
-	return func() error {
-		r.record(RecordLine{Kind: RecTabProcess, Tab: tab, Pid: pid})
-		if err := r.tabProcess(tab, tabProc{Pid: pid, Start: start}); err != nil {
-			r.counters.BadRequests++
-			return err
-		}
-		return nil
-	}, nil
+	return func() error { return r.tabProcessRecorded(tab, pid, start) }, nil
 }
 
 func (r *Relay) tabProcess(tab string, p tabProc) error {
@@ -91,7 +84,7 @@ func (r *Relay) tabProcess(tab string, p tabProc) error {
 		// by every binding. Dropped when the table has doubled since the
 		// last look: each report costs O(1) reads of /proc, amortised.
 		for t, tp := range r.tabProcs {
-			if !proctree.Alive(tp.Pid, tp.Start) {
+			if !r.alive(tp.Pid, tp.Start) {
 				delete(r.tabProcs, t)
 			}
 		}
@@ -115,7 +108,7 @@ func (r *Relay) sharedTab(tab string) bool {
 		if t == tab || tp.Pid == pid {
 			continue
 		}
-		if d, _ := proctree.Descends(tp.Pid, pid); d && proctree.Alive(tp.Pid, tp.Start) {
+		if r.descends(tp.Pid, pid) && r.alive(tp.Pid, tp.Start) {
 			return true
 		}
 	}

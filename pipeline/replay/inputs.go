@@ -41,6 +41,14 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 			if l.At != nil {
 				at = *l.At
 			}
+			// A key reported with its tab's process (key --pid) is stamped
+			// when pressed, before the report's step recorded the process:
+			// the process comes first still.
+			for i := len(out) - 1; i >= 0 && (out[i].Kind == relay.RecTabProcess || out[i].Kind == relay.RecProc); i-- {
+				if out[i].Kind == relay.RecTabProcess && out[i].Tab == l.Tab && out[i].At.After(at) {
+					out[i].At = at
+				}
+			}
 			out = append(out, Input{At: at, Kind: relay.RecKey, Tab: l.Tab, Key: l.Key})
 		case relay.RecAck:
 			out = append(out, Input{At: l.T, Kind: relay.RecAck, Session: l.Session})
@@ -48,8 +56,18 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 			out = append(out, Input{At: l.T, Kind: relay.RecTabClosed, Tab: l.Tab})
 		case relay.RecGone:
 			out = append(out, Input{At: l.T, Kind: relay.RecGone, Session: l.Session})
-		case relay.RecBootstrapDone:
-			out = append(out, Input{At: l.T, Kind: relay.RecBootstrapDone})
+		case relay.RecBootstrapDone, relay.RecRegistryListed:
+			out = append(out, Input{At: l.T, Kind: l.Kind})
+		case relay.RecTabProcess, relay.RecExit:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Tab: l.Tab, Pid: l.Pid, Start: l.Start})
+		case relay.RecRegistry:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Registry: l.Registry, Start: l.Start})
+		case relay.RecRegistryRemoved:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Path: l.Path})
+		case relay.RecOversized:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Path: l.Path, Gen: int64(l.Gen), End: l.End, Line: l.Line, N: l.N})
+		case relay.RecProc:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Op: l.Op, Pid: l.Pid, Start: l.Start, Ancestor: l.Ancestor, OK: l.OK})
 		}
 	}
 	return out, cfg

@@ -44,10 +44,23 @@ type Input struct {
 	Payload   []byte
 	Key       string
 	Session   string
+
+	// registry, registry_removed, registry_listed, exit, tab_process,
+	// oversized, proc: the relay.RecordLine fields of the same names.
+	Registry *relay.RegistryProcess
+	Path     string
+	Pid      int
+	Start    uint64
+	Gen, End int64
+	Line, N  int
+	Op       string
+	Ancestor int
+	OK       bool
 }
 
 // Entry is one published change on the replayed timeline.
 type Entry struct {
+	Seq     uint64    `json:"seq"`
 	At      time.Time `json:"at"`
 	Offset  int64     `json:"offset_ms"` // since the first input
 	Session string    `json:"session"`
@@ -112,7 +125,7 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 			}
 			continue
 		}
-		if in.Kind != relay.RecBootstrapDone && in.Kind != relay.RecRestore {
+		if in.Kind != relay.RecBootstrapDone && in.Kind != relay.RecRestore && in.Kind != relay.RecProc {
 			rest = append(rest, in)
 		}
 	}
@@ -132,6 +145,8 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 	cfg := opt.Config
 	cfg.Roots = []string{roots[parsers.AgentClaude], roots[parsers.AgentCodex]}
 	r := relay.New(cfg, clock, w, opt.Log)
+	// What the recorded relay learnt of processes, not this machine's /proc.
+	r.SetProcFacts(newFacts(inputs))
 	for _, in := range inputs {
 		if in.Kind == relay.RecRestore {
 			r.Restore(in.Payload) // before any line, as when it was recorded
@@ -170,7 +185,7 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 				if ev.Snapshot {
 					continue
 				}
-				timeline = append(timeline, Entry{At: ev.Since, Offset: ev.Since.Sub(start).Milliseconds(),
+				timeline = append(timeline, Entry{Seq: ev.Seq, At: ev.Since, Offset: ev.Since.Sub(start).Milliseconds(),
 					Session: ev.Session, Agent: ev.Agent, Tab: ev.Tab, State: ev.State, Reason: ev.Reason,
 					Detail: ev.Detail, Source: ev.Source, Rule: ev.Rule})
 			default:
@@ -246,6 +261,22 @@ func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, roots map[pa
 		_, _ = r.TabClosed(ctx, in.Tab)
 	case relay.RecGone:
 		_ = r.Gone(ctx, in.Session)
+	case relay.RecTabProcess:
+		_ = r.TabProcessStarted(ctx, in.Tab, in.Pid, in.Start)
+	case relay.RecRegistry:
+		if in.Registry != nil {
+			r.RegistryEntryStarted(*in.Registry, in.Start)
+		}
+	case relay.RecRegistryRemoved:
+		r.RegistryRemoved(in.Path)
+	case relay.RecRegistryListed:
+		r.RegistryListed()
+	case relay.RecExit:
+		r.ProcessExited(in.Pid, in.Start)
+	case relay.RecOversized:
+		a := agentOf(in.Path)
+		r.Oversized(relay.LogLine{Path: filepath.Join(roots[a], LayoutPath(a, in.Path)), Gen: int(in.Gen),
+			End: in.End, Line: in.Line}, in.N)
 	}
 	return nil
 }
@@ -262,10 +293,8 @@ func relocate(payload []byte, agent string, roots map[parsers.Agent]string) []by
 		return payload
 	}
 	a := parsers.Agent(agent)
-	if strings.Contains(path, "/rollout-") {
-		a = parsers.AgentCodex
-	} else if a != parsers.AgentCodex {
-		a = parsers.AgentClaude
+	if a != parsers.AgentCodex {
+		a = agentOf(path)
 	}
 	m["transcript_path"] = filepath.Join(roots[a], LayoutPath(a, path))
 	b, err := json.Marshal(m)
@@ -273,6 +302,15 @@ func relocate(payload []byte, agent string, roots map[parsers.Agent]string) []by
 		return payload
 	}
 	return b
+}
+
+// agentOf is the agent whose layout path has: Codex's rollouts, else
+// Claude's.
+func agentOf(path string) parsers.Agent {
+	if strings.Contains(path, "/rollout-") {
+		return parsers.AgentCodex
+	}
+	return parsers.AgentClaude
 }
 
 func appendTo(roots map[parsers.Agent]string, in Input) error {
