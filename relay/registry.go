@@ -130,7 +130,8 @@ func startedWhenSaid(e RegistryProcess) bool {
 	return d > -time.Second && d < startSlack
 }
 
-// RegistryRemoved takes a registry file's removal: its process said goodbye.
+// RegistryRemoved takes a registry file's removal: a goodbye once its
+// process exits (regRemoved).
 func (r *Relay) RegistryRemoved(path string) {
 	r.enqueue(func() {
 		r.record(RecordLine{Kind: RecRegistryRemoved, Path: path})
