@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -62,32 +60,12 @@ func TestRegistryRecordReplayE2E(t *testing.T) {
 	}
 }
 
-// recordedTimeline reads the changes the live daemon published, with their
-// seq and tab.
+// recordedTimeline is recordedEvents with their seq and tab.
 func recordedTimeline(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var l struct {
-			Kind  string
-			Event *struct {
-				Seq                                       uint64
-				Session, Tab, State, Reason, Source, Rule string
-			}
-		}
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		if ev := l.Event; l.Kind == "change" && ev != nil {
-			out = append(out, fmt.Sprintf("%d %s %s/%s/%s/%s tab=%s", ev.Seq, ev.Session, ev.State, ev.Reason, ev.Source, ev.Rule, ev.Tab))
-		}
+	for _, ev := range recordedEvents(t, path) {
+		out = append(out, fmt.Sprintf("%d %s %s/%s/%s/%s tab=%s", ev.Seq, ev.Session, ev.State, ev.Reason, ev.Source, ev.Rule, ev.Tab))
 	}
 	return out
 }

@@ -90,28 +90,45 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 	}
 }
 
-// recordedChanges reads the changes the live daemon published.
-func recordedChanges(t *testing.T, path string) []string {
+// recordedEvent is one change a live daemon published, as its recording
+// keeps it.
+type recordedEvent struct {
+	Seq                                       uint64
+	Session, Tab, State, Reason, Source, Rule string
+}
+
+// recordedEvents reads the changes the live daemon published.
+func recordedEvents(t *testing.T, path string) []recordedEvent {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []string
+	var out []recordedEvent
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		var l struct {
 			Kind  string
-			Event *struct{ Session, State, Reason, Source, Rule string }
+			Event *recordedEvent
 		}
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatal(err)
 		}
 		if l.Kind == "change" && l.Event != nil {
-			ev := l.Event
-			out = append(out, strings.Join([]string{ev.Session, ev.State, ev.Reason, ev.Source, ev.Rule}, "/"))
+			out = append(out, *l.Event)
 		}
+	}
+	return out
+}
+
+// recordedChanges is recordedEvents as session/state/reason/source/rule.
+func recordedChanges(t *testing.T, path string) []string {
+	t.Helper()
+	var out []string
+	for _, ev := range recordedEvents(t, path) {
+		out = append(out, strings.Join([]string{ev.Session, ev.State, ev.Reason, ev.Source, ev.Rule}, "/"))
 	}
 	return out
 }
