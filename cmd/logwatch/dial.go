@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -60,6 +61,10 @@ func (a *app) callCtx(ctx context.Context, first time.Duration, f func(ctx conte
 	c, err := a.dial(dctx)
 	cancel()
 	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return dialTimedOut{err}
+		}
 		return err
 	}
 	defer c.Close()
@@ -95,11 +100,20 @@ func (a *app) callStatus(f func(ctx context.Context, c *client.Client) error) er
 	}
 }
 
-// retryable: refused for load, or the connection closed under the request.
+// retryable: refused for load, not accepted in time (a full accept
+// queue: the daemon is there, and busy), or the connection closed under
+// the request.
 func retryable(err error) bool {
-	return errors.Is(err, client.ErrBusy) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+	return errors.Is(err, client.ErrBusy) || errors.As(err, new(dialTimedOut)) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
+
+// dialTimedOut is a connection the daemon did not accept within
+// dialTimeout.
+type dialTimedOut struct{ err error }
+
+func (d dialTimedOut) Error() string { return d.err.Error() }
+func (d dialTimedOut) Unwrap() error { return d.err }
 
 // follow opens a change stream that ends on SIGINT/SIGTERM and survives
 // daemon restarts (client.Follow); done releases it. A daemon that is not

@@ -53,6 +53,22 @@ func (e *e2e) registeredTurn(agent int, s string) string {
 	return log
 }
 
+// waitPid polls status until session s names process pid.
+func (e *e2e) waitPid(s string, pid int) {
+	e.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ss, _ := e.status()["sessions"].([]any)
+		for _, x := range ss {
+			if m := x.(map[string]any); m["session"] == s && m["pid"] == float64(pid) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%s: status never named process %d", s, pid)
+		}
+	}
+}
+
 // A host app without wrap and without hooks: `key --pid` names its tab's
 // process, which binds the tab to the session Claude Code's registry names
 // for a process under it; the key then confirms as key+log. kill -9 of the
@@ -123,6 +139,9 @@ func TestRegistryExitWhileDownE2E(t *testing.T) {
 	const s1 = "5fb9e89c-5625-4458-ba8b-7d74a8860e12"
 	_, agent := agentProc(t)
 	e.registeredTurn(agent, s1)
+	// The registry's reader and the logs' are separate: the link must be
+	// in the daemon before its final checkpoint can keep it.
+	e.waitPid(s1, agent)
 	e.stop(true)
 	if err := os.Remove(filepath.Join(e.dir, "home", ".claude", "sessions", strconv.Itoa(agent)+".json")); err != nil {
 		t.Fatal(err)
