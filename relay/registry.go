@@ -77,7 +77,8 @@ type regProc struct {
 	// removed: the file is gone but the process was running then. Its
 	// exit, when it comes, is the goodbye (registry.removed); a file
 	// written again at the path takes it back.
-	removed bool
+	removed   bool
+	removedAt time.Time // when the removal was read
 	// restored: from the checkpoint, and not read again since; once the
 	// registry is listed, a file not there was removed while the daemon
 	// was down (RegistryListed).
@@ -262,13 +263,31 @@ func (r *Relay) regRemoved(path string) {
 		// Claude Code removes its file just before it exits, so the exit
 		// follows at once (a pidfd or the sweep tells it); a process that
 		// runs on was not saying goodbye. Liveness decides.
-		p.removed = true
+		p.removed, p.removedAt = true, r.clock.Now()
 		r.changed = true
 		r.armSweep()
 		return
 	}
 	r.regForget(p)
 	r.regFarewell(p)
+}
+
+// goodbyeGrace is how long after its process removed its registry file a
+// tab's close is taken for that goodbye: Claude Code removes the file, then
+// exits, and its tab's close (wrap's report of its child's exit) races the
+// pidfd's report of the same exit.
+const goodbyeGrace = 2 * time.Second
+
+// regSaidGoodbye ends e as its process's goodbye (registry.removed) when
+// the process removed its file within goodbyeGrace before e's tab closed,
+// and reports whether it ended e.
+func (r *Relay) regSaidGoodbye(e *entry) bool {
+	p := r.regFor(e.s.ID)
+	if p == nil || !p.removed || r.clock.Now().Sub(p.removedAt) > goodbyeGrace || e.s.State == session.Ended {
+		return false
+	}
+	r.regGone(p)
+	return e.s.State == session.Ended
 }
 
 // regForget drops p: its file is gone, and so is its process or its claim

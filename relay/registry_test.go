@@ -348,6 +348,37 @@ func TestRegistryRemoved(t *testing.T) {
 		h.clock.Advance(10 * time.Second)
 		h.expect()
 	})
+	// wrap reports its tab closed when its child exits: that races the
+	// pidfd's report of the same exit, and the goodbye before both wins.
+	t.Run("no hooks, the tab's close first", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		p := spawn(t)
+		h.tabProc("T", p.shell())
+		h.reg(p.child, "s1", "idle", "")
+		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+		h.expect("working/prompt/log.turn_start")
+		h.regGone(p.child)
+		h.clock.Advance(100 * time.Millisecond)
+		if n, err := h.r.TabClosed(h.ctx, "T"); err != nil || n != 1 {
+			t.Fatalf("tab close ended %d (%v), want 1", n, err)
+		}
+		h.expectTabs("ended/session_end/registry/registry.removed tab=T")
+		p.kill()
+		h.clock.Advance(registrySweep)
+		h.expect()
+	})
+	t.Run("directory removed, the tab closed later", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		p := spawn(t)
+		h.tabProc("T", p.shell())
+		h.reg(p.child, "s1", "idle", "")
+		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+		h.expect("working/prompt/log.turn_start")
+		h.regGone(p.child)
+		h.clock.Advance(goodbyeGrace + time.Second)
+		h.r.TabClosed(h.ctx, "T")
+		h.expectTabs("ended/tab_closed/api/api.tab_closed tab=T")
+	})
 	t.Run("hooks, SessionEnd follows", func(t *testing.T) {
 		h := newHarness(t, Config{})
 		p := spawn(t)

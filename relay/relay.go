@@ -739,7 +739,9 @@ func (r *Relay) TabClosedPid(ctx context.Context, tab string, pid int) (int, err
 			if e.tab != tab {
 				continue
 			}
-			if ch, ok := e.s.End(session.ReasonTabClosed, "api.tab_closed"); ok {
+			if r.regSaidGoodbye(e) {
+				n++ // its process removed its file just before: registry.removed
+			} else if ch, ok := e.s.End(session.ReasonTabClosed, "api.tab_closed"); ok {
 				n++ // the answer counts sessions this close ended, not those already ended
 				r.moved(e)
 				r.publish(e, ch, false)
