@@ -109,23 +109,18 @@ func (s *Server) release(cs *connState) {
 }
 
 // idle marks a request connection waiting for its next request (or busy).
-func (s *Server) idle(cs *connState, idle bool) {
-	s.adm.mu.Lock()
-	if idle {
-		cs.idleSince = time.Now()
-	} else {
-		cs.idleSince = time.Time{}
-	}
-	s.adm.mu.Unlock()
-}
+func (s *Server) idle(cs *connState, idle bool) { s.since(&cs.idleSince, idle) }
 
 // stall marks a connection whose answer's write waits for the peer to read.
-func (s *Server) stall(cs *connState, stalled bool) {
+func (s *Server) stall(cs *connState, stalled bool) { s.since(&cs.stalled, stalled) }
+
+// since sets *t to now while on, to zero otherwise, under the admission lock.
+func (s *Server) since(t *time.Time, on bool) {
 	s.adm.mu.Lock()
-	if stalled {
-		cs.stalled = time.Now()
+	if on {
+		*t = time.Now()
 	} else {
-		cs.stalled = time.Time{}
+		*t = time.Time{}
 	}
 	s.adm.mu.Unlock()
 }

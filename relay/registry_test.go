@@ -333,12 +333,7 @@ func TestRegistryStatusIgnoredWithHooks(t *testing.T) {
 // leaves processes that run on, and liveness decides for them.
 func TestRegistryRemoved(t *testing.T) {
 	t.Run("no hooks", func(t *testing.T) {
-		h := newHarness(t, Config{})
-		p := spawn(t)
-		h.tabProc("T", p.shell())
-		h.reg(p.child, "s1", "idle", "")
-		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
-		h.expect("working/prompt/log.turn_start")
+		h, p := workingInTab(t)
 		h.regGone(p.child)
 		h.expect()
 		p.kill()
@@ -351,12 +346,7 @@ func TestRegistryRemoved(t *testing.T) {
 	// wrap reports its tab closed when its child exits: that races the
 	// pidfd's report of the same exit, and the goodbye before both wins.
 	t.Run("no hooks, the tab's close first", func(t *testing.T) {
-		h := newHarness(t, Config{})
-		p := spawn(t)
-		h.tabProc("T", p.shell())
-		h.reg(p.child, "s1", "idle", "")
-		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
-		h.expect("working/prompt/log.turn_start")
+		h, p := workingInTab(t)
 		h.regGone(p.child)
 		h.clock.Advance(100 * time.Millisecond)
 		if n, err := h.r.TabClosed(h.ctx, "T"); err != nil || n != 1 {
@@ -368,12 +358,7 @@ func TestRegistryRemoved(t *testing.T) {
 		h.expect()
 	})
 	t.Run("directory removed, the tab closed later", func(t *testing.T) {
-		h := newHarness(t, Config{})
-		p := spawn(t)
-		h.tabProc("T", p.shell())
-		h.reg(p.child, "s1", "idle", "")
-		h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
-		h.expect("working/prompt/log.turn_start")
+		h, p := workingInTab(t)
 		h.regGone(p.child)
 		h.clock.Advance(goodbyeGrace + time.Second)
 		h.r.TabClosed(h.ctx, "T")
@@ -451,6 +436,19 @@ func TestRegistryRemoved(t *testing.T) {
 			h.expect("ended/process_gone/registry.process_gone")
 		})
 	}
+}
+
+// workingInTab is a session without hooks, working, whose agent runs in
+// tab T's process and names it in the registry.
+func workingInTab(t *testing.T) (*harness, *proc) {
+	t.Helper()
+	h := newHarness(t, Config{})
+	p := spawn(t)
+	h.tabProc("T", p.shell())
+	h.reg(p.child, "s1", "idle", "")
+	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.expect("working/prompt/log.turn_start")
+	return h, p
 }
 
 // awaitRegistry waits until the relay follows n registry processes (a

@@ -75,15 +75,23 @@ func runHook(args []string, stdin *os.File) int {
 }
 
 // hookSocket resolves the socket without letting a configuration problem
-// surface: $LOGWATCH_SOCKET, then the config file's socket, then the default.
+// surface.
 func hookSocket(configFile string) string {
+	// A configuration error is not the hook's to report: a socket that was
+	// read is used all the same.
+	cfg, _ := config.Load(configFile, pflag.NewFlagSet("hook", pflag.ContinueOnError))
+	return fallbackSocket(cfg.Socket)
+}
+
+// fallbackSocket is the socket of a client whose configuration may not
+// have loaded whole: $LOGWATCH_SOCKET, then read (what was read of the
+// file), then the default.
+func fallbackSocket(read string) string {
 	if s := os.Getenv("LOGWATCH_SOCKET"); s != "" {
 		return config.ExpandPath(s)
 	}
-	// A configuration error is not the hook's to report: a socket that was
-	// read is used all the same.
-	if cfg, _ := config.Load(configFile, pflag.NewFlagSet("hook", pflag.ContinueOnError)); cfg.Socket != "" {
-		return cfg.Socket
+	if read != "" {
+		return read
 	}
 	return relay.DefaultSocket()
 }

@@ -86,11 +86,10 @@ is CMD's (128+N if signal N killed it).`,
 func (a *app) wrapConfig(file string, flags *pflag.FlagSet) {
 	cfg, err := config.Load(file, flags)
 	if err != nil {
-		switch f := flags.Lookup("socket"); {
-		case f != nil && f.Changed:
+		if f := flags.Lookup("socket"); f != nil && f.Changed {
 			cfg.Socket = config.ExpandPath(f.Value.String())
-		case os.Getenv("LOGWATCH_SOCKET") != "":
-			cfg.Socket = config.ExpandPath(os.Getenv("LOGWATCH_SOCKET"))
+		} else {
+			cfg.Socket = fallbackSocket(cfg.Socket)
 		}
 		cfg.Log = config.LogConfig{Level: "info", Format: "auto"}
 		a.cfg = cfg
