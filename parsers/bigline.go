@@ -7,7 +7,7 @@ import "github.com/valyala/fastjson"
 // result the parser is replaced and the copy is freed with the line.
 const bigLine = 1 << 20
 
-func dropBig(p *fastjson.Parser, n int) {
+func DropBig(p *fastjson.Parser, n int) {
 	if n > bigLine {
 		*p = fastjson.Parser{}
 	}

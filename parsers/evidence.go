@@ -1,5 +1,7 @@
-// Package parsers turns one line of an agent log (a Claude Code transcript or
-// a Codex rollout) into normalized Evidence for the session state.
+// Package parsers turns one line of an agent log into normalized Evidence for
+// the session state, and keeps the registry of agents (Spec): each agent's
+// package under parsers/ declares its parser and everything else logwatch
+// knows about it.
 //
 // A Parser is stateful per file (it remembers which era a Codex file is in and
 // reuses its JSON scratch space), so use one per file and feed it lines in file
@@ -16,11 +18,8 @@ import (
 // Agent names the program that wrote a log.
 type Agent string
 
-const (
-	AgentUnknown Agent = "unknown"
-	AgentClaude  Agent = "claude"
-	AgentCodex   Agent = "codex"
-)
+// AgentUnknown is a log or payload no registered agent claims.
+const AgentUnknown Agent = "unknown"
 
 // Kind is what a line means for the session state.
 type Kind uint8
@@ -130,9 +129,9 @@ var (
 	ToolTargetFields  = []string{"url", "query", "Query"}
 )
 
-// toolInput marshals the fields of in that ToolCommandFields, ToolPathFields
+// ToolInputOf marshals the fields of in that ToolCommandFields, ToolPathFields
 // and ToolTargetFields name (each the value in's Get returns), as an object.
-func toolInput(in *fastjson.Value) []byte {
+func ToolInputOf(in *fastjson.Value) []byte {
 	out := []byte{'{'}
 	for _, group := range [][]string{ToolCommandFields, ToolPathFields, ToolTargetFields} {
 		for _, f := range group {
@@ -164,20 +163,9 @@ type Parser interface {
 	Reset()
 }
 
-// New returns the parser for agent, or nil for AgentUnknown.
-func New(agent Agent) Parser {
-	switch agent {
-	case AgentClaude:
-		return NewClaude()
-	case AgentCodex:
-		return NewCodex()
-	}
-	return nil
-}
-
-// names builds an interning table: a lookup by a []byte key converted with
+// Table builds an interning table: a lookup by a []byte key converted with
 // string(b) does not allocate, so known values cost nothing per line.
-func names(list ...string) map[string]string {
+func Table(list ...string) map[string]string {
 	m := make(map[string]string, len(list))
 	for _, s := range list {
 		m[s] = s
@@ -185,16 +173,17 @@ func names(list ...string) map[string]string {
 	return m
 }
 
-// intern returns the table's copy of b, or a new string for a value the
+// Intern returns the table's copy of b, or a new string for a value the
 // table does not know.
-func intern(b []byte, table map[string]string) string {
+func Intern(b []byte, table map[string]string) string {
 	if s, ok := table[string(b)]; ok {
 		return s
 	}
 	return string(b)
 }
 
-func keys(m map[string]bool) []string {
+// Keys are m's keys.
+func Keys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -202,9 +191,11 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
-func keysOf(m map[string]bool) map[string]string { return names(keys(m)...) }
+// KeysOf is Table of m's keys.
+func KeysOf(m map[string]bool) map[string]string { return Table(Keys(m)...) }
 
-func prefixAll(m map[string]string, prefix string) map[string]string {
+// PrefixAll maps each key of m to prefix+key.
+func PrefixAll(m map[string]string, prefix string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k := range m {
 		out[k] = prefix + k
@@ -212,15 +203,15 @@ func prefixAll(m map[string]string, prefix string) map[string]string {
 	return out
 }
 
-// unknownNames interns, up to unknownMax of them, the values a table does
+// UnknownNames interns, up to unknownMax of them, the values a table does
 // not know: in a file of another agent's lines (a concatenated export) every
 // line's type is unknown, and a copy per line was most of verify's garbage.
-type unknownNames map[string]string
+type UnknownNames map[string]string
 
 const unknownMax = 64
 
-// intern is intern(b, table) that also reports whether table knows b.
-func (u *unknownNames) intern(b []byte, table map[string]string) (string, bool) {
+// Intern is Intern(b, table) that also reports whether table knows b.
+func (u *UnknownNames) Intern(b []byte, table map[string]string) (string, bool) {
 	if s, ok := table[string(b)]; ok {
 		return s, true
 	}
@@ -230,26 +221,26 @@ func (u *unknownNames) intern(b []byte, table map[string]string) (string, bool) 
 	s := string(b)
 	if len(*u) < unknownMax {
 		if *u == nil {
-			*u = unknownNames{}
+			*u = UnknownNames{}
 		}
 		(*u)[s] = s
 	}
 	return s, false
 }
 
-// prefixed is prefix+b, from the table when b is known.
-func prefixed(b []byte, table map[string]string, prefix string) string {
+// Prefixed is prefix+b, from the table when b is known.
+func Prefixed(b []byte, table map[string]string, prefix string) string {
 	if s, ok := table[string(b)]; ok {
 		return s
 	}
 	return prefix + string(b)
 }
 
-// field remembers the last value of a per-line field (session id, cwd,
+// Field remembers the last value of a per-line field (session id, cwd,
 // version) so that the same value on every line is not copied every time.
-type field struct{ last string }
+type Field struct{ last string }
 
-func (f *field) get(b []byte) string {
+func (f *Field) Get(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
@@ -258,6 +249,3 @@ func (f *field) get(b []byte) string {
 	}
 	return f.last
 }
-
-// identity is the per-file memory of the identity fields.
-type identity struct{ session, cwd, version field }

@@ -31,8 +31,8 @@ type Hook struct {
 	// Background shells never count.
 	Background    int
 	HasBackground bool
-	// Agent is who sent it when the payload itself tells (Codex's Interrupt
-	// event, a rollout transcript path); AgentUnknown otherwise.
+	// Agent is who sent it when the payload itself tells (an agent's
+	// Hooks.Claims); AgentUnknown otherwise.
 	Agent Agent
 }
 
@@ -48,7 +48,7 @@ func ParseHook(payload []byte) (Hook, error) {
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return Hook{}, ErrBadHook
 	}
-	str := func(keys ...string) string { return string(v.GetStringBytes(keys...)) }
+	str := func(Keys ...string) string { return string(v.GetStringBytes(Keys...)) }
 	h := Hook{
 		Event:            str("hook_event_name"),
 		SessionID:        str("session_id"),
@@ -92,11 +92,11 @@ func ParseHook(payload []byte) (Hook, error) {
 			}
 		}
 	}
-	switch {
-	case h.Event == "Interrupt", strings.Contains(h.TranscriptPath, "/rollout-"), h.TurnID != "":
-		h.Agent = AgentCodex
-	case strings.Contains(h.TranscriptPath, "/projects/"):
-		h.Agent = AgentClaude
+	for _, s := range All() {
+		if s.Hooks.Claims != nil && s.Hooks.Claims(&h) {
+			h.Agent = s.Name
+			break
+		}
 	}
 	return h, nil
 }

@@ -2,10 +2,6 @@ package parsers
 
 import (
 	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -17,15 +13,15 @@ import (
 // returns for them.
 func checkHead(t *testing.T, line []byte) {
 	t.Helper()
-	var h head
-	ok := scanHead(line, &h, false)
+	var h Head
+	ok := scanHead(line, &h, nil)
 	var p fastjson.Parser
 	v, err := p.ParseBytes(line)
 	want := err == nil && v.Type() == fastjson.TypeObject
 	if ok != want {
 		t.Fatalf("scanHead accepts=%v, fastjson accepts=%v (err %v): %q", ok, want, err, line)
 	}
-	if !ok || !h.exact {
+	if !ok || !h.Exact {
 		return
 	}
 	eq := func(name string, got []byte, v *fastjson.Value, key string) {
@@ -36,14 +32,14 @@ func checkHead(t *testing.T, line []byte) {
 			t.Fatalf("%s: scan %q, fastjson %q: %q", name, got, w, line)
 		}
 	}
-	eq("type", h.typ, v, "type")
-	eq("timestamp", h.ts, v, "timestamp")
+	eq("type", h.Typ, v, "type")
+	eq("timestamp", h.TS, v, "timestamp")
 	pl := v.Get("payload")
-	if isObj := pl != nil && pl.Type() == fastjson.TypeObject; isObj != h.payload {
-		t.Fatalf("payload object: scan %v, fastjson %v: %q", h.payload, isObj, line)
+	if isObj := pl != nil && pl.Type() == fastjson.TypeObject; isObj != h.Payload {
+		t.Fatalf("payload object: scan %v, fastjson %v: %q", h.Payload, isObj, line)
 	}
-	if h.payload {
-		eq("payload.type", h.ptyp, pl, "type")
+	if h.Payload {
+		eq("payload.type", h.PTyp, pl, "type")
 	}
 }
 
@@ -72,8 +68,8 @@ func TestScanStringEnds(t *testing.T) {
 						checkHead(t, line)
 						// Without an escape the scan must not give up
 						// its values to the parse.
-						var h head
-						if esc == `` && (!scanHead(line, &h, false) || !h.exact) {
+						var h Head
+						if esc == `` && (!scanHead(line, &h, nil) || !h.Exact) {
 							t.Fatalf("no escape, but the scan is not exact: %q", line)
 						}
 					}
@@ -116,85 +112,6 @@ func FuzzScanHead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) { checkHead(t, line) })
 }
 
-// parseRef is each parser's whole-document path, the reference for the scan
-// path and for the prepared one (Preparer, then ParseScanned): the same
-// evidence for every line, in every parser state.
-func parseRef(p Parser) func([]byte) (Evidence, error) {
-	switch p := p.(type) {
-	case *Claude:
-		return p.parse
-	case *Codex:
-		return p.parseFull
-	}
-	panic("no reference path")
-}
-
-// checkSame feeds lines to a parser and to its reference in step.
-func checkSame(t *testing.T, agent Agent, name string, lines [][]byte) {
-	t.Helper()
-	fast, ref, split := New(agent), New(agent), New(agent).(ScanParser)
-	refParse := parseRef(ref)
-	pr := split.NewPreparer()
-	var s Scanned
-	for i, l := range lines {
-		got, gerr := fast.Parse(l)
-		want, werr := refParse(l)
-		if !reflect.DeepEqual(got, want) || gerr != werr {
-			t.Fatalf("%s: %s line %d: scan path %+v, %v; full parse %+v, %v", name, agent, i+1, got, gerr, want, werr)
-		}
-		pr.Prepare(l, &s)
-		got, gerr = split.ParseScanned(l, &s)
-		if !reflect.DeepEqual(got, want) || gerr != werr {
-			t.Fatalf("%s: %s line %d: prepared %+v, %v; full parse %+v, %v", name, agent, i+1, got, gerr, want, werr)
-		}
-	}
-}
-
-// TestScanPathMatchesParse runs both parsers over every real sample and
-// held-out case (each through both parsers: a file detected as one agent may
-// hold the other's lines) and requires the evidence of the full parse.
-func TestScanPathMatchesParse(t *testing.T) {
-	var files []string
-	for _, root := range []string{"../../shared/realworld", "../testdata/verify", "../testdata/replay"} {
-		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
-				files = append(files, path)
-			}
-			return nil
-		})
-	}
-	if len(files) == 0 {
-		t.Skip("no samples")
-	}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := bytes.Split(raw, []byte("\n"))
-		for _, agent := range []Agent{AgentClaude, AgentCodex} {
-			checkSame(t, agent, f, lines)
-		}
-	}
-}
-
-func FuzzScanPathMatchesParse(f *testing.F) {
-	f.Add([]byte(`{"timestamp":"t","type":"event_msg","payload":{"type":"context_compacted"}}`),
-		[]byte(`{"timestamp":"t","type":"compacted","payload":{"message":""}}`))
-	f.Add([]byte(`{"type":"attachment","attachment":{}}`), []byte(`{"type":"user","message":{"content":"x"}}`))
-	f.Add([]byte(`{"timestamp":"t","type":"session_meta","payload":{"id":"a"}}`),
-		[]byte(`{"timestamp":"u","type":"session_meta","payload":{"id":"b"}}`))
-	f.Add([]byte(`{"type":"user","sessionId":"s","isSidechain":false,"message":{"content":[{"type":"tool_result","content":"[Request interrupted by user]"}]},"timestamp":"t"}`),
-		[]byte(`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]},"isMeta":true}`))
-	f.Add([]byte(`{"type":"user","cwd":"/w","message":{"content":"<command-name>/model</command-name>"},"version":"2.1.3"}`),
-		[]byte(`{"type":"user","message":{"content":[{"type":"image"},{"type":"text","text":"a\nb"}]}}`))
-	f.Fuzz(func(t *testing.T, a, b []byte) {
-		for _, agent := range []Agent{AgentClaude, AgentCodex} {
-			checkSame(t, agent, "fuzz", [][]byte{a, b, a})
-		}
-	})
-}
-
 // checkToolInput holds toolInput to what ToolDetail reads: every detail
 // field's value is the one the whole input's Get returns.
 func checkToolInput(t *testing.T, obj []byte) {
@@ -203,10 +120,10 @@ func checkToolInput(t *testing.T, obj []byte) {
 	if err != nil || in.Type() != fastjson.TypeObject {
 		return
 	}
-	red := toolInput(in)
+	red := ToolInputOf(in)
 	out, err := q.ParseBytes(red)
 	if err != nil || out.Type() != fastjson.TypeObject {
-		t.Fatalf("toolInput(%s) = %s: not an object", obj, red)
+		t.Fatalf("ToolInputOf(%s) = %s: not an object", obj, red)
 	}
 	for _, group := range [][]string{ToolCommandFields, ToolPathFields, ToolTargetFields} {
 		for _, f := range group {
@@ -228,46 +145,4 @@ func TestToolInputFields(t *testing.T) {
 func FuzzToolInput(f *testing.F) {
 	f.Add([]byte(`{"command":"ls","file_path":"/a"}`))
 	f.Fuzz(func(t *testing.T, obj []byte) { checkToolInput(t, obj) })
-}
-
-// TestScanClaudeHead holds the one-pass scan of Claude user and assistant
-// lines to the parse on the shapes their evidence depends on: stop_reason,
-// model, the last block, tool blocks and their inputs, sidechains, API
-// errors, old versions, escapes and duplicate keys.
-func TestScanClaudeHead(t *testing.T) {
-	var lines [][]byte
-	for _, l := range []string{
-		`{"type":"assistant","sessionId":"s","cwd":"/w","version":"2.1.328","timestamp":"t","message":{"model":"m","stop_reason":"end_turn","content":[{"type":"text","text":"hi"}]}}`,
-		`{"message":{"stop_reason":null,"content":[{"type":"text","text":"hi"}]},"version":"1.0.51","type":"assistant"}`,
-		`{"type":"assistant","message":{"stop_reason":"max_tokens","content":[{"type":"text","text":"hi"}]},"version":"1.0.51"}`,
-		`{"type":"assistant","message":{"stop_reason":null,"content":[{"type":"thinking","thinking":"x"}]},"version":"2.0.3"}`,
-		`{"type":"assistant","message":{"content":[{"type":"text"},{"type":1}]},"version":"1.0.1"}`,
-		`{"type":"assistant","message":{"content":[{"type":"text"},"x"]},"version":"1.0.1"}`,
-		`{"type":"assistant","message":{"content":[{"type":"text"}]},"version":"1.0.1"}`,
-		`{"type":"assistant","message":{"stop_reason":"tool_use","content":[{"type":"tool_use","name":"Bash","input":{"command":"ls -l","description":"d"}}]}}`,
-		`{"type":"assistant","message":{"content":[{"type":"text"},{"type":"server_tool_use","name":"web_search","input":{"query":"q\\u00e9\"x"}}]}}`,
-		`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"file_path":"/a"}},{"type":"tool_use","name":"Edit","input":"x"},{"type":"text"}]}}`,
-		`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":[1],"input":{"file_path":"/a"}},{"type":"tool_use","input":{"path":"/b"},"name":1}]}}`,
-		`{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"tool_use","name":"N\\u0061me","input":{}}]}}`,
-		`{"type":"assistant","message":{"model":"<synthetic>","stop_reason":"end_turn","content":[{"type":"text","text":"No response requested."}]}}`,
-		`{"type":"assistant","isSidechain":true,"sessionId":"s","timestamp":"t","message":{"stop_reason":"end_turn"}}`,
-		`{"type":"assistant","isApiErrorMessage":true,"timestamp":"t","message":{"stop_reason":"stop_sequence"}}`,
-		`{"type":"assistant","message":"text"}`, `{"type":"assistant"}`, `{"type":"assistant","message":[1]}`,
-		`{"type":"assistant","message":{"stop_reason":"end\u005fturn"}}`, `{"type":"assistant","message":{"mod\u0065l":"<synthetic>","stop_reason":"end_turn"}}`,
-		`{"type":"assistant","message":{"content":[{"type":"tool\u005fuse","name":"x"}]}}`,
-		`{"type":"assistant","message":{"stop_reason":"end_turn","stop_reason":"max_tokens","content":"x","content":[{"type":"text"}]},"message":{"model":"<synthetic>"}}`,
-		`{"type":"assistant","sessionId":1,"cwd":null,"version":["2"],"timestamp":false,"isSidechain":"true","message":{"stop_reason":"end_turn"}}`,
-		`{"type":"assistant","isSidechain":false,"isSidechain":true,"message":{}}`, `{"type":"assistant","sessi\u006fnId":"s"}`,
-		`{"type":"assistant","message":{"content":[{"type":"text"}]}`, `{"type":"assistant","message":{"content":[{"type":"tool_use","input":{]}}`,
-		`{"type":"assistant","message":{"stop_reason":"end_turn"}} x`, " {\"type\":\"assistant\",\"message\":{\"content\":[ ]}}\t",
-		`{"message":{"content":[{"type":"tool_result","content":"[Request interrupted by user]"}]},"type":"user","timestamp":"t"}`,
-		`{"type":"user","message":{"content":[{"type":"text","text":"[Request interrupted by user]"}],"stop_reason":"x\\y"}}`,
-		`{"type":"user","message":{"content":"[Request interrupted by user]","content":"x"},"message":{"content":"y"}}`,
-		`{"type":"user","isMeta":true,"message":{"content":"hi"}}`, `{"type":"user","isCompactSummary":true,"message":{"content":"hi"}}`,
-		`{"type":"user","message":{"content":[{"type":"image"},{"type":"text","text":"a"}]}}`, `{"type":"user","message":{"content":[]}}`,
-		`{"type":"user","message":{"content":"a\nb"}}`, `{"type":"user","message":{"content":"<command-name>/clear</command-name>"}}`,
-	} {
-		lines = append(lines, []byte(l))
-	}
-	checkSame(t, AgentClaude, "claude head", lines)
 }

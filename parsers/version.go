@@ -41,15 +41,3 @@ func versionParts(v string) ([3]int, bool) {
 	}
 	return out, true
 }
-
-// CodexLazyRollout is the first Codex release observed to create its
-// rollout at the first prompt (session_meta and task_started in the same
-// millisecond), so that a rollout holding only session_meta is a TUI that
-// never got a prompt (formats/real-agents.md).
-const CodexLazyRollout = "0.169.0"
-
-// LazyRollout reports whether a Codex version creates its rollout lazily.
-func LazyRollout(version string) bool {
-	c, ok := CompareVersions(version, CodexLazyRollout)
-	return ok && c >= 0
-}

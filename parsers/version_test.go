@@ -26,9 +26,4 @@ func TestCompareVersions(t *testing.T) {
 			t.Errorf("CompareVersions(%q, %q) = %d, %v; want %d, %v", tc.a, tc.b, cmp, ok, tc.cmp, tc.ok)
 		}
 	}
-	for v, want := range map[string]bool{"0.169.0": true, "0.170.2": true, "0.147.0": false, "": false} {
-		if got := LazyRollout(v); got != want {
-			t.Errorf("LazyRollout(%q) = %v", v, got)
-		}
-	}
 }

@@ -27,7 +27,7 @@ func TestUnknownDriftNeverLies(t *testing.T) {
 		return xAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), typ, extra)
 	}
 	turns := []agentTurn{
-		{parsers.AgentClaude, cs,
+		{claude, cs,
 			[]string{cPrompt(cs, "hi"), cTool(cs, "ls"), cToolResult(cs, "a b"), cFinal(cs), cTurnDuration(cs, 0)},
 			cMeta(cs),
 			[]string{
@@ -35,7 +35,7 @@ func TestUnknownDriftNeverLies(t *testing.T) {
 				fmt.Sprintf(`{"type":"system","subtype":"zz_subtype","sessionId":%q,"level":"info"}`, cs),
 				fmt.Sprintf(`{"type":"user","sessionId":%q,"message":{"role":"user","content":[{"type":"zz_block","data":"x"}]}}`, cs),
 			}},
-		{parsers.AgentCodex, xs,
+		{codex, xs,
 			[]string{xMeta(xs), at("task_started", `,"turn_id":"t1"`),
 				`{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c"}}`,
 				at("agent_message", `,"message":"ok"`), at("task_complete", `,"turn_id":"t1"`)},

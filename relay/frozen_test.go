@@ -24,14 +24,14 @@ func frozenScenario(h *harness) {
 	t := h.t
 	for i := 0; i < 6; i++ {
 		id := uid(i)
-		h.line(parsers.AgentClaude, id, cPrompt(id, "hi"), true)
-		h.line(parsers.AgentClaude, id, cFinal(id), true)
+		h.line(claude, id, cPrompt(id, "hi"), true)
+		h.line(claude, id, cFinal(id), true)
 		if i%2 == 0 {
-			h.line(parsers.AgentClaude, id, cTurnDuration(id, 0), true)
+			h.line(claude, id, cTurnDuration(id, 0), true)
 		}
 	}
-	h.line(parsers.AgentClaude, "s-plain", cPrompt("s-plain", "x"), true)
-	h.line(parsers.AgentCodex, uid(40), xEvent("task_started", ""), true)
+	h.line(claude, "s-plain", cPrompt("s-plain", "x"), true)
+	h.line(codex, uid(40), xEvent("task_started", ""), true)
 	h.r.BootstrapDone()
 	save := func() {
 		done := make(chan struct{})
@@ -46,28 +46,28 @@ func frozenScenario(h *harness) {
 	h.clock.Advance(4 * time.Second)
 	save()
 	save()
-	h.line(parsers.AgentClaude, uid(3), cPrompt(uid(3), "again"), false)
-	h.line(parsers.AgentClaude, uid(3), cFinal(uid(3)), false)
+	h.line(claude, uid(3), cPrompt(uid(3), "again"), false)
+	h.line(claude, uid(3), cFinal(uid(3)), false)
 	h.sync() // the lines are folded at this time, not the next
 	h.clock.Advance(4 * time.Second)
 	save()
 	must(t, h.r.Ack(h.ctx, uid(0)))
 	must(t, h.r.Key(h.ctx, "tab-1", KeyEsc, time.Time{}))
-	h.line(parsers.AgentClaude, uid(50), cPrompt(uid(50), "late"), true) // history after start-up
+	h.line(claude, uid(50), cPrompt(uid(50), "late"), true) // history after start-up
 	save()
 	save()
 	if _, err := h.r.TabClosed(h.ctx, "tab-1"); err != nil {
 		t.Fatal(err)
 	}
-	h.line(parsers.AgentClaude, uid(4), cMeta(uid(4)), false)
+	h.line(claude, uid(4), cMeta(uid(4)), false)
 	h.sync() // the lines are folded at this time, not the next
 	h.clock.Advance(4 * time.Second)
 	save()
 	save()
 	// Saved inside a quiet period: after a restart, the restored quiet
 	// period ends this turn.
-	h.line(parsers.AgentClaude, uid(5), cPrompt(uid(5), "last"), false)
-	h.line(parsers.AgentClaude, uid(5), cFinal(uid(5)), false)
+	h.line(claude, uid(5), cPrompt(uid(5), "last"), false)
+	h.line(claude, uid(5), cFinal(uid(5)), false)
 	h.sync()
 	save()
 }
@@ -184,7 +184,7 @@ func TestFrozenPath(t *testing.T) {
 		{id + ".jsonl", false, nil},
 	} {
 		r := New(DefaultConfig(), nil, nil, zerolog.Nop())
-		r.logLine(LogLine{Path: c.path, Session: id, Agent: parsers.AgentClaude, End: 10, Line: 1, Evidence: parsers.Evidence{Kind: parsers.KindPrompt}, Bootstrap: true})
+		r.logLine(LogLine{Path: c.path, Session: id, Agent: agClaude, End: 10, Line: 1, Evidence: parsers.Evidence{Kind: parsers.KindPrompt}, Bootstrap: true})
 		r.booted = true
 		r.settle(r.sessions[id])
 		r.freezeIdle(true)

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/parsers"
+	claudeagent "github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/relay/vclock"
 )
 
@@ -162,9 +163,9 @@ func cPrompt(s, text string) string {
 	return fmt.Sprintf(`{"type":"user","sessionId":%q,"cwd":"/w/app","version":"2.1.143","message":{"role":"user","content":%q}}`, s, text)
 }
 func cMarker(s string, toolUse bool) string {
-	m := parsers.MarkerInterrupt
+	m := claudeagent.MarkerInterrupt
 	if toolUse {
-		m = parsers.MarkerInterruptToolUse
+		m = claudeagent.MarkerInterruptToolUse
 	}
 	return fmt.Sprintf(`{"type":"user","sessionId":%q,"message":{"role":"user","content":[{"type":"text","text":%q}]}}`, s, m)
 }

@@ -50,7 +50,7 @@ func BenchmarkIdleSessions(b *testing.B) {
 		before := heap()
 		r, cancel := start()
 		for _, f := range files {
-			p := parsers.New(parsers.AgentClaude)
+			p := parsers.New(claude)
 			var end int64
 			for i, l := range lines(f.id) {
 				ev, err := p.Parse([]byte(l))
@@ -59,7 +59,7 @@ func BenchmarkIdleSessions(b *testing.B) {
 				}
 				off := end
 				end += int64(len(l)) + 1
-				r.Log(LogLine{Path: f.path, Session: f.id, Agent: parsers.AgentClaude, Offset: off, End: end, Line: i + 1,
+				r.Log(LogLine{Path: f.path, Session: f.id, Agent: claude, Offset: off, End: end, Line: i + 1,
 					Evidence: ev, Bootstrap: true})
 			}
 		}

@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/logwatch/logwatch/parsers"
 )
 
 // TestEncodeStateIsMarshal: the streamed state decodes to exactly what
@@ -147,8 +145,8 @@ func TestRestoreRegistryProcesses(t *testing.T) {
 	exited, runs := spawn(t), spawn(t)
 	h.reg(exited.child, "s1", "busy", "")
 	h.reg(runs.child, "s2", "busy", "")
-	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
-	h.line(parsers.AgentClaude, "s2", cPrompt("s2", "hi"), false)
+	h.line(claude, "s1", cPrompt("s1", "hi"), false)
+	h.line(claude, "s2", cPrompt("s2", "hi"), false)
 	h.expect("working/prompt/log.turn_start", "working/prompt/log.turn_start")
 	saved := make(chan Saved, 1)
 	h.r.Save(func(s Saved) { saved <- s })

@@ -11,7 +11,6 @@ import (
 
 	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/internal/testsupport"
-	"github.com/logwatch/logwatch/parsers"
 )
 
 // proc is a real process for the registry to name: a shell (the tab's
@@ -110,12 +109,12 @@ func TestRegistryBindsTabByPid(t *testing.T) {
 	p := spawn(t)
 	h.tabProc("T", p.shell())
 	h.reg(p.child, "s1", "idle", "")
-	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.line(claude, "s1", cPrompt("s1", "hi"), false)
 	h.expectTabs("working/prompt/log/log.turn_start tab=T")
 	if err := h.r.Key(h.ctx, "T", KeyEsc, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	h.line(parsers.AgentClaude, "s1", cMarker("s1", false), false)
+	h.line(claude, "s1", cMarker("s1", false), false)
 	h.expectTabs("ready/interrupted/key+log/key.confirmed tab=T")
 	if _, err := h.r.TabClosed(h.ctx, "T"); err != nil {
 		t.Fatal(err)
@@ -178,8 +177,8 @@ func TestTabSharedAncestorBindsNothing(t *testing.T) {
 	h.tabProc("Y", y)
 	h.reg(agent, "s1", "busy", "")
 	h.reg(y, "s2", "busy", "")
-	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
-	h.line(parsers.AgentClaude, "s2", cPrompt("s2", "hi"), false)
+	h.line(claude, "s1", cPrompt("s1", "hi"), false)
+	h.line(claude, "s2", cPrompt("s2", "hi"), false)
 	h.expectTabs("working/prompt/log/log.turn_start tab=", "working/prompt/log/log.turn_start tab=Y")
 	if _, err := h.r.TabClosed(h.ctx, "host"); err != nil {
 		t.Fatal(err)
@@ -214,7 +213,7 @@ func TestTabProcessesBounded(t *testing.T) {
 func TestRegistryBindsLateTab(t *testing.T) {
 	h := newHarness(t, Config{})
 	p := spawn(t)
-	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.line(claude, "s1", cPrompt("s1", "hi"), false)
 	h.reg(p.child, "s1", "busy", "")
 	h.expectTabs("working/prompt/log/log.turn_start tab=")
 	h.tabProc("T", p.child) // the host app runs the agent directly
@@ -232,8 +231,8 @@ func TestRegistryNestedAgentKeepsTab(t *testing.T) {
 	h.tabProc("T", p.shell())
 	h.reg(p.shell(), "outer", "busy", "")
 	h.reg(p.child, "inner", "busy", "")
-	h.line(parsers.AgentClaude, "outer", cPrompt("outer", "hi"), false)
-	h.line(parsers.AgentClaude, "inner", cPrompt("inner", "hi"), false)
+	h.line(claude, "outer", cPrompt("outer", "hi"), false)
+	h.line(claude, "inner", cPrompt("inner", "hi"), false)
 	h.expectTabs("working/prompt/log/log.turn_start tab=T", "working/prompt/log/log.turn_start tab=")
 }
 
@@ -244,12 +243,12 @@ func TestRegistryAmbiguousBindsNothing(t *testing.T) {
 	h.tabProc("A", p.shell())
 	h.tabProc("B", p.shell())
 	h.reg(p.child, "s1", "idle", "")
-	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.line(claude, "s1", cPrompt("s1", "hi"), false)
 	h.expectTabs("working/prompt/log/log.turn_start tab=")
 	if err := h.r.Key(h.ctx, "A", KeyEsc, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	h.line(parsers.AgentClaude, "s1", cMarker("s1", false), false)
+	h.line(claude, "s1", cMarker("s1", false), false)
 	h.expectTabs("ready/interrupted/log/log.interrupt tab=")
 }
 
@@ -260,9 +259,9 @@ func TestRegistryWaitingWithoutHooks(t *testing.T) {
 	h := newHarness(t, Config{})
 	p := spawn(t)
 	h.reg(p.child, "s1", "idle", "")
-	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "TOOL"), false)
+	h.line(claude, "s1", cPrompt("s1", "TOOL"), false)
 	h.reg(p.child, "s1", "busy", "")
-	h.line(parsers.AgentClaude, "s1", cTool("s1", "echo hi"), false)
+	h.line(claude, "s1", cTool("s1", "echo hi"), false)
 	h.expect("working/prompt/log.turn_start", "working/tool/log.tool")
 	h.reg(p.child, "s1", "waiting", "permission prompt")
 	h.expect("waiting/permission/registry.waiting")
@@ -278,9 +277,9 @@ func TestRegistryWaitingWithoutHooks(t *testing.T) {
 	}
 	h.reg(p.child, "s1", "idle", "") // before the log's end: nothing
 	h.expect()
-	h.line(parsers.AgentClaude, "s1", cToolResult("s1", "hi"), false)
-	h.line(parsers.AgentClaude, "s1", cFinal("s1"), false)
-	h.line(parsers.AgentClaude, "s1", cTurnDuration("s1", 0), false)
+	h.line(claude, "s1", cToolResult("s1", "hi"), false)
+	h.line(claude, "s1", cFinal("s1"), false)
+	h.line(claude, "s1", cTurnDuration("s1", 0), false)
 	h.expect("done/turn_end/log.turn_end")
 	h.reg(p.child, "s1", "waiting", "dialog open") // outside a turn: not a wait
 	h.expect()
@@ -291,17 +290,17 @@ func TestRegistryWaitingWithoutHooks(t *testing.T) {
 func TestRegistryWaitBeforeTheLog(t *testing.T) {
 	h := newHarness(t, Config{})
 	p := spawn(t)
-	h.line(parsers.AgentClaude, "s1", cMeta("s1"), false)
+	h.line(claude, "s1", cMeta("s1"), false)
 	h.expect("ready/session_start/log.new_session")
 	h.reg(p.child, "s1", "busy", "")
 	h.reg(p.child, "s1", "waiting", "permission prompt")
 	h.expect()
-	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "TOOL"), false)
-	h.line(parsers.AgentClaude, "s1", cTool("s1", "echo hi"), false)
+	h.line(claude, "s1", cPrompt("s1", "TOOL"), false)
+	h.line(claude, "s1", cTool("s1", "echo hi"), false)
 	h.expect("working/prompt/log.turn_start", "waiting/permission/registry.waiting")
-	h.line(parsers.AgentClaude, "s1", cMarker("s1", true), false) // rejected: the log ends it
+	h.line(claude, "s1", cMarker("s1", true), false) // rejected: the log ends it
 	h.expect("ready/interrupted/log.interrupt")
-	h.line(parsers.AgentClaude, "s1", cMeta("s1"), false)
+	h.line(claude, "s1", cMeta("s1"), false)
 	h.expect()
 }
 
@@ -401,7 +400,7 @@ func TestRegistryRemoved(t *testing.T) {
 			h.reg(p1.child, "s1", "busy", "")
 			h.reg(p2.child, "s2", "idle", "")
 			h.hook("", "claude", claudeHook("SessionStart", "s2"))
-			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.line(claude, "s1", cPrompt("s1", "hi"), false)
 			h.expect("ready/session_start/hook.session_start", "working/prompt/log.turn_start")
 			// rm -r ~/.claude/sessions: the watcher reports each file gone.
 			h.regGone(p1.child)
@@ -446,7 +445,7 @@ func workingInTab(t *testing.T) (*harness, *proc) {
 	p := spawn(t)
 	h.tabProc("T", p.shell())
 	h.reg(p.child, "s1", "idle", "")
-	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.line(claude, "s1", cPrompt("s1", "hi"), false)
 	h.expect("working/prompt/log.turn_start")
 	return h, p
 }
@@ -502,7 +501,7 @@ func TestRegistryProcessGone(t *testing.T) {
 			p := spawn(t)
 			start, _ := proctree.StartTime(p.child)
 			h.reg(p.child, "s1", "busy", "")
-			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.line(claude, "s1", cPrompt("s1", "hi"), false)
 			h.expect("working/prompt/log.turn_start")
 			if got := h.state("s1"); got.Pid != p.child || !got.Live {
 				t.Fatalf("state %+v: want pid %d live", got, p.child)
@@ -526,7 +525,7 @@ func TestRegistryProcessGone(t *testing.T) {
 			h := newH(t)
 			p := spawn(t)
 			start, _ := proctree.StartTime(p.child)
-			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.line(claude, "s1", cPrompt("s1", "hi"), false)
 			h.expect("working/prompt/log.turn_start")
 			// The file names the pid with the start time of the process that
 			// had it before: the live process with that pid is another one.
@@ -541,7 +540,7 @@ func TestRegistryProcessGone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.line(claude, "s1", cPrompt("s1", "hi"), false)
 			h.expect("working/prompt/log.turn_start")
 			// A release that wrote procStart in milliseconds, say: the file
 			// still says when the process started, so it is not a reused pid.
@@ -563,7 +562,7 @@ func TestRegistryProcessGone(t *testing.T) {
 			h.reg(p.child, "s1", "busy", "")
 			p.kill()
 			found(h, 1)
-			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.line(claude, "s1", cPrompt("s1", "hi"), false)
 			h.expect("working/prompt/log.turn_start")
 			h.clock.Advance(registrySweep)
 			h.expect("ended/process_gone/registry.process_gone")
@@ -573,7 +572,7 @@ func TestRegistryProcessGone(t *testing.T) {
 			p := spawn(t)
 			h.tabProc("T", p.child) // wrap's child is the agent
 			h.reg(p.child, "s1", "busy", "")
-			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.line(claude, "s1", cPrompt("s1", "hi"), false)
 			h.expect("working/prompt/log.turn_start")
 			p.kill()
 			if sweep {
@@ -596,7 +595,7 @@ func TestRegistryProcessGone(t *testing.T) {
 			start, _ := proctree.StartTime(p.child)
 			h.tabProc("T", p.child)
 			h.reg(p.child, "s1", "busy", "")
-			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.line(claude, "s1", cPrompt("s1", "hi"), false)
 			h.expect("working/prompt/log.turn_start")
 			p.kill()
 			if !sweep {
@@ -620,7 +619,7 @@ func TestRegistryProcessGone(t *testing.T) {
 			p := spawn(t)
 			h.tabProc("T", p.child)
 			h.reg(p.child, "s1", "busy", "")
-			h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+			h.line(claude, "s1", cPrompt("s1", "hi"), false)
 			h.expect("working/prompt/log.turn_start")
 			p.kill()
 			if sweep {
@@ -671,7 +670,7 @@ func TestRegistrySweepKeepsTheTabsGrace(t *testing.T) {
 	p := spawn(t)
 	h.tabProc("T", p.child)
 	h.reg(p.child, "s1", "busy", "")
-	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.line(claude, "s1", cPrompt("s1", "hi"), false)
 	h.expect("working/prompt/log.turn_start")
 	p.kill()
 	for i := 0; h.sync().Counters.ProcessesGone < 2; i++ {
@@ -693,10 +692,10 @@ func TestRegistrySessionChanged(t *testing.T) {
 	p := spawn(t)
 	h.tabProc("T", p.shell())
 	h.reg(p.child, "s1", "idle", "")
-	h.line(parsers.AgentClaude, "s1", cPrompt("s1", "hi"), false)
+	h.line(claude, "s1", cPrompt("s1", "hi"), false)
 	h.expectTabs("working/prompt/log/log.turn_start tab=T")
 	h.reg(p.child, "s2", "idle", "")
 	h.expectTabs("ended/session_end/registry/registry.session_changed tab=T")
-	h.line(parsers.AgentClaude, "s2", cPrompt("s2", "again"), false)
+	h.line(claude, "s2", cPrompt("s2", "again"), false)
 	h.expectTabs("working/prompt/log/log.turn_start tab=T")
 }

@@ -300,16 +300,19 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 		r.countBad()
 		return err
 	}
-	switch parsers.Agent(agent) {
-	case parsers.AgentClaude, parsers.AgentCodex:
-		h.Agent = parsers.Agent(agent)
-	case "":
-		if h.Agent == parsers.AgentUnknown {
-			h.Agent = parsers.AgentClaude
+	switch {
+	case agent != "":
+		if parsers.Lookup(parsers.Agent(agent)) == nil {
+			r.countBad()
+			return fmt.Errorf("unknown agent %q (want one of %s)", agent, strings.Join(parsers.Names(), ", "))
 		}
-	default:
-		r.countBad()
-		return fmt.Errorf("unknown agent %q (want claude or codex)", agent)
+		h.Agent = parsers.Agent(agent)
+	case h.Agent == parsers.AgentUnknown:
+		h.Agent = parsers.HookAgent(&h)
+		if h.Agent == parsers.AgentUnknown {
+			r.countBad()
+			return errors.New("hook payload names no agent, and no agent takes unnamed payloads")
+		}
 	}
 	return r.do(ctx, func() {
 		if r.rec != nil {
@@ -408,7 +411,7 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 	if h.AgentID != "" {
 		r.counters.HooksSubagent++
 	}
-	if !knownHook[h.Event] {
+	if !parsers.KnownHookEvent(h.Event) {
 		r.counters.HooksUnknown++
 		r.log.Debug().Str("session", h.SessionID).Str("event", h.Event).Msg("unknown hook event ignored")
 	}
@@ -450,13 +453,6 @@ func (r *Relay) hook(h parsers.Hook, tab string) {
 		r.moved(e)
 		r.publish(e, ch, false)
 	}
-}
-
-var knownHook = map[string]bool{
-	"SessionStart": true, "UserPromptSubmit": true, "PreToolUse": true, "PostToolUse": true,
-	"PostToolUseFailure": true, "Notification": true, "PermissionRequest": true,
-	"PreCompact": true, "PostCompact": true, "Stop": true, "StopFailure": true,
-	"SubagentStart": true, "SubagentStop": true, "SessionEnd": true, "Interrupt": true,
 }
 
 // Log delivers one log line from the watcher. It blocks while the relay is
@@ -551,21 +547,10 @@ func (r *Relay) logLine(l LogLine) {
 }
 
 // resumes reports whether a line appended to an ended session's log means
-// a new process took the conversation up. Claude flushes metadata
-// (cost-state, file-history-snapshot, last-prompt) just after SessionEnd, so
-// for Claude only a turn or its output counts (--continue writes a synthetic
-// assistant line first). Codex 0.169 runs turns in a background server that
-// outlives the TUI: a turn running when the tab closed goes on and finishes
-// there, so only a new turn (or the session_meta older Codex appends when
-// resuming) is a resume.
+// a new process took the conversation up (the agent's Spec.Resumes).
 func resumes(l LogLine) bool {
-	switch k := l.Evidence.Kind; l.Agent {
-	case parsers.AgentClaude:
-		return k != parsers.KindNone && k != parsers.KindSidechain
-	case parsers.AgentCodex:
-		return k == parsers.KindTurnStart || k == parsers.KindPrompt || l.Evidence.Type == "session_meta"
-	}
-	return false
+	s := parsers.Lookup(l.Agent)
+	return s != nil && s.Resumes != nil && s.Resumes(l.Evidence)
 }
 
 // Oversized counts lines the watcher skipped for their length; the file's

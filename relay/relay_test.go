@@ -10,9 +10,11 @@ import (
 	"github.com/logwatch/logwatch/parsers"
 )
 
+// The real agents the tests drive, as the relay names them.
 const (
-	claude = parsers.AgentClaude
-	codex  = parsers.AgentCodex
+	claude   = parsers.Agent("claude")
+	codex    = parsers.Agent("codex")
+	agClaude = claude // where a local variable shadows claude
 )
 
 func must(t *testing.T, err error) {

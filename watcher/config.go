@@ -3,17 +3,21 @@ package watcher
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"time"
 
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/lines"
 )
 
 // Config is the watcher's configuration, passed by value. Zero fields take
 // the defaults below.
 type Config struct {
-	ClaudeRoots []string // directories holding <slug>/<id>.jsonl transcripts
-	CodexRoots  []string // directories holding YYYY/MM/DD/rollout-*.jsonl
+	// Roots are, per agent, the directories holding its logs as its
+	// parsers.Layout lays them out.
+	Roots map[parsers.Agent][]string
 
 	MaxLineBytes int // longer lines are skipped and counted; default 32 MiB
 	// LineBudget bounds the memory all readers hold for long lines (share
@@ -113,7 +117,7 @@ func (c Config) validate() error {
 	case c.BootstrapBytes < 0, c.MaxWatches < 0, c.Buffer < 0, c.Workers < 0:
 		return fmt.Errorf("%w: negative size", ErrConfig)
 	}
-	for _, r := range append(append([]string{}, c.ClaudeRoots...), c.CodexRoots...) {
+	for _, r := range slices.Concat(slices.Collect(maps.Values(c.Roots))...) {
 		if r == "" {
 			return fmt.Errorf("%w: empty root", ErrConfig)
 		}

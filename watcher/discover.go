@@ -24,25 +24,23 @@ type root struct {
 }
 
 // wantDir reports whether a directory depth levels below the root is part of
-// the agent's layout: Claude <slug>/<id>/subagents, Codex YYYY/MM/DD.
+// the agent's layout.
 func (rt *root) wantDir(depth int, name string) bool {
-	if rt.agent == parsers.AgentClaude {
-		return depth == 1 || depth == 2 || depth == 3 && name == "subagents"
-	}
-	return depth >= 1 && depth <= 3
+	l := rt.layout()
+	return l.WantDir != nil && l.WantDir(depth, name)
 }
 
-// wantFile reports whether a file depth levels below the root is a log:
-// Claude <slug>/<id>.jsonl and <slug>/<id>/subagents/agent-*.jsonl, Codex
-// YYYY/MM/DD/rollout-*.jsonl.
+// wantFile reports whether a file depth levels below the root is a log.
 func (rt *root) wantFile(depth int, name string) bool {
-	if !strings.HasSuffix(name, ".jsonl") {
-		return false
+	l := rt.layout()
+	return l.WantFile != nil && l.WantFile(depth, name)
+}
+
+func (rt *root) layout() *parsers.Layout {
+	if s := parsers.Lookup(rt.agent); s != nil {
+		return &s.Layout
 	}
-	if rt.agent == parsers.AgentClaude {
-		return depth == 2 || depth == 4 && strings.HasPrefix(name, "agent-")
-	}
-	return depth == 4 && strings.HasPrefix(name, "rollout-")
+	return &parsers.Layout{}
 }
 
 // dir is a directory of the layout. Owned by the Run loop, except files
@@ -102,38 +100,27 @@ func readDirEntries(path string) ([]dirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-// guessAgent names the agent for a path outside every root from its shape;
-// AgentUnknown leaves it to the content.
+// guessAgent names the agent for a path outside every root from its shape
+// (Layout.Claims); AgentUnknown leaves it to the content.
 func guessAgent(path string) parsers.Agent {
-	base := filepath.Base(path)
-	switch {
-	case strings.HasPrefix(base, "rollout-"):
-		return parsers.AgentCodex
-	case filepath.Base(filepath.Dir(path)) == "subagents" && strings.HasPrefix(base, "agent-"):
-		return parsers.AgentClaude
+	for _, s := range parsers.All() {
+		if s.Layout.Claims != nil && s.Layout.Claims(path) {
+			return s.Name
+		}
 	}
 	return parsers.AgentUnknown
 }
 
-// sessionOf derives the session a log belongs to from its path: the Claude
-// file stem (the parent session's for subagent files), the Codex rollout's
-// trailing uuid ("" when the name has none: the session_meta id is used).
-// The id is a substring of path, unless the name is not valid UTF-8 (see
-// nameID).
+// sessionOf derives the session a log belongs to from its path, as the
+// agent's Layout.SessionOf says ("": the log's own lines name it). The id
+// is a substring of path, unless the name is not valid UTF-8 (see nameID).
 func sessionOf(path string, agent parsers.Agent) (session string, subagent bool) {
-	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	switch agent {
-	case parsers.AgentClaude:
-		if filepath.Base(filepath.Dir(path)) == "subagents" && strings.HasPrefix(stem, "agent-") {
-			return nameID(filepath.Base(filepath.Dir(filepath.Dir(path)))), true
-		}
-		return nameID(stem), false
-	case parsers.AgentCodex:
-		if len(stem) >= 36 && isUUID(stem[len(stem)-36:]) {
-			return stem[len(stem)-36:], false
-		}
+	s := parsers.Lookup(agent)
+	if s == nil || s.Layout.SessionOf == nil {
+		return "", false
 	}
-	return "", false
+	id, sub := s.Layout.SessionOf(path)
+	return nameID(id), sub
 }
 
 // nameID is the session id a file or directory name gives. A valid UTF-8
@@ -165,23 +152,6 @@ func nameID(name string) string {
 		i += n
 	}
 	return string(b)
-}
-
-func isUUID(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // warnOnce logs a problem with a path the first time it is seen; clearWarn

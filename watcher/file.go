@@ -67,34 +67,32 @@ func (p *filePos) set(f posFlags, on bool) {
 	}
 }
 
-// agentCode is a file's agent in one byte (parsers.Agent is a string).
+// agentCode is a file's agent in one byte (parsers.Agent is a string): its
+// place in parsers.All, plus one (0: unknown). Agents register at init, so
+// the places do not move.
 type agentCode uint8
 
-const (
-	codeUnknown agentCode = iota
-	codeClaude
-	codeCodex
-)
+const codeUnknown agentCode = 0
 
 func codeOf(a parsers.Agent) agentCode {
-	switch a {
-	case parsers.AgentClaude:
-		return codeClaude
-	case parsers.AgentCodex:
-		return codeCodex
+	for i, s := range parsers.All() {
+		if s.Name == a {
+			return agentCode(i + 1)
+		}
 	}
 	return codeUnknown
 }
 
 func (c agentCode) agent() parsers.Agent {
-	switch c {
-	case codeClaude:
-		return parsers.AgentClaude
-	case codeCodex:
-		return parsers.AgentCodex
+	if all := parsers.All(); c > 0 && int(c) <= len(all) {
+		return all[c-1].Name
 	}
 	return parsers.AgentUnknown
 }
+
+// header reports whether the agent's logs name their session on line 1
+// only (Traits.Header).
+func (c agentCode) header() bool { return parsers.TraitsOf(c.agent()).Header }
 
 // file is one followed log. Most files are read once at start-up and then
 // stay idle for the daemon's life: a file holds no buffer, goroutine, timer,
@@ -180,8 +178,8 @@ type reader struct {
 	// warm holds a parser per agent once used, Reset for the next
 	// generation or file: a new parser's scratch space was a quarter of
 	// what reading a small log allocated.
-	warm [codeCodex + 1]parsers.Parser
-	over int // follower's oversized count already reported
+	warm []parsers.Parser // by agentCode
+	over int              // follower's oversized count already reported
 
 	numKnown bool  // line numbers are known
 	delta    int   // added to the follower's line numbers
@@ -375,9 +373,9 @@ func (r *reader) start(off int64, num int, known bool) {
 	r.parser = nil
 	r.head = r.head[:0]
 	r.fillHead(int64(r.f.position().sigLen))
-	if off > 0 && r.f.agent == codeCodex {
-		// The Codex parser takes the first session_meta as the session's
-		// identity; feed it line 1 so a later fork copy is not taken.
+	if off > 0 && r.f.agent.header() {
+		// The parser takes the header as the session's identity; feed it
+		// line 1 so a later copy (a fork's) is not taken.
 		if l, ok := r.firstLine(); ok {
 			_, _ = r.parserFor(l.Bytes).Parse(l.Bytes)
 		}
@@ -439,6 +437,9 @@ func (r *reader) parserFor(line []byte) parsers.Parser {
 		r.f.agent = codeOf(a)
 		r.session, r.subagent = sessionOf(r.f.path, a)
 	}
+	if int(r.f.agent) >= len(r.warm) {
+		r.warm = append(r.warm, make([]parsers.Parser, int(r.f.agent)+1-len(r.warm))...)
+	}
 	if r.parser = r.warm[r.f.agent]; r.parser != nil {
 		r.parser.Reset()
 	} else {
@@ -482,8 +483,9 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 	r.closeFollower()
 	r.verified = false
 	r.parser = nil
-	if start > 0 && r.f.agent != codeClaude {
-		// Codex names its session on line 1 only.
+	if start > 0 && (r.f.agent == codeUnknown || r.f.agent.header()) {
+		// The header names the session (and an unknown log's first line
+		// may tell its agent).
 		if l, ok := r.firstLine(); ok {
 			rec := r.lineRecord(l, 1)
 			rec.Replay = r.resume >= l.End

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
+	"github.com/logwatch/logwatch/parsers/codex"
 	"github.com/rs/zerolog"
 )
 
@@ -30,8 +33,10 @@ type run struct {
 
 func testConfig(dir string) Config {
 	return Config{
-		ClaudeRoots:       []string{filepath.Join(dir, "claude")},
-		CodexRoots:        []string{filepath.Join(dir, "codex")},
+		Roots: map[parsers.Agent][]string{
+			claude.Name: {filepath.Join(dir, "claude")},
+			codex.Name:  {filepath.Join(dir, "codex")},
+		},
 		ReconcileInterval: 200 * time.Millisecond,
 		PollInterval:      50 * time.Millisecond,
 		IdleTimeout:       time.Minute,

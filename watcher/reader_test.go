@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/watcher/follow"
 )
@@ -33,7 +33,7 @@ func TestRefusedBatchIsReadAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.mu.Lock()
-	f := w.newFile(path, nil, parsers.AgentClaude, true, nil)
+	f := w.newFile(path, nil, claude.Name, true, nil)
 	w.mu.Unlock()
 	r := w.newReader(f)
 	defer r.closeFile()
@@ -118,7 +118,7 @@ func TestReadErrorMidBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.mu.Lock()
-	f := w.newFile(path, nil, parsers.AgentClaude, true, nil)
+	f := w.newFile(path, nil, claude.Name, true, nil)
 	w.mu.Unlock()
 	r := w.newReader(f)
 	defer r.closeFile()

@@ -17,6 +17,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
+	"github.com/logwatch/logwatch/parsers/codex"
 	"github.com/logwatch/logwatch/pipeline/verify"
 
 	"github.com/logwatch/logwatch/internal/testsupport"
@@ -62,16 +64,16 @@ func (s *syncBuffer) String() string {
 func TestLayout(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(dir)
-	claude := filepath.Join(dir, "claude")
-	codex := filepath.Join(dir, "codex")
-	main := filepath.Join(claude, "proj", sessA+".jsonl")
-	sub := filepath.Join(claude, "proj", sessA, "subagents", "agent-a1.jsonl")
-	rollout := filepath.Join(codex, "2026", "05", "01", "rollout-2026-05-01T10-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl")
+	claudeDir := filepath.Join(dir, "claude")
+	codexDir := filepath.Join(dir, "codex")
+	main := filepath.Join(claudeDir, "proj", sessA+".jsonl")
+	sub := filepath.Join(claudeDir, "proj", sessA, "subagents", "agent-a1.jsonl")
+	rollout := filepath.Join(codexDir, "2026", "05", "01", "rollout-2026-05-01T10-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.jsonl")
 	ignored := []string{
-		filepath.Join(claude, "proj", "notes.txt"),
-		filepath.Join(claude, "top.jsonl"),
-		filepath.Join(claude, "proj", sessA, "tool-results", "x.jsonl"),
-		filepath.Join(codex, "2026", "05", "01", "other.jsonl"),
+		filepath.Join(claudeDir, "proj", "notes.txt"),
+		filepath.Join(claudeDir, "top.jsonl"),
+		filepath.Join(claudeDir, "proj", sessA, "tool-results", "x.jsonl"),
+		filepath.Join(codexDir, "2026", "05", "01", "other.jsonl"),
 	}
 	for _, p := range append([]string{main, sub, rollout}, ignored...) {
 		mkdir(t, filepath.Dir(p))
@@ -81,10 +83,10 @@ func TestLayout(t *testing.T) {
 	r.ready()
 	// Created after start: a new project and a new date folder, each with
 	// a file written immediately (mkdir -p plus write: one event).
-	later := filepath.Join(claude, "new", "deep", "subagents", "agent-b.jsonl")
+	later := filepath.Join(claudeDir, "new", "deep", "subagents", "agent-b.jsonl")
 	mkdir(t, filepath.Dir(later))
 	appendFile(t, later, claudeLine("later", 0))
-	tomorrow := filepath.Join(codex, "2026", "05", "02", "rollout-2026-05-02T00-00-00-0199aaaa-bbbb-7ccc-8ddd-ffffffffffff.jsonl")
+	tomorrow := filepath.Join(codexDir, "2026", "05", "02", "rollout-2026-05-02T00-00-00-0199aaaa-bbbb-7ccc-8ddd-ffffffffffff.jsonl")
 	mkdir(t, filepath.Dir(tomorrow))
 	appendFile(t, tomorrow, claudeLine("tomorrow", 0))
 	recs := r.waitFor("all files", func(recs []Record) bool {
@@ -96,11 +98,11 @@ func TestLayout(t *testing.T) {
 		subagent bool
 		boot     bool
 	}{
-		main:     {sessA, parsers.AgentClaude, false, true},
-		sub:      {sessA, parsers.AgentClaude, true, true},
-		rollout:  {"0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee", parsers.AgentCodex, false, true},
-		later:    {"deep", parsers.AgentClaude, true, false},
-		tomorrow: {"0199aaaa-bbbb-7ccc-8ddd-ffffffffffff", parsers.AgentCodex, false, false},
+		main:     {sessA, claude.Name, false, true},
+		sub:      {sessA, claude.Name, true, true},
+		rollout:  {"0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee", codex.Name, false, true},
+		later:    {"deep", claude.Name, true, false},
+		tomorrow: {"0199aaaa-bbbb-7ccc-8ddd-ffffffffffff", codex.Name, false, false},
 	}
 	seen := map[string]bool{}
 	for _, rec := range recs {
@@ -122,7 +124,7 @@ func TestLayout(t *testing.T) {
 func TestMissingRoot(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(dir)
-	cfg.ClaudeRoots = []string{filepath.Join(dir, "home", ".claude", "projects")}
+	cfg.Roots[claude.Name] = []string{filepath.Join(dir, "home", ".claude", "projects")}
 	cfg.ReconcileInterval = time.Hour // events alone, no sweep
 	cfg.PollInterval = time.Hour
 	r := start(t, cfg, testLogger(t))
@@ -140,8 +142,8 @@ func TestMissingRoot(t *testing.T) {
 func TestMissingRootRaced(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(dir)
-	cfg.ClaudeRoots = []string{filepath.Join(dir, "home", ".claude", "projects")}
-	cfg.CodexRoots = []string{filepath.Join(dir, "cx", "codex")}
+	cfg.Roots[claude.Name] = []string{filepath.Join(dir, "home", ".claude", "projects")}
+	cfg.Roots[codex.Name] = []string{filepath.Join(dir, "cx", "codex")}
 	cfg.ReconcileInterval = time.Hour // events alone, no sweep
 	cfg.PollInterval = time.Hour
 	mkdir(t, filepath.Join(dir, "home"))
@@ -346,7 +348,7 @@ func TestFollowAndPoke(t *testing.T) {
 		r.w.Poke(p)
 		return len(lineIDs(recs, p)) == 1
 	})
-	if recs[0].Agent != parsers.AgentClaude || recs[0].Session != "transcript" || recs[0].Bootstrap {
+	if recs[0].Agent != claude.Name || recs[0].Session != "transcript" || recs[0].Bootstrap {
 		t.Fatalf("record %+v", recs[0])
 	}
 	appendFile(t, p, claudeLine("y", 0))
@@ -573,8 +575,8 @@ func TestRealworldSameAsVerify(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cfg := testConfig(dir)
-	cfg.ClaudeRoots = []string{rw + "/claude"}
-	cfg.CodexRoots = nil
+	cfg.Roots[claude.Name] = []string{rw + "/claude"}
+	delete(cfg.Roots, codex.Name)
 	cfg.BootstrapBytes = 1 << 30 // whole files, to compare line by line
 	// Outside the layout: followed by name, agent from the content.
 	outside, err := filepath.Glob(rw + "/codex/*.jsonl")
@@ -626,7 +628,7 @@ func TestRealworldSameAsVerify(t *testing.T) {
 		if got.lines != want.lines || got.malformed != want.malformed || got.interrupts != want.interrupts || got.agent != want.agent {
 			t.Errorf("%s: watcher %+v, verify %+v", f.Path, got, want)
 		}
-		if (f.Agent == parsers.AgentCodex || f.Subagent) && f.SessionID != "" && got.session != f.SessionID {
+		if (f.Agent == codex.Name || f.Subagent) && f.SessionID != "" && got.session != f.SessionID {
 			t.Errorf("%s: session %q, verify %q", f.Path, got.session, f.SessionID)
 		}
 		checked++
@@ -668,7 +670,7 @@ func TestNotALogUnderARoot(t *testing.T) {
 	appendFile(t, p, claudeLine("real", 0)+claudeLine("after", 0))
 	recs = r.waitFor("agent lines", func(recs []Record) bool { return len(lineIDsAll(recs, p)) == 4 })
 	for _, rec := range lineIDsAll(recs, p)[2:] {
-		if rec.Agent != parsers.AgentClaude || rec.Session != "hook-payloads" || rec.Evidence.Type != "system/informational" {
+		if rec.Agent != claude.Name || rec.Session != "hook-payloads" || rec.Evidence.Type != "system/informational" {
 			t.Errorf("line %d after an agent line: %+v", rec.Line, rec)
 		}
 	}

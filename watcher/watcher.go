@@ -165,11 +165,15 @@ func New(cfg Config, log zerolog.Logger, opts ...Option) (*Watcher, error) {
 		}
 		return nil
 	}
-	if err := add(cfg.ClaudeRoots, parsers.AgentClaude); err != nil {
-		return nil, err
+	for a := range cfg.Roots {
+		if parsers.Lookup(a) == nil {
+			return nil, fmt.Errorf("%w: roots for %q, which is no agent", ErrConfig, a)
+		}
 	}
-	if err := add(cfg.CodexRoots, parsers.AgentCodex); err != nil {
-		return nil, err
+	for _, s := range parsers.All() { // in registration order: deterministic
+		if err := add(cfg.Roots[s.Name], s.Name); err != nil {
+			return nil, err
+		}
 	}
 	w.opener = follow.NewReaders(cfg.MaxLineBytes).WithBudget(cfg.LineBudget, w.stop)
 	for _, o := range opts {

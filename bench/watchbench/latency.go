@@ -11,6 +11,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/watcher"
 )
 
@@ -94,7 +96,7 @@ func watcherLatency(root string, n int) ([]time.Duration, error) {
 	if err := appendTo(path, line("history", 200)); err != nil {
 		return nil, err
 	}
-	w, err := watcher.New(watcher.Config{ClaudeRoots: []string{root}}, zerolog.Nop())
+	w, err := watcher.New(watcher.Config{Roots: map[parsers.Agent][]string{claude.Name: {root}}}, zerolog.Nop())
 	if err != nil {
 		return nil, err
 	}

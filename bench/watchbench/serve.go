@@ -17,6 +17,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/watcher"
 )
 
@@ -42,7 +44,7 @@ func serve(args []string) error {
 	reconcile := fs.Duration("reconcile", 0, "reconcile interval (0: default)")
 	_ = fs.Parse(args)
 	log := zerolog.New(os.Stderr).Level(zerolog.WarnLevel)
-	w, err := watcher.New(watcher.Config{ClaudeRoots: []string{*root}, ReconcileInterval: *reconcile}, log)
+	w, err := watcher.New(watcher.Config{Roots: map[parsers.Agent][]string{claude.Name: {*root}}, ReconcileInterval: *reconcile}, log)
 	if err != nil {
 		return err
 	}

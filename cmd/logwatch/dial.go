@@ -134,7 +134,7 @@ func (a *app) follow() (<-chan client.Update, func(), error) {
 // roots are the configured log roots, for the CLI's own views when the
 // daemon does not report them.
 func (a *app) roots() []string {
-	return append(append([]string{}, a.cfg.Agents.Claude.Roots...), a.cfg.Agents.Codex.Roots...)
+	return a.cfg.AllRoots()
 }
 
 // daemonRoots asks the daemon where it looks; the configured roots if it

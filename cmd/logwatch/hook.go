@@ -13,6 +13,7 @@ import (
 
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/keytap/proxy"
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/relay/wire"
@@ -26,7 +27,7 @@ const (
 	hookRelayCap = 450 * time.Millisecond
 )
 
-// runHook is `logwatch hook [--agent claude|codex]`: read the hook payload
+// runHook is `logwatch hook [--agent NAME]`: read the hook payload
 // from stdin and relay it to the daemon. It runs outside cobra so that
 // nothing (a bad flag, a bad config, a missing or hung daemon) can make it
 // print or exit non-zero: a hook's exit code is a decision to the agent.
@@ -119,7 +120,7 @@ func readBounded(r *os.File, max int, wait time.Duration) ([]byte, bool) {
 // cobra sees the arguments.
 func newHookCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "hook [--agent claude|codex]",
+		Use:   "hook [--agent " + strings.Join(parsers.Names(), "|") + "]",
 		Short: "Relay an agent hook event from stdin to the daemon (always exits 0, prints nothing)",
 		Long: `Configure this as the agents' hook command. It reads the event JSON on stdin
 (at most 1 s, 1 MiB), adds LOGWATCH_TAB from its environment, and relays it to the

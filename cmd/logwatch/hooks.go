@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/termsafe"
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/setup/agentsettings"
 	"github.com/logwatch/logwatch/setup/selfbin"
 )
@@ -25,12 +26,19 @@ type hooksOptions struct {
 }
 
 func newHooksCmd(a *app) *cobra.Command {
+	names := agentsettings.Agents()
+	agentsArg := strings.Join(names, "|")
+	var files strings.Builder
+	for _, s := range parsers.All() {
+		if s.Hooks.Settings != "" {
+			fmt.Fprintf(&files, "\n  %-8s %s (--scope project: %s)", s.Name, s.Hooks.Settings, s.Hooks.ProjectSettings)
+		}
+	}
 	cmd := &cobra.Command{
-		Use:   "hooks install|uninstall --agent claude|codex",
+		Use:   "hooks install|uninstall --agent " + agentsArg,
 		Short: "Install or remove logwatch's hook entries in an agent's settings",
 		Long: `Merges "logwatch hook --agent X" entries, by absolute path, for every event logwatch
-uses into Claude Code's settings.json (~/.claude/settings.json, or
-.claude/settings.json with --scope project) or Codex's hooks.json (~/.codex/).
+uses into the agent's hooks file:` + files.String() + `
 
 Every other key, the file's indentation, key order and comments are kept; only
 logwatch's own entries (any command running a binary named logwatch with
@@ -40,12 +48,12 @@ atomically. --dry-run prints the change as a diff instead.`,
 	}
 	opts := &hooksOptions{}
 	flags := func(c *cobra.Command) {
-		c.Flags().StringSliceVar(&opts.agents, "agent", nil, "claude, codex, or both (repeat or comma-separate)")
+		c.Flags().StringSliceVar(&opts.agents, "agent", nil, strings.Join(names, ", ")+" (repeat or comma-separate)")
 		c.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the change as a unified diff; write nothing")
 		c.Flags().StringVar(&opts.scope, "scope", "user", "user (the agent's home settings) or project (the working directory's)")
 		c.Flags().StringVar(&opts.file, "file", "", "edit this settings file instead (one agent only)")
 		_ = c.MarkFlagRequired("agent")
-		_ = c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions([]string{"claude", "codex"}, cobra.ShellCompDirectiveNoFileComp))
+		_ = c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions(names, cobra.ShellCompDirectiveNoFileComp))
 		_ = c.RegisterFlagCompletionFunc("scope", cobra.FixedCompletions([]string{"user", "project"}, cobra.ShellCompDirectiveNoFileComp))
 	}
 	run := func(install bool) func(*cobra.Command, []string) error {
@@ -58,17 +66,17 @@ atomically. --dry-run prints the change as a diff instead.`,
 		}
 	}
 	install := &cobra.Command{
-		Use:   "install --agent claude|codex [--dry-run] [--scope user|project]",
+		Use:   "install --agent " + agentsArg + " [--dry-run] [--scope user|project]",
 		Short: "Add logwatch's hooks to an agent's settings (idempotent)",
 		Args:  cobra.NoArgs,
 		RunE:  run(true),
 	}
 	flags(install)
 	install.Flags().StringVar(&opts.bin, "bin", "", "the logwatch binary the hooks run (default: this one, by absolute path)")
-	install.Flags().BoolVar(&opts.http, "http", false, "Claude Code only: write \"http\" hooks posting to the configured loopback listener "+
+	install.Flags().BoolVar(&opts.http, "http", false, "agents with http hooks only: write \"http\" hooks posting to the configured loopback listener "+
 		"(the http key) with the per-user secret, instead of command hooks; the settings file is made 0600")
 	uninstall := &cobra.Command{
-		Use:   "uninstall --agent claude|codex [--dry-run] [--scope user|project]",
+		Use:   "uninstall --agent " + agentsArg + " [--dry-run] [--scope user|project]",
 		Short: "Remove logwatch's hooks from an agent's settings, and nothing else",
 		Args:  cobra.NoArgs,
 		RunE:  run(false),

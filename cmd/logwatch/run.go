@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/memtrim"
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/pipeline/ingest"
 	"github.com/logwatch/logwatch/relay"
@@ -83,8 +84,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 		defer httpLn.Close()
 	}
 	w, err := watcher.New(watcher.Config{
-		ClaudeRoots:    a.cfg.Agents.Claude.Roots,
-		CodexRoots:     a.cfg.Agents.Codex.Roots,
+		Roots:          a.cfg.AgentRoots(),
 		MaxLineBytes:   a.cfg.MaxLineBytes,
 		LineBudget:     budget,
 		CheckpointFile: a.cfg.Checkpoint,
@@ -173,8 +173,18 @@ func (a *app) serve(ctx context.Context, record string) error {
 			return false
 		}
 	}
-	// Claude Code's live session registry: pid → session, liveness, waits.
-	regRoots := append(a.cfg.Agents.Claude.RegistryDirs(), a.cfg.Agents.Codex.RegistryDirs()...)
+	// The agents' live session registries: pid → session, liveness, waits.
+	var regRoots []registry.Root
+	var regDirs []string
+	for _, s := range parsers.All() {
+		if s.Registry == nil {
+			continue
+		}
+		for _, d := range a.cfg.Agents[string(s.Name)].RegistryDirs() {
+			regRoots = append(regRoots, registry.Root{Dir: d, Format: s.Registry})
+			regDirs = append(regDirs, d)
+		}
+	}
 	if len(regRoots) > 0 {
 		reg := registry.New(regRoots, ingest.RegistrySink{R: r}, a.log)
 		goRun("registry", func() error {
@@ -208,8 +218,8 @@ func (a *app) serve(ctx context.Context, record string) error {
 			return srv.ServeHTTP(ctx, httpLn, relay.HTTPOptions{Secret: httpSecret})
 		})
 	}
-	a.log.Info().Str("socket", socket).Strs("claude_roots", a.cfg.Agents.Claude.Roots).
-		Strs("codex_roots", a.cfg.Agents.Codex.Roots).Strs("registry", regRoots).Str("version", version).Msg("logwatch serving")
+	a.log.Info().Str("socket", socket).Strs("roots", a.cfg.AllRoots()).Strs("registry", regDirs).
+		Str("version", version).Msg("logwatch serving")
 	<-ctx.Done()
 	stopping := time.Now()
 	<-watched

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/logwatch/logwatch/internal/safeopen"
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/wire"
 )
 
@@ -57,15 +59,14 @@ type Config struct {
 	Host string `mapstructure:"-"`
 }
 
-type AgentsConfig struct {
-	Claude AgentConfig `mapstructure:"claude"`
-	Codex  AgentConfig `mapstructure:"codex"`
-}
+// AgentsConfig is each registered agent's configuration, by name
+// (agents.<name>.roots, agents.<name>.registry).
+type AgentsConfig map[string]AgentConfig
 
 type AgentConfig struct {
 	Roots []string `mapstructure:"roots"`
-	// Registry is where the agent keeps its live session registry
-	// (Claude Code's sessions/<pid>.json; none for Codex).
+	// Registry is where the agent keeps its live session registry (for
+	// an agent that keeps none, empty).
 	Registry []string `mapstructure:"registry"`
 }
 
@@ -88,25 +89,22 @@ type LogConfig struct {
 	Format string `mapstructure:"format"`
 }
 
-// defaults mirror config.yaml at the repository root (a test keeps them equal).
+// defaults mirror config.yaml at the repository root (a test keeps them
+// equal), with agents.<name>.roots and .registry for each registered agent
+// (agentDefaults).
 var defaults = map[string]any{
-	"socket":              "",
-	"agents.claude.roots": []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/projects", "~/.config/claude/projects"},
-	"agents.codex.roots":  []string{"${CODEX_HOME:-~/.codex}/sessions"},
-	// Claude Code's live session registry; Codex keeps none.
-	"agents.claude.registry": []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/sessions", "~/.config/claude/sessions"},
-	"agents.codex.registry":  []string{},
-	"interrupt.window":       "2s",
-	"interrupt.esc_timeout":  "30ms",
-	"max_line_bytes":         32 << 20,
-	"line_buffer_bytes":      64 << 20,
-	"worktrees":              []string{},
-	"turn_quiet":             "3s",
-	"record_max_bytes":       256 << 20,
-	"http":                   "",
-	"checkpoint":             "${XDG_STATE_HOME:-~/.local/state}/logwatch/checkpoint.json",
-	"log.level":              "info",
-	"log.format":             "auto",
+	"socket":                "",
+	"interrupt.window":      "2s",
+	"interrupt.esc_timeout": "30ms",
+	"max_line_bytes":        32 << 20,
+	"line_buffer_bytes":     64 << 20,
+	"worktrees":             []string{},
+	"turn_quiet":            "3s",
+	"record_max_bytes":      256 << 20,
+	"http":                  "",
+	"checkpoint":            "${XDG_STATE_HOME:-~/.local/state}/logwatch/checkpoint.json",
+	"log.level":             "info",
+	"log.format":            "auto",
 }
 
 // flagKeys binds command-line flags (when a command defines them) to keys.
@@ -129,6 +127,7 @@ func Load(file string, flags *pflag.FlagSet) (Config, error) {
 // (`logwatch config`): "default", "file PATH", "host NAME (PATH)",
 // "env LOGWATCH_…" or "flag --…".
 func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]string, error) {
+	agentDefaults()
 	v := viper.New()
 	for k, d := range defaults {
 		v.SetDefault(k, d)
@@ -204,11 +203,10 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 		return Config{}, nil, fmt.Errorf("config: %w", err)
 	}
 	cfg.File, cfg.Host = file, host
-	for i, r := range cfg.Agents.Claude.Roots {
-		cfg.Agents.Claude.Roots[i] = ExpandPath(r)
-	}
-	for i, r := range cfg.Agents.Codex.Roots {
-		cfg.Agents.Codex.Roots[i] = ExpandPath(r)
+	for _, a := range cfg.Agents {
+		for i, r := range a.Roots {
+			a.Roots[i] = ExpandPath(r)
+		}
 	}
 	for i, r := range cfg.Worktrees {
 		cfg.Worktrees[i] = ExpandPath(r)
@@ -254,8 +252,23 @@ const MaxFileBytes = 1 << 20
 // decoding.
 var (
 	durationKeys = []string{"interrupt.window", "interrupt.esc_timeout", "turn_quiet"}
-	listKeys     = []string{"agents.claude.roots", "agents.codex.roots", "agents.claude.registry", "agents.codex.registry", "worktrees"}
+	listKeys     = []string{"worktrees"} // and each agent's roots and registry
 )
+
+// agentDefaults adds each registered agent's roots and registry to the
+// defaults (its parsers.Spec), once: agents register at init, before any
+// configuration is read.
+var agentDefaults = sync.OnceFunc(func() {
+	for _, s := range parsers.All() {
+		roots, registry := "agents."+string(s.Name)+".roots", "agents."+string(s.Name)+".registry"
+		defaults[roots] = slices.Clone(s.Roots)
+		defaults[registry] = []string{}
+		if s.Registry != nil {
+			defaults[registry] = slices.Clone(s.Registry.Dirs)
+		}
+		listKeys = append(listKeys, roots, registry)
+	}
+})
 
 // checkTypes refuses a duration without a unit (`window: 10` would be 10 ns)
 // and a scalar where a list belongs. An environment variable is always a
@@ -462,14 +475,32 @@ func RootReadable(path string) error {
 // AgentRoot is one log root and the agent whose logs are under it.
 type AgentRoot struct{ Agent, Path string }
 
-// Roots are the configured log roots, Claude's first.
+// Roots are the configured log roots, the agents in registration order.
 func (c Config) Roots() []AgentRoot {
 	var out []AgentRoot
-	for _, r := range c.Agents.Claude.Roots {
-		out = append(out, AgentRoot{"claude", r})
+	for _, s := range parsers.All() {
+		for _, r := range c.Agents[string(s.Name)].Roots {
+			out = append(out, AgentRoot{string(s.Name), r})
+		}
 	}
-	for _, r := range c.Agents.Codex.Roots {
-		out = append(out, AgentRoot{"codex", r})
+	return out
+}
+
+// AgentRoots are the configured log roots by agent, as the watcher takes
+// them.
+func (c Config) AgentRoots() map[parsers.Agent][]string {
+	out := map[parsers.Agent][]string{}
+	for name, a := range c.Agents {
+		out[parsers.Agent(name)] = a.Roots
+	}
+	return out
+}
+
+// AllRoots are every configured log root, the agents in registration order.
+func (c Config) AllRoots() []string {
+	var out []string
+	for _, r := range c.Roots() {
+		out = append(out, r.Path)
 	}
 	return out
 }

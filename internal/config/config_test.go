@@ -74,8 +74,8 @@ hosts:
 		{"flag beats file", cfg.MaxLineBytes, 2000},
 		{"env beats file", cfg.Interrupt.Window, 4 * time.Second},
 		{"host override", cfg.Interrupt.EscTimeout, 50 * time.Millisecond},
-		{"host override roots, ~ expanded", cfg.Agents.Claude.Roots, []string{"/home/tester/data/claude"}},
-		{"empty variable takes the default", cfg.Agents.Codex.Roots, []string{"/fallback/sessions"}},
+		{"host override roots, ~ expanded", cfg.Agents["claude"].Roots, []string{"/home/tester/data/claude"}},
+		{"empty variable takes the default", cfg.Agents["codex"].Roots, []string{"/fallback/sessions"}},
 		{"host recorded", strings.EqualFold(cfg.Host, host), true},
 		{"a list from the environment, whitespace-separated", cfg.Worktrees, []string{"/home/tester/src/a", "/w/b"}},
 	}

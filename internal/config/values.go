@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/logwatch/logwatch/parsers"
 )
 
 // Values is the effective value of every key, as the daemon uses it;
@@ -11,8 +13,6 @@ import (
 func (c Config) Values(socket string) map[string]any {
 	v := map[string]any{
 		"socket":                socket,
-		"agents.claude.roots":   c.Agents.Claude.Roots,
-		"agents.codex.roots":    c.Agents.Codex.Roots,
 		"interrupt.window":      c.Interrupt.Window.String(),
 		"interrupt.esc_timeout": c.Interrupt.EscTimeout.String(),
 		"max_line_bytes":        c.MaxLineBytes,
@@ -25,8 +25,11 @@ func (c Config) Values(socket string) map[string]any {
 		"log.level":             c.Log.Level,
 		"log.format":            c.Log.Format,
 	}
-	v["agents.claude.registry"] = c.Agents.Claude.RegistryDirs()
-	v["agents.codex.registry"] = c.Agents.Codex.RegistryDirs()
+	for _, s := range parsers.All() {
+		a := c.Agents[string(s.Name)]
+		v["agents."+string(s.Name)+".roots"] = a.Roots
+		v["agents."+string(s.Name)+".registry"] = a.RegistryDirs()
+	}
 	return v
 }
 

@@ -20,14 +20,21 @@ const mod = "github.com/logwatch/logwatch/"
 // internal/ holds the leaves they share; cmd/ wires everything and is
 // imported by none. bench/ measures and may import anything but cmd/.
 var allowed = map[string][]string{
-	// Sources: lines → evidence, files → lines, keys → interrupts.
-	"parsers/lines":  {},
-	"parsers":        {},
+	// Sources: lines → evidence, files → lines, keys → interrupts. parsers
+	// is the core (evidence, the scan, the agent registry); each agent is
+	// one package under it that the core never imports (TestCoreNamesNoAgent),
+	// registered by parsers/all, which only cmd/ imports.
+	"parsers/lines":      {},
+	"parsers":            {},
+	"parsers/claude":     {"conformance/agents", "parsers"},
+	"parsers/codex":      {"conformance/agents", "parsers"},
+	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex"},
+	"parsers/parsertest": {"parsers"},
 	"watcher/follow": {"parsers/lines"},
 	"watcher":        {"internal/safeopen", "parsers", "parsers/lines", "watcher/follow"},
 	"keytap":         {},
-	// Claude Code's live session registry, a source beside the logs.
-	"watcher/registry": {"internal/safeopen", "watcher"},
+	// The agents' live session registries, a source beside the logs.
+	"watcher/registry": {"internal/safeopen", "parsers", "watcher"},
 
 	// The relay: the pure state folder, the state owner and its server,
 	// its clock; the wire types and the run directory's secret, which its
@@ -49,11 +56,11 @@ var allowed = map[string][]string{
 	// The machine's setup: the agents' settings files, the service, doctor.
 	"setup/selfbin":       {},
 	"setup/service":       {"internal/atomicfile"},
-	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/safeopen", "internal/udiff", "relay/secret", "relay/wire"},
-	"setup/doctor":        {"conformance/agents", "internal/config", "internal/safeopen", "internal/termsafe", "parsers", "relay/client", "setup/agentsettings"},
+	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/safeopen", "internal/udiff", "parsers", "relay/secret", "relay/wire"},
+	"setup/doctor":        {"internal/config", "internal/safeopen", "internal/termsafe", "parsers", "relay/client", "setup/agentsettings"},
 
 	// Shared leaves.
-	"internal/config":      {"internal/safeopen", "relay/wire"},
+	"internal/config":      {"internal/safeopen", "parsers", "relay/wire"},
 	"internal/jsonc":       {},
 	"internal/statusview":  {"internal/termsafe", "relay/client", "relay/wire"},
 	"internal/proctree":    {},
@@ -253,5 +260,37 @@ func TestCircleFinds(t *testing.T) {
 	}
 	if c := circle(map[string][]string{"a": {"b", "c"}, "b": {"c"}, "c": {}}); c != nil {
 		t.Errorf("a diamond is no circle: %v", c)
+	}
+}
+
+// infraUnderParsers are the packages under parsers/ that are not an agent.
+var infraUnderParsers = []string{"parsers/lines", "parsers/all", "parsers/parsertest"}
+
+// TestCoreNamesNoAgent: an agent's package (parsers/<agent>) is imported
+// only by parsers/all, which registers it (cmd/ imports that), and by
+// bench/, which measures real agents' logs; tests may drive a real agent.
+// No agent imports another.
+// Adding an agent is its folder and a line in parsers/all.
+func TestCoreNamesNoAgent(t *testing.T) {
+	isAgent := func(pkg string) bool {
+		return under(pkg, "parsers") && pkg != "parsers" && !slices.Contains(infraUnderParsers, pkg)
+	}
+	n := 0
+	for _, p := range goList(t) {
+		pkg := p.ImportPath
+		if isAgent(pkg) {
+			n++
+		}
+		if pkg == "parsers/all" || under(pkg, "bench") {
+			continue
+		}
+		for _, dep := range own(p.Imports) {
+			if isAgent(dep) {
+				t.Errorf("%s imports the agent %s: only parsers/all may (the core loops over parsers.All)", pkg, dep)
+			}
+		}
+	}
+	if n < 2 {
+		t.Errorf("found %d agent packages under parsers/", n)
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/wire"
 	"github.com/logwatch/logwatch/watcher"
@@ -43,7 +45,7 @@ func TestSubscriberDuringStartupConverges(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w, err := watcher.New(watcher.Config{ClaudeRoots: []string{root}, Buffer: 64}, zerolog.Nop())
+	w, err := watcher.New(watcher.Config{Roots: map[parsers.Agent][]string{claude.Name: {root}}, Buffer: 64}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/watcher/registry"
 )
@@ -42,7 +43,7 @@ func newRegWorld(b *testing.B) *regWorld {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := registry.New([]string{dir}, RegistrySink{R: r}, zerolog.Nop())
+	w := registry.New([]registry.Root{{Dir: dir, Format: claude.Spec().Registry}}, RegistrySink{R: r}, zerolog.Nop())
 	go w.Run(ctx)
 	<-w.Ready()
 	return &regWorld{dir: dir, r: r, sub: sub}
@@ -81,7 +82,7 @@ func logLine(b *testing.B, r *relay.Relay, p parsers.Parser, session, line strin
 	if err != nil {
 		b.Fatal(err)
 	}
-	r.Log(relay.LogLine{Path: "/logs/" + session + ".jsonl", Session: session, Agent: parsers.AgentClaude, Evidence: ev})
+	r.Log(relay.LogLine{Path: "/logs/" + session + ".jsonl", Session: session, Agent: claude.Name, Evidence: ev})
 }
 
 // BenchmarkRegistryToChange: a registry rewrite (waiting, then busy: two
@@ -91,7 +92,7 @@ func logLine(b *testing.B, r *relay.Relay, p parsers.Parser, session, line strin
 func BenchmarkRegistryToChange(b *testing.B) {
 	w := newRegWorld(b)
 	pid := sleeper(b)
-	p := parsers.New(parsers.AgentClaude)
+	p := parsers.New(claude.Name)
 	logLine(b, w.r, p, "s1", `{"type":"user","sessionId":"s1","cwd":"/w","version":"2.1.328","message":{"role":"user","content":"go"}}`)
 	path := filepath.Join(w.dir, strconv.Itoa(pid)+".json")
 	write(b, path, pid, "s1", "busy", "", 1)

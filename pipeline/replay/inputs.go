@@ -143,13 +143,7 @@ func ReadPeer(dir string, hooks HookOverride) (*Peer, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Peer{Events: events, Start: events[0].TS, Agent: parsers.AgentClaude}
-	for _, ev := range events {
-		if ev.Adapter == "codex" || strings.HasPrefix(ev.SessionID, "rollout-") || strings.Contains(ev.TranscriptPath, "/rollout-") {
-			p.Agent = parsers.AgentCodex
-			break
-		}
-	}
+	p := &Peer{Events: events, Start: events[0].TS, Agent: peerAgent(events)}
 	// Sessions in order of first appearance, with their final sizes and
 	// file names.
 	var order []string
@@ -193,10 +187,6 @@ func ReadPeer(dir string, hooks HookOverride) (*Peer, error) {
 	rel := map[string]string{}
 	for id, path := range name {
 		rel[id] = LayoutPath(p.Agent, path)
-		if p.Agent == parsers.AgentCodex && strings.Count(rel[id], string(filepath.Separator)) < 3 {
-			// Place rollouts in a date folder the watcher expects.
-			rel[id] = filepath.Join("2026", "01", "01", filepath.Base(path))
-		}
 	}
 	grown := map[string]int64{}
 	for _, ev := range events {
@@ -270,4 +260,23 @@ func readPeerEvents(path string) ([]PeerEvent, error) {
 		return out[i].Seq < out[j].Seq
 	})
 	return out, nil
+}
+
+// peerAgent is the agent a peer's recording is of: the adapter it names,
+// else the one whose layout claims a transcript (or a session named like
+// one of its files), else the agent unnamed hooks are taken for.
+func peerAgent(events []PeerEvent) parsers.Agent {
+	for _, ev := range events {
+		if parsers.Lookup(parsers.Agent(ev.Adapter)) != nil {
+			return parsers.Agent(ev.Adapter)
+		}
+	}
+	for _, ev := range events {
+		for _, s := range parsers.All() {
+			if c := s.Layout.Claims; c != nil && (ev.TranscriptPath != "" && c(ev.TranscriptPath) || ev.SessionID != "" && c(ev.SessionID)) {
+				return s.Name
+			}
+		}
+	}
+	return parsers.HookAgent(&parsers.Hook{})
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/internal/testsupport"
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/pipeline/ingest"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/vclock"
@@ -54,7 +56,7 @@ func newLive(t *testing.T) *live {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	w, err := watcher.New(watcher.Config{ClaudeRoots: []string{root}, PollInterval: 20 * time.Millisecond,
+	w, err := watcher.New(watcher.Config{Roots: map[parsers.Agent][]string{claude.Name: {root}}, PollInterval: 20 * time.Millisecond,
 		MaxLineBytes: 4096}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)

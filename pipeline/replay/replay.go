@@ -106,14 +106,20 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	roots := map[parsers.Agent]string{
-		parsers.AgentClaude: filepath.Join(dir, "claude", "projects"),
-		parsers.AgentCodex:  filepath.Join(dir, "codex", "sessions"),
-	}
-	for _, r := range roots {
+	roots := map[parsers.Agent]string{}
+	var rootList []string
+	for _, s := range parsers.All() {
+		// <agent>/<its default root's name> (claude/projects): a hook's
+		// path there still looks like the agent's own.
+		r := filepath.Join(dir, string(s.Name))
+		if len(s.Roots) > 0 {
+			r = filepath.Join(r, filepath.Base(s.Roots[0]))
+		}
 		if err := os.MkdirAll(r, 0o700); err != nil {
 			return nil, err
 		}
+		roots[s.Name] = r
+		rootList = append(rootList, r)
 	}
 	// History the recording started with is on disk before the watcher
 	// starts, to be bootstrapped like at a real start.
@@ -135,15 +141,14 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 	start := inputs[0].At
 	clock := vclock.New(start)
 	w, err := watcher.New(watcher.Config{
-		ClaudeRoots:  []string{roots[parsers.AgentClaude]},
-		CodexRoots:   []string{roots[parsers.AgentCodex]},
+		Roots:        watcherRoots(roots),
 		PollInterval: 20 * time.Millisecond,
 	}, opt.Log)
 	if err != nil {
 		return nil, err
 	}
 	cfg := opt.Config
-	cfg.Roots = []string{roots[parsers.AgentClaude], roots[parsers.AgentCodex]}
+	cfg.Roots = rootList
 	r := relay.New(cfg, clock, w, opt.Log)
 	// What the recorded relay learnt of processes, not this machine's /proc.
 	r.SetProcFacts(newFacts(inputs))
@@ -293,7 +298,7 @@ func relocate(payload []byte, agent string, roots map[parsers.Agent]string) []by
 		return payload
 	}
 	a := parsers.Agent(agent)
-	if a != parsers.AgentCodex {
+	if parsers.Lookup(a) == nil {
 		a = agentOf(path)
 	}
 	m["transcript_path"] = filepath.Join(roots[a], LayoutPath(a, path))
@@ -304,13 +309,24 @@ func relocate(payload []byte, agent string, roots map[parsers.Agent]string) []by
 	return b
 }
 
-// agentOf is the agent whose layout path has: Codex's rollouts, else
-// Claude's.
+// agentOf is the agent a log's path belongs to: the one whose layout claims
+// it, else the one a hook naming it would be taken for.
 func agentOf(path string) parsers.Agent {
-	if strings.Contains(path, "/rollout-") {
-		return parsers.AgentCodex
+	for _, s := range parsers.All() {
+		if s.Layout.Claims != nil && s.Layout.Claims(path) {
+			return s.Name
+		}
 	}
-	return parsers.AgentClaude
+	return parsers.HookAgent(&parsers.Hook{TranscriptPath: path})
+}
+
+// watcherRoots is one root per agent, as the watcher takes them.
+func watcherRoots(roots map[parsers.Agent]string) map[parsers.Agent][]string {
+	out := map[parsers.Agent][]string{}
+	for a, r := range roots {
+		out[a] = []string{r}
+	}
+	return out
 }
 
 func appendTo(roots map[parsers.Agent]string, in Input) error {
@@ -333,21 +349,37 @@ func appendTo(roots map[parsers.Agent]string, in Input) error {
 	return err
 }
 
-// LayoutPath is where a log belongs under its agent's root: the last path
-// components that carry the layout the watcher discovers (Claude
-// <slug>/<id>.jsonl or <slug>/<id>/subagents/agent-*.jsonl; Codex
-// YYYY/MM/DD/rollout-*.jsonl).
+// LayoutPath is where a log belongs under its agent's root: the most last
+// path components that its agent's Layout takes for a log (Claude
+// <slug>/<id>.jsonl or <slug>/<id>/subagents/agent-*.jsonl, Codex
+// YYYY/MM/DD/rollout-*.jsonl); a path too short for any is placed in
+// directories named "replay" where the layout has them.
 func LayoutPath(agent parsers.Agent, path string) string {
 	parts := strings.Split(filepath.ToSlash(path), "/")
-	keep := 2
-	switch {
-	case agent == parsers.AgentCodex:
-		keep = 4
-	case len(parts) >= 3 && parts[len(parts)-2] == "subagents":
-		keep = 4
+	base := parts[len(parts)-1]
+	s := parsers.Lookup(agent)
+	if s == nil || s.Layout.WantFile == nil || s.Layout.WantDir == nil {
+		return filepath.Join(parts[max(0, len(parts)-2):]...)
 	}
-	if keep > len(parts) {
-		keep = len(parts)
+	l := s.Layout
+	const deepest = 8
+	for keep := min(len(parts), deepest); keep >= 1; keep-- {
+		ok := l.WantFile(keep, base)
+		for i := 1; ok && i < keep; i++ {
+			ok = l.WantDir(i, parts[len(parts)-keep+i-1])
+		}
+		if ok {
+			return filepath.Join(parts[len(parts)-keep:]...)
+		}
 	}
-	return filepath.Join(parts[len(parts)-keep:]...)
+	for keep := 1; keep <= deepest; keep++ {
+		if l.WantFile(keep, base) {
+			dirs := make([]string, 0, keep)
+			for i := 1; i < keep; i++ {
+				dirs = append(dirs, "replay")
+			}
+			return filepath.Join(append(dirs, base)...)
+		}
+	}
+	return base
 }

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
+	"github.com/logwatch/logwatch/parsers/codex"
 )
 
 // TestFrozenSize: the point of freezing is its size (the relay keeps one
@@ -29,9 +30,9 @@ func TestFreezeThawRoundTrip(t *testing.T) {
 	frozen := 0
 	for seed := int64(0); seed < 60; seed++ {
 		rnd := rand.New(rand.NewSource(seed))
-		agent := parsers.AgentClaude
+		agent := claude.Name
 		if seed%3 == 0 {
-			agent = parsers.AgentCodex
+			agent = codex.Name
 		}
 		s := New(agent)
 		s.ID = ids[seed%int64(len(ids))]
@@ -86,7 +87,7 @@ func notFreezable(s *Session) string {
 // session one step away from it freezes.
 func TestNotFreezable(t *testing.T) {
 	base := func() *Session {
-		s := New(parsers.AgentClaude)
+		s := New(claude.Name)
 		s.ID = "s1"
 		s.Turns, s.turn = 3, 3
 		return s
@@ -127,11 +128,11 @@ func TestFrozenIDOrder(t *testing.T) {
 	ids := []string{"0b1e8f3a-5c2d-4e6f-8a9b-0c1d2e3f4a5b", "0b1e8f3a-5c2d-4e6f-8a9b-0c1d2e3f4a5c", "f0000000-0000-4000-8000-000000000000",
 		"00000000-0000-4000-8000-000000000001", "s1", "0b1e8f3a-5c2d-4e6f-8a9b", "1", "A", "ff"}
 	for _, a := range ids {
-		sa := New(parsers.AgentClaude)
+		sa := New(claude.Name)
 		sa.ID = a
 		fa, _ := sa.Freeze()
 		for _, b := range ids {
-			sb := New(parsers.AgentClaude)
+			sb := New(claude.Name)
 			sb.ID = b
 			fb, _ := sb.Freeze()
 			k := Key(b)

@@ -27,7 +27,7 @@ func (s *Session) Hook(h parsers.Hook) (Change, bool) {
 		if h.Source == "compact" {
 			return s.compactionEnded(SourceHook, "hook.session_start_compact")
 		}
-		if s.turnOpen && s.Agent == parsers.AgentCodex {
+		if s.turnOpen && parsers.TraitsOf(s.Agent).LateStartHook {
 			// Codex 0.169 fires SessionStart lazily, at the first prompt,
 			// after task_started is in the rollout: the turn it would close
 			// is the one just started. Its UserPromptSubmit follows as the
@@ -242,7 +242,7 @@ func (s *Session) Resume(from, rule string) (Change, bool) {
 func (s *Session) End(reason, rule string) (Change, bool) {
 	if s.State != Ended {
 		// A Codex turn can outlive its TUI (Outlive).
-		s.endedInTurn = s.turnOpen && s.Agent == parsers.AgentCodex
+		s.endedInTurn = s.turnOpen && parsers.TraitsOf(s.Agent).TurnsOutliveProcess
 	}
 	s.turnOpen, s.doneDeferred = false, false
 	if s.State == Ended {

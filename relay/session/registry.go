@@ -1,16 +1,20 @@
 package session
 
-import "strings"
+import (
+	"strings"
 
-// SourceRegistry marks a change decided by Claude Code's live session
-// registry (package watcher/registry).
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// SourceRegistry marks a change decided by an agent's live session
+// registry (parsers.Registry, read by package watcher/registry).
 const SourceRegistry = "registry"
 
-// Registry statuses, as Claude Code writes them.
+// Registry statuses (parsers.RegistryEntry.Status).
 const (
-	RegistryBusy    = "busy"
-	RegistryIdle    = "idle"
-	RegistryWaiting = "waiting"
+	RegistryBusy    = parsers.RegistryBusy
+	RegistryIdle    = parsers.RegistryIdle
+	RegistryWaiting = parsers.RegistryWaiting
 )
 
 // Registry folds the registry's status into a session that has no hooks:

@@ -6,7 +6,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
+	"github.com/logwatch/logwatch/parsers/codex"
 )
 
 // TestSavedHasEveryField: a field added to Session must be added to Saved.
@@ -23,9 +24,9 @@ func TestSaveRestoreRoundTrip(t *testing.T) {
 	evs := walkEvidence()
 	for seed := int64(0); seed < 40; seed++ {
 		rnd := rand.New(rand.NewSource(seed))
-		agent := parsers.AgentClaude
+		agent := claude.Name
 		if seed%3 == 0 {
-			agent = parsers.AgentCodex
+			agent = codex.Name
 		}
 		s := New(agent)
 		s.ID = "s"

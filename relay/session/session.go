@@ -162,7 +162,7 @@ func (s *Session) Settle() {
 
 // Phantom reports a session nothing has shown to be real and nothing has
 // published: a Codex rollout holding only session_meta from a release that
-// creates its rollout at the first prompt (parsers.LazyRollout). Codex 0.169
+// creates its log at the first prompt (Traits.LazyLog: Codex 0.169). It
 // flushes such a file, when its background server stops, for a TUI that
 // never got a prompt; it is not a row. It becomes one with its first turn or
 // hook. (Older Codex and Claude write the log as the session starts, so a
@@ -170,7 +170,11 @@ func (s *Session) Settle() {
 func (s *Session) Phantom() bool { return !s.announced && s.phantom() }
 
 func (s *Session) phantom() bool {
-	return !s.hooked && s.Turns == 0 && s.Agent == parsers.AgentCodex && parsers.LazyRollout(s.AgentVersion)
+	if s.hooked || s.Turns != 0 {
+		return false
+	}
+	lazy := parsers.TraitsOf(s.Agent).LazyLog
+	return lazy != nil && lazy(s.AgentVersion)
 }
 
 // Announce reports the session's current state as a change the first time
@@ -266,13 +270,13 @@ func (s *Session) Log(ev parsers.Evidence) (Change, bool) {
 // not put a spinner back, and the continuation reports through hooks anyway.
 // Codex writes an explicit task_started, and an interrupted turn stays ended.
 func (s *Session) resumes() bool {
-	return !s.hooked && !s.turnOpen && s.State == Done && s.Agent == parsers.AgentClaude
+	return !s.hooked && !s.turnOpen && s.State == Done && parsers.TraitsOf(s.Agent).LateOutputResumes
 }
 
 // QuietPending reports whether Quiet would end the turn now: the turn's
 // last evidence is a final message and nothing marks its end.
 func (s *Session) QuietPending() bool {
-	return s.turnOpen && s.lastFinal && s.State == Working && !(s.Agent == parsers.AgentCodex && s.explicit)
+	return s.turnOpen && s.lastFinal && s.State == Working && !(s.explicit && parsers.TraitsOf(s.Agent).ExplicitEnds)
 }
 
 // Quiet tells the session that its log has gone quiet (the end of a file in
@@ -303,7 +307,7 @@ func (s *Session) start(src *source, from, rule string, prompted bool) (Change, 
 	s.Turns++
 	src.pos = s.turn
 	s.turnOpen, s.lastFinal = true, false
-	s.turnPrompted = prompted || s.Agent == parsers.AgentClaude
+	s.turnPrompted = prompted || parsers.TraitsOf(s.Agent).PromptedTurns
 	s.doneDeferred, s.subWaiting = false, false
 	return s.set(Working, ReasonPrompt, "", from, rule)
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
+	"github.com/logwatch/logwatch/parsers/codex"
 )
 
 // step is one piece of evidence, or quiet, and the state expected after it.
@@ -46,69 +48,69 @@ func TestFold(t *testing.T) {
 		agent parsers.Agent
 		steps []step
 	}{
-		{"claude turn", parsers.AgentClaude, []step{
+		{"claude turn", claude.Name, []step{
 			at(prompt, Working, "log.turn_start"),
 			at(bash, Working, "log.tool"),
 			at(final, Working, ""),
 			at(turnEnd, Done, "log.turn_end"),
 		}},
-		{"interrupt is ready, never done", parsers.AgentClaude, []step{
+		{"interrupt is ready, never done", claude.Name, []step{
 			at(prompt, Working, "log.turn_start"),
 			at(text, Working, ""),
 			at(interrupt, Ready, "log.interrupt"),
 			quietTo(Ready, ""),
 		}},
-		{"api error keeps its reason through turn_duration", parsers.AgentClaude, []step{
+		{"api error keeps its reason through turn_duration", claude.Name, []step{
 			at(prompt, Working, "log.turn_start"),
 			at(apiError, Done, "log.turn_error"),
 			at(turnEnd, Done, ""),
 		}},
-		{"background agents hold done back", parsers.AgentClaude, []step{
+		{"background agents hold done back", claude.Name, []step{
 			at(prompt, Working, "log.turn_start"),
 			at(pendingEnd(3), Working, "log.subagents_pending"),
 			at(prompt, Working, "log.turn_start"),
 			at(pendingEnd(0), Done, "log.turn_end"),
 		}},
-		{"quiet after end_turn ends an SDK turn", parsers.AgentClaude, []step{
+		{"quiet after end_turn ends an SDK turn", claude.Name, []step{
 			at(prompt, Working, "log.turn_start"),
 			at(final, Working, ""),
 			at(meta, Working, ""),
 			quietTo(Done, "log.quiet_after_final"),
 		}},
-		{"quiet mid-response changes nothing", parsers.AgentClaude, []step{
+		{"quiet mid-response changes nothing", claude.Name, []step{
 			at(prompt, Working, "log.turn_start"),
 			at(text, Working, ""),
 			quietTo(Working, ""),
 		}},
-		{"quiet after a tool call changes nothing", parsers.AgentClaude, []step{
+		{"quiet after a tool call changes nothing", claude.Name, []step{
 			at(prompt, Working, "log.turn_start"),
 			at(final, Working, ""),
 			at(bash, Working, "log.tool"),
 			quietTo(Working, ""),
 		}},
-		{"claude output after done resumes work", parsers.AgentClaude, []step{
+		{"claude output after done resumes work", claude.Name, []step{
 			at(prompt, Working, "log.turn_start"),
 			at(turnEnd, Done, "log.turn_end"),
 			at(text, Working, "log.activity_resumes"),
 		}},
-		{"output after an interrupt does not revive", parsers.AgentClaude, []step{
+		{"output after an interrupt does not revive", claude.Name, []step{
 			at(prompt, Working, "log.turn_start"),
 			at(interrupt, Ready, "log.interrupt"),
 			at(text, Ready, ""),
 		}},
-		{"sidechain lines never drive the parent", parsers.AgentClaude, []step{
+		{"sidechain lines never drive the parent", claude.Name, []step{
 			at(sidechain, Ready, ""),
 			at(prompt, Working, "log.turn_start"),
 			at(turnEnd, Done, "log.turn_end"),
 			at(sidechain, Done, ""),
 		}},
-		{"compaction without PreCompact changes nothing", parsers.AgentClaude, []step{
+		{"compaction without PreCompact changes nothing", claude.Name, []step{
 			at(prompt, Working, "log.turn_start"),
 			at(compaction, Working, ""),
 			at(turnEnd, Done, "log.turn_end"),
 			at(compaction, Done, ""),
 		}},
-		{"codex explicit turn, steering and quiet", parsers.AgentCodex, []step{
+		{"codex explicit turn, steering and quiet", codex.Name, []step{
 			at(codexStart, Working, "log.turn_start"),
 			at(userMsg, Working, ""),
 			at(final, Working, ""),
@@ -117,24 +119,24 @@ func TestFold(t *testing.T) {
 			quietTo(Working, ""), // explicit files end only on task_complete
 			at(codexEnd, Done, "log.turn_end"),
 		}},
-		{"codex interrupt hint then event", parsers.AgentCodex, []step{
+		{"codex interrupt hint then event", codex.Name, []step{
 			at(codexStart, Working, "log.turn_start"),
 			at(hint, Working, ""),
 			at(parsers.Evidence{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptAborted}, Ready, "log.interrupt"),
 		}},
-		{"codex hint alone is not an interrupt", parsers.AgentCodex, []step{
+		{"codex hint alone is not an interrupt", codex.Name, []step{
 			at(codexStart, Working, "log.turn_start"),
 			at(hint, Working, ""),
 			quietTo(Working, ""),
 		}},
-		{"codex legacy: prompt opens, quiet ends, prompt after final is a new turn", parsers.AgentCodex, []step{
+		{"codex legacy: prompt opens, quiet ends, prompt after final is a new turn", codex.Name, []step{
 			at(userMsg, Working, "log.prompt"),
 			at(final, Working, ""),
 			at(userMsg, Working, ""), // a new turn, but the same published state
 			at(final, Working, ""),
 			quietTo(Done, "log.quiet_after_final"),
 		}},
-		{"codex output after done does not revive", parsers.AgentCodex, []step{
+		{"codex output after done does not revive", codex.Name, []step{
 			at(codexStart, Working, "log.turn_start"),
 			at(codexEnd, Done, "log.turn_end"),
 			at(text, Done, ""),
@@ -170,7 +172,7 @@ func TestFold(t *testing.T) {
 func TestCompactingEndsByTurn(t *testing.T) {
 	// PreCompact arrives through the relay; the log's compaction line then
 	// returns to working inside a turn and to done outside one.
-	s := New(parsers.AgentClaude)
+	s := New(claude.Name)
 	s.Log(prompt)
 	s.State = Compacting
 	if ch, ok := s.Log(compaction); !ok || ch.State != Working || ch.Rule != "log.compaction_in_turn" {
@@ -184,7 +186,7 @@ func TestCompactingEndsByTurn(t *testing.T) {
 }
 
 func TestIdentityFirstWins(t *testing.T) {
-	s := New(parsers.AgentCodex)
+	s := New(codex.Name)
 	s.Log(parsers.Evidence{SessionID: "child", Cwd: "/c", AgentVersion: "1"})
 	s.Log(parsers.Evidence{SessionID: "parent", Cwd: "/p", AgentVersion: "2"})
 	if s.ID != "child" || s.Cwd != "/c" || s.AgentVersion != "1" {
@@ -193,7 +195,7 @@ func TestIdentityFirstWins(t *testing.T) {
 }
 
 func TestCompactionTrigger(t *testing.T) {
-	s := New(parsers.AgentCodex)
+	s := New(codex.Name)
 	if got := s.CompactionTrigger(compaction); got != "" {
 		t.Fatalf("outside a turn: %q", got)
 	}
@@ -211,7 +213,7 @@ func TestCompactionTrigger(t *testing.T) {
 }
 
 func TestToolDetailInChange(t *testing.T) {
-	s := New(parsers.AgentClaude)
+	s := New(claude.Name)
 	s.Log(parsers.Evidence{Cwd: "/w/app"})
 	s.Log(prompt)
 	ch, _ := s.Log(parsers.Evidence{Kind: parsers.KindTool, Tool: "Edit", ToolInput: []byte(`{"file_path":"/w/app/internal/x.go"}`)})
@@ -287,7 +289,7 @@ func TestCap(t *testing.T) {
 // hooks, only inside a turn, and only waiting and the busy that ends it.
 func TestRegistryStatus(t *testing.T) {
 	inTurn := func() *Session {
-		s := New(parsers.AgentClaude)
+		s := New(claude.Name)
 		s.Log(prompt)
 		s.Log(bash)
 		return s
@@ -301,7 +303,7 @@ func TestRegistryStatus(t *testing.T) {
 		{"waiting for permission", inTurn, RegistryWaiting, "permission prompt", "waiting/permission/permission prompt/registry.waiting"},
 		{"waiting on a sandbox request", inTurn, RegistryWaiting, "sandbox request", "waiting/permission/sandbox request/registry.waiting"},
 		{"waiting on a dialog", inTurn, RegistryWaiting, "dialog open", "waiting/question/dialog open/registry.waiting"},
-		{"outside a turn", func() *Session { return New(parsers.AgentClaude) }, RegistryWaiting, "permission prompt", ""},
+		{"outside a turn", func() *Session { return New(claude.Name) }, RegistryWaiting, "permission prompt", ""},
 		{"busy in a turn", inTurn, RegistryBusy, "", ""},
 		{"idle in a turn", inTurn, RegistryIdle, "", ""},
 		{"a newer word", inTurn, "thinking", "", ""},

@@ -8,12 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/logwatch/logwatch/internal/atomicfile"
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/jsonc"
 	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/internal/udiff"
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/secret"
 )
 
@@ -26,29 +28,21 @@ type Target struct {
 // SettingsPath is where an agent reads hooks for a scope: the user's file
 // or the project's (relative to the working directory).
 func SettingsPath(agent, scope string) (string, error) {
+	ag := parsers.Lookup(parsers.Agent(agent))
+	if ag == nil || ag.Hooks.Settings == "" {
+		return "", fmt.Errorf("unknown --agent %q: want %s", agent, strings.Join(Agents(), " or "))
+	}
 	switch scope {
 	case "user", "":
-		switch agent {
-		case "claude":
-			return config.ExpandPath("${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"), nil
-		case "codex":
-			return config.ExpandPath("${CODEX_HOME:-~/.codex}/hooks.json"), nil
-		}
+		return config.ExpandPath(ag.Hooks.Settings), nil
 	case "project":
 		wd, err := os.Getwd()
 		if err != nil {
 			return "", err
 		}
-		switch agent {
-		case "claude":
-			return filepath.Join(wd, ".claude", "settings.json"), nil
-		case "codex":
-			return filepath.Join(wd, ".codex", "hooks.json"), nil
-		}
-	default:
-		return "", fmt.Errorf("unknown --scope %q: want user or project", scope)
+		return filepath.Join(wd, ag.Hooks.ProjectSettings), nil
 	}
-	return "", fmt.Errorf("unknown --agent %q: want claude or codex", agent)
+	return "", fmt.Errorf("unknown --scope %q: want user or project", scope)
 }
 
 // HTTPSpec turns spec into its http-handler variant for the listener at
@@ -58,7 +52,7 @@ func HTTPSpec(spec Spec, addr, socket string) (Spec, error) {
 	if addr == "" {
 		return spec, errors.New("--http needs the http listener configured (the `http` key, e.g. http: 127.0.0.1:8765)")
 	}
-	if spec.Agent != "claude" {
+	if !spec.httpOK {
 		return spec, fmt.Errorf("--http: %s has no http hooks; install its command hooks (without --http)", spec.Agent)
 	}
 	key, err := secret.LoadOrCreate(secret.File(socket))
@@ -125,12 +119,10 @@ func Edit(w io.Writer, t Target, command string, install, dryRun bool) error {
 		what := "hooks for " + fmt.Sprint(len(t.Spec.Events)) + " events"
 		fmt.Fprintf(w, "%s: %s logwatch %s in %s%s\n", t.Spec.Agent, verb, what, t.Path, backup)
 	}
-	if install && t.Spec.Agent == "codex" {
-		fmt.Fprint(w, `codex: Codex runs new or changed hooks only once you trust them: at the next start
-       answer "Trust all and continue" (or review them with /hooks); until then they
-       do not run. Builds from before hooks were on by default also need
-       [features] codex_hooks = true in ~/.codex/config.toml.
-`)
+	if install && t.Spec.note != "" {
+		prefix := t.Spec.Agent + ": "
+		indent := "\n" + strings.Repeat(" ", len(prefix))
+		fmt.Fprint(w, prefix+strings.ReplaceAll(t.Spec.note, "\n", indent)+"\n")
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 // Package agentsettings is the agents' own settings files, where their hooks
-// are configured (Claude Code's settings.json, Codex's hooks.json): which
-// events logwatch hooks for each agent, and installing, updating and
-// removing exactly logwatch's handlers there, byte for byte around them.
+// are configured (each agent's parsers.Hooks names its file and events):
+// installing, updating and removing exactly logwatch's handlers there, byte
+// for byte around them.
 package agentsettings
 
 import (
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/logwatch/logwatch/internal/jsonc"
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/wire"
 )
 
@@ -34,6 +35,10 @@ type Spec struct {
 	http *httpHook
 	// drop are events whose logwatch handlers install removes.
 	drop []string
+	// httpOK: the agent can post hooks to a URL; note is printed after
+	// an install (parsers.Hooks.InstallNote).
+	httpOK bool
+	note   string
 }
 
 // WithHTTP is spec writing http handlers to url with secret. PermissionRequest
@@ -88,38 +93,35 @@ func isOurURL(hd *jsonc.Node) bool {
 	return wire.CheckHTTPAddr(pu.Host) == nil
 }
 
-var star = "*"
-
-// Lookup is the spec of an agent ("claude" or "codex").
+// Lookup is the spec of an agent, from its parsers.Spec; false for an agent
+// that is not registered or has no hooks.
 func Lookup(agent string) (Spec, bool) {
-	s, ok := hookSpecs[agent]
-	return s, ok
+	ag := parsers.Lookup(parsers.Agent(agent))
+	if ag == nil || len(ag.Hooks.Events) == 0 {
+		return Spec{}, false
+	}
+	h := ag.Hooks
+	sp := Spec{Agent: agent, Events: slices.Clone(h.Events), Retired: slices.Clone(h.Retired), timeout: h.Timeout,
+		toolEvent: map[string]bool{}, httpOK: h.HTTP, note: h.InstallNote}
+	if h.Matcher != "" {
+		m := h.Matcher
+		sp.matcher = &m
+	}
+	for _, ev := range h.ToolEvents {
+		sp.toolEvent[ev] = true
+	}
+	return sp, true
 }
 
-var hookSpecs = map[string]Spec{
-	// Claude Code's settings.json: "*" matches every tool.
-	"claude": {
-		Agent: "claude",
-		Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-			"Notification", "PermissionRequest", "PreCompact", "PostCompact", "Stop", "StopFailure",
-			"SubagentStart", "SubagentStop", "SessionEnd"},
-		timeout: 5,
-		matcher: &star,
-		toolEvent: map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true,
-			"PermissionRequest": true},
-	},
-	// Codex's hooks.json: its matchers are regular expressions, where "*"
-	// would not compile; an absent matcher matches every tool. The events
-	// are the ones Codex 0.169 has (/hooks; formats/real-agents.md) that
-	// SPEC §3 uses: it has SessionEnd and no StopFailure. PreModelRequest
-	// says nothing about the state and runs on every model call.
-	"codex": {
-		Agent: "codex",
-		Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-			"Stop", "Interrupt", "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "SessionEnd"},
-		Retired: []string{"StopFailure"},
-		timeout: 3,
-	},
+// Agents are the registered agents that have hooks.
+func Agents() []string {
+	var out []string
+	for _, s := range parsers.All() {
+		if len(s.Hooks.Events) > 0 {
+			out = append(out, string(s.Name))
+		}
+	}
+	return out
 }
 
 // Command is the command line the agents run: the binary by absolute

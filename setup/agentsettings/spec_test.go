@@ -37,7 +37,7 @@ func TestHookFiles(t *testing.T) {
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
 		agent, _, _ := strings.Cut(name, "-")
-		spec := hookSpecs[agent]
+		spec, _ := Lookup(agent)
 		t.Run(name, func(t *testing.T) {
 			before, err := os.ReadFile(filepath.Join(dir, "before.json"))
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -154,7 +154,7 @@ func TestHTTPHookFiles(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Fatal("no claude setup cases")
 	}
-	spec := hookSpecs["claude"]
+	spec, _ := Lookup("claude")
 	web := spec.WithHTTP("http://127.0.0.1:8765/hook?agent=claude", strings.Repeat("ab", 32))
 	if len(web.Events) != len(spec.Events)-1 || slices.Contains(web.Events, "PermissionRequest") {
 		t.Fatalf("http events %v", web.Events)

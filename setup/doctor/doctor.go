@@ -22,7 +22,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/internal/termsafe"
@@ -53,7 +52,12 @@ type Finding struct {
 // passed with (conformance/agents). A newer release, even a patch within the
 // same minor, may write lines or fire hooks differently: it is drift until
 // the suite passes with it.
-func knownGood(agent string) string { return agents.KnownGood(agent) }
+func knownGood(agent string) string {
+	if s := parsers.Lookup(parsers.Agent(agent)); s != nil {
+		return s.KnownGood
+	}
+	return ""
+}
 
 // Env is what the checks look at; tests point it at fakes.
 type Env struct {
@@ -70,7 +74,9 @@ func Run(env Env) []Finding {
 		out = append(out, checkInotify(env))
 	}
 	scan := scanRecentLogs(env)
-	out = append(out, checkHooks(env, "claude", scan), checkHooks(env, "codex", scan))
+	for _, agent := range agentsettings.Agents() {
+		out = append(out, checkHooks(env, agent, scan))
+	}
 	return append(out, checkFormats(scan), checkClock(env, scan))
 }
 
@@ -213,7 +219,7 @@ func checkRoots(env Env) Finding {
 		f.Fix = "give yourself read and execute permission on them (chmod u+rx DIR), or change agents.*.roots in the configuration"
 	case present == 0:
 		f.Status, f.Summary = Warn, "no configured log root exists yet: no agent has run here, or the roots point elsewhere"
-		f.Fix = "run an agent once, or set agents.claude.roots / agents.codex.roots (see `logwatch config`)"
+		f.Fix = "run an agent once, or set " + rootKeys() + " (see `logwatch config`)"
 	default:
 		f.Status, f.Summary = OK, fmt.Sprintf("%d log root(s) readable", present)
 	}
@@ -325,10 +331,19 @@ func inotifyUsage(proc string, uid int) (instances, watches int) {
 
 // agentHome is the agent's own configuration directory.
 func agentHome(agent string) string {
-	if agent == "claude" {
-		return config.ExpandPath("${CLAUDE_CONFIG_DIR:-~/.claude}")
+	if s := parsers.Lookup(parsers.Agent(agent)); s != nil && s.Home != "" {
+		return config.ExpandPath(s.Home)
 	}
-	return config.ExpandPath("${CODEX_HOME:-~/.codex}")
+	return ""
+}
+
+// rootKeys names the configuration keys of every agent's roots.
+func rootKeys() string {
+	var keys []string
+	for _, s := range parsers.All() {
+		keys = append(keys, "agents."+string(s.Name)+".roots")
+	}
+	return strings.Join(keys, " / ")
 }
 
 func checkHooks(env Env, agent string, scan logScan) Finding {
@@ -414,8 +429,8 @@ func checkHooks(env Env, agent string, scan logScan) Finding {
 		f.Fix = fix + " (updates the path)"
 	default:
 		f.Status, f.Summary = OK, fmt.Sprintf("installed in %s for all %d events of %s", path, len(want), of)
-		if agent == "codex" {
-			f.Details = []string{"Codex runs them only once trusted (\"Trust all and continue\", or /hooks)"}
+		if s := parsers.Lookup(parsers.Agent(agent)); s.Hooks.DoctorNote != "" {
+			f.Details = []string{s.Hooks.DoctorNote}
 		}
 	}
 	f.Details = append(f.Details, versionNote...)
@@ -554,7 +569,7 @@ func (s *logScan) newestVersion(agent string) string {
 func checkFormats(s logScan) Finding {
 	f := Finding{Check: "formats"}
 	var newer, unknown []string
-	for _, agent := range []string{"claude", "codex"} {
+	for _, agent := range parsers.Names() {
 		vs := slices.SortedFunc(func(yield func(string) bool) {
 			for v := range s.versions[agent] {
 				if !yield(v) {

@@ -55,9 +55,10 @@ func testEnv(t *testing.T) (Env, string) {
 	t.Setenv("HOME", home)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("CODEX_HOME", "")
-	cfg := config.Config{}
-	cfg.Agents.Claude.Roots = []string{filepath.Join(home, ".claude", "projects")}
-	cfg.Agents.Codex.Roots = []string{filepath.Join(home, ".codex", "sessions")}
+	cfg := config.Config{Agents: config.AgentsConfig{
+		"claude": {Roots: []string{filepath.Join(home, ".claude", "projects")}},
+		"codex":  {Roots: []string{filepath.Join(home, ".codex", "sessions")}},
+	}}
 	return Env{Roots: cfg.Roots(), Socket: filepath.Join(home, "run", "lw.sock"), Proc: "/proc", Now: time.Now()}, home
 }
 

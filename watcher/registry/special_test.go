@@ -25,7 +25,7 @@ func TestFIFOEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sink{ch: make(chan string, 64)}
-	w := New([]string{dir}, s, zerolog.Nop())
+	w := New(claudeRoots(dir), s, zerolog.Nop())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()

@@ -1,3 +1,8 @@
+// Package registry follows the agents' live session registries (an agent's
+// parsers.Registry): one file per running process, naming its session,
+// created and rewritten as the session goes and removed when the process
+// exits cleanly. It delivers each whole, changed file and each removal;
+// what they mean for the session is the relay's to decide.
 package registry
 
 import (
@@ -15,8 +20,18 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/internal/safeopen"
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/watcher"
 )
+
+// Entry is one registry file, as the agent's parsers.Registry reads it.
+type Entry = parsers.RegistryEntry
+
+// Root is one registry directory and the agent format of its files.
+type Root struct {
+	Dir    string
+	Format *parsers.Registry
+}
 
 // Sink receives what the watcher reads. It is called from the watcher's
 // goroutine, one call at a time.
@@ -28,7 +43,8 @@ type Sink interface {
 	RegistryRemoved(path string)
 }
 
-// maxFile bounds one registry file (2.1.328 writes about 700 bytes).
+// maxFile bounds one registry file (Claude Code 2.1.328 writes about 700
+// bytes).
 const maxFile = 64 << 10
 
 // Stats are the watcher's running totals.
@@ -43,10 +59,11 @@ type Stats struct {
 // polling. A directory that does not exist yet is waited for through its
 // nearest existing ancestor.
 type Watcher struct {
-	roots []string
-	sink  Sink
-	log   zerolog.Logger
-	Stats Stats
+	roots   []string
+	formats map[string]*parsers.Registry // root → its files' format
+	sink    Sink
+	log     zerolog.Logger
+	Stats   Stats
 
 	fs        *fsnotify.Watcher
 	present   map[string]bool   // root → watched and listed
@@ -57,16 +74,18 @@ type Watcher struct {
 	ready     chan struct{}
 }
 
-// New returns a watcher of roots (each a sessions directory).
-func New(roots []string, sink Sink, log zerolog.Logger) *Watcher {
+// New returns a watcher of roots.
+func New(roots []Root, sink Sink, log zerolog.Logger) *Watcher {
 	clean := make([]string, 0, len(roots))
+	formats := map[string]*parsers.Registry{}
 	for _, r := range roots {
-		if abs, err := filepath.Abs(r); err == nil {
+		if abs, err := filepath.Abs(r.Dir); err == nil && r.Format != nil && formats[abs] == nil {
 			clean = append(clean, abs)
+			formats[abs] = r.Format
 		}
 	}
 	return &Watcher{
-		roots: clean, sink: sink, log: log.With().Str("component", "registry").Logger(),
+		roots: clean, formats: formats, sink: sink, log: log.With().Str("component", "registry").Logger(),
 		present: map[string]bool{}, ancestors: map[string]bool{}, last: map[string]uint64{}, refused: map[string]bool{},
 		buf:   make([]byte, maxFile+1),
 		ready: make(chan struct{}),
@@ -173,7 +192,7 @@ func (w *Watcher) scan(rt string) {
 	seen := map[string]bool{}
 	for _, de := range ents {
 		p := filepath.Join(rt, de.Name())
-		if PidOf(p) != 0 && !de.IsDir() { // read refuses (and logs once) what is not a regular file
+		if w.pidOf(p) != 0 && !de.IsDir() { // read refuses (and logs once) what is not a regular file
 			seen[p] = true
 			w.read(p)
 		}
@@ -214,7 +233,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	if w.ancestors[dir] && ev.Has(fsnotify.Create) {
 		w.checkRoots()
 	}
-	if !w.present[dir] || PidOf(p) == 0 {
+	if !w.present[dir] || w.pidOf(p) == 0 {
 		return
 	}
 	switch {
@@ -267,12 +286,12 @@ func (w *Watcher) read(p string) {
 	h.Write(b)
 	sum := h.Sum64()
 	if old, ok := w.last[p]; ok && old == sum {
-		return // Claude writes each status twice
+		return // Claude Code writes each status twice
 	}
-	e, err := Parse(p, b)
+	e, err := w.formats[filepath.Dir(p)].Parse(p, b)
 	if err != nil {
 		w.Stats.Incomplete.Add(1)
-		if !errors.Is(err, ErrIncomplete) {
+		if !errors.Is(err, parsers.ErrRegistryIncomplete) {
 			w.log.Debug().Err(err).Str("path", p).Msg("registry file not usable")
 		}
 		return
@@ -282,6 +301,15 @@ func (w *Watcher) read(p string) {
 	}
 	w.last[p] = sum
 	w.sink.RegistryEntry(e)
+}
+
+// pidOf is the pid p's name names in its root's format, 0 for a file that
+// is no entry (or outside every root).
+func (w *Watcher) pidOf(p string) int {
+	if f := w.formats[filepath.Dir(p)]; f != nil {
+		return f.PidOf(p)
+	}
+	return 0
 }
 
 func readFull(f *os.File, b []byte) (int, error) {

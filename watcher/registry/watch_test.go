@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/rs/zerolog"
 )
 
@@ -48,7 +49,7 @@ func (s sink) none(t *testing.T, dir string) {
 func start(t *testing.T, roots ...string) (sink, *Watcher) {
 	t.Helper()
 	s := sink{ch: make(chan string, 64)}
-	w := New(roots, s, zerolog.Nop())
+	w := New(claudeRoots(roots...), s, zerolog.Nop())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()
@@ -179,4 +180,14 @@ func TestWatchRootGoneAndBack(t *testing.T) {
 			s.none(t, dir)
 		})
 	}
+}
+
+// claudeRoots are dirs in Claude Code's registry format, the one real
+// agent that keeps a registry.
+func claudeRoots(dirs ...string) []Root {
+	var out []Root
+	for _, d := range dirs {
+		out = append(out, Root{Dir: d, Format: claude.Spec().Registry})
+	}
+	return out
 }

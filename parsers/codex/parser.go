@@ -1,8 +1,9 @@
-package parsers
+package codex
 
 import (
 	"strings"
 
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/valyala/fastjson"
 )
 
@@ -49,15 +50,15 @@ var codexItems = map[string]bool{
 
 // Interning tables: known values cost no allocation per line.
 var (
-	codexOuterNames = keysOf(codexOuter)
-	codexEventNames = names(append(append(keys(codexQuiet), keys(codexActivity)...), "task_started", "turn_started",
+	codexOuterNames = parsers.KeysOf(codexOuter)
+	codexEventNames = parsers.Table(append(append(parsers.Keys(codexQuiet), parsers.Keys(codexActivity)...), "task_started", "turn_started",
 		"task_complete", "turn_complete", "turn_aborted", "user_message", "agent_message", "context_compacted", "item_completed")...)
-	codexEventTypes    = prefixAll(codexEventNames, "event_msg/")
-	codexItemNames     = keysOf(codexItems)
-	codexResponseTypes = prefixAll(codexItemNames, "response_item/")
-	codexItemKinds     = names("UserMessage", "AgentMessage", "Reasoning", "CommandExecution", "FileChange",
+	codexEventTypes    = parsers.PrefixAll(codexEventNames, "event_msg/")
+	codexItemNames     = parsers.KeysOf(codexItems)
+	codexResponseTypes = parsers.PrefixAll(codexItemNames, "response_item/")
+	codexItemKinds     = parsers.Table("UserMessage", "AgentMessage", "Reasoning", "CommandExecution", "FileChange",
 		"McpToolCall", "Plan", "Extension", "ContextCompaction", "WebSearch", "ImageGeneration")
-	codexItemTypes = prefixAll(codexItemKinds, "event_msg/item_completed/")
+	codexItemTypes = parsers.PrefixAll(codexItemKinds, "event_msg/item_completed/")
 )
 
 // Codex parses Codex rollout lines of every era: bare (2025), envelope v1,
@@ -77,41 +78,41 @@ type Codex struct {
 func NewCodex() *Codex { return &Codex{} }
 
 // Agent implements Parser.
-func (c *Codex) Agent() Agent { return AgentCodex }
+func (c *Codex) Agent() parsers.Agent { return Name }
 
 // Reset implements Parser.
 func (c *Codex) Reset() { c.metaSeen, c.compacted = false, false }
 
 // Parse implements Parser.
-func (c *Codex) Parse(line []byte) (Evidence, error) {
-	var s Scanned
-	scanLine(line, &s, false)
+func (c *Codex) Parse(line []byte) (parsers.Evidence, error) {
+	var s parsers.Scanned
+	parsers.ScanLine(line, &s, nil)
 	return c.ParseScanned(line, &s)
 }
 
 // NewPreparer implements ScanParser. Which session_meta names the session
 // and whether a compaction event is an echo depend on the lines before, so
 // the preparer only scans.
-func (c *Codex) NewPreparer() Preparer { return codexPreparer{} }
+func (c *Codex) NewPreparer() parsers.Preparer { return codexPreparer{} }
 
 type codexPreparer struct{}
 
-func (codexPreparer) Prepare(line []byte, s *Scanned) { scanLine(line, s, false) }
+func (codexPreparer) Prepare(line []byte, s *parsers.Scanned) { parsers.ScanLine(line, s, nil) }
 
 // ParseScanned implements ScanParser.
-func (c *Codex) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
-	h := &s.h
-	if !s.ok {
-		return Evidence{}, ErrMalformed
+func (c *Codex) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence, error) {
+	h := &s.H
+	if !s.OK {
+		return parsers.Evidence{}, parsers.ErrMalformed
 	}
 	ev, ok := c.classify(h)
 	if ok {
-		ev.At = string(h.ts)
+		ev.At = string(h.TS)
 	} else {
 		v, err := c.p.ParseBytes(line)
-		defer dropBig(&c.p, len(line))
+		defer parsers.DropBig(&c.p, len(line))
 		if err != nil || v.Type() != fastjson.TypeObject {
-			return Evidence{}, ErrMalformed
+			return parsers.Evidence{}, parsers.ErrMalformed
 		}
 		ev = c.parse(v)
 		ev.At = string(v.GetStringBytes("timestamp"))
@@ -122,11 +123,11 @@ func (c *Codex) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 
 // parseFull is Parse by the whole-document path alone, the reference the
 // scan path is tested against.
-func (c *Codex) parseFull(line []byte) (Evidence, error) {
+func (c *Codex) parseFull(line []byte) (parsers.Evidence, error) {
 	v, err := c.p.ParseBytes(line)
-	defer dropBig(&c.p, len(line))
+	defer parsers.DropBig(&c.p, len(line))
 	if err != nil || v.Type() != fastjson.TypeObject {
-		return Evidence{}, ErrMalformed
+		return parsers.Evidence{}, parsers.ErrMalformed
 	}
 	ev := c.parse(v)
 	ev.At = string(v.GetStringBytes("timestamp"))
@@ -136,28 +137,28 @@ func (c *Codex) parseFull(line []byte) (Evidence, error) {
 
 // classify returns the evidence of an envelope line whose types alone decide
 // it, without parsing the line; ok is false when the content is needed.
-func (c *Codex) classify(h *head) (ev Evidence, ok bool) {
-	if !h.exact || !h.payload || !h.hasPType || h.ptyp == nil {
+func (c *Codex) classify(h *parsers.Head) (ev parsers.Evidence, ok bool) {
+	if !h.Exact || !h.Payload || !h.HasPType || h.PTyp == nil {
 		return ev, false
 	}
-	typ := intern(h.typ, codexOuterNames)
+	typ := parsers.Intern(h.Typ, codexOuterNames)
 	ev.Type = typ
 	switch typ {
 	case "session_meta":
 		// Only the first names the session; later ones are fork history.
 		return ev, c.metaSeen
 	case "event_msg":
-		et := intern(h.ptyp, codexEventNames)
+		et := parsers.Intern(h.PTyp, codexEventNames)
 		switch et {
 		case "task_started", "turn_started", "task_complete", "turn_complete", "turn_aborted", "item_completed":
 			return ev, false
 		}
-		ev.Type = prefixed(h.ptyp, codexEventTypes, "event_msg/")
+		ev.Type = parsers.Prefixed(h.PTyp, codexEventTypes, "event_msg/")
 		c.eventKind(et, &ev)
 		return ev, true
 	case "response_item":
-		it := intern(h.ptyp, codexItemNames)
-		ev.Type = prefixed(h.ptyp, codexResponseTypes, "response_item/")
+		it := parsers.Intern(h.PTyp, codexItemNames)
+		ev.Type = parsers.Prefixed(h.PTyp, codexResponseTypes, "response_item/")
 		switch {
 		case !codexItems[it]:
 			ev.Unknown = true
@@ -165,11 +166,11 @@ func (c *Codex) classify(h *head) (ev Evidence, ok bool) {
 			return ev, false
 		case it == "compaction", it == "context_compaction":
 		default:
-			ev.Kind = KindActivity
+			ev.Kind = parsers.KindActivity
 		}
 		return ev, true
 	case "compacted":
-		ev.Kind = KindCompaction
+		ev.Kind = parsers.KindCompaction
 	default:
 		ev.Unknown = !codexOuter[typ]
 	}
@@ -177,23 +178,23 @@ func (c *Codex) classify(h *head) (ev Evidence, ok bool) {
 }
 
 // track remembers whether the last turn evidence was a compaction.
-func (c *Codex) track(ev Evidence) {
+func (c *Codex) track(ev parsers.Evidence) {
 	switch ev.Kind {
-	case KindCompaction:
+	case parsers.KindCompaction:
 		c.compacted = true
-	case KindNone:
+	case parsers.KindNone:
 	default:
 		c.compacted = false
 	}
 }
 
-func (c *Codex) parse(v *fastjson.Value) Evidence {
+func (c *Codex) parse(v *fastjson.Value) parsers.Evidence {
 	payload := v.Get("payload")
-	typ := intern(v.GetStringBytes("type"), codexOuterNames)
+	typ := parsers.Intern(v.GetStringBytes("type"), codexOuterNames)
 	if payload == nil || payload.Type() != fastjson.TypeObject {
 		return c.bare(v, typ)
 	}
-	ev := Evidence{Type: typ}
+	ev := parsers.Evidence{Type: typ}
 	switch typ {
 	case "session_meta":
 		c.meta(payload, &ev)
@@ -202,7 +203,7 @@ func (c *Codex) parse(v *fastjson.Value) Evidence {
 	case "response_item":
 		c.item(payload, &ev, false)
 	case "compacted":
-		ev.Kind = KindCompaction
+		ev.Kind = parsers.KindCompaction
 	default:
 		ev.Unknown = !codexOuter[typ]
 	}
@@ -211,18 +212,18 @@ func (c *Codex) parse(v *fastjson.Value) Evidence {
 
 // bare handles lines without the {timestamp,type,payload} envelope: the 2025
 // header, {"record_type":"state"} lines and raw ResponseItems.
-func (c *Codex) bare(v *fastjson.Value, typ string) Evidence {
+func (c *Codex) bare(v *fastjson.Value, typ string) parsers.Evidence {
 	switch {
 	case typ == "" && v.Get("record_type") != nil:
-		return Evidence{Type: "record_type/" + string(v.GetStringBytes("record_type"))}
+		return parsers.Evidence{Type: "record_type/" + string(v.GetStringBytes("record_type"))}
 	case typ == "" && v.Get("id") != nil && v.Get("timestamp") != nil:
-		ev := Evidence{Type: "header"}
+		ev := parsers.Evidence{Type: "header"}
 		c.meta(v, &ev)
 		return ev
 	case typ == "":
-		return Evidence{Type: "untyped", Unknown: true}
+		return parsers.Evidence{Type: "untyped", Unknown: true}
 	}
-	ev := Evidence{Type: typ}
+	ev := parsers.Evidence{Type: typ}
 	if !codexItems[typ] {
 		ev.Unknown = true
 		return ev
@@ -231,7 +232,7 @@ func (c *Codex) bare(v *fastjson.Value, typ string) Evidence {
 	return ev
 }
 
-func (c *Codex) meta(p *fastjson.Value, ev *Evidence) {
+func (c *Codex) meta(p *fastjson.Value, ev *parsers.Evidence) {
 	if c.metaSeen {
 		return
 	}
@@ -244,50 +245,50 @@ func (c *Codex) meta(p *fastjson.Value, ev *Evidence) {
 	ev.AgentVersion = string(p.GetStringBytes("cli_version"))
 }
 
-func (c *Codex) event(p *fastjson.Value, ev *Evidence) {
+func (c *Codex) event(p *fastjson.Value, ev *parsers.Evidence) {
 	eb := p.GetStringBytes("type")
-	et := intern(eb, codexEventNames)
-	ev.Type = prefixed(eb, codexEventTypes, "event_msg/")
+	et := parsers.Intern(eb, codexEventNames)
+	ev.Type = parsers.Prefixed(eb, codexEventTypes, "event_msg/")
 	switch et {
 	case "task_started", "turn_started", "task_complete", "turn_complete", "turn_aborted":
 		ev.TurnID = string(p.GetStringBytes("turn_id"))
 	}
 	switch et {
 	case "task_started", "turn_started":
-		ev.Kind, ev.Explicit = KindTurnStart, true
+		ev.Kind, ev.Explicit = parsers.KindTurnStart, true
 	case "task_complete", "turn_complete":
-		ev.Kind, ev.End, ev.Explicit = KindTurnEnd, EndNormal, true
+		ev.Kind, ev.End, ev.Explicit = parsers.KindTurnEnd, parsers.EndNormal, true
 		if e := p.Get("error"); e != nil && e.Type() != fastjson.TypeNull {
-			ev.End = EndAPIError
+			ev.End = parsers.EndAPIError
 		}
 	case "turn_aborted":
 		switch string(p.GetStringBytes("reason")) {
 		case "interrupted":
-			ev.Kind, ev.Interrupt = KindInterrupt, InterruptAborted
+			ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptAborted
 		case "budget_limited":
 			// The turn stopped on a limit, not by the user: an error end.
-			ev.Kind, ev.End = KindTurnEnd, EndAPIError
+			ev.Kind, ev.End = parsers.KindTurnEnd, parsers.EndAPIError
 		case "review_ended":
-			ev.Kind, ev.End = KindTurnEnd, EndNormal
+			ev.Kind, ev.End = parsers.KindTurnEnd, parsers.EndNormal
 		default:
 			// "replaced": a new task supersedes this one and its
 			// task_started follows at once. Not an interrupt.
 		}
 	case "item_completed":
 		ib := p.GetStringBytes("item", "type")
-		it := intern(ib, codexItemKinds)
-		ev.Type = prefixed(ib, codexItemTypes, "event_msg/item_completed/")
+		it := parsers.Intern(ib, codexItemKinds)
+		ev.Type = parsers.Prefixed(ib, codexItemTypes, "event_msg/item_completed/")
 		switch it {
 		case "UserMessage":
-			ev.Kind = KindPrompt
+			ev.Kind = parsers.KindPrompt
 		case "ContextCompaction":
 			if !c.compacted {
-				ev.Kind = KindCompaction
+				ev.Kind = parsers.KindCompaction
 			}
 		case "AgentMessage":
-			ev.Kind, ev.Final = KindActivity, true
+			ev.Kind, ev.Final = parsers.KindActivity, true
 		default:
-			ev.Kind = KindActivity
+			ev.Kind = parsers.KindActivity
 		}
 	default:
 		c.eventKind(et, ev)
@@ -296,20 +297,20 @@ func (c *Codex) event(p *fastjson.Value, ev *Evidence) {
 
 // eventKind is the evidence of the event_msg types that carry no field the
 // parsers read.
-func (c *Codex) eventKind(et string, ev *Evidence) {
+func (c *Codex) eventKind(et string, ev *parsers.Evidence) {
 	switch {
 	case et == "user_message":
-		ev.Kind = KindPrompt
+		ev.Kind = parsers.KindPrompt
 	case et == "agent_message":
 		// Legacy files echo each assistant message as this event.
-		ev.Kind, ev.Final = KindActivity, true
+		ev.Kind, ev.Final = parsers.KindActivity, true
 	case et == "context_compacted":
 		if !c.compacted {
-			ev.Kind = KindCompaction
+			ev.Kind = parsers.KindCompaction
 		}
 	case codexQuiet[et]:
 	case codexActivity[et]:
-		ev.Kind = KindActivity
+		ev.Kind = parsers.KindActivity
 	default:
 		ev.Unknown = true
 	}
@@ -318,11 +319,11 @@ func (c *Codex) eventKind(et string, ev *Evidence) {
 // item handles a ResponseItem. In the envelope eras a user-role message
 // duplicates (or is injected beside) the user_message event, so only the bare
 // era treats one as a prompt.
-func (c *Codex) item(p *fastjson.Value, ev *Evidence, bare bool) {
+func (c *Codex) item(p *fastjson.Value, ev *parsers.Evidence, bare bool) {
 	ib := p.GetStringBytes("type")
-	it := intern(ib, codexItemNames)
+	it := parsers.Intern(ib, codexItemNames)
 	if !bare {
-		ev.Type = prefixed(ib, codexResponseTypes, "response_item/")
+		ev.Type = parsers.Prefixed(ib, codexResponseTypes, "response_item/")
 		if !codexItems[it] {
 			ev.Unknown = true
 			return
@@ -336,15 +337,15 @@ func (c *Codex) item(p *fastjson.Value, ev *Evidence, bare bool) {
 		case "user":
 			switch {
 			case strings.HasPrefix(text, MarkerTurnAborted):
-				ev.Kind = KindInterruptHint
+				ev.Kind = parsers.KindInterruptHint
 			case bare && !isCodexInjected(text):
-				ev.Kind = KindPrompt
+				ev.Kind = parsers.KindPrompt
 			}
 		case "assistant":
-			ev.Kind, ev.Final = KindActivity, true
+			ev.Kind, ev.Final = parsers.KindActivity, true
 		}
 	case "function_call", "custom_tool_call", "local_shell_call":
-		ev.Kind = KindTool
+		ev.Kind = parsers.KindTool
 		ev.Tool = string(p.GetStringBytes("name"))
 		switch it {
 		case "function_call":
@@ -360,21 +361,21 @@ func (c *Codex) item(p *fastjson.Value, ev *Evidence, bare bool) {
 		case "local_shell_call":
 			ev.Tool = "local_shell"
 			if a := p.Get("action"); a != nil && a.Type() == fastjson.TypeObject {
-				ev.ToolInput = toolInput(a)
+				ev.ToolInput = parsers.ToolInputOf(a)
 			} else if a != nil {
 				ev.ToolInput = a.MarshalTo(nil)
 			}
 		}
 	case "web_search_call":
-		ev.Kind, ev.Tool = KindTool, "web_search"
+		ev.Kind, ev.Tool = parsers.KindTool, "web_search"
 		if a := p.Get("action"); a != nil && a.Type() == fastjson.TypeObject {
-			ev.ToolInput = toolInput(a)
+			ev.ToolInput = parsers.ToolInputOf(a)
 		}
 	case "compaction", "context_compaction":
 		// Part of a compacted line's replacement history when nested; as a
 		// top-level item it is bookkeeping.
 	default:
-		ev.Kind = KindActivity
+		ev.Kind = parsers.KindActivity
 	}
 }
 
@@ -395,3 +396,7 @@ func isCodexInjected(text string) bool {
 	t := strings.TrimLeft(text, " \t\r\n")
 	return strings.HasPrefix(t, "<") || strings.HasPrefix(t, "# AGENTS.md")
 }
+
+// ParseFull is the whole-document path alone, the reference the scan path
+// is tested against (parsertest.Same).
+func (c *Codex) ParseFull(line []byte) (parsers.Evidence, error) { return c.parseFull(line) }

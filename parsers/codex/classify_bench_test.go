@@ -1,4 +1,4 @@
-package parsers
+package codex
 
 import (
 	"bytes"
@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/logwatch/logwatch/parsers"
 )
 
 // classifyLines loads every real sample line of agent and splits them into
 // the lines the scan alone classifies and those that need a parse.
-func classifyLines(b *testing.B, agent Agent) (scanned, parsed [][]byte) {
+func classifyLines(b *testing.B) (scanned, parsed [][]byte) {
 	b.Helper()
-	root := filepath.Join("../../shared/realworld", string(agent))
+	root := filepath.Join("../../../shared/realworld", string(Name))
 	if _, err := os.Stat(root); err != nil {
 		b.Skipf("no samples at %s", root)
 	}
@@ -30,13 +32,11 @@ func classifyLines(b *testing.B, agent Agent) (scanned, parsed [][]byte) {
 			if len(l) == 0 {
 				continue
 			}
-			var s Scanned
-			scanLine(l, &s, agent == AgentClaude)
-			only := s.ok && s.h.exact
-			if agent == AgentClaude {
-				only = only && !claudeContent(s.h.typ)
-			} else if only {
-				_, only = c.classify(&s.h)
+			var s parsers.Scanned
+			parsers.ScanLine(l, &s, nil)
+			only := s.OK && s.H.Exact
+			if only {
+				_, only = c.classify(&s.H)
 			}
 			if only {
 				scanned = append(scanned, l)
@@ -54,8 +54,9 @@ func classifyLines(b *testing.B, agent Agent) (scanned, parsed [][]byte) {
 // tool results, attachments, API blobs, token counts…) and the lines parsed
 // whole, with allocations per line (run with -benchmem).
 func BenchmarkClassify(b *testing.B) {
-	for _, agent := range []Agent{AgentClaude, AgentCodex} {
-		scanned, parsed := classifyLines(b, agent)
+	{
+		agent := Name
+		scanned, parsed := classifyLines(b)
 		for _, set := range []struct {
 			name  string
 			lines [][]byte
@@ -65,7 +66,7 @@ func BenchmarkClassify(b *testing.B) {
 				for _, l := range set.lines {
 					n += int64(len(l) + 1)
 				}
-				p := New(agent)
+				p := NewCodex()
 				b.SetBytes(n)
 				b.ReportAllocs()
 				for b.Loop() {
@@ -83,8 +84,9 @@ func BenchmarkClassify(b *testing.B) {
 // BenchmarkScanHead is the validating head scan alone over every real
 // sample line of each agent (as verify's Preparers run it), in MB/s.
 func BenchmarkScanHead(b *testing.B) {
-	for _, agent := range []Agent{AgentClaude, AgentCodex} {
-		scanned, parsed := classifyLines(b, agent)
+	{
+		agent := Name
+		scanned, parsed := classifyLines(b)
 		all := append(scanned, parsed...)
 		b.Run(string(agent), func(b *testing.B) {
 			var n int64
@@ -92,10 +94,10 @@ func BenchmarkScanHead(b *testing.B) {
 				n += int64(len(l) + 1)
 			}
 			b.SetBytes(n)
-			var s Scanned
+			var s parsers.Scanned
 			for b.Loop() {
 				for _, l := range all {
-					scanLine(l, &s, agent == AgentClaude)
+					parsers.ScanLine(l, &s, nil)
 				}
 			}
 		})

@@ -201,7 +201,7 @@ func (r *Relay) turnStarted(e *entry, at time.Time) {
 		delete(r.submits, e.tab)
 		return
 	}
-	if e.s.Agent != parsers.AgentCodex {
+	if s := parsers.Lookup(e.s.Agent); s == nil || !s.BindBySubmit {
 		return
 	}
 	u := &e.unbound

@@ -1,4 +1,4 @@
-package parsers_test
+package all_test
 
 import (
 	"bufio"
@@ -12,11 +12,13 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
+	"github.com/logwatch/logwatch/parsers/codex"
 )
 
 // benchRealworld is where the real sample logs live, relative to this
-// package's directory (/work/main/parsers → /work/shared/realworld).
-const benchRealworld = "../../shared/realworld"
+// package's directory (/work/main/parsers/all → /work/shared/realworld).
+const benchRealworld = "../../../shared/realworld"
 
 // benchFile is one sample log, split into lines (without newlines).
 type benchFile struct {
@@ -98,11 +100,11 @@ func benchParse(b *testing.B, agent string, newParser func() parsers.Parser) {
 }
 
 func BenchmarkClaudeParse(b *testing.B) {
-	benchParse(b, "claude", func() parsers.Parser { return parsers.NewClaude() })
+	benchParse(b, "claude", func() parsers.Parser { return claude.NewClaude() })
 }
 
 func BenchmarkCodexParse(b *testing.B) {
-	benchParse(b, "codex", func() parsers.Parser { return parsers.NewCodex() })
+	benchParse(b, "codex", func() parsers.Parser { return codex.NewCodex() })
 }
 
 // BenchmarkFastjsonFloor is the cost of fastjson's full parse of the same

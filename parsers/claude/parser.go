@@ -1,8 +1,9 @@
-package parsers
+package claude
 
 import (
 	"strings"
 
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/valyala/fastjson"
 )
 
@@ -27,12 +28,12 @@ var claudeMeta = map[string]bool{
 	"cost-state": true, "tools-used": true,
 }
 
-var claudeTypeNames = names("user", "assistant", "system")
+var claudeTypeNames = parsers.Table("user", "assistant", "system")
 
 var (
-	claudeMetaNames   = keysOf(claudeMeta)
-	claudeSystemNames = keysOf(claudeSystem)
-	claudeSystemTypes = prefixAll(claudeSystemNames, "system/")
+	claudeMetaNames   = parsers.KeysOf(claudeMeta)
+	claudeSystemNames = parsers.KeysOf(claudeSystem)
+	claudeSystemTypes = parsers.PrefixAll(claudeSystemNames, "system/")
 )
 
 var claudeSystem = map[string]bool{
@@ -61,52 +62,68 @@ var claudeLocalCommands = map[string]bool{
 type Claude struct {
 	p       fastjson.Parser
 	id      identity
-	unknown unknownNames
+	unknown parsers.UnknownNames
+	s       parsers.Scanned // Parse's, with its claudeHead
 }
+
+// identity is the per-file memory of the identity fields.
+type identity struct{ session, cwd, version parsers.Field }
 
 // NewClaude returns a Claude transcript parser.
 func NewClaude() *Claude { return &Claude{} }
 
 // Agent implements Parser.
-func (c *Claude) Agent() Agent { return AgentClaude }
+func (c *Claude) Agent() parsers.Agent { return Name }
 
 // Reset implements Parser.
 func (c *Claude) Reset() { c.id = identity{} }
 
 // Parse implements Parser.
-func (c *Claude) Parse(line []byte) (Evidence, error) {
-	var s Scanned
-	scanLine(line, &s, true)
-	return c.ParseScanned(line, &s)
+func (c *Claude) Parse(line []byte) (parsers.Evidence, error) {
+	scan(line, &c.s)
+	return c.ParseScanned(line, &c.s)
+}
+
+// scan scans line into s, reading the Claude members into the claudeHead
+// kept with s (made once per Scanned).
+func scan(line []byte, s *parsers.Scanned) {
+	m, _ := s.X.(*claudeHead)
+	if m == nil {
+		m = new(claudeHead)
+		s.X = m
+	}
+	*m = claudeHead{exact: true}
+	parsers.ScanLine(line, s, m)
 }
 
 // ParseScanned implements ScanParser.
-func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
-	if s.done {
-		return s.ev, s.err
+func (c *Claude) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence, error) {
+	if s.Done {
+		return s.Ev, s.Err
 	}
 	// A metadata line's type is all its evidence: scan it, never parse it.
-	h := &s.h
-	if !s.ok {
-		return Evidence{}, ErrMalformed
+	h := &s.H
+	if !s.OK {
+		return parsers.Evidence{}, parsers.ErrMalformed
 	}
-	if h.exact {
-		switch string(h.typ) {
+	u, _ := s.X.(*claudeHead)
+	if h.Exact && u != nil {
+		switch string(h.Typ) {
 		case "user":
 			// A user line is mostly a tool result: its evidence is in
 			// the few fields the scan read, unless an escape hides one.
-			if ev, ok := c.user(h); ok {
+			if ev, ok := c.user(h, u); ok {
 				return ev, nil
 			}
 		case "assistant":
-			if ev, ok := c.assistant(h, line); ok {
+			if ev, ok := c.assistant(h, u, line); ok {
 				return ev, nil
 			}
 		case "system":
 		default:
 			// claudeMetaNames holds exactly claudeMeta's types.
-			typ, meta := c.unknown.intern(h.typ, claudeMetaNames)
-			return Evidence{Type: typ, Unknown: !meta}, nil
+			typ, meta := c.unknown.Intern(h.Typ, claudeMetaNames)
+			return parsers.Evidence{Type: typ, Unknown: !meta}, nil
 		}
 	}
 	return c.parse(line)
@@ -115,23 +132,22 @@ func (c *Claude) ParseScanned(line []byte, s *Scanned) (Evidence, error) {
 // scanned is the evidence a scanned user or assistant line of type typ
 // gives before its content: its type, its ids, and for a sidechain's line
 // its kind (all it says).
-func (c *Claude) scanned(h *claudeHead, typ string) Evidence {
-	ev := Evidence{
+func (c *Claude) scanned(h *claudeHead, typ string) parsers.Evidence {
+	ev := parsers.Evidence{
 		Type:         claudeTypeNames[typ],
-		SessionID:    c.id.session.get(h.sid),
-		Cwd:          c.id.cwd.get(h.cwd),
-		AgentVersion: c.id.version.get(h.ver),
+		SessionID:    c.id.session.Get(h.sid),
+		Cwd:          c.id.cwd.Get(h.cwd),
+		AgentVersion: c.id.version.Get(h.ver),
 	}
 	if h.sidechain {
-		ev.Kind = KindSidechain
+		ev.Kind = parsers.KindSidechain
 	}
 	return ev
 }
 
 // user is parse's evidence for a user line from its scan; ok is false when
 // an escape leaves a value the evidence needs unread.
-func (c *Claude) user(h *head) (ev Evidence, ok bool) {
-	u := &h.c
+func (c *Claude) user(h *parsers.Head, u *claudeHead) (ev parsers.Evidence, ok bool) {
 	if !u.exact {
 		return ev, false
 	}
@@ -142,51 +158,50 @@ func (c *Claude) user(h *head) (ev Evidence, ok bool) {
 		switch {
 		case u.content == 's' || u.content == 'a' && !u.toolResult && u.texts == 1 && u.blocks == 1:
 			if u.textEsc {
-				return Evidence{}, false
+				return parsers.Evidence{}, false
 			}
 			claudeText(string(u.text), &ev)
 		case u.content == 'a' && u.toolResult:
-			ev.Kind = KindActivity
+			ev.Kind = parsers.KindActivity
 		case u.content == 'a' && u.prompts > 0:
 			// Several blocks (text plus images, say) are a real prompt.
-			ev.Kind = KindTurnStart
+			ev.Kind = parsers.KindTurnStart
 		case u.content == 'a' && u.blocks > 0:
 			// Only blocks of types a prompt is not made of: what a new
 			// release writes, unproven, moves nothing.
 			ev.Type, ev.Unknown = c.oddBlock(u.odd), true
 		}
 	}
-	ev.At = string(h.ts)
+	ev.At = string(h.TS)
 	return ev, true
 }
 
 // assistant is parse's evidence for an assistant line from its scan; ok is
 // false when an escape leaves a value the evidence needs unread. A tool's
 // input is parsed alone, for the fields ToolDetail reads.
-func (c *Claude) assistant(h *head, line []byte) (ev Evidence, ok bool) {
-	a := &h.c
+func (c *Claude) assistant(h *parsers.Head, a *claudeHead, line []byte) (ev parsers.Evidence, ok bool) {
 	if !a.exact {
 		return ev, false
 	}
 	if ev = c.scanned(a, "assistant"); a.sidechain {
 		return ev, true
 	}
-	ev.At = string(h.ts)
+	ev.At = string(h.TS)
 	switch {
 	case a.apiError:
-		ev.Kind, ev.End = KindTurnEnd, EndAPIError
+		ev.Kind, ev.End = parsers.KindTurnEnd, parsers.EndAPIError
 	case a.tool:
-		ev.Kind, ev.Tool = KindTool, string(a.toolName)
+		ev.Kind, ev.Tool = parsers.KindTool, string(a.toolName)
 		if a.in1 > 0 {
 			in, err := c.p.ParseBytes(line[a.in0:a.in1])
-			defer dropBig(&c.p, a.in1-a.in0)
+			defer parsers.DropBig(&c.p, a.in1-a.in0)
 			if err != nil || in.Type() != fastjson.TypeObject {
-				return Evidence{}, false // cannot be: the scan accepted it
+				return parsers.Evidence{}, false // cannot be: the scan accepted it
 			}
-			ev.ToolInput = toolInput(in)
+			ev.ToolInput = parsers.ToolInputOf(in)
 		}
 	default:
-		ev.Kind = KindActivity
+		ev.Kind = parsers.KindActivity
 		switch {
 		case a.synthetic:
 		case a.stopStr:
@@ -201,38 +216,38 @@ func (c *Claude) assistant(h *head, line []byte) (ev Evidence, ok bool) {
 
 // NewPreparer implements ScanParser. A Claude line's evidence depends on no
 // other line, so the preparer parses it whole.
-func (c *Claude) NewPreparer() Preparer { return &claudePreparer{} }
+func (c *Claude) NewPreparer() parsers.Preparer { return &claudePreparer{} }
 
 type claudePreparer struct{ c Claude }
 
-func (p *claudePreparer) Prepare(line []byte, s *Scanned) {
-	scanLine(line, s, true)
-	s.ev, s.err = p.c.ParseScanned(line, s)
-	s.done = true
+func (p *claudePreparer) Prepare(line []byte, s *parsers.Scanned) {
+	scan(line, s)
+	s.Ev, s.Err = p.c.ParseScanned(line, s)
+	s.Done = true
 }
 
 // parse is the whole-document path, for the lines whose evidence is in
 // their content (and any line the scan could not classify exactly).
-func (c *Claude) parse(line []byte) (Evidence, error) {
+func (c *Claude) parse(line []byte) (parsers.Evidence, error) {
 	v, err := c.p.ParseBytes(line)
-	defer dropBig(&c.p, len(line))
+	defer parsers.DropBig(&c.p, len(line))
 	if err != nil || v.Type() != fastjson.TypeObject {
-		return Evidence{}, ErrMalformed
+		return parsers.Evidence{}, parsers.ErrMalformed
 	}
 	tb := v.GetStringBytes("type")
-	ev := Evidence{}
+	ev := parsers.Evidence{}
 	switch string(tb) {
 	case "user", "assistant", "system":
 		ev.Type = claudeTypeNames[string(tb)]
 	default:
-		typ, meta := c.unknown.intern(tb, claudeMetaNames)
-		return Evidence{Type: typ, Unknown: !meta}, nil
+		typ, meta := c.unknown.Intern(tb, claudeMetaNames)
+		return parsers.Evidence{Type: typ, Unknown: !meta}, nil
 	}
-	ev.SessionID = c.id.session.get(v.GetStringBytes("sessionId"))
-	ev.Cwd = c.id.cwd.get(v.GetStringBytes("cwd"))
-	ev.AgentVersion = c.id.version.get(v.GetStringBytes("version"))
+	ev.SessionID = c.id.session.Get(v.GetStringBytes("sessionId"))
+	ev.Cwd = c.id.cwd.Get(v.GetStringBytes("cwd"))
+	ev.AgentVersion = c.id.version.Get(v.GetStringBytes("version"))
 	if v.GetBool("isSidechain") {
-		ev.Kind = KindSidechain
+		ev.Kind = parsers.KindSidechain
 		return ev, nil
 	}
 	switch ev.Type {
@@ -244,25 +259,25 @@ func (c *Claude) parse(line []byte) (Evidence, error) {
 		claudeAssistant(v, &ev)
 	case "system":
 		sb := v.GetStringBytes("subtype")
-		sub := intern(sb, claudeSystemNames)
+		sub := parsers.Intern(sb, claudeSystemNames)
 		if sub != "" {
-			ev.Type = prefixed(sb, claudeSystemTypes, "system/")
+			ev.Type = parsers.Prefixed(sb, claudeSystemTypes, "system/")
 		}
 		ev.Unknown = !claudeSystem[sub]
 		switch sub {
 		case "turn_duration":
-			ev.Kind, ev.End = KindTurnEnd, EndNormal
+			ev.Kind, ev.End = parsers.KindTurnEnd, parsers.EndNormal
 			// Every turn_duration states the counts: 2.1.328 writes 1 while a
 			// background agent runs and leaves the field out once it is back
 			// to zero, so an absent count is zero, not "unknown".
 			ev.HasPending = true
 			ev.PendingAgents, ev.PendingWorkflows = v.GetInt("pendingBackgroundAgentCount"), v.GetInt("pendingWorkflowCount")
 		case "compact_boundary":
-			ev.Kind = KindCompaction
+			ev.Kind = parsers.KindCompaction
 			ev.Trigger = string(v.GetStringBytes("compactMetadata", "trigger"))
 		case "api_error":
 			// A retry in progress, not the end of the turn.
-			ev.Kind = KindActivity
+			ev.Kind = parsers.KindActivity
 		}
 	}
 	ev.At = string(v.GetStringBytes("timestamp"))
@@ -272,7 +287,7 @@ func (c *Claude) parse(line []byte) (Evidence, error) {
 // claudeUser is the evidence of a user line. ok is false for a content
 // array of blocks none of which a prompt is made of (text, image,
 // document): odd is the first such block's type.
-func claudeUser(v *fastjson.Value, ev *Evidence) (odd []byte, ok bool) {
+func claudeUser(v *fastjson.Value, ev *parsers.Evidence) (odd []byte, ok bool) {
 	if v.GetBool("isMeta") || v.GetBool("isCompactSummary") {
 		return nil, true
 	}
@@ -292,7 +307,7 @@ func claudeUser(v *fastjson.Value, ev *Evidence) (odd []byte, ok bool) {
 			case "tool_result":
 				// A tool result carrier: activity inside the turn, whatever
 				// its text (it may quote an interrupt marker).
-				ev.Kind = KindActivity
+				ev.Kind = parsers.KindActivity
 				return nil, true
 			case "text":
 				texts++
@@ -317,7 +332,7 @@ func claudeUser(v *fastjson.Value, ev *Evidence) (odd []byte, ok bool) {
 			case prompts == 0:
 				return odd, false
 			}
-			ev.Kind = KindTurnStart
+			ev.Kind = parsers.KindTurnStart
 			return nil, true
 		}
 	default:
@@ -330,24 +345,24 @@ func claudeUser(v *fastjson.Value, ev *Evidence) (odd []byte, ok bool) {
 // oddBlock is the type a user line made only of blocks of unknown types
 // is counted under: "user/" and the first block's type.
 func (c *Claude) oddBlock(typ []byte) string {
-	s, _ := c.unknown.intern(append([]byte("user/"), typ...), nil)
+	s, _ := c.unknown.Intern(append([]byte("user/"), typ...), nil)
 	return s
 }
 
 // claudeText is the evidence of a user line whose only text is text.
-func claudeText(text string, ev *Evidence) {
+func claudeText(text string, ev *parsers.Evidence) {
 	switch text {
 	case MarkerInterrupt:
-		ev.Kind, ev.Interrupt = KindInterrupt, InterruptUser
+		ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptUser
 		return
 	case MarkerInterruptToolUse:
-		ev.Kind, ev.Interrupt = KindInterrupt, InterruptToolUse
+		ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptToolUse
 		return
 	}
 	if isClaudeWrapper(text) {
 		return
 	}
-	ev.Kind = KindTurnStart
+	ev.Kind = parsers.KindTurnStart
 }
 
 // isClaudeWrapper reports whether a user text is an injected wrapper rather
@@ -377,12 +392,12 @@ func isClaudeWrapper(text string) bool {
 	return false
 }
 
-func claudeAssistant(v *fastjson.Value, ev *Evidence) {
+func claudeAssistant(v *fastjson.Value, ev *parsers.Evidence) {
 	if v.GetBool("isApiErrorMessage") {
-		ev.Kind, ev.End = KindTurnEnd, EndAPIError
+		ev.Kind, ev.End = parsers.KindTurnEnd, parsers.EndAPIError
 		return
 	}
-	ev.Kind = KindActivity
+	ev.Kind = parsers.KindActivity
 	msg := v.Get("message")
 	if msg == nil {
 		return
@@ -394,15 +409,15 @@ func claudeAssistant(v *fastjson.Value, ev *Evidence) {
 	for _, b := range blocks {
 		bt := string(b.GetStringBytes("type"))
 		if bt == "tool_use" || bt == "server_tool_use" {
-			ev.Kind = KindTool
+			ev.Kind = parsers.KindTool
 			ev.Tool = string(b.GetStringBytes("name"))
 			if in := b.Get("input"); in != nil && in.Type() == fastjson.TypeObject {
-				ev.ToolInput = toolInput(in)
+				ev.ToolInput = parsers.ToolInputOf(in)
 			}
 		}
 		last = bt
 	}
-	if synthetic || ev.Kind == KindTool {
+	if synthetic || ev.Kind == parsers.KindTool {
 		return
 	}
 	switch {
@@ -419,3 +434,7 @@ func claudeAssistant(v *fastjson.Value, ev *Evidence) {
 func isOldClaude(v string) bool {
 	return strings.HasPrefix(v, "0.") || strings.HasPrefix(v, "1.") || strings.HasPrefix(v, "2.0.")
 }
+
+// ParseFull is the whole-document path alone, the reference the scan path
+// is tested against (parsertest.Same).
+func (c *Claude) ParseFull(line []byte) (parsers.Evidence, error) { return c.parse(line) }

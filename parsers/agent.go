@@ -1,0 +1,270 @@
+package parsers
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/valyala/fastjson"
+)
+
+// Spec is everything logwatch knows about one agent. The agent's package
+// (parsers/<agent>) fills it in and parsers/agents registers it; every other
+// package loops over All and names no agent. Fields that are nil or empty
+// mean the agent does not have that part (no hooks, no registry).
+type Spec struct {
+	Name  Agent
+	Title string // for people: "Claude Code"
+
+	// The log: its parser, how its content is recognised, where its files
+	// live and how their names give sessions.
+	NewParser func() Parser
+	// Detect reports whether a log line (a parsed JSON object) identifies
+	// the agent. Agents are asked in registration order, so a more specific
+	// test registers first.
+	Detect func(v *fastjson.Value) bool
+	Layout Layout
+	// Roots are the default log roots, as configuration paths (~ and
+	// ${VAR:-default} expand).
+	Roots []string
+	// Resumes reports whether a line appended to an ended session's log
+	// means a new process took the conversation up.
+	Resumes func(Evidence) bool
+	Traits  Traits
+
+	Hooks Hooks
+	// Registry is the agent's live session registry; nil: it keeps none.
+	Registry *Registry
+	// Home is the agent's own configuration directory (a configuration
+	// path): doctor looks for it to tell an agent that is not installed.
+	Home string
+	// KnownGood is the release the live conformance suite last passed with
+	// (conformance/agents); a newer one is drift until it passes too.
+	KnownGood string
+	// BindBySubmit binds a turn start that names no tab to the tab whose
+	// Enter came just before it (the agent's hooks cannot carry the tab).
+	BindBySubmit bool
+}
+
+// Layout is how an agent lays out its logs under a root.
+type Layout struct {
+	// WantDir reports whether a directory depth levels below the root is
+	// part of the layout; WantFile whether a file there is a log.
+	WantDir  func(depth int, name string) bool
+	WantFile func(depth int, name string) bool
+	// SessionOf derives the session a log belongs to from its path ("":
+	// the log's own lines name it), and whether it is a subagent's log.
+	SessionOf func(path string) (id string, subagent bool)
+	// Claims recognises the agent's log by its path alone, for a file
+	// outside every root.
+	Claims func(path string) bool
+}
+
+// Traits are how an agent's turns behave where agents differ; the state
+// folder (relay/session) asks them instead of the agent's name.
+type Traits struct {
+	// PromptedTurns: every turn starts from the user's prompt.
+	PromptedTurns bool
+	// LateOutputResumes: output after a finished turn, in a session
+	// without hooks, means the agent went back to work (a Stop hook that
+	// blocked, a continuation).
+	LateOutputResumes bool
+	// ExplicitEnds: once a log has explicit turn records, quiet after a
+	// final message never ends a turn.
+	ExplicitEnds bool
+	// LateStartHook: SessionStart fires at the first prompt, after the
+	// turn started, so it closes nothing.
+	LateStartHook bool
+	// TurnsOutliveProcess: a turn running when the agent's process ended
+	// goes on and finishes elsewhere (a background server).
+	TurnsOutliveProcess bool
+	// Header: the log names its session on its first line only, so a read
+	// that starts in the middle reads that line first.
+	Header bool
+	// LazyLog reports whether a release creates its log at the first
+	// prompt, so that a log holding only metadata is a session nobody used.
+	LazyLog func(version string) bool
+}
+
+// Hooks is how the agent reports through hooks and how logwatch installs
+// them.
+type Hooks struct {
+	// Events are the hook events logwatch installs handlers for, by the
+	// names the hook payloads carry.
+	Events []string
+	// Retired are events logwatch once installed that the known-good
+	// release does not have: install removes their handlers.
+	Retired []string
+	// Extra are events the agent may send that are not installed
+	// (reported by other means) but are known.
+	Extra []string
+	// Claims recognises the agent's hook payload when the hook client did
+	// not say which agent ran it.
+	Claims func(h *Hook) bool
+	// Fallback: a payload nothing claims is this agent's.
+	Fallback bool
+
+	// Settings is the hooks file for the user scope (a configuration
+	// path) and, relative to the working directory, the project scope.
+	Settings, ProjectSettings string
+	Timeout                   int // seconds, per handler
+	// Matcher is written on the tool events ("": no matcher key, which
+	// every agent reads as all tools); ToolEvents are those events.
+	Matcher    string
+	ToolEvents []string
+	// HTTP: the agent can post hooks to a URL instead of running a command.
+	HTTP bool
+	// InstallNote is printed after an install; DoctorNote beside an
+	// installed set (what else must happen before the hooks run).
+	InstallNote, DoctorNote string
+}
+
+// Registry is an agent's live session registry: one file per running
+// process, naming its session.
+type Registry struct {
+	Dirs []string // default directories, as configuration paths
+	// PidOf is the pid a file's name names, 0 for a file that is not an
+	// entry.
+	PidOf func(path string) int
+	// Parse reads one file's content; ErrRegistryIncomplete for a file not
+	// (yet) whole.
+	Parse func(path string, b []byte) (RegistryEntry, error)
+}
+
+// RegistryEntry is one registry file, the fields logwatch uses.
+type RegistryEntry struct {
+	Path      string // the file it was read from
+	Pid       int
+	SessionID string
+	Cwd       string
+	// ProcStart is the process's start time as the agent wrote it (on
+	// Linux field 22 of /proc/<pid>/stat); 0 when unknown.
+	ProcStart  uint64
+	StartedAt  int64 // ms since the epoch
+	Version    string
+	Kind       string
+	Entrypoint string
+	Status     string // RegistryBusy, RegistryIdle, RegistryWaiting, or a newer word
+	WaitingFor string // with RegistryWaiting: "permission prompt", "dialog open", …
+	// StatusUpdatedAt orders status writes (ms since the epoch).
+	StatusUpdatedAt int64
+	UpdatedAt       int64
+	Tmux            string // "session:@window.%pane" inside tmux
+	Name            string
+}
+
+// Registry statuses.
+const (
+	RegistryBusy    = "busy"    // a turn runs, or background work
+	RegistryIdle    = "idle"    // at the prompt
+	RegistryWaiting = "waiting" // on the user: see WaitingFor
+)
+
+// ErrRegistryIncomplete is a registry file that is not (yet) whole: created
+// and not written yet, or read in the middle of an in-place rewrite. The
+// next write event brings the whole file.
+var ErrRegistryIncomplete = fmt.Errorf("registry file incomplete")
+
+// agents is the registry: written by Register (at init), read on every
+// line and hook, so readers take no lock: Register publishes a new copy.
+var (
+	regMu  sync.Mutex
+	agents atomic.Pointer[registry]
+)
+
+type registry struct {
+	all    []*Spec
+	byName map[Agent]*Spec
+}
+
+// Register adds an agent. It panics on a second agent of the same name:
+// that is a programming error, found by any test.
+func Register(s Spec) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if s.Name == "" || s.Name == AgentUnknown || s.NewParser == nil {
+		panic(fmt.Sprintf("parsers: agent %q registered without a name or a parser", s.Name))
+	}
+	next := registry{byName: map[Agent]*Spec{}}
+	if cur := agents.Load(); cur != nil {
+		if _, dup := cur.byName[s.Name]; dup {
+			panic(fmt.Sprintf("parsers: agent %q registered twice", s.Name))
+		}
+		next.all = slices.Clone(cur.all)
+		maps.Copy(next.byName, cur.byName)
+	}
+	next.all = append(next.all, &s)
+	next.byName[s.Name] = &s
+	agents.Store(&next)
+}
+
+// All are the registered agents, in registration order. The slice is
+// shared: do not modify it.
+func All() []*Spec {
+	if r := agents.Load(); r != nil {
+		return r.all
+	}
+	return nil
+}
+
+// Lookup is the agent named name, nil if none is registered.
+func Lookup(name Agent) *Spec {
+	if r := agents.Load(); r != nil {
+		return r.byName[name]
+	}
+	return nil
+}
+
+// Names are the registered agents' names, in registration order.
+func Names() []string {
+	var out []string
+	for _, s := range All() {
+		out = append(out, string(s.Name))
+	}
+	return out
+}
+
+// New returns the parser for agent, or nil for one not registered.
+func New(agent Agent) Parser {
+	if s := Lookup(agent); s != nil {
+		return s.NewParser()
+	}
+	return nil
+}
+
+// TraitsOf are agent's traits (the zero Traits for one not registered).
+func TraitsOf(agent Agent) *Traits {
+	if s := Lookup(agent); s != nil {
+		return &s.Traits
+	}
+	return &noTraits
+}
+
+var noTraits Traits
+
+// KnownHookEvent reports whether any agent has the hook event.
+func KnownHookEvent(event string) bool {
+	for _, s := range All() {
+		if slices.Contains(s.Hooks.Events, event) || slices.Contains(s.Hooks.Extra, event) {
+			return true
+		}
+	}
+	return false
+}
+
+// HookAgent is the agent that sent h when the payload tells (Claims), else
+// the Fallback agent, else AgentUnknown.
+func HookAgent(h *Hook) Agent {
+	fallback := AgentUnknown
+	for _, s := range All() {
+		if s.Hooks.Claims != nil && s.Hooks.Claims(h) {
+			return s.Name
+		}
+		if s.Hooks.Fallback && fallback == AgentUnknown {
+			fallback = s.Name
+		}
+	}
+	return fallback
+}

@@ -1,0 +1,16 @@
+// Package all registers every agent logwatch knows. Adding an agent is its
+// package under parsers/ and one line here. The order is the order agents
+// are asked to recognise a log line and the order of their roots: an agent
+// whose line test is broader goes after those it could take lines from.
+package all
+
+import (
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/claude"
+	"github.com/logwatch/logwatch/parsers/codex"
+)
+
+func init() {
+	parsers.Register(claude.Spec())
+	parsers.Register(codex.Spec())
+}

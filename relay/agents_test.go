@@ -1,0 +1,4 @@
+package relay
+
+// The real agents the tests drive are registered.
+import _ "github.com/logwatch/logwatch/parsers/all"
