@@ -38,6 +38,7 @@ type harness struct {
 	follow *fakeFollower
 	sub    *Subscription
 	ctx    context.Context
+	cancel context.CancelFunc
 	off    map[string]int64 // per session: log bytes "written" so far
 	parser map[string]parsers.Parser
 }
@@ -49,11 +50,12 @@ func newHarnessFreezing(t *testing.T, cfg Config, mode freezeMode) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	h := &harness{t: t, clock: vclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), follow: &fakeFollower{}, ctx: ctx,
+	h := &harness{t: t, clock: vclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), follow: &fakeFollower{}, ctx: ctx, cancel: cancel,
 		off: map[string]int64{}, parser: map[string]parsers.Parser{}}
 	h.r = New(cfg, h.clock, h.follow, zerolog.Nop())
 	h.r.freezing = mode // every session at rest frozen after each step: it must change nothing
 	h.clock.Settle = func() { h.r.Status(ctx) }
+	goldenAdd(h)
 	go h.r.Run(ctx)
 	sub, err := h.r.Subscribe(ctx)
 	if err != nil {
@@ -82,7 +84,10 @@ func (h *harness) line(agent parsers.Agent, session, line string, bootstrap bool
 	off := h.off[session]
 	h.off[session] = off + int64(len(line)) + 1
 	h.r.Log(LogLine{Path: "/logs/" + session + ".jsonl", Session: session, Agent: agent, Offset: off,
-		End: off + int64(len(line)) + 1, Evidence: ev, Malformed: err != nil, Bootstrap: bootstrap})
+		End: off + int64(len(line)) + 1, Evidence: ev, Malformed: err != nil, Bootstrap: bootstrap, Raw: []byte(line)})
+	// Folded before the test moves the clock: the line, its changes and
+	// their since are stamped with the time it was written at, in every run.
+	h.sync()
 }
 
 // sync waits until the relay processed everything enqueued so far.

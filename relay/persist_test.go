@@ -151,6 +151,7 @@ func TestRestoreRegistryProcesses(t *testing.T) {
 	saved := make(chan Saved, 1)
 	h.r.Save(func(s Saved) { saved <- s })
 	state := (<-saved).State
+	h.stop()
 
 	// Down: s1's agent removes its file and exits; s2's file is removed by
 	// a cleanup while its agent runs on.

@@ -23,6 +23,7 @@ type proc struct {
 func spawn(t *testing.T) *proc {
 	t.Helper()
 	sh, child := testsupport.ShellWithChild(t)
+	goldenCut(t) // before the processes are killed
 	return &proc{sh: sh, child: child}
 }
 
@@ -41,23 +42,22 @@ func (p *proc) shell() int { return p.sh.Process.Pid }
 func (h *harness) reg(pid int, session, status, waitingFor string) {
 	h.t.Helper()
 	start, err := proctree.StartTime(pid)
-	if err != nil {
-		start = 1 // a process that is gone
+	if err != nil || !proctree.Alive(pid, 0) {
+		start = 1 // a process that is gone (a zombie's start is still readable until it is reaped)
 	}
 	h.regStart(pid, start, session, status, waitingFor)
 }
 
-var regClock int64 = 1796122700000
-
 func (h *harness) regStart(pid int, start uint64, session, status, waitingFor string) {
-	regClock++
-	h.r.RegistryEntry(RegistryProcess{Path: fmt.Sprintf("/reg/%d.json", pid), Pid: pid, SessionID: session,
-		ProcStart: start, Status: status, WaitingFor: waitingFor, StatusUpdatedAt: regClock, StartedAt: 1})
+	g := goldenOf(h.t)
+	g.regClock++
+	h.r.RegistryEntry(RegistryProcess{Path: g.regPath(pid), Pid: pid, SessionID: session,
+		ProcStart: start, Status: status, WaitingFor: waitingFor, StatusUpdatedAt: g.regClock, StartedAt: 1})
 	h.sync()
 }
 
 func (h *harness) regGone(pid int) {
-	h.r.RegistryRemoved(fmt.Sprintf("/reg/%d.json", pid))
+	h.r.RegistryRemoved(goldenOf(h.t).regPath(pid))
 	h.sync()
 }
 
@@ -173,6 +173,7 @@ func TestTabSharedAncestorBindsNothing(t *testing.T) {
 		host.Process.Kill()
 		host.Wait()
 	})
+	goldenCut(t)
 	h.tabProc("host", host.Process.Pid)
 	h.tabProc("Y", y)
 	h.reg(agent, "s1", "busy", "")

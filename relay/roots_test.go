@@ -1,8 +1,10 @@
 package relay
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -40,8 +42,8 @@ func TestTranscriptPathOutsideRootsRefused(t *testing.T) {
 		"relative":   "etc/shadow",
 		"rootitself": root,
 	}
-	for id, p := range refused {
-		must(t, h.hook("", "claude", jsonObj("hook_event_name", "UserPromptSubmit", "session_id", id, "transcript_path", p)))
+	for _, id := range slices.Sorted(maps.Keys(refused)) { // in one order: the golden pins it
+		must(t, h.hook("", "claude", jsonObj("hook_event_name", "UserPromptSubmit", "session_id", id, "transcript_path", refused[id])))
 	}
 	must(t, h.hook("", "claude", jsonObj("hook_event_name", "UserPromptSubmit", "session_id", "ok", "transcript_path", ok)))
 	must(t, h.hook("", "claude", jsonObj("hook_event_name", "UserPromptSubmit", "session_id", "later", "transcript_path", later)))
