@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/internal/testsupport"
-	"github.com/logwatch/logwatch/parsers"
 )
 
 // Today's checkpoint format, pinned: testdata/checkpoint/v1.state.json is
@@ -65,13 +64,13 @@ func representativeRelay(t *testing.T) *harness {
 	// and one mid-turn.
 	for i := range 4 {
 		id := uid(i)
-		h.line(parsers.AgentClaude, id, cPrompt(id, "hi"), true)
-		h.line(parsers.AgentClaude, id, cFinal(id), true)
-		h.line(parsers.AgentClaude, id, cTurnDuration(id, 0), true)
+		h.line(claude, id, cPrompt(id, "hi"), true)
+		h.line(claude, id, cFinal(id), true)
+		h.line(claude, id, cTurnDuration(id, 0), true)
 	}
-	h.line(parsers.AgentClaude, uid(9), cPrompt(uid(9), "still going"), true)
-	h.line(parsers.AgentCodex, uid(40), xMeta(uid(40)), true)
-	h.line(parsers.AgentCodex, uid(40), xEvent("task_started", `,"turn_id":"t1"`), true)
+	h.line(claude, uid(9), cPrompt(uid(9), "still going"), true)
+	h.line(codex, uid(40), xMeta(uid(40)), true)
+	h.line(codex, uid(40), xEvent("task_started", `,"turn_id":"t1"`), true)
 	h.r.BootstrapDone()
 	h.sync()
 	must(t, h.r.Ack(h.ctx, uid(0))) // done → ready (acknowledged)
@@ -100,8 +99,8 @@ func representativeRelay(t *testing.T) *harness {
 		Status: "busy", StartedAt: 1796122600000, StatusUpdatedAt: 1796122700001})
 	h.r.RegistryEntry(RegistryProcess{Path: "/reg/4003.json", Pid: 4003, SessionID: "reg-2", ProcStart: 702,
 		Status: "busy", StartedAt: 1796122600500, StatusUpdatedAt: 1796122700002})
-	h.line(parsers.AgentClaude, "reg-1", cPrompt("reg-1", "hi"), false)
-	h.line(parsers.AgentClaude, "reg-2", cPrompt("reg-2", "hi"), false)
+	h.line(claude, "reg-1", cPrompt("reg-1", "hi"), false)
+	h.line(claude, "reg-2", cPrompt("reg-2", "hi"), false)
 	h.r.RegistryRemoved("/reg/4003.json")
 	h.sync()
 	h.clock.Advance(time.Second)
