@@ -30,9 +30,12 @@ var allowed = map[string][]string{
 	"parsers/codex":      {"conformance/agents", "parsers"},
 	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex"},
 	"parsers/parsertest": {"parsers"},
-	"watcher/follow":     {"parsers/lines"},
-	"watcher":            {"internal/safeopen", "parsers", "parsers/lines", "watcher/follow"},
-	"keytap":             {},
+	// A third agent declared in its test's testdata and built into the
+	// binary by that test alone (go build -overlay): the seam's proof.
+	"parsers/toyagent": {},
+	"watcher/follow":   {"parsers/lines"},
+	"watcher":          {"internal/safeopen", "parsers", "parsers/lines", "watcher/follow"},
+	"keytap":           {},
 	// The agents' live session registries, a source beside the logs.
 	"watcher/registry": {"internal/safeopen", "parsers", "watcher"},
 
