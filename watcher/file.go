@@ -749,7 +749,7 @@ func (r *reader) lineRecord(l lines.Line, num int) Record {
 	}
 	rec.Evidence = ev
 	if r.session == "" && ev.SessionID != "" {
-		r.session = ev.SessionID // a rollout without a uuid in its name
+		r.session = ev.SessionID // a name that does not give the session
 		r.w.mu.Lock()
 		r.w.learned[r.f] = r.session // for the file's next reader
 		r.w.mu.Unlock()

@@ -44,8 +44,8 @@ type Record struct {
 	Kind     Kind
 	Path     string
 	Agent    parsers.Agent
-	Session  string // Claude: the file stem or, for a subagent file, the parent session id; Codex: the rollout id
-	Subagent bool   // a Claude subagents/agent-*.jsonl file: it never drives the session's state
+	Session  string // as the agent's Layout.SessionOf names it from the path, else as the log's own lines do
+	Subagent bool   // a subagent's log (Layout.SessionOf): it never drives the session's state
 	Gen      int    // generation at this path, counted from 0 within one run
 
 	// Offset and End bracket the line (End is just after its newline).

@@ -99,7 +99,7 @@ type Watcher struct {
 	dropped map[string]*dir  // removed dirs whose files are not all forgotten yet
 	loose   map[string]*file // followed files outside the layout, by path
 	nfiles  int              // files known
-	learned map[*file]string // session ids read from a file's content (a rollout without a uuid in its name)
+	learned map[*file]string // session ids read from a file's content (a name that does not give one)
 	// wakes (capacity 1: pending "look at the file") is made by the first
 	// kick that needs it, and is never replaced: most files are read once
 	// at start-up and then stay idle, and 10 000 idle channels were a tenth
