@@ -78,6 +78,9 @@ var allowed = map[string][]string{
 	// The live suite drives the binaries and imports no logic.
 	"conformance":        {"conformance/agents", "internal/testsupport"},
 	"conformance/agents": {},
+	// The canary runs the suite against the newest releases and reads
+	// their captures with the real parsers.
+	"conformance/canary": {"conformance/agents", "parsers", "parsers/all"},
 }
 
 // against are the flow's main arrows, stated on their own so that a row
