@@ -17,6 +17,9 @@ import (
 type Spec struct {
 	Name  Agent
 	Title string // for people: "Claude Code"
+	// Bin is the executable the agent runs as: doctor and selftest find the
+	// installed release by it (its --version names the release).
+	Bin string
 
 	// The log: its parser, how its content is recognised, where its files
 	// live and how their names give sessions.

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/setup/doctor"
+	"github.com/logwatch/logwatch/setup/knowngood"
 )
 
 func newDoctorCmd(a *app) *cobra.Command {
@@ -15,13 +17,17 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Short: "Check this machine's setup and explain each problem with a fix",
 		Long: `Checks that the daemon is reachable and its socket private, the log roots exist and
 are readable, the inotify limits cover the directories to watch, the hooks are
-installed for each agent found, recent logs come from agent versions the parsers
-know, and the clock is sane. Works with the daemon down (and says so).
+installed for each agent found, the installed agents and recent logs come from
+releases known to work (the project's, or ones logwatch selftest passed with on
+this machine), and the clock is sane. Works with the daemon down (and says so).
 
 Exit status: 0 when everything is fine, 1 with findings, 2 on a bad configuration.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			env := doctor.Env{Roots: a.cfg.Roots(), Socket: a.socketPath(), Proc: "/proc", Now: time.Now()}
+			// An unreadable record of selftest's passes only means more warnings.
+			passed, _ := knowngood.Read(knowngood.Path())
+			env := doctor.Env{Roots: a.cfg.Roots(), Socket: a.socketPath(), Proc: "/proc", Now: time.Now(),
+				Path: os.Getenv("PATH"), KnownGood: passed}
 			fs := doctor.Run(env)
 			if asJSON {
 				if err := doctor.WriteJSON(a.stdout, fs); err != nil {

@@ -60,7 +60,8 @@ var allowed = map[string][]string{
 	"setup/selfbin":       {},
 	"setup/service":       {"internal/atomicfile"},
 	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/safeopen", "internal/udiff", "parsers", "relay/secret", "relay/wire"},
-	"setup/doctor":        {"internal/config", "internal/safeopen", "internal/termsafe", "parsers", "relay/client", "setup/agentsettings"},
+	"setup/doctor":        {"internal/config", "internal/safeopen", "internal/termsafe", "parsers", "relay/client", "setup/agentsettings", "setup/knowngood"},
+	"setup/knowngood":     {"internal/atomicfile", "internal/config", "internal/safeopen"},
 
 	// Shared leaves.
 	"internal/config":      {"internal/safeopen", "parsers", "relay/wire"},

@@ -20,6 +20,7 @@ const Name parsers.Agent = "claude"
 func Spec() parsers.Spec {
 	return parsers.Spec{
 		Name:      Name,
+		Bin:       "claude",
 		Title:     "Claude Code",
 		NewParser: func() parsers.Parser { return NewClaude() },
 		Detect:    detect,

@@ -21,6 +21,7 @@ const Name parsers.Agent = "codex"
 func Spec() parsers.Spec {
 	return parsers.Spec{
 		Name:      Name,
+		Bin:       "codex",
 		Title:     "Codex",
 		NewParser: func() parsers.Parser { return NewCodex() },
 		Detect:    detect,

@@ -14,7 +14,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -28,6 +30,7 @@ import (
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/setup/agentsettings"
+	"github.com/logwatch/logwatch/setup/knowngood"
 )
 
 // Check statuses. Warn and Fail are findings (exit 1); Skip is a check
@@ -65,6 +68,10 @@ type Env struct {
 	Socket string
 	Proc   string // /proc, for inotify limits and usage
 	Now    time.Time
+	// Path is where installed agents are looked for (PATH's syntax);
+	// KnownGood the releases selftest passed with on this machine.
+	Path      string
+	KnownGood knowngood.Record
 }
 
 // Run runs every check that applies on this OS, in order.
@@ -77,7 +84,7 @@ func Run(env Env) []Finding {
 	for _, agent := range agentsettings.Agents() {
 		out = append(out, checkHooks(env, agent, scan))
 	}
-	return append(out, checkFormats(scan), checkClock(env, scan))
+	return append(out, checkInstalled(env), checkFormats(env, scan), checkClock(env, scan))
 }
 
 // HasFindings reports whether any check warned or failed.
@@ -396,7 +403,7 @@ func checkHooks(env Env, agent string, scan logScan) Finding {
 	good := knownGood(agent)
 	of := agent + " " + good
 	var versionNote []string
-	if v := scan.newestVersion(agent); v != "" && newerThan(v, good) {
+	if v := scan.newestVersion(agent); v != "" && env.drifted(agent, v, good) {
 		versionNote = []string{fmt.Sprintf("the event set is %s's (the known-good release); recent logs come from %s %s, whose events are not checked yet", of, agent, v)}
 	}
 	var stale []string
@@ -552,6 +559,75 @@ func newerThan(v, good string) bool {
 	return ok && c > 0
 }
 
+// drifted reports whether agent's version v is past the known-good good
+// and selftest has not passed with it on this machine.
+func (env Env) drifted(agent, v, good string) bool {
+	return newerThan(v, good) && !env.KnownGood.Has(agent, v)
+}
+
+// versionRE finds a release in an agent's --version output
+// ("2.1.332 (Claude Code)", "codex-cli 0.171.0").
+var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`)
+
+// checkInstalled finds each agent's executable on the PATH and its
+// release: one newer than the known-good release (and not passed by
+// selftest here) is a warning whose fix is selftest.
+func checkInstalled(env Env) Finding {
+	f := Finding{Check: "agents"}
+	var found, newer, fixes []string
+	for _, s := range parsers.All() {
+		if s.Bin == "" {
+			continue
+		}
+		bin, err := lookPath(s.Bin, env.Path)
+		if err != nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		out, _ := exec.CommandContext(ctx, bin, "--version").Output()
+		cancel()
+		v := versionRE.FindString(string(out))
+		if v == "" {
+			f.Details = append(f.Details, fmt.Sprintf("%s at %s: `--version` names no release", s.Name, bin))
+			continue
+		}
+		name := string(s.Name)
+		found = append(found, name+" "+v)
+		switch {
+		case env.drifted(name, v, s.KnownGood):
+			newer = append(newer, fmt.Sprintf("%s %s (known-good %s)", name, v, s.KnownGood))
+			fixes = append(fixes, "logwatch selftest --agent "+name)
+		case env.KnownGood.Has(name, v):
+			f.Details = append(f.Details, fmt.Sprintf("%s %s passed selftest on this machine", name, v))
+		}
+	}
+	switch {
+	case len(newer) > 0:
+		f.Status = Warn
+		f.Summary = "installed agents newer than the known-good releases: " + strings.Join(newer, "; ")
+		f.Fix = "run `" + strings.Join(fixes, "` and `") + "`: it drives the agent through the core scenarios in a private home and records the release here when they pass"
+	case len(found) == 0:
+		f.Status, f.Summary = Skip, "no agent executable on the PATH"
+	default:
+		f.Status, f.Summary = OK, "installed: "+strings.Join(found, ", ")+" (known-good)"
+	}
+	return f
+}
+
+// lookPath is exec.LookPath over path (PATH's syntax; "" is $PATH).
+func lookPath(bin, path string) (string, error) {
+	if path == "" {
+		return exec.LookPath(bin)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, bin)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
 // newestVersion is the newest agent version the recent logs show.
 func (s *logScan) newestVersion(agent string) string {
 	best := ""
@@ -566,7 +642,7 @@ func (s *logScan) newestVersion(agent string) string {
 // checkFormats finds drift: recent logs from an agent release newer than
 // the known-good one (conformance/agents), and line types the parsers do
 // not know. Each is a warning naming what is unknown.
-func checkFormats(s logScan) Finding {
+func checkFormats(env Env, s logScan) Finding {
 	f := Finding{Check: "formats"}
 	var newer, unknown []string
 	for _, agent := range parsers.Names() {
@@ -584,7 +660,7 @@ func checkFormats(s logScan) Finding {
 		}
 		var past []string
 		for _, v := range vs {
-			if newerThan(v, good) {
+			if env.drifted(agent, v, good) {
 				past = append(past, v)
 			}
 		}
@@ -615,8 +691,8 @@ func checkFormats(s logScan) Finding {
 	case len(drift) > 0:
 		f.Status = Warn
 		f.Summary = strings.Join(drift, "; and ")
-		f.Fix = "run `logwatch verify` on a recent log and compare turns, interrupts and final_state with what happened; " +
-			"update logwatch if they are wrong (the live conformance suite, run with the new release, proves it and raises the known-good version)"
+		f.Fix = "run `logwatch selftest` (it drives the installed agents through the core scenarios and records the releases that pass); " +
+			"`logwatch verify` on a recent log shows what the parsers make of it"
 	case len(s.files) == 0:
 		f.Status, f.Summary = Skip, "no agent logs under the roots yet"
 	default:

@@ -11,7 +11,9 @@ import (
 
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/setup/agentsettings"
+	"github.com/logwatch/logwatch/setup/knowngood"
 )
 
 // bin stands for an installed logwatch: an executable named logwatch, which
@@ -59,7 +61,7 @@ func testEnv(t *testing.T) (Env, string) {
 		"claude": {Roots: []string{filepath.Join(home, ".claude", "projects")}},
 		"codex":  {Roots: []string{filepath.Join(home, ".codex", "sessions")}},
 	}}
-	return Env{Roots: cfg.Roots(), Socket: filepath.Join(home, "run", "lw.sock"), Proc: "/proc", Now: time.Now()}, home
+	return Env{Roots: cfg.Roots(), Socket: filepath.Join(home, "run", "lw.sock"), Proc: "/proc", Now: time.Now(), Path: t.TempDir()}, home
 }
 
 func mkdirs(t *testing.T, dirs ...string) {
@@ -278,19 +280,19 @@ func TestDoctorDrift(t *testing.T) {
 	codexLog("01a23064-f24f-74c0-8657-6ca6791bc246", agents.KnownGood("codex"), "")
 	// Captured hook payloads beside the transcripts: not a log, no drift.
 	write(t, filepath.Join(proj, "hook-payloads.jsonl"), `{"t":"2026-12-01T07:00:00Z","tab":"s1","payload":{"hook_event_name":"Stop"}}`+"\n")
-	if f := checkFormats(scanRecentLogs(env)); f.Status != OK {
+	if f := checkFormats(env, scanRecentLogs(env)); f.Status != OK {
 		t.Fatalf("known-good releases: %+v", f)
 	}
 
 	claude, codex := agents.KnownGood("claude"), agents.KnownGood("codex")
 	claudeLog("11111111-aaaa-4bbb-8ccc-000000000002", nextPatch(claude))
-	f := checkFormats(scanRecentLogs(env))
+	f := checkFormats(env, scanRecentLogs(env))
 	if f.Status != Warn || !strings.Contains(f.Summary, "claude "+nextPatch(claude)+" (known-good "+claude+")") || strings.Contains(f.Summary, "codex") {
 		t.Errorf("claude patch release: %+v", f)
 	}
 	codexLog("01a23064-f24f-74c0-8657-000000000002", nextPatch(codex), `{"timestamp":"2026-12-01T07:00:01Z","type":"event_msg","payload":{"type":"telepathy"}}`+"\n"+
 		`{"timestamp":"2026-12-01T07:00:02Z","type":"brand_new_line","payload":{}}`+"\n")
-	f = checkFormats(scanRecentLogs(env))
+	f = checkFormats(env, scanRecentLogs(env))
 	if f.Status != Warn || !strings.Contains(f.Summary, "codex "+nextPatch(codex)+" (known-good "+codex+")") ||
 		!strings.Contains(f.Summary, "line types the parsers do not know: codex brand_new_line×1, event_msg/telepathy×1") ||
 		!strings.Contains(f.Fix, "logwatch verify") {
@@ -313,7 +315,7 @@ func TestDoctorFormatsAndClock(t *testing.T) {
 	write(t, filepath.Join(dir, "s1.jsonl"), line("2.1.143", now.Add(-time.Hour))+`{"type":"hologram","sessionId":"s1"}`+"\n")
 	os.Chtimes(filepath.Join(dir, "s1.jsonl"), now.Add(-time.Hour), now.Add(-time.Hour))
 	scan := scanRecentLogs(env)
-	if f := checkFormats(scan); f.Status != Warn || !strings.Contains(f.Summary, "line types the parsers do not know: claude hologram×1") ||
+	if f := checkFormats(env, scan); f.Status != Warn || !strings.Contains(f.Summary, "line types the parsers do not know: claude hologram×1") ||
 		strings.Contains(f.Summary, "newer") {
 		t.Errorf("known version, an unknown line type: %+v", f)
 	}
@@ -323,7 +325,7 @@ func TestDoctorFormatsAndClock(t *testing.T) {
 	write(t, filepath.Join(dir, "s2.jsonl"), line("9.9.0", now.Add(24*time.Hour)))
 	os.Chtimes(filepath.Join(dir, "s2.jsonl"), now, now)
 	scan = scanRecentLogs(env)
-	if f := checkFormats(scan); f.Status != Warn || !strings.Contains(f.Summary, "claude 9.9.0") || !strings.Contains(f.Fix, "logwatch verify") {
+	if f := checkFormats(env, scan); f.Status != Warn || !strings.Contains(f.Summary, "claude 9.9.0") || !strings.Contains(f.Fix, "logwatch verify") {
 		t.Errorf("future version: %+v", f)
 	}
 	if f := checkClock(env, scan); f.Status != Fail || !strings.Contains(strings.Join(f.Details, "\n"), "24h0m0s ahead") {
@@ -340,7 +342,7 @@ func TestWriteTextEscapesLogData(t *testing.T) {
 	write(t, filepath.Join(root, "s.jsonl"),
 		`{"type":"user","sessionId":"s","version":"2.1.0`+strings.ReplaceAll(title, "\x1b", `\u001b`)+`","message":{"role":"user","content":"hi"}}`+"\n"+
 			`{"type":"x\u001b]52;c;aGk=\u0007\u009b2J\u202e\nfake line","sessionId":"s"}`+"\n")
-	env := Env{Roots: []config.AgentRoot{{Agent: "claude", Path: root}}, Socket: filepath.Join(root, "none.sock"), Proc: "/proc", Now: time.Now()}
+	env := Env{Roots: []config.AgentRoot{{Agent: "claude", Path: root}}, Socket: filepath.Join(root, "none.sock"), Proc: "/proc", Now: time.Now(), Path: t.TempDir()}
 	fs := Run(env)
 	var b strings.Builder
 	WriteText(&b, fs)
@@ -370,4 +372,41 @@ func nextPatch(v string) string {
 		panic("version " + v)
 	}
 	return v[:i+1] + strconv.Itoa(n+1)
+}
+
+// TestDoctorInstalledAgents: an agent on the PATH newer than its known-good
+// release warns with selftest as the fix, until selftest passed with that
+// release here; the same release in the logs is then no drift either.
+func TestDoctorInstalledAgents(t *testing.T) {
+	env, _ := testEnv(t)
+	claudeGood := parsers.Lookup("claude").KnownGood
+	newer := nextPatch(claudeGood)
+	script := func(name, out string) {
+		write(t, filepath.Join(env.Path, name), "#!/bin/sh\necho '"+out+"'\n")
+		os.Chmod(filepath.Join(env.Path, name), 0o755)
+	}
+	if f := checkInstalled(env); f.Status != Skip {
+		t.Errorf("no agent on the PATH: %+v", f)
+	}
+	script("claude", newer+" (Claude Code)")
+	script("codex", "codex-cli "+parsers.Lookup("codex").KnownGood)
+	f := checkInstalled(env)
+	if f.Status != Warn || !strings.Contains(f.Summary, "claude "+newer) || strings.Contains(f.Summary, "codex") ||
+		!strings.Contains(f.Fix, "logwatch selftest --agent claude") {
+		t.Fatalf("newer claude: %+v", f)
+	}
+	env.KnownGood = knowngood.Record{"claude": {newer: time.Now()}}
+	if f := checkInstalled(env); f.Status != OK || !strings.Contains(strings.Join(f.Details, "\n"), "claude "+newer+" passed selftest on this machine") {
+		t.Fatalf("after selftest: %+v", f)
+	}
+	dir := filepath.Join(env.Roots[0].Path, "-home-dev-app")
+	mkdirs(t, dir)
+	write(t, filepath.Join(dir, "s1.jsonl"), `{"type":"user","sessionId":"s1","version":"`+newer+`","cwd":"/w","message":{"role":"user","content":"hi"}}`+"\n")
+	if f := checkFormats(env, scanRecentLogs(env)); f.Status != OK {
+		t.Errorf("a release selftest passed here is no drift: %+v", f)
+	}
+	env.KnownGood = nil
+	if f := checkFormats(env, scanRecentLogs(env)); f.Status != Warn || !strings.Contains(f.Fix, "logwatch selftest") {
+		t.Errorf("the same release unchecked: %+v", f)
+	}
 }
