@@ -23,6 +23,7 @@ func FuzzFromRecording(f *testing.F) {
 			}
 		}
 		inputs, _ := FromRecording(lines)
+		Compare(Recorded(lines), nil)
 		fs := newFacts(inputs)
 		for _, in := range inputs {
 			fs.Alive(in.Pid, in.Start)
