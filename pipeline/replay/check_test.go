@@ -1,8 +1,12 @@
 package replay
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rs/zerolog"
 )
 
 func TestCompare(t *testing.T) {
@@ -40,6 +44,31 @@ func TestCompare(t *testing.T) {
 			}
 			if d == nil || d.Index != tc.at || !strings.Contains(d.Error(), tc.want) {
 				t.Fatalf("got %v, want change %d with %q", d, tc.at, tc.want)
+			}
+		})
+	}
+}
+
+// Recordings the replay once diverged on, each made by a live relay and
+// minimised: replayed, they publish what they recorded.
+func TestReplayReproducesRecording(t *testing.T) {
+	for _, tc := range []struct{ file, why string }{
+		// An Esc whose report (stamped when pressed) arrived after the
+		// interrupt marker the agent wrote since: the live relay took the
+		// marker alone (log.interrupt); applied at its press, the key
+		// opened a window first (key.confirmed).
+		{"key-reported-after-marker.rec.jsonl", "a key applied where its report arrived"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			out, err := File(context.Background(), filepath.Join("testdata", tc.file), nil, Note{}, zerolog.Nop())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Recorded) == 0 {
+				t.Fatal("the recording holds no changes")
+			}
+			if err := out.Check(); err != nil {
+				t.Fatalf("%s: %v", tc.why, err)
 			}
 		})
 	}

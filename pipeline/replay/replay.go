@@ -43,6 +43,7 @@ type Input struct {
 	Tab       string
 	Payload   []byte
 	Key       string
+	Pressed   time.Time // a key's press (zero: when applied)
 	Session   string
 
 	// registry, registry_removed, registry_listed, exit, tab_process,
@@ -254,7 +255,7 @@ func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, roots map[pa
 		// of the recording, not a replay failure.
 		_ = r.Hook(ctx, in.HookAgent, in.Tab, relocate(in.Payload, in.HookAgent, roots))
 	case relay.RecKey:
-		_ = r.Key(ctx, in.Tab, in.Key, in.At)
+		_ = r.Key(ctx, in.Tab, in.Key, in.Pressed)
 	case relay.RecAck:
 		_ = r.Ack(ctx, in.Session)
 	case relay.RecTabClosed:
