@@ -58,6 +58,11 @@ func TestReplayReproducesRecording(t *testing.T) {
 		// marker alone (log.interrupt); applied at its press, the key
 		// opened a window first (key.confirmed).
 		{"key-reported-after-marker.rec.jsonl", "a key applied where its report arrived"},
+		// A quiet period whose deadline passed while a log line (a tool
+		// call, stamped after the deadline) was ahead of its run: live the
+		// line went first and the quiet found the turn going on; run at
+		// its deadline, it ended the turn (log.quiet_after_final).
+		{"timer-run-after-a-later-line.rec.jsonl", "a timer run where the live relay ran it"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			out, err := File(context.Background(), filepath.Join("testdata", tc.file), nil, Note{}, zerolog.Nop())

@@ -83,6 +83,7 @@ func File(ctx context.Context, rec string, ex *Expectation, note Note, log zerol
 	var inputs []Input
 	var start time.Time
 	cfg := relay.DefaultConfig()
+	timers := false
 	var peer *Peer
 	if st, err := os.Stat(rec); err == nil && st.IsDir() {
 		if !IsPeerRecording(rec) {
@@ -100,12 +101,13 @@ func File(ctx context.Context, rec string, ex *Expectation, note Note, log zerol
 			return out, err
 		}
 		inputs, cfg = FromRecording(lines)
+		timers = TimersRecorded(lines)
 		out.Recorded = Recorded(lines)
 		if len(inputs) > 0 {
 			start = inputs[0].At
 		}
 	}
-	tl, err := Run(ctx, inputs, Options{Config: cfg, Log: log})
+	tl, err := Run(ctx, inputs, Options{Config: cfg, Log: log, RecordedTimers: timers})
 	if err != nil {
 		return out, err
 	}

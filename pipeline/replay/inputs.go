@@ -63,9 +63,22 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 			out = append(out, Input{At: l.T, Kind: l.Kind, Path: l.Path, Gen: int64(l.Gen), End: l.End, Line: l.Line, N: l.N})
 		case relay.RecProc:
 			out = append(out, Input{At: l.T, Kind: l.Kind, Op: l.Op, Pid: l.Pid, Start: l.Start, Ancestor: l.Ancestor, OK: l.OK})
+		case relay.RecTimer:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Timer: l.Timer})
 		}
 	}
 	return out, cfg
+}
+
+// TimersRecorded reports whether the recording holds every run of the
+// relay's timers (RecTimer lines; Options.RecordedTimers).
+func TimersRecorded(lines []relay.RecordLine) bool {
+	for _, l := range lines {
+		if l.Kind == relay.RecStart {
+			return l.Timers
+		}
+	}
+	return false
 }
 
 // PeerEvent is one line of a peer (Irrlicht) recording's events.jsonl.
