@@ -18,7 +18,11 @@ type lineRecorder struct {
 	lines []RecordLine
 }
 
-func (l *lineRecorder) Record(rl RecordLine) { l.mu.Lock(); l.lines = append(l.lines, rl); l.mu.Unlock() }
+func (l *lineRecorder) Record(rl RecordLine) {
+	l.mu.Lock()
+	l.lines = append(l.lines, rl)
+	l.mu.Unlock()
+}
 
 func (l *lineRecorder) timers() []uint64 {
 	l.mu.Lock()
