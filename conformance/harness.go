@@ -334,6 +334,9 @@ func (s *Scenario) cleanup() {
 	if s.Timeline != nil {
 		s.Timeline.save(filepath.Join(s.Dir, "timeline.jsonl"))
 	}
+	if s.daemon != nil {
+		s.checkReplay()
+	}
 	if testing.Verbose() && !s.T.Failed() {
 		s.T.Logf("timeline:\n%s", s.Timeline)
 	}
@@ -349,6 +352,34 @@ func (s *Scenario) cleanup() {
 		os.RemoveAll(s.short)
 	}
 }
+
+// checkReplay replays the scenario's recording with the real `logwatch
+// replay --check`: the replay must publish the changes the daemon
+// published, in order, or the recording missed an input.
+func (s *Scenario) checkReplay() {
+	rec := filepath.Join(s.Dir, "record.jsonl")
+	if _, err := os.Stat(rec); err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	begin := time.Now()
+	out, err := exec.CommandContext(ctx, s.Bin, "replay", "--check", rec).CombinedOutput()
+	d := time.Since(begin)
+	replayMu.Lock()
+	replayWall += d
+	replays++
+	replayMu.Unlock()
+	if err != nil {
+		s.T.Errorf("logwatch replay --check %s (%s): %v\n%s", rec, d.Round(time.Millisecond), err, tail(string(out), 6000))
+	}
+}
+
+var (
+	replayMu   sync.Mutex
+	replayWall time.Duration
+	replays    int
+)
 
 // report prints what a failure needs: the timeline, each pane's screen and
 // the daemon log's tail.
@@ -752,6 +783,12 @@ func Summary(wall time.Duration) string {
 	defer latMu.Unlock()
 	var b strings.Builder
 	fmt.Fprintf(&b, "conformance: wall time %s on %d CPUs\n", wall.Round(100*time.Millisecond), runtime.NumCPU())
+	replayMu.Lock()
+	if replays > 0 {
+		fmt.Fprintf(&b, "conformance: %d replay checks took %s (%s each on average)\n", replays,
+			replayWall.Round(10*time.Millisecond), (replayWall / time.Duration(replays)).Round(time.Millisecond))
+	}
+	replayMu.Unlock()
 	by := map[string][]time.Duration{}
 	for _, l := range latencies {
 		by[l.Agent] = append(by[l.Agent], l.D)

@@ -284,7 +284,7 @@ func (r *Relay) armStartQuiet() *quietArm {
 		r.startQuiet.stop()
 	}
 	q := &quietArm{}
-	q.stop = r.clock.AfterFunc(r.cfg.TurnQuiet, func() { r.enqueue(func() { r.startQuietRan(q) }) })
+	q.stop = r.after(r.cfg.TurnQuiet, func() { r.startQuietRan(q) })
 	r.startQuiet = q
 	return q
 }

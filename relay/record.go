@@ -17,7 +17,7 @@ import (
 // A recording is one JSONL file of everything that entered the relay and
 // everything it published, each line stamped with the relay clock:
 //
-//	{"t":…,"kind":"start","config":{…}}
+//	{"t":…,"kind":"start","config":{…},"timers":true}
 //	{"t":…,"kind":"log","path":…,"session":…,"agent":…,"offset":…,"end":…,"line":…,"raw":"…"}
 //	{"t":…,"kind":"hook","agent":…,"tab":…,"payload":{…}}   (the full payload)
 //	{"t":…,"kind":"key","tab":…,"key":…,"at":…}
@@ -29,6 +29,7 @@ import (
 //	{"t":…,"kind":"proc","op":"alive"|"descends"|"watch","pid":…,"start":…,"ancestor":…,"ok":…}
 //	    (the answer to each question a step asked about processes: a replay
 //	    gives the same answers, not the replaying machine's)
+//	{"t":…,"kind":"timer","timer":…}   (an armed timer ran: a replay runs it here)
 //	{"t":…,"kind":"ack","session":…} / {"kind":"tab_closed","tab":…} / {"kind":"gone","session":…}
 //	{"t":…,"kind":"restore","state":{…}}   (a restart's saved state)
 //	{"t":…,"kind":"bootstrap_done"}
@@ -56,6 +57,7 @@ const (
 	RecExit            = "exit"             // a watched process exited
 	RecOversized       = "oversized"        // lines skipped for their length
 	RecProc            = "proc"             // an answer about a process (ProcFacts)
+	RecTimer           = "timer"            // an armed timer ran (timers.go)
 )
 
 // RecordLine is one line of a recording.
@@ -63,8 +65,9 @@ type RecordLine struct {
 	T    time.Time `json:"t"`
 	Kind string    `json:"kind"`
 
-	// start
+	// start; Timers: the recording holds every timer run (RecTimer)
 	Config *Config `json:"config,omitempty"`
+	Timers bool    `json:"timers,omitempty"`
 	// log
 	Path      string `json:"path,omitempty"`
 	Session   string `json:"session,omitempty"`
@@ -95,6 +98,8 @@ type RecordLine struct {
 	Op       string `json:"op,omitempty"`
 	Ancestor int    `json:"ancestor,omitempty"`
 	OK       bool   `json:"ok,omitempty"`
+	// timer: the number of its arming
+	Timer uint64 `json:"timer,omitempty"`
 	// change
 	Event *Event `json:"event,omitempty"`
 }

@@ -512,7 +512,7 @@ func (r *Relay) armSweep() {
 		return // nothing to poll: no idle work at all
 	}
 	r.sweepArmed = true
-	r.clock.AfterFunc(registrySweep, func() { r.enqueue(r.sweep) })
+	r.after(registrySweep, r.sweep)
 }
 
 // sweep checks every registry process whose session is live.
@@ -631,15 +631,13 @@ func (r *Relay) regDied(p *regProc) {
 		r.counters.ProcessesGone++
 	}
 	p.grace = true
-	r.clock.AfterFunc(registrySweep, func() {
-		r.enqueue(func() {
-			// Unless the file named another process meanwhile (a reused
-			// pid rewrites it, and regEntry starts afresh).
-			if p.grace && p.e.Pid == pid && p.start == start {
-				p.grace = false
-				r.regGone(p)
-			}
-		})
+	r.after(registrySweep, func() {
+		// Unless the file named another process meanwhile (a reused
+		// pid rewrites it, and regEntry starts afresh).
+		if p.grace && p.e.Pid == pid && p.start == start {
+			p.grace = false
+			r.regGone(p)
+		}
 	})
 }
 

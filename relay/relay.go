@@ -178,6 +178,8 @@ type Relay struct {
 	// submit, and the stamp of the last ambiguous turn start.
 	submits     map[string]time.Time
 	ambiguousAt time.Time
+
+	timers      timers    // armed timers, by number (timers.go)
 	recentBinds []bindRec // bindings by submit still open to a late submit
 }
 
@@ -227,7 +229,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 // SetRecorder makes the relay record its inputs and outputs. Call before Run.
 func (r *Relay) SetRecorder(rec Recorder) {
 	r.rec = rec
-	r.record(RecordLine{Kind: RecStart, Config: &r.cfg})
+	r.record(RecordLine{Kind: RecStart, Config: &r.cfg, Timers: true})
 }
 
 // Run processes work until ctx ends. It is the only goroutine that touches
@@ -647,22 +649,20 @@ func (r *Relay) armQuiet(e *entry) {
 	seen := e.lastLog
 	q := &quietArm{}
 	e.quiet = q
-	q.stop = r.clock.AfterFunc(r.cfg.TurnQuiet, func() {
-		r.enqueue(func() {
-			// Not get: a frozen session has no quiet period pending, and
-			// what froze it found its Quiet a no-op.
-			cur := r.sessions[id]
-			if cur != nil && cur.quiet == q {
-				cur.quiet = nil
-			}
-			if cur == nil || !cur.lastLog.Equal(seen) {
-				return
-			}
-			if ch, ok := cur.s.Quiet(); ok {
-				r.moved(cur)
-				r.publish(cur, ch, false)
-			}
-		})
+	q.stop = r.after(r.cfg.TurnQuiet, func() {
+		// Not get: a frozen session has no quiet period pending, and
+		// what froze it found its Quiet a no-op.
+		cur := r.sessions[id]
+		if cur != nil && cur.quiet == q {
+			cur.quiet = nil
+		}
+		if cur == nil || !cur.lastLog.Equal(seen) {
+			return
+		}
+		if ch, ok := cur.s.Quiet(); ok {
+			r.moved(cur)
+			r.publish(cur, ch, false)
+		}
 	})
 }
 

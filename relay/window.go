@@ -87,17 +87,15 @@ func (r *Relay) key(tab, key string, at time.Time) {
 	r.windows[tab] = w
 	// The window runs from the press, not from when its report arrived.
 	left := max(r.cfg.InterruptWindow-r.clock.Now().Sub(at), 0)
-	w.stop = append(w.stop, r.clock.AfterFunc(left, func() {
-		r.enqueue(func() {
-			if r.windows[tab] == w && !w.expired {
-				r.counters.InterruptsUnconfirmed++
-				for _, stop := range w.stop {
-					stop()
-				}
-				w.stop, w.expired = nil, true
-				r.log.Debug().Str("tab", tab).Str("session", w.session).Msg("key not confirmed by the log")
+	w.stop = append(w.stop, r.after(left, func() {
+		if r.windows[tab] == w && !w.expired {
+			r.counters.InterruptsUnconfirmed++
+			for _, stop := range w.stop {
+				stop()
 			}
-		})
+			w.stop, w.expired = nil, true
+			r.log.Debug().Str("tab", tab).Str("session", w.session).Msg("key not confirmed by the log")
+		}
 	}))
 	r.poke(tab, w, e.path)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -12,10 +13,10 @@ import (
 )
 
 func newReplayCmd(a *app) *cobra.Command {
-	var asJSON bool
+	var asJSON, check bool
 	var expect, notePath string
 	cmd := &cobra.Command{
-		Use:   "replay [--json] [--expect expected.jsonl [--note NOTE.json]] RECORDING...",
+		Use:   "replay [--json] [--check] [--expect expected.jsonl [--note NOTE.json]] RECORDING...",
 		Short: "Replay a recording through the real watcher, parsers and relay and print the state timeline",
 		Long: `RECORDING is a file written by 'logwatch run --record', or a peer recording folder
 holding events.jsonl and transcript.jsonl (shared/realworld/irrlicht-scenarios).
@@ -24,7 +25,11 @@ keys are injected at their recorded times, and time is virtual: the same
 recording gives the same timeline, byte for byte.
 
 --expect checks the timeline against a phase file (expected.jsonl) and exits 1
-with the failing phases; --note names phases that differ by design.`,
+with the failing phases; --note names phases that differ by design.
+
+--check compares the replayed changes (seq, session, agent, tab, state,
+reason, source, rule, detail) with those the recording says the daemon
+published, and exits 1 with the first that differs.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ex *replay.Expectation
@@ -41,11 +46,18 @@ with the failing phases; --note names phases that differ by design.`,
 					return withCode(exitUsage, err)
 				}
 			}
-			failed := 0
+			failed, diverged := 0, 0
 			for _, rec := range args {
 				out, err := replay.File(cmd.Context(), rec, ex, note, a.log)
 				if err != nil {
 					return withCode(exitUsage, fmt.Errorf("%s: %w", rec, err))
+				}
+				if check {
+					if err := out.Check(); errors.Is(err, replay.ErrPeerCheck) {
+						return withCode(exitUsage, fmt.Errorf("%s: --check: %w", rec, err))
+					} else if err != nil {
+						diverged++
+					}
 				}
 				if asJSON {
 					enc := json.NewEncoder(termsafe.JSON(a.stdout))
@@ -55,8 +67,14 @@ with the failing phases; --note names phases that differ by design.`,
 					}
 				} else {
 					writeReplay(a, out)
+					if check {
+						writeCheck(a, out)
+					}
 				}
 				failed += out.Failed
+			}
+			if diverged > 0 {
+				return withCode(exitFindings, fmt.Errorf("%d recording(s) replay to other changes than they recorded", diverged))
 			}
 			if failed > 0 {
 				return withCode(exitFindings, fmt.Errorf("%d phase(s) failed", failed))
@@ -65,6 +83,7 @@ with the failing phases; --note names phases that differ by design.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the timeline (and phases) as JSON")
+	cmd.Flags().BoolVar(&check, "check", false, "exit 1 unless the replay publishes the changes the recording holds")
 	cmd.Flags().StringVar(&expect, "expect", "", "check the timeline against this expected.jsonl")
 	cmd.Flags().StringVar(&notePath, "note", "", "hook fields and deliberate differences for a peer scenario (testdata/replay)")
 	return cmd
@@ -93,4 +112,13 @@ func writeReplay(a *app, out replay.Report) {
 		}
 	}
 	fmt.Fprintf(a.stdout, "  %d/%d phases passed\n", out.Passed, len(out.Phases))
+}
+
+// writeCheck prints the outcome of --check.
+func writeCheck(a *app, out replay.Report) {
+	if out.Diverged == nil {
+		fmt.Fprintf(a.stdout, "  SAME  the replay published the %d recorded changes\n", len(out.Recorded))
+		return
+	}
+	fmt.Fprintf(a.stdout, "  DIFF  %s\n", termsafe.Text(out.Diverged.Error()))
 }

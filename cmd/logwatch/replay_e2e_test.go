@@ -88,6 +88,23 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "key.confirmed") {
 		t.Fatalf("text replay: %d\n%s", code, text)
 	}
+	if text, stderr, code := cli(t, nil, "replay", "--check", rec); code != 0 || !strings.Contains(text, "SAME  the replay published the") {
+		t.Fatalf("replay --check: exit %d\n%s\n%s", code, text, stderr)
+	}
+
+	// A recording whose published changes the replay does not reproduce
+	// (here: one edited) fails --check with the first differing change.
+	b, _ := os.ReadFile(rec)
+	forged := filepath.Join(recDir, "forged.rec.jsonl")
+	write(t, forged, strings.Replace(string(b), `"reason":"acknowledged"`, `"reason":"forged"`, 1))
+	text, stderr, code = cli(t, nil, "replay", "--check", forged)
+	if code != 1 || !strings.Contains(text, "recorded: seq=") || !strings.Contains(text, "/forged source=api") ||
+		!strings.Contains(text, "/acknowledged source=api") || !strings.Contains(stderr, "replay to other changes") {
+		t.Fatalf("forged recording: exit %d\n%s\n%s", code, text, stderr)
+	}
+	if _, stderr, code := cli(t, nil, "replay", "--check", "--json", forged); code != 1 || !strings.Contains(stderr, "1 recording(s)") {
+		t.Fatalf("forged recording, --json: exit %d %s", code, stderr)
+	}
 }
 
 // recordedEvent is one change a live daemon published, as its recording
@@ -152,6 +169,10 @@ func TestReplayPeerScenarioCLI(t *testing.T) {
 	out, _, code = cli(t, nil, "replay", "--expect", exp, recs[0])
 	if code != 1 || !strings.Contains(out, "FAIL  never_waits: no transition to waiting") {
 		t.Fatalf("exit %d\n%s", code, out)
+	}
+	// A peer recording holds no changes of ours to check against.
+	if _, stderr, code := cli(t, nil, "replay", "--check", recs[0]); code != 2 || !strings.Contains(stderr, "no published changes") {
+		t.Fatalf("--check on a peer recording: exit %d %s", code, stderr)
 	}
 }
 

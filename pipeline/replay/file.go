@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -41,6 +42,30 @@ type Report struct {
 	Phases    []Checked `json:"phases,omitempty"`
 	Passed    int       `json:"passed"`
 	Failed    int       `json:"failed"`
+	// Recorded is what a logwatch recording says was published (a peer
+	// recording has none: Peer).
+	Recorded []Entry `json:"-"`
+	Peer     bool    `json:"-"`
+	// Diverged is, after Check, the first change the replay did not
+	// reproduce.
+	Diverged *Divergence `json:"diverged,omitempty"`
+}
+
+// ErrPeerCheck: a peer recording holds no published changes of ours to
+// compare a replay with.
+var ErrPeerCheck = errors.New("a peer recording holds no published changes to check against")
+
+// Check compares the replayed timeline with the recorded one and returns
+// the first divergence (also kept in Diverged).
+func (r *Report) Check() error {
+	if r.Peer {
+		return ErrPeerCheck
+	}
+	if d := Compare(r.Recorded, r.Timeline); d != nil {
+		r.Diverged = d
+		return d
+	}
+	return nil
 }
 
 // Checked is a checked phase; ByDesign is the note's reason when a failing
@@ -58,6 +83,7 @@ func File(ctx context.Context, rec string, ex *Expectation, note Note, log zerol
 	var inputs []Input
 	var start time.Time
 	cfg := relay.DefaultConfig()
+	timers := false
 	var peer *Peer
 	if st, err := os.Stat(rec); err == nil && st.IsDir() {
 		if !IsPeerRecording(rec) {
@@ -68,17 +94,20 @@ func File(ctx context.Context, rec string, ex *Expectation, note Note, log zerol
 			return out, err
 		}
 		inputs, start = peer.Inputs, peer.Start
+		out.Peer = true
 	} else {
 		lines, err := relay.ReadRecording(rec)
 		if err != nil {
 			return out, err
 		}
 		inputs, cfg = FromRecording(lines)
+		timers = TimersRecorded(lines)
+		out.Recorded = Recorded(lines)
 		if len(inputs) > 0 {
 			start = inputs[0].At
 		}
 	}
-	tl, err := Run(ctx, inputs, Options{Config: cfg, Log: log})
+	tl, err := Run(ctx, inputs, Options{Config: cfg, Log: log, RecordedTimers: timers})
 	if err != nil {
 		return out, err
 	}

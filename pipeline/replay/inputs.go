@@ -37,19 +37,14 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 		case relay.RecHook:
 			out = append(out, Input{At: l.T, Kind: relay.RecHook, HookAgent: l.Agent, Tab: l.Tab, Payload: l.Payload})
 		case relay.RecKey:
-			at := l.T
+			// Applied where its report arrived, stamped when pressed: a
+			// report can come after lines the agent wrote since the press,
+			// and the relay took those first.
+			in := Input{At: l.T, Kind: relay.RecKey, Tab: l.Tab, Key: l.Key}
 			if l.At != nil {
-				at = *l.At
+				in.Pressed = *l.At
 			}
-			// A key reported with its tab's process (key --pid) is stamped
-			// when pressed, before the report's step recorded the process:
-			// the process comes first still.
-			for i := len(out) - 1; i >= 0 && (out[i].Kind == relay.RecTabProcess || out[i].Kind == relay.RecProc); i-- {
-				if out[i].Kind == relay.RecTabProcess && out[i].Tab == l.Tab && out[i].At.After(at) {
-					out[i].At = at
-				}
-			}
-			out = append(out, Input{At: at, Kind: relay.RecKey, Tab: l.Tab, Key: l.Key})
+			out = append(out, in)
 		case relay.RecAck:
 			out = append(out, Input{At: l.T, Kind: relay.RecAck, Session: l.Session})
 		case relay.RecTabClosed:
@@ -68,9 +63,22 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 			out = append(out, Input{At: l.T, Kind: l.Kind, Path: l.Path, Gen: int64(l.Gen), End: l.End, Line: l.Line, N: l.N})
 		case relay.RecProc:
 			out = append(out, Input{At: l.T, Kind: l.Kind, Op: l.Op, Pid: l.Pid, Start: l.Start, Ancestor: l.Ancestor, OK: l.OK})
+		case relay.RecTimer:
+			out = append(out, Input{At: l.T, Kind: l.Kind, Timer: l.Timer})
 		}
 	}
 	return out, cfg
+}
+
+// TimersRecorded reports whether the recording holds every run of the
+// relay's timers (RecTimer lines; Options.RecordedTimers).
+func TimersRecorded(lines []relay.RecordLine) bool {
+	for _, l := range lines {
+		if l.Kind == relay.RecStart {
+			return l.Timers
+		}
+	}
+	return false
 }
 
 // PeerEvent is one line of a peer (Irrlicht) recording's events.jsonl.

@@ -13,7 +13,7 @@ import (
 // any tab process, unknown kinds).
 func FuzzFromRecording(f *testing.F) {
 	f.Add([]byte(`{"kind":"registry","start":5}` + "\n" + `{"kind":"tab_process","tab":"t","pid":7,"start":1}` + "\n" +
-		`{"kind":"proc","op":"alive","pid":7,"start":1,"ok":true}` + "\n" + `{"kind":"key","tab":"t","key":"esc","at":"2026-01-01T00:00:00Z"}`))
+		`{"kind":"proc","op":"alive","pid":7,"start":1,"ok":true}` + "\n" + `{"kind":"timer","timer":3}` + "\n" + `{"kind":"key","tab":"t","key":"esc","at":"2026-01-01T00:00:00Z"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var lines []relay.RecordLine
 		for _, ln := range bytes.Split(b, []byte("\n")) {
@@ -23,6 +23,8 @@ func FuzzFromRecording(f *testing.F) {
 			}
 		}
 		inputs, _ := FromRecording(lines)
+		Compare(Recorded(lines), nil)
+		TimersRecorded(lines)
 		fs := newFacts(inputs)
 		for _, in := range inputs {
 			fs.Alive(in.Pid, in.Start)

@@ -43,6 +43,7 @@ type Input struct {
 	Tab       string
 	Payload   []byte
 	Key       string
+	Pressed   time.Time // a key's press (zero: when applied)
 	Session   string
 
 	// registry, registry_removed, registry_listed, exit, tab_process,
@@ -56,6 +57,7 @@ type Input struct {
 	Op       string
 	Ancestor int
 	OK       bool
+	Timer    uint64 // timer: the arming that ran
 }
 
 // Entry is one published change on the replayed timeline.
@@ -82,7 +84,10 @@ type Options struct {
 	// Wait bounds how long the replay waits (wall time) for the watcher to
 	// deliver one write.
 	Wait time.Duration
-	Log  zerolog.Logger
+	// RecordedTimers runs the relay's timers where the recording's timer
+	// inputs say, not when the clock passes their deadlines.
+	RecordedTimers bool
+	Log            zerolog.Logger
 }
 
 // ErrStalled is returned when the watcher did not deliver a write in time.
@@ -150,6 +155,9 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 	cfg := opt.Config
 	cfg.Roots = rootList
 	r := relay.New(cfg, clock, w, opt.Log)
+	if opt.RecordedTimers {
+		r.ReplayTimers()
+	}
 	// What the recorded relay learnt of processes, not this machine's /proc.
 	r.SetProcFacts(newFacts(inputs))
 	for _, in := range inputs {
@@ -259,7 +267,7 @@ func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, roots map[pa
 		// of the recording, not a replay failure.
 		_ = r.Hook(ctx, in.HookAgent, in.Tab, relocate(in.Payload, in.HookAgent, roots))
 	case relay.RecKey:
-		_ = r.Key(ctx, in.Tab, in.Key, in.At)
+		_ = r.Key(ctx, in.Tab, in.Key, in.Pressed)
 	case relay.RecAck:
 		_ = r.Ack(ctx, in.Session)
 	case relay.RecTabClosed:
@@ -278,6 +286,8 @@ func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, roots map[pa
 		r.RegistryListed()
 	case relay.RecExit:
 		r.ProcessExited(in.Pid, in.Start)
+	case relay.RecTimer:
+		r.RunTimer(in.Timer)
 	case relay.RecOversized:
 		a := agentOf(in.Path)
 		r.Oversized(relay.LogLine{Path: filepath.Join(roots[a], LayoutPath(a, in.Path)), Gen: int(in.Gen),
