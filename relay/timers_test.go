@@ -59,8 +59,8 @@ func TestTimerRunsRecorded(t *testing.T) {
 		}
 		h.sub = sub
 		h.r.BootstrapDone()
-		h.line(parsers.AgentClaude, "q1", `{"type":"user","sessionId":"q1","cwd":"/w","message":{"role":"user","content":"hi"}}`, false)
-		h.line(parsers.AgentClaude, "q1", `{"type":"assistant","sessionId":"q1","message":{"role":"assistant","stop_reason":"end_turn","content":[{"type":"text","text":"ok"}]}}`, false)
+		h.line(claude, "q1", `{"type":"user","sessionId":"q1","cwd":"/w","message":{"role":"user","content":"hi"}}`, false)
+		h.line(claude, "q1", `{"type":"assistant","sessionId":"q1","message":{"role":"assistant","stop_reason":"end_turn","content":[{"type":"text","text":"ok"}]}}`, false)
 		h.expect("working/prompt/log.turn_start")
 		return h, rec
 	}
