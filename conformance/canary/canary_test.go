@@ -149,3 +149,18 @@ func pinned(t *testing.T) []agents.Agent {
 	t.Helper()
 	return agents.Pinned()
 }
+
+// TestKnownSet: the committed known set reads and covers every pinned
+// agent that the live suite drives.
+func TestKnownSet(t *testing.T) {
+	known, err := ReadCatalogue("known.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range agents.Pinned() {
+		k := known[a.Name]
+		if k == nil || len(k.LineTypes) == 0 {
+			t.Errorf("known.json has no line types of %s", a.Name)
+		}
+	}
+}

@@ -11,6 +11,7 @@
 //	go run ./conformance/canary -raise       # and raise the pins when green
 //	go run ./conformance/canary -pins        # the pinned releases: must show no drift
 //	go run ./conformance/canary -scan DIR    # only the drift of captures already made
+//	go run ./conformance/canary -scan DIR -raise   # and add them to the known set
 package main
 
 import (
@@ -59,7 +60,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.BoolVar(&o.raise, "raise", false, "when the suite is green, raise the pins and add the new releases' catalogue to the known set")
 	fs.StringVar(&o.out, "out", filepath.Join(os.TempDir(), "logwatch-canary"), "where the installs' captures and the report go")
 	fs.StringVar(&o.known, "known", filepath.Join(repoDir(), "conformance", "canary", "known.json"), "the known set")
-	fs.StringVar(&o.scan, "scan", "", "only scan captures under this directory against the known set (no install, no run)")
+	fs.StringVar(&o.scan, "scan", "", "only scan captures under this directory against the known set (no install, no run; with -raise, add them to it)")
 	fs.StringVar(&o.run, "run", "", "run only the conformance tests matching this (go test -run)")
 	agentList := fs.String("agent", "", "comma-separated agents (default: every pinned one)")
 	if err := fs.Parse(args); err != nil {
@@ -79,6 +80,15 @@ func run(args []string, stdout io.Writer) error {
 		}
 		drift := s.Against(known)
 		writeDrift(stdout, drift)
+		if o.raise {
+			// Captures of a green run (of the pins, say) become known.
+			known.Merge(s.Cat)
+			if err := known.Write(o.known); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "added the captures' catalogue to %s: review and commit it\n", o.known)
+			return nil
+		}
 		if len(drift) > 0 {
 			return errRed
 		}
