@@ -173,3 +173,13 @@ func piDoctor(t *testing.T, env []string) doctor.Finding {
 	}
 	return findingOf(rep.Checks, "pi hooks")
 }
+
+// TestVerifyPiCaptures: verify reads the real pi's files through the seam
+// (parsers/pi, registered in parsers/all) and every hand-written
+// expectation beside them holds.
+func TestVerifyPiCaptures(t *testing.T) {
+	stdout, stderr, code := cli(t, nil, "verify", filepath.Join("..", "..", "parsers", "pi", "testdata", "captures"))
+	if code != 0 || !strings.Contains(stdout, "(pi=6)") || strings.Contains(stdout, "MISMATCH") {
+		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}

@@ -63,6 +63,9 @@ func Spec() parsers.Spec {
 		},
 		Home:      "${PI_CODING_AGENT_DIR:-~/.pi/agent}",
 		KnownGood: agents.KnownGood(string(Name)),
+		// Without the extension nothing names a session's tab: its turn
+		// start binds to the tab whose Enter came just before.
+		BindBySubmit: true,
 	}
 }
 
