@@ -71,6 +71,9 @@ type OpenAIReply struct {
 	// InputTokens is the usage reported (0: 100). Near the context window
 	// it makes Codex compact before its next request.
 	InputTokens int
+	// Tool names the function a chat completion calls with {"command":
+	// Exec} (default "bash", pi's shell tool).
+	Tool string
 }
 
 // Request kinds.
@@ -198,7 +201,11 @@ func (s *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	chat := r.URL.Path == "/v1/chat/completions"
 	req := openaiClassify(body)
+	if chat {
+		req = openaiChatClassify(body)
+	}
 	req.At, req.Method, req.Path = time.Now().UTC(), r.Method, r.URL.Path
 	if r.Header.Get("Content-Encoding") != "" {
 		req.Kind = OpenAIReqOther
@@ -214,11 +221,16 @@ func (s *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 	s.record(req, body)
 	s.mu.Unlock()
 
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" || req.Kind == OpenAIReqOther {
-		http.Error(w, `{"error":{"message":"the fake serves only POST /v1/responses, uncompressed"}}`, http.StatusNotFound)
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" && !chat || req.Kind == OpenAIReqOther {
+		http.Error(w, `{"error":{"message":"the fake serves only POST /v1/responses and /v1/chat/completions, uncompressed"}}`, http.StatusNotFound)
 		return
 	}
-	outcome := s.stream(r.Context(), w, req.N, s.script(req))
+	var outcome string
+	if chat {
+		outcome = s.streamChat(r.Context(), w, req.N, s.script(req))
+	} else {
+		outcome = s.stream(r.Context(), w, req.N, s.script(req))
+	}
 	s.mu.Lock()
 	for i := range s.reqs {
 		if s.reqs[i].N == req.N {
@@ -390,4 +402,106 @@ func openaiChunks(text string, n int) []string {
 		text = text[k:]
 	}
 	return out
+}
+
+// openaiChatClassify reads what a chat-completions client (pi) asked for:
+// the last user message's text, a tool result when the conversation ends
+// on one, a compaction when the system prompt is a summariser's.
+func openaiChatClassify(body []byte) OpenAIRequest {
+	var in struct {
+		Tools    []json.RawMessage `json:"tools"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil || len(in.Messages) == 0 {
+		return OpenAIRequest{Kind: OpenAIReqOther}
+	}
+	req := OpenAIRequest{Tools: len(in.Tools), Kind: OpenAIReqTurn}
+	for _, m := range in.Messages {
+		if m.Role == "user" {
+			req.LastUser = openaiInputText(m.Content)
+		}
+	}
+	switch last := in.Messages[len(in.Messages)-1]; {
+	case in.Messages[0].Role == "system" && strings.Contains(openaiInputText(in.Messages[0].Content), "context summarization assistant"):
+		req.Kind = OpenAIReqCompact
+	case last.Role == "tool":
+		req.Kind = OpenAIReqToolResult
+	}
+	return req
+}
+
+// streamChat writes one chat-completions SSE stream (data: chunks, a usage
+// chunk, [DONE]) and says how it ended.
+func (s *OpenAI) streamChat(ctx context.Context, w http.ResponseWriter, n int, rep OpenAIReply) string {
+	fl, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	id := fmt.Sprintf("chatcmpl-%d", n)
+	send := func(v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return err
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		return ctx.Err()
+	}
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": "fake-model",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	finish := "stop"
+	if rep.Exec != "" {
+		tool := rep.Tool
+		if tool == "" {
+			tool = "bash"
+		}
+		args, _ := json.Marshal(map[string]any{"command": rep.Exec})
+		call := map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", n), "type": "function",
+			"function": map[string]any{"name": tool, "arguments": string(args)}}
+		if send(chunk(map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{call}}, nil)) != nil {
+			return "client_gone"
+		}
+		finish = "tool_calls"
+	} else {
+		if send(chunk(map[string]any{"role": "assistant", "content": ""}, nil)) != nil {
+			return "client_gone"
+		}
+		for _, d := range openaiChunks(rep.Text, rep.Chunks) {
+			if rep.Delay > 0 {
+				select {
+				case <-ctx.Done():
+					return "client_gone"
+				case <-time.After(rep.Delay):
+				}
+			}
+			if send(chunk(map[string]any{"content": d}, nil)) != nil {
+				return "client_gone"
+			}
+		}
+	}
+	in := rep.InputTokens
+	if in == 0 {
+		in = 100
+	}
+	if send(chunk(map[string]any{}, finish)) != nil ||
+		send(map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": "fake-model",
+			"choices": []any{}, "usage": map[string]any{"prompt_tokens": in, "completion_tokens": 20, "total_tokens": in + 20}}) != nil {
+		return "client_gone"
+	}
+	if _, err := fmt.Fprint(w, "data: [DONE]\n\n"); err != nil || ctx.Err() != nil {
+		return "client_gone"
+	}
+	if fl != nil {
+		fl.Flush()
+	}
+	return "complete"
 }

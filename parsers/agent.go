@@ -122,6 +122,27 @@ type Hooks struct {
 	// InstallNote is printed after an install; DoctorNote beside an
 	// installed set (what else must happen before the hooks run).
 	InstallNote, DoctorNote string
+
+	// Extension, when set, is how the agent takes hooks instead of a
+	// settings file: it loads a module (an extension, a plugin) that
+	// logwatch writes whole, which forwards the agent's events as Events.
+	Extension *Extension
+}
+
+// Extension is a hook module logwatch owns as a whole file: install writes
+// it, uninstall removes it, and a file there that is not logwatch's is
+// never touched.
+type Extension struct {
+	// Dir is the user scope's directory (a configuration path);
+	// ProjectDir the project scope's, relative to the working directory.
+	Dir, ProjectDir string
+	File            string // the module's file name in either
+	// Source is the module for the logwatch binary at bin (an absolute
+	// path): what install writes.
+	Source func(bin string) []byte
+	// BinOf reads back the binary a module runs, and whether the module is
+	// logwatch's at all (of any release).
+	BinOf func(src []byte) (bin string, ours bool)
 }
 
 // Registry is an agent's live session registry: one file per running

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,10 +30,24 @@ func newHooksCmd(a *app) *cobra.Command {
 	names := agentsettings.Agents()
 	agentsArg := strings.Join(names, "|")
 	var files strings.Builder
+	var modules strings.Builder
 	for _, s := range parsers.All() {
 		if s.Hooks.Settings != "" {
 			fmt.Fprintf(&files, "\n  %-8s %s (--scope project: %s)", s.Name, s.Hooks.Settings, s.Hooks.ProjectSettings)
 		}
+		if x := s.Hooks.Extension; x != nil {
+			fmt.Fprintf(&modules, "\n  %-8s %s (--scope project: %s)", s.Name,
+				filepath.Join(x.Dir, x.File), filepath.Join(x.ProjectDir, x.File))
+		}
+	}
+	if modules.Len() > 0 {
+		modules.WriteString(`
+
+For these agents, which load hook modules rather than read a settings file,
+install writes logwatch's module whole (it forwards the agent's events to
+"logwatch hook") and uninstall removes exactly that file; a file there that
+logwatch did not write is left alone and reported.`)
+		modules.WriteString("\n")
 	}
 	cmd := &cobra.Command{
 		Use:   "hooks install|uninstall --agent " + agentsArg,
@@ -44,7 +59,7 @@ Every other key, the file's indentation, key order and comments are kept; only
 logwatch's own entries (any command running a binary named logwatch with
 "hook") are added, updated or removed. Running it twice changes nothing. The
 previous file is kept as FILE.logwatch-bak and the new one is written
-atomically. --dry-run prints the change as a diff instead.`,
+atomically. --dry-run prints the change as a diff instead.` + modules.String(),
 	}
 	opts := &hooksOptions{}
 	flags := func(c *cobra.Command) {
@@ -107,7 +122,7 @@ func hooksRun(opts *hooksOptions) error {
 	for _, ag := range opts.agents {
 		spec, ok := agentsettings.Lookup(strings.ToLower(ag))
 		if !ok {
-			return withCode(exitUsage, fmt.Errorf("unknown --agent %q: want claude or codex", ag))
+			return withCode(exitUsage, fmt.Errorf("unknown --agent %q: want %s", ag, strings.Join(agentsettings.Agents(), " or ")))
 		}
 		path := opts.file
 		if path == "" {
@@ -126,7 +141,7 @@ func hooksRun(opts *hooksOptions) error {
 				return withCode(exitUsage, err)
 			}
 		}
-		if err := agentsettings.Edit(opts.out, agentsettings.Target{Spec: spec, Path: path}, command, opts.install, opts.dryRun); err != nil {
+		if err := agentsettings.Edit(opts.out, agentsettings.Target{Spec: spec, Path: path, Bin: b}, command, opts.install, opts.dryRun); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -28,7 +28,8 @@ var allowed = map[string][]string{
 	"parsers":            {},
 	"parsers/claude":     {"conformance/agents", "parsers"},
 	"parsers/codex":      {"conformance/agents", "parsers"},
-	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex"},
+	"parsers/pi":         {"conformance/agents", "parsers"},
+	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/pi"},
 	"parsers/parsertest": {"parsers"},
 	// A third agent declared in its test's testdata and built into the
 	// binary by that test alone (go build -overlay): the seam's proof.

@@ -14,6 +14,7 @@ import (
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/parsers/codex"
+	"github.com/logwatch/logwatch/parsers/pi"
 )
 
 // benchRealworld is where the real sample logs live, relative to this
@@ -31,7 +32,11 @@ type benchFile struct {
 // counted, as on disk). It skips the benchmark when the samples are absent.
 func benchLoad(b *testing.B, agent string) ([]benchFile, int64) {
 	b.Helper()
-	root := filepath.Join(benchRealworld, agent)
+	return benchLoadDir(b, filepath.Join(benchRealworld, agent))
+}
+
+func benchLoadDir(b *testing.B, root string) ([]benchFile, int64) {
+	b.Helper()
 	if _, err := os.Stat(root); err != nil {
 		b.Skipf("no real samples at %s: %v", root, err)
 	}
@@ -73,7 +78,11 @@ func benchLoad(b *testing.B, agent string) ([]benchFile, int64) {
 // cost without re-growing fastjson's scratch space per file (for Codex it
 // also carries per-file state across files, which only makes it do less).
 func benchParse(b *testing.B, agent string, newParser func() parsers.Parser) {
-	files, total := benchLoad(b, agent)
+	benchParseDir(b, filepath.Join(benchRealworld, agent), newParser)
+}
+
+func benchParseDir(b *testing.B, root string, newParser func() parsers.Parser) {
+	files, total := benchLoadDir(b, root)
 	for _, reuse := range []bool{false, true} {
 		name := "new-per-file"
 		if reuse {
@@ -101,6 +110,13 @@ func benchParse(b *testing.B, agent string, newParser func() parsers.Parser) {
 
 func BenchmarkClaudeParse(b *testing.B) {
 	benchParse(b, "claude", func() parsers.Parser { return claude.NewClaude() })
+}
+
+// BenchmarkPiParse is pi's parser over the real pi's files the live suite
+// captured (parsers/pi/testdata/captures): its MB/s within 1.5× of
+// BenchmarkClaudeParse's in the same run is issue 25's bound.
+func BenchmarkPiParse(b *testing.B) {
+	benchParseDir(b, filepath.Join("..", "pi", "testdata", "captures"), func() parsers.Parser { return pi.NewParser() })
 }
 
 func BenchmarkCodexParse(b *testing.B) {

@@ -19,28 +19,41 @@ import (
 	"github.com/logwatch/logwatch/relay/secret"
 )
 
-// Target is one agent's settings file to edit.
+// Target is one agent's settings file (or hook module) to edit.
 type Target struct {
 	Spec Spec
 	Path string
+	// Bin is the logwatch binary the hooks run, by absolute path: a hook
+	// module names it in its source.
+	Bin string
 }
 
 // SettingsPath is where an agent reads hooks for a scope: the user's file
-// or the project's (relative to the working directory).
+// or the project's (relative to the working directory); for an agent that
+// loads a module, the module's path in the user's or the project's
+// directory.
 func SettingsPath(agent, scope string) (string, error) {
 	ag := parsers.Lookup(parsers.Agent(agent))
-	if ag == nil || ag.Hooks.Settings == "" {
+	ext := (*parsers.Extension)(nil)
+	if ag != nil {
+		ext = ag.Hooks.Extension
+	}
+	if ag == nil || ag.Hooks.Settings == "" && ext == nil {
 		return "", fmt.Errorf("unknown --agent %q: want %s", agent, strings.Join(Agents(), " or "))
+	}
+	user, project := ag.Hooks.Settings, ag.Hooks.ProjectSettings
+	if ext != nil {
+		user, project = filepath.Join(ext.Dir, ext.File), filepath.Join(ext.ProjectDir, ext.File)
 	}
 	switch scope {
 	case "user", "":
-		return config.ExpandPath(ag.Hooks.Settings), nil
+		return config.ExpandPath(user), nil
 	case "project":
 		wd, err := os.Getwd()
 		if err != nil {
 			return "", err
 		}
-		return filepath.Join(wd, ag.Hooks.ProjectSettings), nil
+		return filepath.Join(wd, project), nil
 	}
 	return "", fmt.Errorf("unknown --scope %q: want user or project", scope)
 }
@@ -68,6 +81,9 @@ const MaxSettingsBytes = 16 << 20
 // Edit applies install or uninstall to one settings file, saying on w what
 // it did (with dryRun, the diff it would apply).
 func Edit(w io.Writer, t Target, command string, install, dryRun bool) error {
+	if t.Spec.ext != nil {
+		return editModule(w, t, install, dryRun)
+	}
 	// Write through a symlink (dotfile managers link settings files), not
 	// over it.
 	path := t.Path
@@ -119,12 +135,20 @@ func Edit(w io.Writer, t Target, command string, install, dryRun bool) error {
 		what := "hooks for " + fmt.Sprint(len(t.Spec.Events)) + " events"
 		fmt.Fprintf(w, "%s: %s logwatch %s in %s%s\n", t.Spec.Agent, verb, what, t.Path, backup)
 	}
-	if install && t.Spec.note != "" {
-		prefix := t.Spec.Agent + ": "
-		indent := "\n" + strings.Repeat(" ", len(prefix))
-		fmt.Fprint(w, prefix+strings.ReplaceAll(t.Spec.note, "\n", indent)+"\n")
+	if install {
+		t.Spec.printNote(w)
 	}
 	return nil
+}
+
+// printNote prints what else must happen before installed hooks run.
+func (h Spec) printNote(w io.Writer) {
+	if h.note == "" {
+		return
+	}
+	prefix := h.Agent + ": "
+	indent := "\n" + strings.Repeat(" ", len(prefix))
+	fmt.Fprint(w, prefix+strings.ReplaceAll(h.note, "\n", indent)+"\n")
 }
 
 // BackupSuffix names the copy of the previous file Edit keeps beside it.

@@ -39,7 +39,14 @@ type Spec struct {
 	// an install (parsers.Hooks.InstallNote).
 	httpOK bool
 	note   string
+	// ext: the agent takes a module logwatch writes whole (extension.go)
+	// instead of handlers merged into a settings file.
+	ext *parsers.Extension
 }
+
+// IsFile reports whether the agent's hooks are a module file logwatch
+// writes whole rather than entries in a settings file.
+func (h Spec) IsFile() bool { return h.ext != nil }
 
 // WithHTTP is spec writing http handlers to url with secret. PermissionRequest
 // is left out (and a logwatch handler there removed): Claude Code has been
@@ -102,7 +109,7 @@ func Lookup(agent string) (Spec, bool) {
 	}
 	h := ag.Hooks
 	sp := Spec{Agent: agent, Events: slices.Clone(h.Events), Retired: slices.Clone(h.Retired), timeout: h.Timeout,
-		toolEvent: map[string]bool{}, httpOK: h.HTTP, note: h.InstallNote}
+		toolEvent: map[string]bool{}, httpOK: h.HTTP, note: h.InstallNote, ext: h.Extension}
 	if h.Matcher != "" {
 		m := h.Matcher
 		sp.matcher = &m

@@ -371,6 +371,9 @@ func checkHooks(env Env, agent string, scan logScan) Finding {
 	}
 	path, _ := agentsettings.SettingsPath(agent, "user")
 	fix := "logwatch hooks install --agent " + agent
+	if spec.IsFile() {
+		return checkModule(f, spec, path, fix)
+	}
 	src, err := safeopen.ReadFile(path, agentsettings.MaxSettingsBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		f.Status, f.Summary, f.Fix = Fail, path+" cannot be read: "+err.Error(), "fix its permissions, then "+fix
@@ -441,6 +444,38 @@ func checkHooks(env Env, agent string, scan logScan) Finding {
 		}
 	}
 	f.Details = append(f.Details, versionNote...)
+	return f
+}
+
+// checkModule is checkHooks for an agent that loads logwatch's hook module
+// (a file logwatch writes whole): installed, logwatch's, current, and
+// running a binary that is there.
+func checkModule(f Finding, spec agentsettings.Spec, path, fix string) Finding {
+	st, err := spec.Module(path)
+	switch {
+	case err != nil:
+		f.Status, f.Summary, f.Fix = Fail, path+" cannot be read: "+err.Error(), "fix it, then "+fix
+	case !st.Exists:
+		f.Status, f.Summary = Fail, "not installed ("+path+" absent): without it the states come from the log alone, and later"
+		f.Fix = fix
+	case !st.Ours:
+		f.Status, f.Summary = Fail, path+" is not logwatch's extension: logwatch leaves it alone"
+		f.Fix = "move it aside, then " + fix
+	case st.Bin == "" || !filepath.IsAbs(st.Bin):
+		f.Status, f.Summary, f.Fix = Fail, path+" names no logwatch binary by absolute path", fix+" (rewrites it)"
+	case !st.Current:
+		f.Status, f.Summary, f.Fix = Fail, path+" is an older logwatch extension", fix+" (rewrites it)"
+	default:
+		if fi, err := os.Stat(st.Bin); err != nil || fi.Mode()&0o111 == 0 {
+			f.Status, f.Summary = Fail, path+" runs a binary that is not there"
+			f.Details, f.Fix = []string{"no executable at " + st.Bin}, fix+" (updates the path)"
+			break
+		}
+		f.Status, f.Summary = OK, fmt.Sprintf("installed and current in %s (forwards %d events)", path, len(spec.Events))
+		if s := parsers.Lookup(parsers.Agent(spec.Agent)); s.Hooks.DoctorNote != "" {
+			f.Details = []string{s.Hooks.DoctorNote}
+		}
+	}
 	return f
 }
 

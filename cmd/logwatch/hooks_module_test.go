@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/setup/doctor"
+)
+
+// TestHooksModuleCLI is `logwatch hooks install|uninstall --agent pi` as a
+// user runs it: pi loads extensions, so install writes logwatch's one file
+// whole (--dry-run shows it, a second install changes nothing, an older one
+// is rewritten), doctor says installed and current, uninstall removes that
+// file and nothing beside it, and a file at its path that logwatch did not
+// write is neither replaced nor removed.
+func TestHooksModuleCLI(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "LOGWATCH_SOCKET=/nonexistent/lw.sock"}
+	dir := filepath.Join(home, ".pi", "agent", "extensions")
+	ext := filepath.Join(dir, "logwatch.ts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(dir, "mine.ts")
+	if err := os.WriteFile(mine, []byte("export default function (pi) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	quoted, _ := json.Marshal(bin)
+
+	stdout, stderr, code := cli(t, env, "hooks", "install", "--agent", "pi", "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "--- /dev/null") || !strings.Contains(stdout, "+const LOGWATCH = "+string(quoted)+";") {
+		t.Fatalf("dry run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(ext); !os.IsNotExist(err) {
+		t.Fatalf("--dry-run wrote the extension: %v", err)
+	}
+
+	stdout, stderr, code = cli(t, env, "hooks", "install", "--agent", "pi")
+	if code != 0 || !strings.Contains(stdout, "installed logwatch's extension") || !strings.Contains(stdout, "restart pi") {
+		t.Fatalf("install: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	installed, err := os.ReadFile(ext)
+	if err != nil || !bytes.HasPrefix(installed, []byte("// logwatch: pi extension")) || !bytes.Contains(installed, quoted) {
+		t.Fatalf("installed extension (%v):\n%s", err, installed)
+	}
+	stdout, _, code = cli(t, env, "hooks", "install", "--agent", "pi")
+	if after, _ := os.ReadFile(ext); code != 0 || !bytes.Equal(after, installed) || !strings.Contains(stdout, "nothing to change") {
+		t.Fatalf("second install: exit %d\n%s", code, stdout)
+	}
+	if f := piDoctor(t, env); f.Status != doctor.OK || !strings.Contains(f.Summary, "installed and current") {
+		t.Fatalf("doctor after install: %+v", f)
+	}
+
+	// An older logwatch's extension (here: another binary, and a line it
+	// no longer has) is logwatch's: doctor says so and install rewrites it.
+	older := bytes.Replace(installed, quoted, []byte(`"/old/place/logwatch"`), 1)
+	older = append(older, "// an older release's line\n"...)
+	if err := os.WriteFile(ext, older, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f := piDoctor(t, env); f.Status != doctor.Fail || !strings.Contains(f.Summary, "older logwatch extension") {
+		t.Fatalf("doctor with an older extension: %+v", f)
+	}
+	if _, stderr, code = cli(t, env, "hooks", "install", "--agent", "pi"); code != 0 {
+		t.Fatalf("install over an older extension: exit %d %s", code, stderr)
+	}
+	if after, _ := os.ReadFile(ext); !bytes.Equal(after, installed) {
+		t.Fatal("install did not rewrite the older extension")
+	}
+
+	stdout, _, code = cli(t, env, "hooks", "uninstall", "--agent", "pi", "--dry-run")
+	if _, err := os.Stat(ext); code != 0 || err != nil || !strings.Contains(stdout, "+++ /dev/null") {
+		t.Fatalf("uninstall --dry-run: exit %d, %v\n%s", code, err, stdout)
+	}
+	stdout, _, code = cli(t, env, "hooks", "uninstall", "--agent", "pi")
+	if _, err := os.Stat(ext); code != 0 || !os.IsNotExist(err) || !strings.Contains(stdout, "removed logwatch's extension") {
+		t.Fatalf("uninstall: exit %d, %v\n%s", code, err, stdout)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "export default function (pi) {}\n" {
+		t.Fatalf("uninstall touched the user's extension beside it: %v %q", err, b)
+	}
+	stdout, _, code = cli(t, env, "hooks", "uninstall", "--agent", "pi")
+	if code != 0 || !strings.Contains(stdout, "nothing to remove") {
+		t.Fatalf("second uninstall: exit %d\n%s", code, stdout)
+	}
+	if f := piDoctor(t, env); f.Status != doctor.Fail || !strings.Contains(f.Summary, "not installed") {
+		t.Fatalf("doctor after uninstall: %+v", f)
+	}
+
+	// A file of the user's at logwatch's path: refused both ways, untouched.
+	theirs := []byte("// my own logwatch integration\nexport default function (pi) {}\n")
+	if err := os.WriteFile(ext, theirs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"install", "uninstall"} {
+		_, stderr, code = cli(t, env, "hooks", verb, "--agent", "pi")
+		if b, _ := os.ReadFile(ext); code == 0 || !bytes.Equal(b, theirs) || !strings.Contains(stderr, "not logwatch's") {
+			t.Fatalf("%s over the user's file: exit %d, file kept %v\n%s", verb, code, bytes.Equal(b, theirs), stderr)
+		}
+	}
+	if f := piDoctor(t, env); f.Status != doctor.Fail || !strings.Contains(f.Summary, "not logwatch's") {
+		t.Fatalf("doctor with the user's file: %+v", f)
+	}
+}
+
+// TestHooksModuleFIFO: a FIFO at the extension's path is refused at once,
+// never opened for a read that would wait for a writer for ever.
+func TestHooksModuleFIFO(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".pi", "agent", "extensions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "logwatch.ts")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var stderr string
+	var code int
+	go func() {
+		defer close(done)
+		_, stderr, code = cli(t, []string{"HOME=" + home}, "hooks", "install", "--agent", "pi")
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("install hangs on a FIFO at the extension's path")
+	}
+	if fi, err := os.Lstat(fifo); code == 0 || err != nil || fi.Mode()&os.ModeNamedPipe == 0 || !strings.Contains(stderr, "FIFO") {
+		t.Fatalf("exit %d, the FIFO kept: %v\n%s", code, err, stderr)
+	}
+}
+
+// TestHooksModuleProjectScope: --scope project writes the project's
+// .pi/extensions/logwatch.ts and nothing in the user's directory.
+func TestHooksModuleProjectScope(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	for _, verb := range []string{"install", "uninstall"} {
+		cmd := exec.Command(bin, "hooks", verb, "--agent", "pi", "--scope", "project")
+		cmd.Dir, cmd.Env = proj, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", verb, err, out)
+		}
+		_, statErr := os.Stat(filepath.Join(proj, ".pi", "extensions", "logwatch.ts"))
+		if (verb == "install") != (statErr == nil) {
+			t.Fatalf("after %s: %v\n%s", verb, statErr, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".pi")); !os.IsNotExist(err) {
+		t.Fatalf("--scope project wrote under HOME: %v", err)
+	}
+}
+
+// piDoctor is doctor's pi hooks finding (pi's home exists: the extension
+// directory is in it).
+func piDoctor(t *testing.T, env []string) doctor.Finding {
+	t.Helper()
+	stdout, stderr, _ := cli(t, env, "doctor", "--json")
+	var rep struct {
+		Checks []doctor.Finding `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s\n%s", err, stdout, stderr)
+	}
+	return findingOf(rep.Checks, "pi hooks")
+}
+
+// TestVerifyPiCaptures: verify reads the real pi's files through the seam
+// (parsers/pi, registered in parsers/all) and every hand-written
+// expectation beside them holds.
+func TestVerifyPiCaptures(t *testing.T) {
+	stdout, stderr, code := cli(t, nil, "verify", filepath.Join("..", "..", "parsers", "pi", "testdata", "captures"))
+	if code != 0 || !strings.Contains(stdout, "(pi=6)") || strings.Contains(stdout, "MISMATCH") {
+		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,335 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The pi 0.73.1 scenarios (../shared/formats/pi.md). pi runs offline
+// (PI_OFFLINE=1) against the fake chat-completions server, named in its
+// models.json as the provider "fake". With hooks, logwatch's extension
+// (installed by the real `logwatch hooks install --agent pi`) forwards
+// pi's events; without, the session file alone speaks, and pi writes it
+// at the end of each message (the first prompt's file only at the first
+// answer's end). pi asks no permission (pi.md §2.11): no scenario waits.
+
+const (
+	piTab   = "T1"
+	piStart = 60 * time.Second
+	piStep  = 30 * time.Second
+	piQuiet = 3500 * time.Millisecond // past the 2 s interrupt window and the 3 s turn quiet
+	// piToolCommand is what a TOOL prompt makes pi's bash tool run.
+	piToolCommand = "echo TOOL-START; sleep 2; echo TOOL-END"
+	piReady       = "fake-model" // the footer names the model once pi is ready
+)
+
+// piScript: TOOL runs piToolCommand, SLOW streams for 8 s, a compaction
+// gets a summary, anything else one short sentence.
+func piScript(r OpenAIRequest) OpenAIReply {
+	switch {
+	case r.Kind == OpenAIReqCompact:
+		return OpenAIReply{Text: "## Goal\nGreetings. Nothing else is pending.", Chunks: 4, Delay: 300 * time.Millisecond}
+	case r.Kind == OpenAIReqToolResult:
+		return OpenAIReply{Text: "The command ran. Done."}
+	case strings.Contains(r.LastUser, OpenAITool):
+		return OpenAIReply{Exec: piToolCommand}
+	}
+	return DefaultOpenAIScript(r)
+}
+
+type piWorld struct {
+	*Scenario
+	t     *testing.T
+	api   *OpenAI
+	pi    string
+	hooks bool
+}
+
+func newPi(t *testing.T, hooks bool) *piWorld {
+	t.Helper()
+	_, bin := RequireAgent(t, "pi")
+	t.Parallel()
+	s := NewScenario(t, "pi")
+	ctx, cancel := context.WithCancel(context.Background())
+	api, err := StartOpenAI(ctx, s.Dir, piScript)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(cancel)
+	w := &piWorld{Scenario: s, t: t, api: api, pi: bin, hooks: hooks}
+	s.SetEnv("PI_OFFLINE=1")
+	s.WriteFile(".pi/agent/models.json", fmt.Sprintf(`{ "providers": { "fake": {
+    "baseUrl": %q, "api": "openai-completions", "apiKey": "fake-key",
+    "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
+    "models": [ { "id": "fake-model", "name": "Fake Model", "contextWindow": 128000, "maxTokens": 4096 } ] } } }
+`, api.URL))
+	s.WriteFile(".pi/agent/settings.json", `{ "defaultProvider": "fake", "defaultModel": "fake-model",
+  "compaction": { "enabled": true, "reserveTokens": 16384, "keepRecentTokens": 1000 },
+  "retry": { "enabled": true, "maxRetries": 1, "baseDelayMs": 500, "provider": { "maxRetries": 0 } } }
+`)
+	if hooks {
+		s.InstallHooks("pi")
+	}
+	return w
+}
+
+// start runs pi ARGS… in a new pane under `logwatch wrap --tab TAB` and
+// waits for its footer. With hooks the extension's SessionStart announces
+// the session, ready, in its tab.
+func (w *piWorld) start(name, tab string, args ...string) *Pane {
+	w.t.Helper()
+	p := w.StartPane(PaneOptions{Name: name, Argv: append([]string{w.pi}, args...), Wrap: true, Tab: tab})
+	p.WaitScreen(piReady, piStart)
+	return p
+}
+
+// step consumes the next change, which must be st.
+func (w *piWorld) step(st Step) Event {
+	w.t.Helper()
+	return w.Timeline.Next(st, piStep)
+}
+
+// either consumes the next change, which must be st from one of sources
+// (the hook and the log race for the same transition).
+func (w *piWorld) either(st Step, sources ...string) Event {
+	w.t.Helper()
+	st.Source = Any
+	e := w.Timeline.Next(st, piStep)
+	if !slices.Contains(sources, e.Source) {
+		w.t.Fatalf("change %s: source %q, want one of %q\ntimeline:\n%s", e, e.Source, sources, w.Timeline)
+	}
+	return e
+}
+
+func (w *piWorld) quiet() { w.t.Helper(); w.Timeline.Quiet(piQuiet) }
+
+// opened consumes a hooked session's start: ready in its tab.
+func (w *piWorld) opened(tab string) {
+	w.t.Helper()
+	w.step(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: tab})
+}
+
+// prompt submits text and consumes the turn's start: the extension's
+// agent_start, or the user line pi appends at Enter once the file exists.
+func (w *piWorld) prompt(p *Pane, tab, text string) {
+	w.t.Helper()
+	p.Submit(text)
+	if w.hooks {
+		w.either(Step{State: "working", Reason: "prompt", Tab: tab}, "hook", "log")
+		return
+	}
+	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: tab})
+}
+
+// turnEnd consumes a finished turn: the extension's Stop, or without it
+// the quiet after the answer (pi writes no turn end).
+func (w *piWorld) turnEnd(tab string) {
+	w.t.Helper()
+	if w.hooks {
+		w.step(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: tab})
+		return
+	}
+	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: tab})
+}
+
+// hello runs one short turn.
+func (w *piWorld) hello(p *Pane, tab string) {
+	w.t.Helper()
+	w.prompt(p, tab, "say hello")
+	w.turnEnd(tab)
+	p.WaitScreen("Hello from the fake model", piStep)
+}
+
+// keep copies the scenario's pi session files into testdata/pi/<name>
+// when LOGWATCH_PI_CAPTURE is set: the parser's goldens are recorded so.
+func (w *piWorld) keep(name string) {
+	dst := os.Getenv("LOGWATCH_PI_CAPTURE")
+	if dst == "" {
+		return
+	}
+	files, _ := filepath.Glob(filepath.Join(w.Home, ".pi", "agent", "sessions", "*", "*.jsonl"))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		out := filepath.Join(dst, fmt.Sprintf("%s-%d.jsonl", name, i+1))
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+}
+
+func TestPiPrompt(t *testing.T) {
+	w := newPi(t, true)
+	p := w.start("a", piTab)
+	w.opened(piTab)
+	w.hello(p, piTab)
+	w.quiet()
+	w.keep("prompt")
+}
+
+func TestPiTool(t *testing.T) {
+	w := newPi(t, true)
+	p := w.start("a", piTab)
+	w.opened(piTab)
+	w.prompt(p, piTab, "please run a "+OpenAITool)
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: piTab, Detail: piToolCommand})
+	w.turnEnd(piTab)
+	p.WaitScreen("The command ran", piStep)
+	w.quiet()
+	w.keep("tool")
+}
+
+// Esc while the answer streams: pi aborts at once and writes the aborted
+// answer; the key and that marker (or the extension's Stop marked an
+// interrupt, whichever comes first) make it ready, once.
+func TestPiEscStreaming(t *testing.T) {
+	for _, hooks := range []bool{true, false} {
+		t.Run(map[bool]string{true: "extension", false: "log_only"}[hooks], func(t *testing.T) {
+			w := newPi(t, hooks)
+			p := w.start("a", piTab)
+			if hooks {
+				w.opened(piTab)
+			} else {
+				// The file exists only from the first answer on: without the
+				// extension the first turn is seen once it has ended.
+				p.Submit("say hello")
+				p.WaitScreen("Hello from the fake model", piStep)
+				w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: piTab})
+				w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: piTab})
+			}
+			w.prompt(p, piTab, OpenAISlow+" stream please")
+			p.WaitScreen("streaming slowly", piStep)
+			p.Press("Escape")
+			e := w.step(Step{State: "ready", Reason: "interrupted", Source: Any, Tab: piTab})
+			if want := []string{"key+log", "hook"}; !slices.Contains(want, e.Source) || !hooks && e.Source != "key+log" {
+				t.Fatalf("interrupt %s: source %q", e, e.Source)
+			}
+			p.WaitScreen("Operation aborted", piStep)
+			w.quiet()
+			w.keep("esc-" + map[bool]string{true: "extension", false: "log"}[hooks])
+		})
+	}
+}
+
+// Esc at an idle prompt is a key logwatch sees and must not act on.
+func TestPiEscIdle(t *testing.T) {
+	w := newPi(t, true)
+	p := w.start("a", piTab)
+	w.opened(piTab)
+	w.hello(p, piTab)
+	p.Key("Escape")
+	w.quiet()
+}
+
+// /compact: compacting from the extension's PreCompact, done when the
+// compaction ends (outside a turn).
+func TestPiCompact(t *testing.T) {
+	w := newPi(t, true)
+	p := w.start("a", piTab)
+	w.opened(piTab)
+	w.hello(p, piTab)
+	w.hello(p, piTab)
+	p.Submit("/compact")
+	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: piTab})
+	w.either(Step{State: "done", Reason: "compaction", Tab: piTab}, "hook", "log") // the line is written before session_compact
+	w.quiet()
+	if !slices.ContainsFunc(w.api.Requests(), func(r OpenAIRequest) bool { return r.Kind == OpenAIReqCompact }) {
+		t.Errorf("no compaction request reached the model")
+	}
+	w.keep("compact")
+}
+
+// Quitting (Ctrl+D) and killing the pane each end the session once.
+func TestPiEnd(t *testing.T) {
+	t.Run("quit", func(t *testing.T) {
+		w := newPi(t, true)
+		p := w.start("a", piTab)
+		w.opened(piTab)
+		w.hello(p, piTab)
+		p.Key("C-d")
+		e := w.step(Step{State: "ended", Reason: Any, Source: Any, Tab: piTab})
+		if e.Reason != "session_end" && e.Reason != "tab_closed" {
+			t.Fatalf("ended: %s", e)
+		}
+		p.WaitExit(piStep)
+		w.quiet()
+	})
+	t.Run("pane_kill", func(t *testing.T) {
+		w := newPi(t, true)
+		p := w.start("a", piTab)
+		w.opened(piTab)
+		w.hello(p, piTab)
+		if err := syscall.Kill(p.PID(), syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		w.step(Step{State: "ended", Reason: "tab_closed", Source: "api", Tab: piTab})
+		w.quiet()
+	})
+}
+
+// pi -c takes the last session of the directory up again: the same
+// session, ready in its new tab, then its turns.
+func TestPiResume(t *testing.T) {
+	w := newPi(t, true)
+	p := w.start("a", piTab)
+	w.opened(piTab)
+	w.hello(p, piTab)
+	first := w.Timeline.Session()
+	p.Key("C-d")
+	w.step(Step{State: "ended", Reason: Any, Source: Any, Tab: piTab})
+	p.WaitExit(piStep)
+	w.quiet()
+	q := w.start("b", "T2", "-c")
+	e := w.step(Step{State: "ready", Reason: Any, Source: "hook", Tab: "T2"})
+	if e.Session != first {
+		t.Fatalf("pi -c: session %s, want %s", e.Session, first)
+	}
+	w.hello(q, "T2")
+	w.quiet()
+}
+
+// Two tabs, two sessions, each in its own tab.
+func TestPiTwoTabs(t *testing.T) {
+	w := newPi(t, true)
+	a := w.start("a", "T1")
+	w.step(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: "T1", Session: Any})
+	b := w.start("b", "T2")
+	e2 := w.step(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: "T2", Session: Any})
+	a.Submit("say hello")
+	w.either(Step{State: "working", Reason: "prompt", Tab: "T1", Session: Any}, "hook")
+	w.step(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: "T1", Session: Any})
+	b.Submit("say hello")
+	e := w.either(Step{State: "working", Reason: "prompt", Tab: "T2", Session: Any}, "hook")
+	if e.Session != e2.Session || e.Session == w.Timeline.Session() {
+		t.Fatalf("T2's turn in session %s; T2's session %s, T1's %s", e.Session, e2.Session, w.Timeline.Session())
+	}
+	w.step(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: "T2", Session: Any})
+	w.quiet()
+}
+
+// Without the extension: the log alone, bound to its tab by the Enter
+// before each turn start. The first turn is seen only once its file
+// appears (at its answer's end), then a second turn opens at its user
+// line and ends after the quiet period.
+func TestPiNoHooks(t *testing.T) {
+	w := newPi(t, false)
+	p := w.start("a", piTab)
+	p.Submit("say hello")
+	p.WaitScreen("Hello from the fake model", piStep)
+	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: piTab})
+	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: piTab})
+	w.prompt(p, piTab, "say hello again")
+	w.turnEnd(piTab)
+	w.quiet()
+	w.keep("nohooks")
+}

@@ -1,0 +1,138 @@
+// Package pi is everything logwatch knows about pi (the coding agent of
+// @mariozechner/pi-coding-agent): its session-file parser, where the files
+// live, the extension that forwards its events as hooks and how it is
+// installed, and its known-good release (formats/pi.md).
+package pi
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/logwatch/logwatch/conformance/agents"
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// Name is pi's agent name.
+const Name parsers.Agent = "pi"
+
+// Spec is pi as parsers.Register takes it.
+func Spec() parsers.Spec {
+	return parsers.Spec{
+		Name:      Name,
+		Title:     "pi",
+		NewParser: func() parsers.Parser { return NewParser() },
+		Detect:    detect,
+		Layout: parsers.Layout{
+			// --<cwd>--/<ts>_<uuid>.jsonl.
+			WantDir:   func(depth int, _ string) bool { return depth == 1 },
+			WantFile:  func(depth int, name string) bool { return depth == 2 && strings.HasSuffix(name, ".jsonl") },
+			SessionOf: func(string) (string, bool) { return "", false }, // the header names it
+			Claims:    claims,
+		},
+		Roots:   []string{"${PI_CODING_AGENT_DIR:-~/.pi/agent}/sessions"},
+		Resumes: resumes,
+		Traits: parsers.Traits{
+			Header: true,
+			// 0.73.1 writes the file at the first finished answer, the
+			// prompt with it: a file of metadata alone is nobody's session.
+			// (So the first turn of a session without the extension is
+			// seen only once it has ended.)
+			LazyLog: func(string) bool { return true },
+		},
+		Hooks: parsers.Hooks{
+			// What the extension sends (extension.ts): pi's events under
+			// the names the relay knows. pi asks no permission (pi.md
+			// §2.11): nothing waits.
+			Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+				"PreCompact", "PostCompact", "Stop", "StopFailure", "SessionEnd"},
+			Claims: func(h *parsers.Hook) bool { return claims(h.TranscriptPath) },
+			Extension: &parsers.Extension{
+				Dir:        "${PI_CODING_AGENT_DIR:-~/.pi/agent}/extensions",
+				ProjectDir: filepath.Join(".pi", "extensions"),
+				File:       "logwatch.ts",
+				Source:     extensionSource,
+				BinOf:      extensionBin,
+			},
+			InstallNote: "pi loads extensions at start: restart pi (or /reload) for it to take effect.",
+			DoctorNote:  "pi loads it at start (a running pi needs /reload)",
+		},
+		Home:      "${PI_CODING_AGENT_DIR:-~/.pi/agent}",
+		KnownGood: agents.KnownGood(string(Name)),
+		// Without the extension nothing names a session's tab: its turn
+		// start binds to the tab whose Enter came just before.
+		BindBySubmit: true,
+	}
+}
+
+// detect recognises a pi line: the header (session, with id and cwd), or
+// an entry of pi's types linked into the tree by parentId (format
+// version 2 on; Claude's lines link by parentUuid).
+func detect(v *fastjson.Value) bool {
+	typ := string(v.GetStringBytes("type"))
+	if typ == "session" {
+		return v.GetStringBytes("id") != nil && v.GetStringBytes("cwd") != nil
+	}
+	_, known := piTypes[typ]
+	return known && v.Get("parentId") != nil && v.Get("payload") == nil
+}
+
+// claims recognises a pi session file by its path:
+// …/--<cwd>--/<ts>_<uuid>.jsonl.
+func claims(path string) bool {
+	dir, name := filepath.Base(filepath.Dir(path)), filepath.Base(path)
+	return len(dir) >= 4 && strings.HasPrefix(dir, "--") && strings.HasSuffix(dir, "--") &&
+		strings.HasSuffix(name, ".jsonl") && strings.Contains(name, "_")
+}
+
+// resumes: pi writes nothing once its process ends (no end marker, no flush
+// at exit: pi.md §2.10), so a prompt or anything the user did is a new
+// process (pi -c) taking the session up. An answer or tool result could be
+// the tail of the turn the end cut, racing it: not a resume by itself.
+func resumes(ev parsers.Evidence) bool {
+	switch ev.Type {
+	case "message/assistant", "message/toolResult":
+		return false
+	}
+	return !ev.Unknown
+}
+
+//go:embed extension.ts
+var extensionTemplate []byte
+
+// binPlaceholder is where the template names the binary, as a JS string.
+const binPlaceholder = `"__LOGWATCH_BIN__"`
+
+// extensionMarker opens every extension logwatch writes.
+var extensionMarker = []byte("// logwatch: pi extension")
+
+// extensionSource is the extension that runs bin.
+func extensionSource(bin string) []byte {
+	q, _ := json.Marshal(bin) // a JSON string is a JS string literal
+	return bytes.Replace(extensionTemplate, []byte(binPlaceholder), q, 1)
+}
+
+// extensionBin reads the binary back from an extension logwatch wrote.
+func extensionBin(src []byte) (string, bool) {
+	if !bytes.HasPrefix(src, extensionMarker) {
+		return "", false
+	}
+	const decl = "\nconst LOGWATCH = "
+	i := bytes.Index(src, []byte(decl))
+	if i < 0 {
+		return "", true
+	}
+	rest := src[i+len(decl):]
+	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	var bin string
+	if json.Unmarshal(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(";")), &bin) != nil {
+		return "", true
+	}
+	return bin, true
+}

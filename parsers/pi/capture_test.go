@@ -1,0 +1,69 @@
+package pi
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/parsertest"
+)
+
+// TestCaptures reads the real pi's files (testdata/captures/PROVENANCE.md):
+// each line's evidence, written by hand from what each scenario did on
+// screen, and the scan path equal to the full parse on every line.
+func TestCaptures(t *testing.T) {
+	meta := []string{"none session", "none model_change", "none thinking_level_change"}
+	want := map[string][]string{
+		"prompt-1":        append(meta, "turn_start message/user", "activity message/assistant final"),
+		"tool-1":          append(meta, "turn_start message/user", "tool message/assistant bash {\"command\":\"echo TOOL-START; sleep 2; echo TOOL-END\"}", "activity message/toolResult", "activity message/assistant final"),
+		"esc-extension-1": append(meta, "turn_start message/user", "interrupt message/assistant aborted"),
+		"esc-log-1":       append(meta, "turn_start message/user", "activity message/assistant final", "turn_start message/user", "interrupt message/assistant aborted"),
+		"nohooks-1":       append(meta, "turn_start message/user", "activity message/assistant final", "turn_start message/user", "activity message/assistant final"),
+		"compact-1":       append(meta, "turn_start message/user", "activity message/assistant final", "turn_start message/user", "activity message/assistant final", "compaction compaction"),
+	}
+	for name, lines := range want {
+		t.Run(name, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", "captures", name+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			p := NewParser()
+			var raw [][]byte
+			sc := bufio.NewScanner(f)
+			for i := 0; sc.Scan(); i++ {
+				raw = append(raw, append([]byte(nil), sc.Bytes()...))
+				ev, err := p.Parse(sc.Bytes())
+				if err != nil || ev.Unknown {
+					t.Fatalf("line %d: %v, unknown %v", i+1, err, ev.Unknown)
+				}
+				if i >= len(lines) {
+					t.Fatalf("line %d not expected", i+1)
+				}
+				if got := describe(ev); got != lines[i] {
+					t.Errorf("line %d: %s, want %s", i+1, got, lines[i])
+				}
+			}
+			if len(raw) != len(lines) {
+				t.Errorf("%d lines, want %d", len(raw), len(lines))
+			}
+			parsertest.Same(t, func() parsers.Parser { return NewParser() }, name, raw)
+		})
+	}
+}
+
+func describe(ev parsers.Evidence) string {
+	s := fmt.Sprintf("%s %s", ev.Kind, ev.Type)
+	switch {
+	case ev.Kind == parsers.KindTool:
+		s += " " + ev.Tool + " " + string(ev.ToolInput)
+	case ev.Kind == parsers.KindInterrupt:
+		s += " " + ev.Interrupt
+	case ev.Final:
+		s += " final"
+	}
+	return s
+}

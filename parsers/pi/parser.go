@@ -1,0 +1,282 @@
+package pi
+
+import (
+	"bytes"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// piTypes are the line types pi 0.73.1 writes (session-manager.d.ts), each
+// with what it means when it is not a message.
+var piTypes = map[string]parsers.Kind{
+	"session": parsers.KindNone, "message": parsers.KindNone, "compaction": parsers.KindCompaction,
+	"model_change": parsers.KindNone, "thinking_level_change": parsers.KindNone,
+	"branch_summary": parsers.KindNone, "label": parsers.KindNone, "session_info": parsers.KindNone,
+	"custom": parsers.KindNone, "custom_message": parsers.KindNone,
+}
+
+// piRoles are the message roles: user starts a turn, assistant is the
+// model's answer, toolResult is activity; the rest are pi's own messages
+// (a user's !command, an extension's message, summaries; hookMessage is
+// custom's name before session version 3) and move nothing.
+var piRoles = map[string]parsers.Kind{
+	"user": parsers.KindTurnStart, "assistant": parsers.KindActivity, "toolResult": parsers.KindActivity,
+	"bashExecution": parsers.KindNone, "custom": parsers.KindNone, "hookMessage": parsers.KindNone,
+	"branchSummary": parsers.KindNone, "compactionSummary": parsers.KindNone,
+}
+
+var (
+	typeNames = parsers.Table(keys(piTypes)...)
+	roleNames = parsers.Table(keys(piRoles)...)
+	roleTypes = parsers.PrefixAll(roleNames, "message/")
+)
+
+func keys(m map[string]parsers.Kind) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Parser reads pi session lines (format version 1 to 3). Most bytes of a
+// pi log are tool results and answers whose role alone decides their
+// evidence: those lines are scanned, never parsed into values; an
+// assistant line's content is parsed only when it holds a tool call.
+type Parser struct {
+	p       fastjson.Parser
+	pc      fastjson.Parser // the content of a tool call's line
+	unknown parsers.UnknownNames
+	id, cwd parsers.Field
+	s       parsers.Scanned
+}
+
+// NewParser returns a pi session parser.
+func NewParser() *Parser { return &Parser{} }
+
+// Agent implements parsers.Parser.
+func (*Parser) Agent() parsers.Agent { return Name }
+
+// Reset implements parsers.Parser.
+func (p *Parser) Reset() { p.id, p.cwd = parsers.Field{}, parsers.Field{} }
+
+// fields are the values a line's evidence comes from, raw (as the scan
+// found them, without escapes) or from a parse.
+type fields struct {
+	typ, ts, id, cwd []byte
+	role, stop       []byte
+	content          []byte          // the raw content value (scan)
+	contentV         *fastjson.Value // or the parsed one (parse)
+	contentOK        bool            // message had a content member
+}
+
+// Parse implements parsers.Parser.
+func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
+	prepare(line, &p.s)
+	return p.ParseScanned(line, &p.s)
+}
+
+// prepare scans line into s with the pi head kept with s.
+func prepare(line []byte, s *parsers.Scanned) {
+	m, _ := s.X.(*head)
+	if m == nil {
+		m = new(head)
+		s.X = m
+	}
+	*m = head{exact: true}
+	parsers.ScanLine(line, s, m)
+}
+
+type preparer struct{}
+
+func (preparer) Prepare(line []byte, s *parsers.Scanned) { prepare(line, s) }
+
+// NewPreparer implements parsers.ScanParser.
+func (*Parser) NewPreparer() parsers.Preparer { return preparer{} }
+
+// ParseScanned implements parsers.ScanParser.
+func (p *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence, error) {
+	if !s.OK {
+		return parsers.Evidence{}, parsers.ErrMalformed
+	}
+	m, _ := s.X.(*head)
+	if m == nil || !s.H.Exact || !m.exact {
+		return p.ParseFull(line)
+	}
+	f := fields{typ: s.H.Typ, ts: s.H.TS, id: m.id, cwd: m.cwd, role: m.role, stop: m.stop,
+		content: m.content, contentOK: m.content != nil}
+	return p.evidence(&f), nil
+}
+
+// ParseFull is Parse by a whole-line parse: the reference the scan path
+// gives the same evidence as, and the path for a line with an escape where
+// the scan reads.
+func (p *Parser) ParseFull(line []byte) (parsers.Evidence, error) {
+	v, err := p.p.ParseBytes(line)
+	defer parsers.DropBig(&p.p, len(line))
+	if err != nil || v.Type() != fastjson.TypeObject {
+		return parsers.Evidence{}, parsers.ErrMalformed
+	}
+	return p.evidence(valueFields(v)), nil
+}
+
+func valueFields(v *fastjson.Value) *fields {
+	f := &fields{typ: v.GetStringBytes("type"), ts: v.GetStringBytes("timestamp"),
+		id: v.GetStringBytes("id"), cwd: v.GetStringBytes("cwd")}
+	if m := v.Get("message"); m != nil && m.Type() == fastjson.TypeObject {
+		f.role, f.stop = m.GetStringBytes("role"), m.GetStringBytes("stopReason")
+		f.contentV = m.Get("content")
+		f.contentOK = f.contentV != nil
+	}
+	return f
+}
+
+// evidence is what a line's fields say (pi.md §2.3).
+func (p *Parser) evidence(f *fields) parsers.Evidence {
+	typ, known := p.unknown.Intern(f.typ, typeNames)
+	ev := parsers.Evidence{Type: typ, Unknown: !known, At: string(f.ts)}
+	if !known {
+		return ev
+	}
+	switch typ {
+	case "session":
+		// The header names the session; the file name may not (a /fork of
+		// a path without an answer: pi.md §2.1).
+		ev.SessionID, ev.Cwd = p.id.Get(f.id), p.cwd.Get(f.cwd)
+		return ev
+	case "message":
+	default:
+		ev.Kind = piTypes[typ]
+		return ev
+	}
+	role, ok := roleNames[string(f.role)]
+	if !ok {
+		ev.Type, _ = p.unknown.Intern(append([]byte("message/"), f.role...), nil)
+		ev.Unknown = true
+		return ev
+	}
+	ev.Type, ev.Kind = roleTypes[role], piRoles[role]
+	if role != "assistant" {
+		return ev
+	}
+	// The run goes on after an answer only to run its tool calls; an
+	// answer without one ends the run (pi writes no turn end: the quiet
+	// after a Final line ends the turn). An error is final too: pi may
+	// retry it in a new run, which writes nothing until its own answer
+	// ends (pi.md §2.7), so a turn left open on it would never end when
+	// the retries are used up.
+	switch {
+	case string(f.stop) == "aborted":
+		ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptAborted
+	case p.tool(f, &ev):
+		ev.Kind = parsers.KindTool
+	default:
+		ev.Final = true
+	}
+	return ev
+}
+
+// tool finds the answer's first tool call, by the content's blocks (pi
+// runs the calls an answer holds whatever its stopReason says).
+func (p *Parser) tool(f *fields, ev *parsers.Evidence) bool {
+	c := f.contentV
+	if c == nil {
+		if !f.contentOK || !mayHoldToolCall(f.content) {
+			return false
+		}
+		v, err := p.pc.ParseBytes(f.content)
+		defer parsers.DropBig(&p.pc, len(f.content))
+		if err != nil {
+			return false // cannot be: the scan accepted it
+		}
+		c = v
+	}
+	if c.Type() != fastjson.TypeArray {
+		return false
+	}
+	for _, b := range c.GetArray() {
+		if string(b.GetStringBytes("type")) != "toolCall" {
+			continue
+		}
+		ev.Tool = string(b.GetStringBytes("name"))
+		if in := b.Get("arguments"); in != nil && in.Type() == fastjson.TypeObject {
+			ev.ToolInput = parsers.ToolInputOf(in)
+		}
+		return true
+	}
+	return false
+}
+
+// mayHoldToolCall: a block's type "toolCall" is the token `"toolCall"`,
+// unescaped, unless an escape spells it (then the content is parsed).
+func mayHoldToolCall(content []byte) bool {
+	return len(content) > 0 && content[0] == '[' &&
+		(bytes.Contains(content, []byte(`"toolCall"`)) || bytes.Contains(content, []byte(`\u`)))
+}
+
+// head is the scan's pi part: the header's id and cwd, and the message's
+// role, stopReason and content, the first of each as fastjson's Get finds
+// them.
+type head struct {
+	exact                  bool
+	seenID, seenCwd, seenM bool
+	id, cwd                []byte
+	role, stop, content    []byte
+}
+
+func (h *head) Stop([]byte) bool { return false }
+
+func (h *head) Member(b, key []byte, i int) int {
+	switch string(key) {
+	case "id":
+		return h.str(b, i, &h.seenID, &h.id, 2)
+	case "cwd":
+		return h.str(b, i, &h.seenCwd, &h.cwd, 2)
+	case "message":
+		first := !h.seenM
+		h.seenM = true
+		if first && b[i] == '{' {
+			return h.message(b, i+1)
+		}
+	}
+	return parsers.SkipValue(b, i, 2)
+}
+
+// str reads the first string value of a key; a later one, or one of
+// another type, is skipped (and reads as absent, as GetStringBytes says).
+func (h *head) str(b []byte, i int, seen *bool, dst *[]byte, depth int) int {
+	if *seen || b[i] != '"' {
+		*seen = true
+		return parsers.SkipValue(b, i, depth)
+	}
+	*seen = true
+	v, esc, end := parsers.RawStr(b, i)
+	if esc {
+		h.exact = false
+	}
+	*dst = v
+	return end
+}
+
+// message reads role, stopReason and the content's extent (depth 2).
+func (h *head) message(b []byte, i int) int {
+	var role, stop, content bool
+	return parsers.ObjectKeys(b, i, 2, &h.exact, func(key []byte, i int) int {
+		switch string(key) {
+		case "role":
+			return h.str(b, i, &role, &h.role, 3)
+		case "stopReason":
+			return h.str(b, i, &stop, &h.stop, 3)
+		case "content":
+			end := parsers.SkipValue(b, i, 3)
+			if !content && end >= 0 {
+				h.content = b[i:end]
+			}
+			content = true
+			return end
+		}
+		return parsers.SkipValue(b, i, 3)
+	})
+}
