@@ -24,6 +24,7 @@ const Name parsers.Agent = "pi"
 func Spec() parsers.Spec {
 	return parsers.Spec{
 		Name:      Name,
+		Bin:       "pi",
 		Title:     "pi",
 		NewParser: func() parsers.Parser { return NewParser() },
 		Detect:    detect,
