@@ -548,23 +548,7 @@ func (c *claude) plainNoHooks(p *Pane, tab string) {
 
 // maybe consumes the next change if it is opt (waiting for one to come).
 func (c *claude) maybe(opt Step, timeout time.Duration) {
-	tl := c.Timeline
-	deadline := time.Now().Add(timeout)
-	for {
-		tl.mu.Lock()
-		if tl.next < len(tl.events) {
-			if opt.match(tl.events[tl.next], tl.events[0].Session) {
-				tl.next++
-			}
-			tl.mu.Unlock()
-			return
-		}
-		tl.mu.Unlock()
-		if time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	c.Timeline.Maybe(opt, timeout)
 }
 
 // live checks what `logwatch status --json` says of the first session's

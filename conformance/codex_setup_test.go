@@ -281,7 +281,7 @@ func (w *codexWorld) take(timeout time.Duration, alts ...Step) (Event, int) {
 			if e.Tab == "" && st.Tab != "" && st.Tab != Any && !w.shown[e.Session] {
 				got.Tab = st.Tab // shown tabless, until its late binding
 			}
-			if !st.match(got, w.Timeline.Session()) {
+			if !st.Match(got, w.Timeline.Session()) {
 				continue
 			}
 			if got.Tab != e.Tab {
