@@ -81,6 +81,7 @@ var allowed = map[string][]string{
 	// and selftest, which runs the installed agents through it.
 	"selftest/fakemodel": {},
 	"selftest/driver":    {},
+	"selftest":           {"internal/termsafe", "parsers", "selftest/driver", "selftest/fakemodel", "setup/knowngood"},
 
 	// The live suite drives the binaries through the same driver.
 	"conformance":        {"conformance/agents", "internal/testsupport", "selftest/driver", "selftest/fakemodel"},

@@ -112,6 +112,9 @@ func (p *Pane) Key(keys ...string) {
 	}
 }
 
+// Wait pauses for d (the scenario ends if it must stop meanwhile).
+func (p *Pane) Wait(d time.Duration) { p.s.Pause(d) }
+
 // Press sends one key and starts the key→ready clock.
 func (p *Pane) Press(key string) {
 	p.s.T.Helper()

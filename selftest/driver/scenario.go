@@ -288,6 +288,9 @@ func (s *Scenario) cleanup() {
 	if s.T.Failed() {
 		s.report()
 		s.T.Logf("artifacts kept in %s", s.Dir)
+		if s.keepDir {
+			os.RemoveAll(s.short) // sockets and the tmux configuration
+		}
 		return
 	}
 	if s.keepDir {
