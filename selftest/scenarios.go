@@ -126,7 +126,14 @@ func newWorld(t *runT, o Options, dir string, in Installed) *world {
 // late binding (the agent's report and wrap's Enter raced): not news.
 func (w *world) next(want string) driver.Event {
 	for {
-		e := w.s.Timeline.Next(anyChange, w.step)
+		deadline := time.Now().Add(w.step)
+		for w.s.Timeline.Pending() == 0 {
+			if time.Now().After(deadline) {
+				w.t.Fatalf("nothing published within %s; want %s", w.step, want)
+			}
+			w.s.Pause(20 * time.Millisecond)
+		}
+		e := w.s.Timeline.Next(anyChange, w.step) // pending: at once
 		if w.lateBinding(e) {
 			continue
 		}

@@ -101,4 +101,3 @@ not run (no agent, no tmux), 130 on Ctrl+C.`,
 	f.IntVar(&parallel, "parallel", 4, "scenarios run at once")
 	return cmd
 }
-

@@ -364,24 +364,27 @@ func (p *Pane) Close() {
 }
 
 // close ends the pane's terminal, and then whatever of its processes
-// outlived the hangup (an agent that hangs with SIGHUP ignored).
+// outlived the hangup (an agent that hangs with SIGHUP ignored), with
+// their process groups (what they started in turn).
 func (p *Pane) close() {
 	p.Screen()
-	var procs []int
+	groups := map[int]bool{}
 	if out, err := p.tmux("display-message", "-p", "-t", "main", "#{pane_pid}"); err == nil {
 		if pid, err := strconv.Atoi(strings.TrimSpace(out)); err == nil {
-			procs = descendants(pid)
+			for _, d := range descendants(pid) {
+				if g, err := syscall.Getpgid(d); err == nil && g != syscall.Getpgrp() {
+					groups[g] = true
+				}
+			}
 		}
 	}
 	p.tmux("kill-server")
 	deadline := time.Now().Add(2 * time.Second)
-	for _, pid := range procs {
-		for alive(pid) && time.Now().Before(deadline) {
+	for g := range groups {
+		for syscall.Kill(-g, 0) == nil && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
-		if alive(pid) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
+		_ = syscall.Kill(-g, syscall.SIGKILL)
 	}
 }
 

@@ -582,7 +582,13 @@ func (st Step) String() string {
 		}
 		return strconv.Quote(s)
 	}
-	return fmt.Sprintf("%s/%s source=%s tab=%s detail=%s", st.State, st.Reason, f(st.Source), f(st.Tab), f(st.Detail))
+	g := func(s string) string {
+		if s == Any {
+			return "*"
+		}
+		return s
+	}
+	return fmt.Sprintf("%s/%s source=%s tab=%s detail=%s", g(st.State), g(st.Reason), f(st.Source), f(st.Tab), f(st.Detail))
 }
 
 // Match reports whether e is the step; session is the one "" stands for.
