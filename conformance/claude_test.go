@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// claudeKey is a syntactically valid API key; the fake server takes any.
-const claudeKey = "sk-ant-api03-conformance-0123456789abcdefghijklmnopqrstuv"
+	"github.com/logwatch/logwatch/parsers"
+	claudeagent "github.com/logwatch/logwatch/parsers/claude"
+)
 
 // Timeouts: generous, since two cores run several agents at once.
 const (
@@ -36,7 +36,7 @@ type claude struct {
 // are installed (the real `logwatch hooks install --agent claude`).
 func newClaude(t *testing.T, hooks bool) *claude {
 	t.Helper()
-	_, bin := RequireAgent(t, "claude")
+	a, bin := RequireAgent(t, "claude")
 	t.Parallel()
 	s := NewScenario(t, "claude")
 	api, err := StartAnthropic(s.Dir)
@@ -45,34 +45,13 @@ func newClaude(t *testing.T, hooks bool) *claude {
 	}
 	t.Cleanup(api.Close)
 	c := &claude{Scenario: s, api: api, bin: bin}
-	tmp := filepath.Join(s.Dir, "claude-tmp")
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	// Every first-run screen already seen, the work dir trusted: as
+	// selftest sets Claude Code up.
+	env, err := claudeagent.Offline().Setup(parsers.OfflineHome{Home: s.Home, Work: s.Work, URL: api.URL, Version: a.Version})
+	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetEnv(
-		"ANTHROPIC_BASE_URL="+api.URL,
-		"ANTHROPIC_API_KEY="+claudeKey,
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1",
-		"CLAUDE_CODE_TMPDIR="+tmp,
-	)
-	// Every first-run screen already seen, the work dir trusted.
-	cfg := map[string]any{
-		"hasCompletedOnboarding":   true,
-		"lastOnboardingVersion":    "2.1.328",
-		"lastReleaseNotesSeen":     "2.1.328",
-		"theme":                    "dark",
-		"numStartups":              5,
-		"autoUpdates":              false,
-		"hasSeenTasksHint":         true,
-		"opusProMigrationComplete": true,
-		"customApiKeyResponses": map[string]any{
-			"approved": []string{claudeKey[len(claudeKey)-20:]}, "rejected": []string{}},
-		"projects": map[string]any{s.Work: map[string]any{
-			"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}},
-	}
-	b, _ := json.MarshalIndent(cfg, "", "  ")
-	s.WriteFile(".claude.json", string(b))
+	s.SetEnv(env...)
 	if hooks {
 		s.InstallHooks("claude")
 	}
@@ -548,23 +527,7 @@ func (c *claude) plainNoHooks(p *Pane, tab string) {
 
 // maybe consumes the next change if it is opt (waiting for one to come).
 func (c *claude) maybe(opt Step, timeout time.Duration) {
-	tl := c.Timeline
-	deadline := time.Now().Add(timeout)
-	for {
-		tl.mu.Lock()
-		if tl.next < len(tl.events) {
-			if opt.match(tl.events[tl.next], tl.events[0].Session) {
-				tl.next++
-			}
-			tl.mu.Unlock()
-			return
-		}
-		tl.mu.Unlock()
-		if time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	c.Timeline.Maybe(opt, timeout)
 }
 
 // live checks what `logwatch status --json` says of the first session's

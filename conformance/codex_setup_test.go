@@ -2,27 +2,23 @@ package conformance
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/logwatch/logwatch/parsers"
+	codexagent "github.com/logwatch/logwatch/parsers/codex"
 )
 
-// How Codex 0.169 runs offline in a scenario (../shared/formats/real-agents.md):
-// its own CODEX_HOME with a config.toml naming the fake Responses server as
-// the model provider and the work dir as trusted, `-a on-request -s
-// read-only` so an escalated exec_command asks for approval, and the hooks
-// trusted at the "Hooks need review" screen as a person does it. The TUI
-// starts a shared background server (`codex app-server --managed-daemon`)
-// that outlives it; each scenario has its own CODEX_HOME, so its own server,
-// which cleanup stops.
+// Codex runs offline as parsers/codex sets it up (codex.Offline): its own
+// CODEX_HOME naming the fake Responses server, `-a on-request -s
+// read-only`, the hooks trusted at the first start. Each scenario has its
+// own CODEX_HOME, so its own background server, which cleanup stops.
 
 // Timeouts: generous, since the suite shares 2 cores with everything else.
 const (
@@ -56,7 +52,7 @@ type codexWorld struct {
 // `logwatch hooks install --agent codex`.
 func newCodex(t *testing.T, hooks bool) *codexWorld {
 	t.Helper()
-	_, bin := RequireAgent(t, "codex")
+	a, bin := RequireAgent(t, "codex")
 	t.Parallel()
 	s := NewScenario(t, "codex")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -81,40 +77,15 @@ func newCodex(t *testing.T, hooks bool) *codexWorld {
 			t.Errorf("sessions shown with no tab whose late binding never came: %v\ntimeline:\n%s", w.late, w.Timeline)
 		}
 	})
-	s.SetEnv("CODEX_HOME="+w.home, "CONFORMANCE_OPENAI_KEY=sk-conformance-fake")
-	s.WriteFile(".codex/config.toml", codexConfig(api.URL, s.Work))
+	env, err := codexagent.Offline().Setup(parsers.OfflineHome{Home: s.Home, Work: s.Work, URL: api.URL, Version: a.Version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEnv(env...)
 	if hooks {
 		s.InstallHooks("codex")
 	}
 	return w
-}
-
-func codexConfig(url, work string) string {
-	return fmt.Sprintf(`model = "fake-model"
-model_provider = "fake"
-check_for_update_on_startup = false
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[features]
-enable_request_compression = false
-in_app_updates = false
-
-[model_providers.fake]
-name = "fake"
-base_url = %q
-wire_api = "responses"
-env_key = "CONFORMANCE_OPENAI_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
-[projects.%q]
-trust_level = "trusted"
-`, url, work)
 }
 
 // codexPane is Codex running in a terminal.
@@ -130,38 +101,13 @@ func (w *codexWorld) start(name, tab string, args ...string) *codexPane {
 	w.t.Helper()
 	argv := append([]string{w.codex, "-a", "on-request", "-s", "read-only"}, args...)
 	p := &codexPane{Pane: w.StartPane(PaneOptions{Name: name, Argv: argv, Wrap: tab != "", Tab: tab}), w: w}
-	if w.hooks && !w.trusted {
-		// "Hooks need review": 1. Review hooks, 2. Trust all and continue.
-		p.WaitScreen("Hooks need review", codexStart)
-		p.trustHooks()
-		w.trusted = true
+	// The hooks are trusted at the first start (the trust is kept in
+	// config.toml, later starts do not ask).
+	if err := codexagent.Offline().Start(p.Pane, w.hooks && !w.trusted, codexStart); err != nil {
+		w.t.Fatal(err)
 	}
-	// The status line names the model once the TUI is connected to its
-	// server; before that the prompt says "loading".
-	p.WaitScreen("fake-model default", codexStart)
+	w.trusted = w.trusted || w.hooks
 	return p
-}
-
-// trustHooks picks "2. Trust all and continue" on the hooks review screen.
-// A Down typed while the screen is still being drawn can be lost (Enter
-// would then open "1. Review hooks"), so it moves the selection until the
-// screen shows it on the second choice, then confirms.
-func (p *codexPane) trustHooks() {
-	p.w.t.Helper()
-	deadline := time.Now().Add(codexStep)
-	for !strings.Contains(p.Screen(), "› 2. Trust all and continue") {
-		if time.Now().After(deadline) {
-			p.w.t.Fatalf("the hooks review screen never selected \"Trust all and continue\":\n%s", p.Screen())
-		}
-		if strings.Contains(p.Screen(), "› 3. Continue without trusting") {
-			p.Key("Up") // a late Down landed after all
-		} else {
-			p.Key("Down")
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
-	p.Key("Enter")
-	p.WaitScreenGone("Hooks need review", codexStep)
 }
 
 // submit types a prompt and presses Enter.
@@ -281,7 +227,7 @@ func (w *codexWorld) take(timeout time.Duration, alts ...Step) (Event, int) {
 			if e.Tab == "" && st.Tab != "" && st.Tab != Any && !w.shown[e.Session] {
 				got.Tab = st.Tab // shown tabless, until its late binding
 			}
-			if !st.match(got, w.Timeline.Session()) {
+			if !st.Match(got, w.Timeline.Session()) {
 				continue
 			}
 			if got.Tab != e.Tab {
@@ -325,70 +271,5 @@ func (w *codexWorld) requestKinds() []string {
 	return out
 }
 
-// stopServer stops the scenario's Codex background server (the app server
-// and its pid-update loop, each in its own session, named in
-// CODEX_HOME/app-server-daemon/*.pid), then any process still running from
-// this CODEX_HOME's installed server package. Only this scenario's
-// processes are signalled: every pid is checked against its command line.
-func (w *codexWorld) stopServer() {
-	dir := filepath.Join(w.home, "app-server-daemon")
-	var pids []int
-	for _, f := range []string{"daemon.pid", "daemon-updater.pid"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			continue
-		}
-		var rec struct {
-			PID int `json:"pid"`
-		}
-		// The file is a JSON record, possibly followed by other text.
-		if err := json.NewDecoder(strings.NewReader(string(b))).Decode(&rec); err == nil && rec.PID > 0 {
-			pids = append(pids, rec.PID)
-		}
-	}
-	pids = append(pids, procsUnder(w.home)...)
-	mine := func(pid int) bool {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		return err == nil && strings.Contains(string(b), w.home)
-	}
-	var live []int
-	for _, pid := range pids {
-		if mine(pid) && !slices.Contains(live, pid) {
-			live = append(live, pid)
-		}
-	}
-	for _, pid := range live {
-		if pgid, err := syscall.Getpgid(pid); err == nil && pgid == pid {
-			_ = syscall.Kill(-pid, syscall.SIGTERM)
-		} else {
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-		}
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for _, pid := range live {
-		for mine(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if mine(pid) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-}
-
-// procsUnder lists processes whose command line names dir (the server runs
-// from CODEX_HOME/packages/…).
-func procsUnder(dir string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && strings.Contains(string(b), dir) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
+// stopServer stops the scenario's Codex background server.
+func (w *codexWorld) stopServer() { codexagent.StopServer(w.home) }

@@ -448,9 +448,9 @@ func TestCodexTwoTabs(t *testing.T) {
 	for range 2 {
 		e, _ := w.take(OpenAISlowStream+codexStep, Step{State: Any, Reason: Any, Source: Any, Tab: Any, Session: Any})
 		switch {
-		case interrupted.State != "" && interrupted.match(e, a) && (e.Source == "hook" || e.Source == "key+log"):
+		case interrupted.State != "" && interrupted.Match(e, a) && (e.Source == "hook" || e.Source == "key+log"):
 			interrupted.State = ""
-		case finished.State != "" && finished.match(e, a) && slices.Contains(logOrHook, e.Source):
+		case finished.State != "" && finished.Match(e, a) && slices.Contains(logOrHook, e.Source):
 			finished.State = ""
 		default:
 			t.Fatalf("unexpected change %s: want B's interrupt and A's done\ntimeline:\n%s", e, w.Timeline)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/valyala/fastjson"
 )
@@ -49,6 +50,64 @@ type Spec struct {
 	// BindBySubmit binds a turn start that names no tab to the tab whose
 	// Enter came just before it (the agent's hooks cannot carry the tab).
 	BindBySubmit bool
+	// Offline is how the agent runs offline against a fake model server;
+	// nil: selftest cannot drive it.
+	Offline *Offline
+}
+
+// Offline is what is particular to one agent when logwatch drives it in a
+// private home against a local fake model server (selftest/fakemodel):
+// `logwatch selftest` and the live conformance suite (selftest/driver).
+// The screens it names are the agent's own words, which the driver waits
+// for as a person would.
+type Offline struct {
+	// Model is the API the agent speaks: ModelAnthropic or ModelOpenAI.
+	Model string
+	// Setup writes the agent's configuration into a private home (the
+	// fake model server as its provider, the work dir trusted, first-run
+	// screens seen, updates and telemetry off) and returns the environment
+	// the agent runs with (KEY=VALUE).
+	Setup func(o OfflineHome) (env []string, err error)
+	// Args follow Bin on the command line: tools ask before they run.
+	Args []string
+	// Start takes the agent from its first screen to its idle prompt
+	// within timeout; trustHooks: its first start with logwatch's hooks
+	// installed, which it asks to trust.
+	Start func(t Terminal, trustHooks bool, timeout time.Duration) error
+	// Interrupt is the key that stops a turn mid-stream (a tmux key name).
+	Interrupt string
+	// Permission is the permission dialog's text; Approve the key that
+	// approves the tool it asks for.
+	Permission string
+	Approve    string
+	// Quit is what is typed at the prompt to quit.
+	Quit string
+	// Stop stops what the agent left running in home once its terminal
+	// is gone (a background server); nil: nothing outlives it.
+	Stop func(home string)
+}
+
+// The fake model APIs an agent can speak (selftest/fakemodel serves them
+// under the same names).
+const (
+	ModelAnthropic = "anthropic-messages" // POST /v1/messages
+	ModelOpenAI    = "openai-responses"   // POST /v1/responses
+)
+
+// OfflineHome is where an offline agent runs.
+type OfflineHome struct {
+	Home    string // the private HOME
+	Work    string // the work dir (its real path), to trust
+	URL     string // the fake model server's base URL
+	Version string // the agent's release, "" when unknown
+}
+
+// Terminal is the screen and keyboard of the terminal an offline agent
+// runs in. Key and Wait end the run when it must stop (a Ctrl+C).
+type Terminal interface {
+	Screen() string
+	Key(keys ...string)
+	Wait(d time.Duration)
 }
 
 // Layout is how an agent lays out its logs under a root.

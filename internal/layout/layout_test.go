@@ -77,8 +77,15 @@ var allowed = map[string][]string{
 	"internal/testsupport": {"internal/udiff"},
 	"internal/layout":      {},
 
-	// The live suite drives the binaries and imports no logic.
-	"conformance":        {"conformance/agents", "internal/testsupport"},
+	// Driving an agent offline: the fake model servers, the scenario world
+	// (daemon, panes, timeline; it runs the binaries and imports no logic),
+	// and selftest, which runs the installed agents through it.
+	"selftest/fakemodel": {},
+	"selftest/driver":    {},
+	"selftest":           {"internal/termsafe", "parsers", "selftest/driver", "selftest/fakemodel", "setup/knowngood"},
+
+	// The live suite drives the binaries through the same driver.
+	"conformance":        {"conformance/agents", "internal/testsupport", "selftest/driver", "selftest/fakemodel"},
 	"conformance/agents": {},
 	// The canary runs the suite against the newest releases and reads
 	// their captures with the real parsers.

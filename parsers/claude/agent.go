@@ -61,6 +61,7 @@ func Spec() parsers.Spec {
 		},
 		Home:      "${CLAUDE_CONFIG_DIR:-~/.claude}",
 		KnownGood: agents.KnownGood(string(Name)),
+		Offline:   Offline(),
 	}
 }
 

@@ -68,6 +68,7 @@ do not run. Builds from before hooks were on by default also need
 		Home:         "${CODEX_HOME:-~/.codex}",
 		KnownGood:    agents.KnownGood(string(Name)),
 		BindBySubmit: true, // its hooks run in a server that serves every tab: they cannot carry LOGWATCH_TAB
+		Offline:      Offline(),
 	}
 }
 

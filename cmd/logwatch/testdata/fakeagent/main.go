@@ -11,7 +11,11 @@
 // then the turn's first log lines. While the composer holds a "/" command
 // being typed, its completion overlay is open and Esc only closes it, as in
 // Claude Code: no interrupt, no log line. With -marker=false an interrupt
-// writes no log line at all (a future log format logwatch does not know).
+// writes no log line at all (a future log format logwatch does not know);
+// with -unknown-marker it writes a line of a type logwatch does not know.
+// With -silent it sends no hook and writes no log (a release whose logs
+// moved). -screen is printed first (the prompt's words a driver waits for);
+// a prompt holding SLOW shows the start of the fake model's slow answer.
 //
 // Screen: "ready", "prompt: TEXT", "overlay closed", "draft cleared", "interrupting",
 // "interrupted", each on a line of its own.
@@ -45,6 +49,8 @@ type agent struct {
 	transcript string
 	delay      time.Duration
 	marker     bool
+	unknown    bool
+	silent     bool
 
 	mu       sync.Mutex
 	working  bool
@@ -61,12 +67,18 @@ func main() {
 	flag.StringVar(&a.session, "session", "", "session id (a uuid)")
 	flag.DurationVar(&a.delay, "delay", 50*time.Millisecond, "key → interrupt marker delay")
 	flag.BoolVar(&a.marker, "marker", true, "write the interrupt marker")
+	flag.BoolVar(&a.unknown, "unknown-marker", false, "write a line of an unknown type instead of the interrupt marker")
+	flag.BoolVar(&a.silent, "silent", false, "send no hook, write no log")
+	screen := flag.String("screen", "", "text shown first")
 	flag.Parse()
 	a.cwd, _ = os.Getwd()
 	if a.session == "" {
 		a.session = uuid()
 	}
 	now := time.Now()
+	if *screen != "" {
+		a.print(*screen + "\r\n")
+	}
 	if a.kind == "codex" {
 		a.transcript = filepath.Join(*root, now.Format("2006"), now.Format("01"), now.Format("02"),
 			"rollout-"+now.Format("2006-01-02T15-04-05")+"-"+a.session+".jsonl")
@@ -275,6 +287,9 @@ func (a *agent) enter() int {
 		a.appendLog(a.claudeUser(text))
 	}
 	a.line("prompt: " + text)
+	if strings.Contains(text, "SLOW") {
+		a.line("word0 word1 word2 word3 word4 word5 word6 ") // as the fake model's slow answer starts
+	}
 	return 0
 }
 
@@ -300,7 +315,9 @@ func (a *agent) key(k string) {
 	}
 	a.line("interrupting")
 	time.AfterFunc(a.delay, func() {
-		if a.marker {
+		if a.unknown {
+			a.appendLog(map[string]any{"type": "turn_cancelled_v9", "sessionId": a.session, "uuid": uuid(), "timestamp": ts()})
+		} else if a.marker {
 			if a.kind == "codex" {
 				a.appendLog(
 					map[string]any{"timestamp": ts(), "type": "response_item", "payload": map[string]any{"type": "message", "role": "user",
@@ -324,6 +341,9 @@ func (a *agent) claudeUser(content any) map[string]any {
 // run their hook commands; LOGWATCH_TAB and LOGWATCH_SOCKET come from the
 // environment.
 func (a *agent) hook(event string, extra map[string]any) {
+	if a.silent {
+		return
+	}
 	p := map[string]any{"session_id": a.session, "transcript_path": a.transcript, "cwd": a.cwd, "hook_event_name": event}
 	for k, v := range extra {
 		p[k] = v
@@ -335,6 +355,9 @@ func (a *agent) hook(event string, extra map[string]any) {
 }
 
 func (a *agent) appendLog(lines ...map[string]any) {
+	if a.silent {
+		return
+	}
 	if err := os.MkdirAll(filepath.Dir(a.transcript), 0o755); err != nil {
 		panic(err)
 	}

@@ -1,38 +1,53 @@
-package conformance
+package driver
 
 import (
-	"flag"
-	"fmt"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/logwatch/logwatch/conformance/agents"
+	"github.com/logwatch/logwatch/internal/testsupport"
 )
 
-// TestMain runs the scenarios more widely in parallel than -parallel's
-// default (GOMAXPROCS): they mostly wait on the agents and the clock. At the
-// end it prints the key→ready latencies and the wall time (go test -v shows
-// them; with LOGWATCH_CONFORMANCE_ARTIFACTS set they are also written to
-// summary.txt there).
+var (
+	binOnce sync.Once
+	bin     string
+	binErr  error
+)
+
+// logwatchBin builds the real logwatch binary once, into a folder TestMain
+// removes.
+func logwatchBin(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binErr = testsupport.ReadSources("../..", false); binErr != nil {
+			return
+		}
+		bin = filepath.Join(binDir, "logwatch")
+		out, err := exec.Command("go", "build", "-o", bin, "github.com/logwatch/logwatch/cmd/logwatch").CombinedOutput()
+		if err != nil {
+			binErr = errors.New("go build logwatch: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return bin
+}
+
+var binDir string
+
 func TestMain(m *testing.M) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", "4")
+	var err error
+	if binDir, err = os.MkdirTemp("", "lwdriver-bin"); err != nil {
+		panic(err)
 	}
-	start := time.Now()
 	code := m.Run()
-	sum := Summary(time.Since(start))
-	fmt.Print(sum)
-	if dir := os.Getenv(EnvArtifacts); dir != "" {
-		os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(sum), 0o644)
-	}
-	Cleanup()
+	os.RemoveAll(binDir)
 	os.Exit(code)
 }
 
@@ -62,45 +77,9 @@ func TestStepMatch(t *testing.T) {
 		{Step{State: "waiting", Reason: "permission", Source: "hook", Tab: "t", Detail: "Bash: ls", Session: "s2"}, false},
 	}
 	for i, c := range cases {
-		if got := c.st.match(e, "s1"); got != c.want {
+		if got := c.st.Match(e, "s1"); got != c.want {
 			t.Errorf("case %d: match = %v, want %v", i, got, c.want)
 		}
-	}
-}
-
-func TestFindAgent(t *testing.T) {
-	dir := t.TempDir()
-	if _, _, msg := findAgent("claude", dir); !strings.Contains(msg, InstallCommand) || !strings.Contains(msg, "2.1.") {
-		t.Errorf("missing agent: %q does not name the install command and version", msg)
-	}
-	if _, _, msg := findAgent("nope", dir); !strings.Contains(msg, "not pinned") {
-		t.Errorf("unpinned agent: %q", msg)
-	}
-	a, _ := agents.Get("claude")
-	bin := a.BinPath(dir)
-	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
-	if _, p, msg := findAgent("claude", dir); msg != "" || p != bin {
-		t.Errorf("installed agent: path %q, msg %q", p, msg)
-	}
-}
-
-func TestAgentsDir(t *testing.T) {
-	t.Setenv(agents.EnvDir, "/x/agents")
-	if d := AgentsDir(); d != "/x/agents" {
-		t.Errorf("AgentsDir with %s set = %q", agents.EnvDir, d)
-	}
-	t.Setenv(agents.EnvDir, "")
-	t.Setenv("HOME", "/home/u")
-	if d := AgentsDir(); d != "/home/u/.cache/logwatch/agents" {
-		t.Errorf("default AgentsDir = %q", d)
 	}
 }
 
@@ -108,7 +87,7 @@ func TestAgentsDir(t *testing.T) {
 // the real hook client, no agent needed: the published changes arrive in
 // order, with their tab, and Keys/Hooks read the daemon's recording.
 func TestHarnessTimeline(t *testing.T) {
-	s := NewScenario(t, "none")
+	s := New(t, Options{Bin: logwatchBin(t), Agent: "none"})
 	hook := func(payload string) {
 		t.Helper()
 		cmd := exec.Command(s.Bin, "hook", "--agent", "claude")

@@ -1,6 +1,7 @@
-package conformance
+package driver
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -55,7 +57,7 @@ func (s *Scenario) StartPane(o PaneOptions) *Pane {
 	if o.Cols == 0 {
 		o.Cols, o.Rows = 120, 40
 	}
-	p := &Pane{s: s, Name: o.Name, sock: filepath.Join(s.short, "tmux-"+sanitize(o.Name)), raw: filepath.Join(s.Dir, "pane-"+sanitize(o.Name)+".raw")}
+	p := &Pane{s: s, Name: o.Name, sock: filepath.Join(s.short, "tmux-"+Sanitize(o.Name)), raw: filepath.Join(s.Dir, "pane-"+Sanitize(o.Name)+".raw")}
 	argv := o.Argv
 	if o.Wrap {
 		p.Tab = o.Tab
@@ -70,7 +72,7 @@ func (s *Scenario) StartPane(o PaneOptions) *Pane {
 	}
 	var q []string
 	for _, a := range argv {
-		q = append(q, shellQuote(a))
+		q = append(q, ShellQuote(a))
 	}
 	cmd := exec.Command("tmux", "-S", p.sock, "-f", conf, "new-session", "-d", "-s", "main",
 		"-x", strconv.Itoa(o.Cols), "-y", strconv.Itoa(o.Rows), "-c", s.Work, "exec "+strings.Join(q, " "))
@@ -79,11 +81,12 @@ func (s *Scenario) StartPane(o PaneOptions) *Pane {
 		s.T.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
 	s.panes = append(s.panes, p)
-	p.tmux("pipe-pane", "-t", "main", "-o", "cat >> "+shellQuote(p.raw))
+	p.tmux("pipe-pane", "-t", "main", "-o", "cat >> "+ShellQuote(p.raw))
 	return p
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+// ShellQuote quotes s for sh.
+func ShellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func (p *Pane) tmux(args ...string) (string, error) {
 	out, err := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...).CombinedOutput()
@@ -101,10 +104,16 @@ func (p *Pane) Type(text string) {
 // Key sends named keys (tmux names: Enter, Escape, C-c, Down, BSpace).
 func (p *Pane) Key(keys ...string) {
 	p.s.T.Helper()
+	if err := p.s.T.Context().Err(); err != nil {
+		p.s.T.Fatalf("stopped: %v", context.Cause(p.s.T.Context()))
+	}
 	if out, err := p.tmux(append([]string{"send-keys", "-t", "main"}, keys...)...); err != nil {
 		p.s.T.Fatalf("send-keys %v: %v %s", keys, err, out)
 	}
 }
+
+// Wait pauses for d (the scenario ends if it must stop meanwhile).
+func (p *Pane) Wait(d time.Duration) { p.s.Pause(d) }
 
 // Press sends one key and starts the key→ready clock.
 func (p *Pane) Press(key string) {
@@ -120,7 +129,7 @@ func (p *Pane) Submit(text string) {
 	p.s.T.Helper()
 	p.Type(text)
 	p.WaitScreen(text, 15*time.Second)
-	time.Sleep(150 * time.Millisecond)
+	p.s.Pause(150 * time.Millisecond)
 	p.Key("Enter")
 }
 
@@ -181,7 +190,7 @@ func (p *Pane) waitScreen(ok func(string) bool, timeout time.Duration) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(100 * time.Millisecond)
+		p.s.Pause(100 * time.Millisecond)
 	}
 }
 
@@ -262,9 +271,9 @@ func (p *Pane) WaitExit(timeout time.Duration) int {
 			return code
 		}
 		if time.Now().After(deadline) {
-			p.s.T.Fatalf("pane %s did not exit within %s; its processes:\n%s", p.Name, timeout, processTree(pid))
+			p.s.T.Fatalf("pane %s did not exit within %s; its processes:\n%s", p.Name, timeout, ProcessTree(pid))
 		}
-		time.Sleep(100 * time.Millisecond)
+		p.s.Pause(100 * time.Millisecond)
 	}
 }
 
@@ -290,25 +299,10 @@ func zombieStatus(pid int) (int, bool) {
 	return (ws >> 8) & 0xff, true
 }
 
-// processTree lists pid and its descendants: state, what each waits in,
+// ProcessTree lists pid and its descendants: state, what each waits in,
 // and its command line.
-func processTree(root int) string {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	children := map[int][]int{}
-	for _, st := range stats {
-		b, err := os.ReadFile(st)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …; comm may hold spaces and parentheses.
-		i := strings.LastIndexByte(string(b), ')')
-		f := strings.Fields(string(b)[i+1:])
-		pid, _ := strconv.Atoi(strings.Fields(string(b))[0])
-		if len(f) > 1 {
-			ppid, _ := strconv.Atoi(f[1])
-			children[ppid] = append(children[ppid], pid)
-		}
-	}
+func ProcessTree(root int) string {
+	children := childrenByParent()
 	var b strings.Builder
 	var walk func(pid, depth int)
 	walk = func(pid, depth int) {
@@ -328,6 +322,37 @@ func processTree(root int) string {
 	return b.String()
 }
 
+// childrenByParent maps every process to its children.
+func childrenByParent() map[int][]int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	children := map[int][]int{}
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		f := strings.Fields(string(b)[i+1:])
+		pid, _ := strconv.Atoi(strings.Fields(string(b))[0])
+		if len(f) > 1 {
+			ppid, _ := strconv.Atoi(f[1])
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	return children
+}
+
+// descendants are pid and every process under it.
+func descendants(pid int) []int {
+	children := childrenByParent()
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
+	}
+	return out
+}
+
 // Close closes the pane as a terminal app closes a tab: the pty goes away
 // and the processes in it get SIGHUP.
 func (p *Pane) Close() {
@@ -338,7 +363,37 @@ func (p *Pane) Close() {
 	}
 }
 
+// close ends the pane's terminal, and then whatever of its processes
+// outlived the hangup (an agent that hangs with SIGHUP ignored), with
+// their process groups (what they started in turn).
 func (p *Pane) close() {
 	p.Screen()
+	groups := map[int]bool{}
+	if out, err := p.tmux("display-message", "-p", "-t", "main", "#{pane_pid}"); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(out)); err == nil {
+			for _, d := range descendants(pid) {
+				if g, err := syscall.Getpgid(d); err == nil && g != syscall.Getpgrp() {
+					groups[g] = true
+				}
+			}
+		}
+	}
 	p.tmux("kill-server")
+	deadline := time.Now().Add(2 * time.Second)
+	for g := range groups {
+		for syscall.Kill(-g, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		_ = syscall.Kill(-g, syscall.SIGKILL)
+	}
+}
+
+// alive reports whether pid runs (a zombie has exited).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && i+2 < len(b) && b[i+2] != 'Z'
 }

@@ -1,12 +1,10 @@
-// Package conformance is the live conformance suite: the real agent CLIs
-// (pinned in agents/agents.json) run in a real terminal (a tmux pane) under
-// the real `logwatch wrap`, with a real daemon, hooks installed by the real
-// `logwatch hooks install`, against fake model servers on loopback; each
-// scenario asserts the exact timeline `logwatch events --json` publishes.
-//
-// This file is the agent-neutral harness: finding the agents, building the
-// logwatch binary, the per-scenario daemon, pane, timeline and artifacts.
-package conformance
+// Package driver runs one agent scenario offline: a private HOME and work
+// dir, a real `logwatch run` on its own socket with a live `logwatch events
+// --json` (the Timeline of published changes), and terminals (tmux panes,
+// the agent under `logwatch wrap`) typed into as a person types. The live
+// conformance suite and `logwatch selftest` both drive agents through it;
+// they reach it through TB, which *testing.T satisfies.
+package driver
 
 import (
 	"bufio"
@@ -22,109 +20,45 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
+	"syscall"
 	"time"
-
-	"github.com/logwatch/logwatch/conformance/agents"
-	"github.com/logwatch/logwatch/internal/testsupport"
 )
 
-// InstallCommand is the one command that installs the pinned agents.
-const InstallCommand = "conformance/install-agents"
-
-// EnvArtifacts, when set, is a directory every scenario keeps its files in
-// (daemon log, request logs, pane output, timeline); otherwise they live in
-// a temp dir that is removed unless the scenario failed.
-const EnvArtifacts = "LOGWATCH_CONFORMANCE_ARTIFACTS"
-
-// AgentsDir is where the pinned agents are looked for: $LOGWATCH_AGENTS_DIR,
-// else the install script's default, ~/.cache/logwatch/agents.
-func AgentsDir() string {
-	if d := os.Getenv(agents.EnvDir); d != "" {
-		return d
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "logwatch", "agents")
+// TB is what a scenario reports to: *testing.T, or selftest's runner. Fatal
+// and Fatalf end the scenario (runtime.Goexit); Context is cancelled when
+// the scenario must stop early (a test's end, a Ctrl+C), and every wait of
+// the driver gives up then.
+type TB interface {
+	Helper()
+	Name() string
+	Log(args ...any)
+	Logf(format string, args ...any)
+	Error(args ...any)
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Failed() bool
+	Cleanup(func())
+	Context() context.Context
 }
 
-// RequireAgent returns the pinned agent's executable. Without it the test
-// is skipped with the command that installs it, or fails under CI=true.
-// Under the race detector the suite is skipped: it tests external binaries
-// and runs once, in the plain `go test ./...`.
-func RequireAgent(t *testing.T, name string) (agents.Agent, string) {
-	t.Helper()
-	if raceDetector {
-		t.Skip("conformance: skipped under -race (it drives external binaries; the plain `go test ./...` runs it)")
-	}
-	a, p, msg := findAgent(name, AgentsDir())
-	if msg != "" {
-		testsupport.Missing(t, "%s", msg)
-	}
-	return a, p
-}
-
-// findAgent looks for the pinned agent's executable under dir, and for
-// tmux; msg says what is missing and how to install it.
-func findAgent(name, dir string) (a agents.Agent, path, msg string) {
-	a, ok := agents.Get(name)
-	if !ok {
-		return a, "", fmt.Sprintf("conformance: %s is not pinned in conformance/agents/agents.json", name)
-	}
-	path = a.BinPath(dir)
-	if _, err := os.Stat(path); err != nil {
-		return a, "", fmt.Sprintf("conformance: %s %s not found at %s; install the pinned agents with `%s` (LOGWATCH_AGENTS_DIR=%s)",
-			name, a.Version, path, InstallCommand, dir)
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		return a, "", "conformance: tmux not found (the scenarios' terminal); `" + InstallCommand + "` installs it"
-	}
-	return a, path, ""
-}
-
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-	buildDir  string
-)
-
-// Logwatch returns the real logwatch binary, built once per test run.
-func Logwatch(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "lwconf-bin")
-		if buildErr != nil {
-			return
-		}
-		builtBin = filepath.Join(buildDir, "logwatch")
-		// The suite tests a binary it builds itself: reading its sources
-		// makes them part of go test's cache key.
-		if buildErr = testsupport.ReadSources("..", false); buildErr != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/logwatch/logwatch/cmd/logwatch").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build logwatch: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
-}
-
-// Cleanup removes the built binary; TestMain calls it.
-func Cleanup() {
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+// Options make a Scenario.
+type Options struct {
+	Bin   string // the logwatch binary
+	Agent string // the agent's name, for the latency summary
+	// Dir is the scenario's folder (emptied first), kept after a pass
+	// without its home; "" is a temp folder removed after a pass. A failed
+	// scenario keeps its folder either way.
+	Dir string
+	// Verbose logs the timeline of a scenario that passed too.
+	Verbose bool
 }
 
 // Scenario is one isolated world: a temp HOME, a work dir, a daemon on its
 // own socket with a live `logwatch events --json`, and the panes started in
 // it. Everything it writes is in Dir.
 type Scenario struct {
-	T     *testing.T
+	T     TB
 	Agent string // pinned agent name, for the latency summary
 	Bin   string // the logwatch binary
 	Dir   string // artifacts: daemon.log, requests, pane output, timeline
@@ -136,6 +70,8 @@ type Scenario struct {
 
 	socket   string
 	short    string // short temp dir for sockets
+	keepDir  bool   // Dir was given: keep it after a pass, without home
+	verbose  bool
 	daemon   *exec.Cmd
 	daemonLg string
 	Timeline *Timeline
@@ -144,24 +80,27 @@ type Scenario struct {
 	presses  []time.Time // key presses awaiting their ready
 }
 
-// NewScenario makes the world and starts the daemon and the subscription.
-func NewScenario(t *testing.T, agent string) *Scenario {
+// New makes the world and starts the daemon and the subscription.
+func New(t TB, o Options) *Scenario {
 	t.Helper()
-	s := &Scenario{T: t, Agent: agent, Bin: Logwatch(t)}
+	s := &Scenario{T: t, Agent: o.Agent, Bin: o.Bin, keepDir: o.Dir != "", verbose: o.Verbose}
 	short, err := os.MkdirTemp("", "lwc") // unix socket paths are short
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.short = short
-	if base := os.Getenv(EnvArtifacts); base != "" {
-		s.Dir = filepath.Join(base, sanitize(t.Name()))
+	if o.Dir != "" {
+		s.Dir = o.Dir
 		os.RemoveAll(s.Dir)
 	} else {
 		s.Dir = filepath.Join(short, "art")
 	}
 	s.Home = filepath.Join(s.Dir, "home")
 	s.Work = filepath.Join(s.Home, "work")
-	for _, d := range []string{s.Work, filepath.Join(s.Home, ".config"), filepath.Join(s.Home, ".state")} {
+	// Registered before anything can fail, so that a failed start still
+	// removes what it made.
+	t.Cleanup(s.cleanup)
+	for _, d := range []string{s.Work, filepath.Join(s.Home, ".config"), filepath.Join(s.Home, ".state"), filepath.Join(short, "tmp")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -173,16 +112,18 @@ func NewScenario(t *testing.T, agent string) *Scenario {
 	s.socket = filepath.Join(short, "lw.sock")
 	s.Env = []string{
 		"HOME=" + s.Home,
-		"USER=" + envOr("USER", "conformance"),
+		"USER=" + envOr("USER", "logwatch"),
 		"XDG_CONFIG_HOME=" + filepath.Join(s.Home, ".config"),
 		"XDG_STATE_HOME=" + filepath.Join(s.Home, ".state"),
+		"XDG_CACHE_HOME=" + filepath.Join(s.Home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(s.Home, ".local", "share"),
 		"XDG_RUNTIME_DIR=" + short,
+		"TMPDIR=" + filepath.Join(short, "tmp"),
 		"LOGWATCH_SOCKET=" + s.socket,
 		"PATH=" + os.Getenv("PATH"),
 		"LANG=C.UTF-8",
 		"TERM=xterm-256color",
 	}
-	t.Cleanup(s.cleanup)
 	s.startDaemon()
 	s.Timeline = s.subscribe()
 	return s
@@ -197,7 +138,8 @@ func envOr(k, d string) string {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-func sanitize(s string) string { return unsafeName.ReplaceAllString(s, "_") }
+// Sanitize makes a test or scenario name a file name.
+func Sanitize(s string) string { return unsafeName.ReplaceAllString(s, "_") }
 
 // SetEnv adds or replaces KEY=VALUE entries in Env.
 func (s *Scenario) SetEnv(kv ...string) {
@@ -267,6 +209,9 @@ func (s *Scenario) startDaemon() {
 	cmd := exec.Command(s.Bin, "run", "--record", filepath.Join(s.Dir, "record.jsonl"))
 	cmd.Env = append(append([]string{}, s.Env...), "LOGWATCH_LOG_LEVEL=debug", "LOGWATCH_LOG_FORMAT=json")
 	cmd.Stdout, cmd.Stderr = f, f
+	// Its own process group: a Ctrl+C at the terminal reaches the program
+	// that drives the scenario, whose cleanup stops the daemon in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		s.T.Fatal(err)
 	}
@@ -280,7 +225,7 @@ func (s *Scenario) startDaemon() {
 		if time.Now().After(deadline) {
 			s.T.Fatal("daemon socket never answered")
 		}
-		time.Sleep(20 * time.Millisecond)
+		s.Pause(20 * time.Millisecond)
 	}
 }
 
@@ -337,19 +282,30 @@ func (s *Scenario) cleanup() {
 	if s.daemon != nil {
 		s.checkReplay()
 	}
-	if testing.Verbose() && !s.T.Failed() {
+	if s.verbose && !s.T.Failed() {
 		s.T.Logf("timeline:\n%s", s.Timeline)
 	}
 	if s.T.Failed() {
 		s.report()
 		s.T.Logf("artifacts kept in %s", s.Dir)
+		if s.keepDir {
+			os.RemoveAll(s.short) // sockets and the tmux configuration
+		}
 		return
 	}
-	if os.Getenv(EnvArtifacts) == "" {
-		os.RemoveAll(s.short)
-	} else {
-		os.RemoveAll(s.Dir + "/home") // the agent's install-sized caches
-		os.RemoveAll(s.short)
+	if s.keepDir {
+		os.RemoveAll(filepath.Join(s.Dir, "home")) // the agent's install-sized caches
+	}
+	os.RemoveAll(s.short)
+}
+
+// Pause sleeps for d, and ends the scenario when its context ends first.
+func (s *Scenario) Pause(d time.Duration) {
+	s.T.Helper()
+	select {
+	case <-s.T.Context().Done():
+		s.T.Fatalf("stopped: %v", context.Cause(s.T.Context()))
+	case <-time.After(d):
 	}
 }
 
@@ -442,7 +398,7 @@ func (s *Scenario) WaitKeys(n int, timeout time.Duration) {
 		if time.Now().After(deadline) {
 			s.T.Fatalf("the daemon received %d key press(es) within %s, want %d", s.Keys(), timeout, n)
 		}
-		time.Sleep(50 * time.Millisecond)
+		s.Pause(50 * time.Millisecond)
 	}
 }
 
@@ -457,7 +413,7 @@ func (s *Scenario) WaitHook(event string, n int, timeout time.Duration) []map[st
 		if time.Now().After(deadline) {
 			s.T.Fatalf("the daemon did not receive %d %s hook(s) within %s\ntimeline:\n%s", n, event, timeout, s.Timeline)
 		}
-		time.Sleep(100 * time.Millisecond)
+		s.Pause(100 * time.Millisecond)
 	}
 }
 
@@ -505,6 +461,7 @@ func (s *Scenario) subscribe() *Timeline {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, s.Bin, "events", "--json")
 	cmd.Env = s.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		s.T.Fatal(err)
@@ -552,7 +509,7 @@ func (s *Scenario) subscribe() *Timeline {
 		if time.Now().After(deadline) {
 			s.T.Fatal("subscription never became live")
 		}
-		time.Sleep(20 * time.Millisecond)
+		s.Pause(20 * time.Millisecond)
 	}
 	return tl
 }
@@ -625,10 +582,17 @@ func (st Step) String() string {
 		}
 		return strconv.Quote(s)
 	}
-	return fmt.Sprintf("%s/%s source=%s tab=%s detail=%s", st.State, st.Reason, f(st.Source), f(st.Tab), f(st.Detail))
+	g := func(s string) string {
+		if s == Any {
+			return "*"
+		}
+		return s
+	}
+	return fmt.Sprintf("%s/%s source=%s tab=%s detail=%s", g(st.State), g(st.Reason), f(st.Source), f(st.Tab), f(st.Detail))
 }
 
-func (st Step) match(e Event, session string) bool {
+// Match reports whether e is the step; session is the one "" stands for.
+func (st Step) Match(e Event, session string) bool {
 	eq := func(want, got string) bool { return want == Any || want == got }
 	wantSession := st.Session
 	if wantSession == "" {
@@ -661,7 +625,7 @@ func (tl *Timeline) Next(want Step, timeout time.Duration) Event {
 			session := tl.events[0].Session
 			tl.next++
 			tl.mu.Unlock()
-			if !want.match(e, session) {
+			if !want.Match(e, session) {
 				tl.mu.Lock()
 				tl.next-- // ▶ marks the change that did not match
 				tl.mu.Unlock()
@@ -681,6 +645,8 @@ func (tl *Timeline) Next(want Step, timeout time.Duration) Event {
 		case <-tl.grew:
 		case <-deadline:
 			tl.s.T.Fatalf("no change within %s; want %s\ntimeline:\n%s", timeout, want, tl)
+		case <-tl.s.T.Context().Done():
+			tl.s.T.Fatalf("stopped while waiting for %s: %v", want, context.Cause(tl.s.T.Context()))
 		}
 	}
 }
@@ -696,12 +662,34 @@ func (tl *Timeline) Expect(timeout time.Duration, steps ...Step) {
 // Quiet asserts that nothing more is published for d: no flap, no repeat.
 func (tl *Timeline) Quiet(d time.Duration) {
 	tl.s.T.Helper()
-	time.Sleep(d)
+	tl.s.Pause(d)
 	tl.mu.Lock()
 	extra := tl.events[tl.next:]
 	tl.mu.Unlock()
 	if len(extra) > 0 {
 		tl.s.T.Fatalf("%d change(s) published after the last expected one (a flap or a repeat): first %s\ntimeline (▶ the first unexpected change):\n%s", len(extra), extra[0], tl)
+	}
+}
+
+// Maybe consumes the next change if it is opt, waiting up to timeout for
+// one to come; it reports whether it did.
+func (tl *Timeline) Maybe(opt Step, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		tl.mu.Lock()
+		if tl.next < len(tl.events) {
+			ok := opt.Match(tl.events[tl.next], tl.events[0].Session)
+			if ok {
+				tl.next++
+			}
+			tl.mu.Unlock()
+			return ok
+		}
+		tl.mu.Unlock()
+		if time.Now().After(deadline) {
+			return false
+		}
+		tl.s.Pause(10 * time.Millisecond)
 	}
 }
 

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/conformance/agents"
+	"github.com/logwatch/logwatch/internal/testsupport"
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/setup/knowngood"
+)
+
+// selftestRun is one `logwatch selftest` run of the real binary: its own
+// TMPDIR (so that what it leaves behind is seen), state dir (its
+// known-good record) and PATH.
+type selftestRun struct {
+	tmp, state, path string
+}
+
+func newSelftestRun(t *testing.T, pathDirs ...string) *selftestRun {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		testsupport.Missing(t, "selftest: tmux not installed (`sudo apt-get install -y tmux`)")
+	}
+	// Short: the scenarios' unix sockets live under TMPDIR.
+	tmp, err := os.MkdirTemp("", "lwst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	return &selftestRun{tmp: tmp, state: t.TempDir(),
+		path: strings.Join(append(pathDirs, os.Getenv("PATH")), string(os.PathListSeparator))}
+}
+
+func (r *selftestRun) cmd(args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, append([]string{"selftest"}, args...)...)
+	cmd.Env = []string{"HOME=" + r.state, "PATH=" + r.path, "TMPDIR=" + r.tmp, "XDG_STATE_HOME=" + r.state,
+		"XDG_CONFIG_HOME=" + filepath.Join(r.state, ".config"), "USER=selftest"}
+	return cmd
+}
+
+func (r *selftestRun) run(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := r.cmd(args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	code := 0
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return out.String(), code
+}
+
+// leftovers lists what a run left: processes whose command line or
+// environment names its TMPDIR, and files in it.
+func (r *selftestRun) leftovers() []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		cmdline, _ := os.ReadFile(p + "/cmdline")
+		environ, _ := os.ReadFile(p + "/environ")
+		if bytes.Contains(cmdline, []byte(r.tmp)) || bytes.Contains(environ, []byte("TMPDIR="+r.tmp)) {
+			out = append(out, fmt.Sprintf("process %s: %s", filepath.Base(p), strings.ReplaceAll(string(cmdline), "\x00", " ")))
+		}
+	}
+	ents, _ := os.ReadDir(r.tmp)
+	for _, e := range ents {
+		out = append(out, "file "+filepath.Join(r.tmp, e.Name()))
+	}
+	return out
+}
+
+// settled is leftovers once they had 3 s to go (a process killed is
+// reaped by its new parent).
+func (r *selftestRun) settled() []string {
+	var left []string
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if left = r.leftovers(); len(left) == 0 {
+			break
+		}
+	}
+	return left
+}
+
+// fakeClaude puts an executable named claude on a PATH dir: the fake agent
+// (testdata/fakeagent) as Claude Code, with flags that make it misbehave,
+// or a script.
+func fakeClaude(t *testing.T, script string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if script == "" {
+		t.Fatal("no script")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte("#!/bin/sh\n"+
+		`if [ "$1" = --version ]; then echo "9.9.9 (Claude Code)"; exit 0; fi`+"\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestSelftestMisbehavingAgent: an agent that writes no log, one whose
+// interrupt writes a marker logwatch does not know, and one that hangs
+// before its prompt (ignoring the hangup): the table names each failure,
+// the exit status is 1, the failed scenarios' folder is kept and named,
+// nothing else is left, and the release is not recorded as known-good.
+func TestSelftestMisbehavingAgent(t *testing.T) {
+	fa := fakeAgent(t)
+	agent := func(flags string) string {
+		return fmt.Sprintf(`exec %s -agent claude -root "$HOME/.claude/projects" -logwatch %s -screen "? for shortcuts" %s`, fa, bin, flags)
+	}
+	for _, c := range []struct {
+		name, script string
+		// want: scenario → a piece of its row's reason.
+		want map[string]string
+	}{
+		{"no-log", agent("-silent"), map[string]string{
+			"prompt": "nothing published within 3s; want working",
+			"esc":    "nothing published within 3s; want working",
+			"quit":   "nothing published within 3s; want working",
+		}},
+		{"unknown-marker", agent("-unknown-marker"), map[string]string{
+			"esc": "want ready/interrupted",
+		}},
+		{"hangs", "trap '' HUP INT TERM; while :; do sleep 1; done", map[string]string{
+			"prompt":     "did not reach its prompt",
+			"esc":        "did not reach its prompt",
+			"permission": "did not reach its prompt",
+			"quit":       "did not reach its prompt",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newSelftestRun(t, fakeClaude(t, c.script))
+			begin := time.Now()
+			out, code := r.run(t, "--agent", "claude", "--step-timeout", "3s")
+			took := time.Since(begin)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\n%s", code, out)
+			}
+			if took > 90*time.Second {
+				t.Errorf("took %s", took)
+			}
+			rows := tableRows(out)
+			for sc, reason := range c.want {
+				row, ok := rows[sc]
+				if !ok || !strings.Contains(row, "FAIL") || !strings.Contains(row, reason) {
+					t.Errorf("scenario %s: row %q, want FAIL naming %q\n%s", sc, row, reason, out)
+				}
+			}
+			kept := ""
+			for _, l := range strings.Split(out, "\n") {
+				if i := strings.Index(l, "attach the folder "); i >= 0 {
+					kept = strings.Fields(l[i+len("attach the folder "):])[0]
+				}
+			}
+			if kept == "" || !strings.HasPrefix(kept, r.tmp) {
+				t.Fatalf("no folder to attach under %s named:\n%s", r.tmp, out)
+			}
+			for sc := range c.want {
+				if _, err := os.Stat(filepath.Join(kept, "claude-"+sc, "selftest.log")); err != nil {
+					t.Errorf("the failed scenario %s kept no selftest.log: %v", sc, err)
+				}
+			}
+			os.RemoveAll(kept)
+			if left := r.settled(); len(left) > 0 {
+				t.Errorf("left behind:\n%s", strings.Join(left, "\n"))
+			}
+			rec, err := knowngood.Read(filepath.Join(r.state, "logwatch", "known-good.json"))
+			if err != nil || rec.Has("claude", "9.9.9") {
+				t.Errorf("a failed release was recorded as known-good: %v %v", rec, err)
+			}
+		})
+	}
+}
+
+// tableRows maps each scenario of the table to its row and the reason
+// line under it.
+func tableRows(out string) map[string]string {
+	rows := map[string]string{}
+	last := ""
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 4 && (f[0] == "claude" || f[0] == "codex") && !strings.HasPrefix(l, "selftest:"):
+			last = f[2]
+			rows[last] = l
+		case len(f) > 0 && f[0] == "↳" && last != "":
+			rows[last] += "\n" + l
+		}
+	}
+	return rows
+}
+
+// TestSelftestInterrupted: Ctrl+C at the terminal (SIGINT to the whole
+// foreground process group) while the scenarios run: selftest stops them,
+// removes everything it made and exits 130, well before the scenarios
+// would have timed out.
+func TestSelftestInterrupted(t *testing.T) {
+	fa := fakeAgent(t)
+	// The agent never shows its prompt: every scenario waits up to 2 min.
+	r := newSelftestRun(t, fakeClaude(t, fmt.Sprintf(`exec %s -agent claude -root "$HOME/.claude/projects" -logwatch %s`, fa, bin)))
+	cmd := r.cmd("--agent", "claude", "--step-timeout", "60s")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a terminal's job
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Wait until the scenarios' agents run in their terminals.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		panes, _ := filepath.Glob(filepath.Join(r.tmp, "logwatch-selftest-*", "claude-*", "pane-main.raw"))
+		if len(panes) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			t.Fatalf("the scenarios never started:\n%s", out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("exit %v, want 130\n%s", err, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("still running 30 s after Ctrl+C\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "interrupted") {
+		t.Errorf("the report does not say it was interrupted:\n%s", out.String())
+	}
+	// The daemons, subscribers and terminals are gone, and their files.
+	if left := r.settled(); len(left) > 0 {
+		t.Errorf("left behind after Ctrl+C:\n%s\n%s", strings.Join(left, "\n"), out.String())
+	}
+}
+
+// TestSelftestPinnedAgents runs the real `logwatch selftest` against the
+// pinned agents (conformance/install-agents), as CI does: every scenario
+// passes, the table says so, and each release is recorded as known-good.
+func TestSelftestPinnedAgents(t *testing.T) {
+	dir := os.Getenv(agents.EnvDir)
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "logwatch", "agents")
+	}
+	var names []string
+	for _, a := range agents.Pinned() {
+		if s := parsers.Lookup(parsers.Agent(a.Name)); s == nil || s.Offline == nil {
+			continue // pinned for the suite, not an agent selftest drives
+		}
+		if _, err := os.Stat(a.BinPath(dir)); err != nil {
+			testsupport.Missing(t, "selftest: %s %s not found at %s; install the pinned agents with `conformance/install-agents`", a.Name, a.Version, a.BinPath(dir))
+			return
+		}
+		names = append(names, a.Name)
+	}
+	binDir := filepath.Dir(func() string { a, _ := agents.Get(names[0]); return a.BinPath(dir) }())
+	r := newSelftestRun(t, binDir)
+	out, code := r.run(t, "--json")
+	var rep struct {
+		Passed  bool `json:"passed"`
+		Results []struct {
+			Agent, Version, Scenario, Result, Error string
+		} `json:"results"`
+		Recorded []string `json:"recorded"`
+		Seconds  float64  `json:"seconds"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{\n"):]), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("selftest took %.1fs\n%s", rep.Seconds, out)
+	if code != 0 || !rep.Passed {
+		t.Errorf("exit %d, passed %v", code, rep.Passed)
+	}
+	for _, n := range names {
+		a, _ := agents.Get(n)
+		rec, _ := knowngood.Read(filepath.Join(r.state, "logwatch", "known-good.json"))
+		if !rec.Has(n, a.Version) {
+			t.Errorf("%s %s not recorded as known-good", n, a.Version)
+		}
+	}
+	if left := r.settled(); len(left) > 0 {
+		t.Errorf("left behind:\n%s", strings.Join(left, "\n"))
+	}
+}

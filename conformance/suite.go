@@ -1,0 +1,207 @@
+// Package conformance is the live conformance suite: the real agent CLIs
+// (pinned in agents/agents.json) run in a real terminal (a tmux pane) under
+// the real `logwatch wrap`, with a real daemon, hooks installed by the real
+// `logwatch hooks install`, against fake model servers on loopback; each
+// scenario asserts the exact timeline `logwatch events --json` publishes.
+//
+// The scenario driver (selftest/driver) and the fake model servers
+// (selftest/fakemodel) are the product's, shared with `logwatch selftest`;
+// this file finds the pinned agents, builds the logwatch binary, and names
+// the driver's and the fakes' parts as the suite's tests use them.
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/conformance/agents"
+	"github.com/logwatch/logwatch/internal/testsupport"
+	"github.com/logwatch/logwatch/selftest/driver"
+	"github.com/logwatch/logwatch/selftest/fakemodel"
+)
+
+// InstallCommand is the one command that installs the pinned agents.
+const InstallCommand = "conformance/install-agents"
+
+// EnvArtifacts, when set, is a directory every scenario keeps its files in
+// (daemon log, request logs, pane output, timeline); otherwise they live in
+// a temp dir that is removed unless the scenario failed.
+const EnvArtifacts = "LOGWATCH_CONFORMANCE_ARTIFACTS"
+
+// AgentsDir is where the pinned agents are looked for: $LOGWATCH_AGENTS_DIR,
+// else the install script's default, ~/.cache/logwatch/agents.
+func AgentsDir() string {
+	if d := os.Getenv(agents.EnvDir); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "logwatch", "agents")
+}
+
+// RequireAgent returns the pinned agent's executable. Without it the test
+// is skipped with the command that installs it, or fails under CI=true.
+// Under the race detector the suite is skipped: it tests external binaries
+// and runs once, in the plain `go test ./...`.
+func RequireAgent(t *testing.T, name string) (agents.Agent, string) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("conformance: skipped under -race (it drives external binaries; the plain `go test ./...` runs it)")
+	}
+	a, p, msg := findAgent(name, AgentsDir())
+	if msg != "" {
+		testsupport.Missing(t, "%s", msg)
+	}
+	return a, p
+}
+
+// findAgent looks for the pinned agent's executable under dir, and for
+// tmux; msg says what is missing and how to install it.
+func findAgent(name, dir string) (a agents.Agent, path, msg string) {
+	a, ok := agents.Get(name)
+	if !ok {
+		return a, "", fmt.Sprintf("conformance: %s is not pinned in conformance/agents/agents.json", name)
+	}
+	path = a.BinPath(dir)
+	if _, err := os.Stat(path); err != nil {
+		return a, "", fmt.Sprintf("conformance: %s %s not found at %s; install the pinned agents with `%s` (LOGWATCH_AGENTS_DIR=%s)",
+			name, a.Version, path, InstallCommand, dir)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return a, "", "conformance: tmux not found (the scenarios' terminal); `" + InstallCommand + "` installs it"
+	}
+	return a, path, ""
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+	buildDir  string
+)
+
+// Logwatch returns the real logwatch binary, built once per test run.
+func Logwatch(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "lwconf-bin")
+		if buildErr != nil {
+			return
+		}
+		builtBin = filepath.Join(buildDir, "logwatch")
+		// The suite tests a binary it builds itself: reading its sources
+		// makes them part of go test's cache key.
+		if buildErr = testsupport.ReadSources("..", false); buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/logwatch/logwatch/cmd/logwatch").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build logwatch: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+// Cleanup removes the built binary; TestMain calls it.
+func Cleanup() {
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+}
+
+// NewScenario makes the world and starts the daemon and the subscription:
+// its folder is under $LOGWATCH_CONFORMANCE_ARTIFACTS when that is set.
+func NewScenario(t *testing.T, agent string) *Scenario {
+	t.Helper()
+	o := driver.Options{Bin: Logwatch(t), Agent: agent, Verbose: testing.Verbose()}
+	if base := os.Getenv(EnvArtifacts); base != "" {
+		o.Dir = filepath.Join(base, driver.Sanitize(t.Name()))
+	}
+	return driver.New(t, o)
+}
+
+// The driver's parts, by the names the suite's tests use.
+type (
+	Scenario    = driver.Scenario
+	Pane        = driver.Pane
+	PaneOptions = driver.PaneOptions
+	Timeline    = driver.Timeline
+	Step        = driver.Step
+	Event       = driver.Event
+	Latency     = driver.Latency
+)
+
+// Any, as a Step field, matches every value.
+const Any = driver.Any
+
+// Summary is the suite's latency table and wall time, as text.
+func Summary(wall time.Duration) string { return driver.Summary(wall) }
+
+// StripANSI removes escape sequences and carriage returns.
+func StripANSI(s string) string { return driver.StripANSI(s) }
+
+func shellQuote(s string) string { return driver.ShellQuote(s) }
+
+func processTree(pid int) string { return driver.ProcessTree(pid) }
+
+// The fake model servers, by the names the suite's tests use.
+type (
+	Anthropic        = fakemodel.Anthropic
+	AnthropicRequest = fakemodel.AnthropicRequest
+	OpenAI           = fakemodel.OpenAI
+	OpenAIRequest    = fakemodel.OpenAIRequest
+	OpenAIReply      = fakemodel.OpenAIReply
+	OpenAIScript     = fakemodel.OpenAIScript
+)
+
+// StartAnthropic starts the fake Messages server, logging into dir.
+func StartAnthropic(dir string) (*Anthropic, error) { return fakemodel.StartAnthropic(dir) }
+
+// StartOpenAI starts the fake Responses server, logging into dir.
+func StartOpenAI(ctx context.Context, dir string, script OpenAIScript) (*OpenAI, error) {
+	return fakemodel.StartOpenAI(ctx, dir, script)
+}
+
+// DefaultOpenAIScript is the fake Responses server's default script.
+func DefaultOpenAIScript(r OpenAIRequest) OpenAIReply { return fakemodel.DefaultOpenAIScript(r) }
+
+const (
+	AnthHugeTokens     = fakemodel.AnthHugeTokens
+	AnthSlow           = fakemodel.AnthSlow
+	AnthTool           = fakemodel.AnthTool
+	AnthAgent          = fakemodel.AnthAgent
+	AnthHuge           = fakemodel.AnthHuge
+	AnthShortAnswer    = fakemodel.AnthShortAnswer
+	AnthToolDone       = fakemodel.AnthToolDone
+	AnthSubagentPrompt = fakemodel.AnthSubagentPrompt
+	AnthSubagentAnswer = fakemodel.AnthSubagentAnswer
+	AnthAgentDone      = fakemodel.AnthAgentDone
+	AnthSummary        = fakemodel.AnthSummary
+	AnthTitle          = fakemodel.AnthTitle
+	AnthToolCommand    = fakemodel.AnthToolCommand
+	AnthReqTitle       = fakemodel.AnthReqTitle
+	AnthReqCompact     = fakemodel.AnthReqCompact
+	AnthReqSubagent    = fakemodel.AnthReqSubagent
+	AnthReqMain        = fakemodel.AnthReqMain
+
+	OpenAIReqTurn         = fakemodel.OpenAIReqTurn
+	OpenAIReqToolResult   = fakemodel.OpenAIReqToolResult
+	OpenAIReqTitle        = fakemodel.OpenAIReqTitle
+	OpenAIReqCompact      = fakemodel.OpenAIReqCompact
+	OpenAIReqOther        = fakemodel.OpenAIReqOther
+	OpenAISlow            = fakemodel.OpenAISlow
+	OpenAITool            = fakemodel.OpenAITool
+	OpenAIHuge            = fakemodel.OpenAIHuge
+	OpenAISlowStream      = fakemodel.OpenAISlowStream
+	OpenAIHugeCommand     = fakemodel.OpenAIHugeCommand
+	OpenAIContextWindow   = fakemodel.OpenAIContextWindow
+	OpenAIApprovalCommand = fakemodel.OpenAIApprovalCommand
+)
