@@ -61,37 +61,48 @@ const (
 // quietArm is one armed quiet period (armQuiet): entry.quiet names the
 // session's pending one, nil once it ran or when none was armed.
 type quietArm struct {
-	stop func() bool
+	timer
+	id    string    // the session's (quietRan)
+	seen  time.Time // its lastLog when armed
+	start bool      // the start-up's, shared (startQuietRan)
+}
+
+func (q *quietArm) fire(m *machine) {
+	if q.start {
+		m.startQuietRan(q)
+	} else {
+		m.quietRan(q)
+	}
 }
 
 // pins are the sessions something refers to by id besides r.sessions:
 // they stay thawed.
-func (r *Relay) pins() map[string]bool {
+func (m *machine) pins() map[string]bool {
 	p := map[string]bool{}
-	for _, id := range r.tabs {
+	for _, id := range m.tabs {
 		p[id] = true
 	}
-	for _, w := range r.windows {
+	for _, w := range m.windows {
 		p[w.session] = true
 	}
-	for _, b := range r.recentBinds {
+	for _, b := range m.recentBinds {
 		p[b.session] = true
 	}
-	for id := range r.regIdx {
+	for id := range m.regIdx {
 		p[id] = true
 	}
 	return p
 }
 
 // freeze returns e's frozen form, false if e is not at rest.
-func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
+func (m *machine) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 	var f frozenRec
-	if r.freezing == freezeNever || e.tab != "" || e.booting || e.bootFrom != nil || e.unbound != (unboundTurn{}) || pinned[e.s.ID] {
+	if m.freezing == freezeNever || e.tab != "" || e.booting || e.bootFrom != nil || e.unbound != (unboundTurn{}) || pinned[e.s.ID] {
 		return f, false
 	}
 	switch {
 	case e.quiet == nil:
-	case e.quiet == r.startQuiet && e.lastLog.IsZero():
+	case e.quiet == m.startQuiet && e.lastLog.IsZero():
 		f.flags |= rStartQuiet
 	default:
 		return f, false // its quiet period is pending
@@ -100,7 +111,7 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 		f.flags |= rTabless
 	}
 	if e.worktree != "" {
-		i := slices.Index(r.cfg.Worktrees, e.worktree)
+		i := slices.Index(m.cfg.Worktrees, e.worktree)
 		if i < 0 || i >= 1<<8-1 {
 			return f, false
 		}
@@ -124,7 +135,7 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 		if !f.setPath(e.path, e.s.ID) {
 			return f, false
 		}
-		if m, ok := r.files[e.path]; ok && !f.setMark(m) {
+		if mk, ok := m.files[e.path]; ok && !f.setMark(mk) {
 			return f, false
 		}
 	}
@@ -137,11 +148,11 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 
 // view fills *e (and *s, its session) with what f holds, as thaw would give
 // it back; the id and the path only if withPath. Nothing may keep e.
-func (r *Relay) view(f *frozenRec, e *entry, s *session.Session, withPath bool) {
+func (m *machine) view(f *frozenRec, e *entry, s *session.Session, withPath bool) {
 	f.s.View(s, true)
 	*e = entry{s: s, tabless: f.flags&rTabless != 0}
 	if f.wt != 0 {
-		e.worktree = r.cfg.Worktrees[f.wt-1]
+		e.worktree = m.cfg.Worktrees[f.wt-1]
 	}
 	switch {
 	case f.flags&rSinceZero != 0:
@@ -150,8 +161,8 @@ func (r *Relay) view(f *frozenRec, e *entry, s *session.Session, withPath bool) 
 	default:
 		e.since = time.Unix(0, f.since)
 	}
-	if f.flags&rStartQuiet != 0 && r.startQuiet != nil {
-		e.quiet = r.startQuiet
+	if f.flags&rStartQuiet != 0 && m.startQuiet != nil {
+		e.quiet = m.startQuiet
 	}
 	if withPath {
 		e.path = f.path(s.ID)
@@ -257,83 +268,83 @@ func (f *frozenRec) mark() folded {
 
 // refreeze stores into f the view of it that changed; one that no longer
 // freezes is thawed with the change.
-func (r *Relay) refreeze(f *frozenRec, v *entry) {
-	nf, ok := r.freeze(v, nil) // no mark from r.files: f keeps it
+func (m *machine) refreeze(f *frozenRec, v *entry) {
+	nf, ok := m.freeze(v, nil) // no mark from m.files: f keeps it
 	if ok {
 		nf.flags |= f.flags & (rMark | rOffsetEnd)
 		nf.end, nf.gen, nf.line = f.end, f.gen, f.line
 		*f = nf
 		return
 	}
-	e := r.get(v.s.ID)
+	e := m.get(v.s.ID)
 	*e.s = *v.s
 	e.since, e.tabless = v.since, v.tabless
 }
 
 // frozenAt is the index of the live frozen session with id, or -1.
-func (r *Relay) frozenAt(id string) int {
-	if len(r.frozen) == 0 || id == "" {
+func (m *machine) frozenAt(id string) int {
+	if len(m.frozen) == 0 || id == "" {
 		return -1
 	}
 	k := session.Key(id)
-	i := sort.Search(len(r.frozen), func(i int) bool { return r.frozen[i].s.CompareID(&k) >= 0 })
-	if i < len(r.frozen) && r.frozen[i].flags&rDead == 0 && r.frozen[i].s.CompareID(&k) == 0 {
+	i := sort.Search(len(m.frozen), func(i int) bool { return m.frozen[i].s.CompareID(&k) >= 0 })
+	if i < len(m.frozen) && m.frozen[i].flags&rDead == 0 && m.frozen[i].s.CompareID(&k) == 0 {
 		return i
 	}
 	return -1
 }
 
 // get is the session with id, thawed if it was frozen; nil if none.
-func (r *Relay) get(id string) *entry {
-	if e := r.sessions[id]; e != nil {
+func (m *machine) get(id string) *entry {
+	if e := m.sessions[id]; e != nil {
 		e.touched = true
 		return e
 	}
-	i := r.frozenAt(id)
+	i := m.frozenAt(id)
 	if i < 0 {
 		return nil
 	}
-	f := &r.frozen[i]
+	f := &m.frozen[i]
 	e := &entry{}
-	r.view(f, e, new(session.Session), true)
+	m.view(f, e, new(session.Session), true)
 	e.touched = true
 	if f.flags&rMark != 0 {
-		r.files[e.path] = f.mark()
+		m.files[e.path] = f.mark()
 	}
 	f.flags |= rDead // dropped at the next freezeIdle; its id keeps the order meanwhile
-	r.frozenDead++
-	r.sessions[e.s.ID] = e
+	m.frozenDead++
+	m.sessions[e.s.ID] = e
 	return e
 }
 
 // known reports whether a session with id exists, without thawing it.
-func (r *Relay) known(id string) bool {
-	_, ok := r.sessions[id]
-	return ok || r.frozenAt(id) >= 0
+func (m *machine) known(id string) bool {
+	_, ok := m.sessions[id]
+	return ok || m.frozenAt(id) >= 0
 }
 
 // frozenFile is the frozen session whose log is path, or nil.
-func (r *Relay) frozenFile(path string) *frozenRec {
-	if len(r.frozen) == 0 || !strings.HasSuffix(path, ".jsonl") {
+func (m *machine) frozenFile(path string) *frozenRec {
+	if len(m.frozen) == 0 || !strings.HasSuffix(path, ".jsonl") {
 		return nil
 	}
 	base := path[strings.LastIndexByte(path, '/')+1 : len(path)-len(".jsonl")]
-	i := r.frozenAt(base)
+	i := m.frozenAt(base)
 	if b, ok := strings.CutPrefix(base, "rollout-"); ok && i < 0 && len(b) > len(stampLayout)+1 {
-		i = r.frozenAt(b[len(stampLayout)+1:]) // Codex: rollout-<stamp>-<id>
+		i = m.frozenAt(b[len(stampLayout)+1:]) // Codex: rollout-<stamp>-<id>
 	}
-	if i < 0 || !r.frozen[i].isPath(path) {
+	if i < 0 || !m.frozen[i].isPath(path) {
 		return nil
 	}
-	return &r.frozen[i]
+	return &m.frozen[i]
 }
 
 // file is how far this run folded path (r.files, or its frozen session's).
-func (r *Relay) file(path string) (folded, bool) {
-	if m, ok := r.files[path]; ok {
-		return m, true
+func (m *machine) file(path string) (folded, bool) {
+	if mk, ok := m.files[path]; ok {
+		return mk, true
 	}
-	if f := r.frozenFile(path); f != nil && f.flags&rMark != 0 {
+	if f := m.frozenFile(path); f != nil && f.flags&rMark != 0 {
 		return f.mark(), true
 	}
 	return folded{}, false
@@ -341,60 +352,60 @@ func (r *Relay) file(path string) (folded, bool) {
 
 // setFile records how far this run folded path: a frozen session keeps its
 // own log's mark (one it cannot hold thaws it), r.files the others.
-func (r *Relay) setFile(path string, m folded) {
-	if _, ok := r.files[path]; !ok {
-		if f := r.frozenFile(path); f != nil {
-			if f.setMark(m) {
+func (m *machine) setFile(path string, mk folded) {
+	if _, ok := m.files[path]; !ok {
+		if f := m.frozenFile(path); f != nil {
+			if f.setMark(mk) {
 				return
 			}
-			r.get(f.s.ID()) // moves the mark back to r.files
+			m.get(f.s.ID()) // moves the mark back to m.files
 		}
 	}
-	r.files[path] = m
+	m.files[path] = mk
 }
 
 // freezeIdle freezes the sessions at rest: all of them, or those untouched
 // since the last call (the others are marked untouched for the next).
-func (r *Relay) freezeIdle(all bool) {
-	pinned := r.pins()
+func (m *machine) freezeIdle(all bool) {
+	pinned := m.pins()
 	var add []frozenRec
 	if all {
 		// Nearly every session, at the end of start-up: growing by append
 		// left 5 MB of garbage at 10 000 sessions.
-		add = make([]frozenRec, 0, len(r.sessions))
+		add = make([]frozenRec, 0, len(m.sessions))
 	}
 	marks := 0
-	for id, e := range r.sessions {
+	for id, e := range m.sessions {
 		if !all && e.touched {
 			e.touched = false
 			continue
 		}
-		f, ok := r.freeze(e, pinned)
+		f, ok := m.freeze(e, pinned)
 		if !ok {
 			continue
 		}
 		add = append(add, f)
-		delete(r.sessions, id)
+		delete(m.sessions, id)
 		if f.flags&rMark != 0 {
-			delete(r.files, e.path)
+			delete(m.files, e.path)
 			marks++
 		}
 	}
-	if len(add) == 0 && r.frozenDead <= len(r.frozen)/4 {
+	if len(add) == 0 && m.frozenDead <= len(m.frozen)/4 {
 		return
 	}
 	slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
-	live := len(r.frozen) - r.frozenDead + len(add)
+	live := len(m.frozen) - m.frozenDead + len(add)
 	var out []frozenRec
-	inPlace := len(add) == 0 && live >= cap(r.frozen)/2
+	inPlace := len(add) == 0 && live >= cap(m.frozen)/2
 	if inPlace {
-		out = r.frozen[:0] // dropping the dead only: the write index trails the read index
+		out = m.frozen[:0] // dropping the dead only: the write index trails the read index
 	} else {
 		out = make([]frozenRec, 0, live)
 	}
 	i := 0
-	for k := range r.frozen {
-		o := &r.frozen[k]
+	for k := range m.frozen {
+		o := &m.frozen[k]
 		if o.flags&rDead != 0 {
 			continue
 		}
@@ -406,16 +417,16 @@ func (r *Relay) freezeIdle(all bool) {
 	}
 	out = append(out, add[i:]...)
 	if inPlace {
-		clear(r.frozen[len(out):]) // the strings of the dropped
+		clear(m.frozen[len(out):]) // the strings of the dropped
 	}
-	r.frozen, r.frozenDead = out, 0
+	m.frozen, m.frozenDead = out, 0
 	// Maps do not shrink: rebuild one that lost most of its entries, or it
 	// keeps the room of all.
-	if len(add) > len(r.sessions) {
-		r.sessions = shrunk(r.sessions)
+	if len(add) > len(m.sessions) {
+		m.sessions = shrunk(m.sessions)
 	}
-	if marks > len(r.files) {
-		r.files = shrunk(r.files)
+	if marks > len(m.files) {
+		m.files = shrunk(m.files)
 	}
 }
 
@@ -429,12 +440,12 @@ func shrunk[V any](m map[string]V) map[string]V {
 }
 
 // frozenCount is how many sessions are frozen.
-func (r *Relay) frozenCount() int { return len(r.frozen) - r.frozenDead }
+func (m *machine) frozenCount() int { return len(m.frozen) - m.frozenDead }
 
 // sortedLive are the sessions in r.sessions (thawed), by id.
-func (r *Relay) sortedLive() []*entry {
-	out := make([]*entry, 0, len(r.sessions))
-	for _, e := range r.sessions {
+func (m *machine) sortedLive() []*entry {
+	out := make([]*entry, 0, len(m.sessions))
+	for _, e := range m.sessions {
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].s.ID < out[j].s.ID })
@@ -443,21 +454,21 @@ func (r *Relay) sortedLive() []*entry {
 
 // each calls fn for every session in id order, frozen ones as a view fn
 // must not keep or change, with its path only if withPath.
-func (r *Relay) each(withPath bool, fn func(e *entry)) {
+func (m *machine) each(withPath bool, fn func(e *entry)) {
 	var v entry
 	var vs session.Session
-	r.inIDOrder(r.sortedLive(), fn, func(f *frozenRec) {
-		r.view(f, &v, &vs, withPath)
+	m.inIDOrder(m.sortedLive(), fn, func(f *frozenRec) {
+		m.view(f, &v, &vs, withPath)
 		fn(&v)
 	})
 }
 
 // inIDOrder calls onLive for each of live (thawed sessions, sorted by id)
 // and onFrozen for each frozen session still frozen, all in id order.
-func (r *Relay) inIDOrder(live []*entry, onLive func(*entry), onFrozen func(*frozenRec)) {
+func (m *machine) inIDOrder(live []*entry, onLive func(*entry), onFrozen func(*frozenRec)) {
 	i := 0
-	for k := range r.frozen {
-		f := &r.frozen[k]
+	for k := range m.frozen {
+		f := &m.frozen[k]
 		if f.flags&rDead != 0 {
 			continue
 		}

@@ -116,27 +116,27 @@ func (r *Relay) save(always bool, done func(Saved)) {
 	r.enqueue(func() {
 		// Checkpoints come every few seconds: the sessions nothing touched
 		// since the last one are at rest.
-		defer r.freezeIdle(false)
-		if !always && !r.changed {
+		defer r.m.freezeIdle(false)
+		if !always && !r.m.changed {
 			done(Saved{})
 			return
 		}
-		b, err := r.encodeState()
+		b, err := r.m.encodeState()
 		if err != nil {
 			r.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
 			b = nil
 		}
-		marks := make(map[string]Mark, len(r.files)+r.frozenCount())
-		for p, f := range r.files {
+		marks := make(map[string]Mark, len(r.m.files)+r.m.frozenCount())
+		for p, f := range r.m.files {
 			marks[p] = f.Mark
 		}
-		for i := range r.frozen {
-			if f := &r.frozen[i]; f.flags&(rDead|rMark) == rMark {
+		for i := range r.m.frozen {
+			if f := &r.m.frozen[i]; f.flags&(rDead|rMark) == rMark {
 				marks[f.path(f.s.ID())] = f.mark().Mark
 			}
 		}
-		done(Saved{State: b, Marks: marks, Changed: r.changed})
-		r.changed = false
+		done(Saved{State: b, Marks: marks, Changed: r.m.changed})
+		r.m.changed = false
 	})
 }
 
@@ -148,30 +148,30 @@ const savedEntrySize = 400
 // own growing buffer were most of the daemon's peak heap. The buffer starts
 // at the size of the previous state; the first, at what finished sessions
 // take (the doublings up to 10 000 of them were 8 MB of garbage).
-func (r *Relay) encodeState() ([]byte, error) {
-	size := r.stateSize
+func (m *machine) encodeState() ([]byte, error) {
+	size := m.stateSize
 	if size == 0 {
-		size = savedEntrySize * (len(r.sessions) + r.frozenCount())
+		size = savedEntrySize * (len(m.sessions) + m.frozenCount())
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, size+size/8))
 	enc := json.NewEncoder(buf)
 	buf.WriteString(`{"version":`)
 	buf.WriteString(strconv.Itoa(savedVersion))
 	buf.WriteString(`,"seq":`)
-	buf.WriteString(strconv.FormatUint(r.seq, 10))
-	if len(r.tabs) > 0 {
+	buf.WriteString(strconv.FormatUint(m.seq, 10))
+	if len(m.tabs) > 0 {
 		buf.WriteString(`,"tabs":`)
-		if err := enc.Encode(r.tabs); err != nil {
+		if err := enc.Encode(m.tabs); err != nil {
 			return nil, err
 		}
 	}
-	if len(r.tabProcs) > 0 {
+	if len(m.tabProcs) > 0 {
 		buf.WriteString(`,"tab_procs":`)
-		if err := enc.Encode(r.tabProcs); err != nil {
+		if err := enc.Encode(m.tabProcs); err != nil {
 			return nil, err
 		}
 	}
-	if regs := r.regSaved(); len(regs) > 0 {
+	if regs := m.regSaved(); len(regs) > 0 {
 		buf.WriteString(`,"registry":`)
 		if err := enc.Encode(regs); err != nil {
 			return nil, err
@@ -180,7 +180,7 @@ func (r *Relay) encodeState() ([]byte, error) {
 	buf.WriteString(`,"sessions":[`)
 	i := 0
 	var err error
-	r.each(true, func(e *entry) {
+	m.each(true, func(e *entry) {
 		if err != nil {
 			return
 		}
@@ -194,7 +194,7 @@ func (r *Relay) encodeState() ([]byte, error) {
 		return nil, err
 	}
 	buf.WriteString("]}")
-	r.stateSize = buf.Len()
+	m.stateSize = buf.Len()
 	return buf.Bytes(), nil
 }
 
@@ -203,24 +203,24 @@ func (r *Relay) encodeState() ([]byte, error) {
 // it cannot read is reported and ignored: the logs are folded afresh.
 func (r *Relay) Restore(state []byte) {
 	r.enqueue(func() {
-		defer r.restoreOnce.Do(func() { close(r.restoredCh) })
+		defer r.loop.restoreOnce.Do(func() { close(r.loop.restoredCh) })
 		if len(state) == 0 {
 			return
 		}
 		r.record(RecordLine{Kind: RecRestore, State: append(json.RawMessage(nil), state...)})
-		if err := r.restore(state); err != nil {
+		if err := r.m.restore(state); err != nil {
 			r.log.Warn().Err(err).Msg("saved state unreadable; rebuilding it from the logs")
 			return
 		}
-		r.log.Info().Int("sessions", len(r.sessions)+r.frozenCount()).Int("tabs", len(r.tabs)).Msg("state restored")
+		r.log.Info().Int("sessions", len(r.m.sessions)+r.m.frozenCount()).Int("tabs", len(r.m.tabs)).Msg("state restored")
 	})
 }
 
 // Restored is closed once Restore has run: requests served before it would
 // be overwritten by the older saved state.
-func (r *Relay) Restored() <-chan struct{} { return r.restoredCh }
+func (r *Relay) Restored() <-chan struct{} { return r.loop.restoredCh }
 
-func (r *Relay) restore(b []byte) error {
+func (m *machine) restore(b []byte) error {
 	var st savedRelay
 	if err := json.Unmarshal(b, &st); err != nil {
 		return fmt.Errorf("saved state: %w", err)
@@ -228,19 +228,19 @@ func (r *Relay) restore(b []byte) error {
 	if st.Version != savedVersion {
 		return fmt.Errorf("saved state version %d, want %d", st.Version, savedVersion)
 	}
-	r.seq = st.Seq
+	m.seq = st.Seq
 	for t, s := range st.Tabs {
-		r.tabs[t] = s
+		m.tabs[t] = s
 	}
 	for t, p := range st.TabProcs {
-		r.tabProcs[t] = p
+		m.tabProcs[t] = p
 	}
-	r.regRestore(st.Registry)
+	m.regRestore(st.Registry)
 	// One quiet period for every restored session, as if each had armed
 	// its own at this instant (they would fire together, in this order):
 	// 10 000 timers at rest are 2 MB.
-	q := r.armStartQuiet()
-	pinned := r.pins()
+	q := m.armStartQuiet()
+	pinned := m.pins()
 	add := make([]frozenRec, 0, len(st.Sessions))
 	var last map[string]int // where each id was saved last, when one was saved twice
 	for i := 1; i < len(st.Sessions) && last == nil; i++ {
@@ -251,54 +251,54 @@ func (r *Relay) restore(b []byte) error {
 			}
 		}
 	}
-	fresh := len(r.sessions) == 0 && len(r.frozen) == 0
+	fresh := len(m.sessions) == 0 && len(m.frozen) == 0
 	for i, se := range st.Sessions {
 		if se.Session.ID == "" || last != nil && last[se.Session.ID] != i {
 			continue
 		}
 		e := &entry{s: session.Restore(se.Session), tab: se.Tab, since: se.Since, path: se.Path, quiet: q}
-		r.locate(e)
+		m.locate(e)
 		if !fresh {
-			r.get(e.s.ID) // a session already there is replaced
-		} else if f, ok := r.freeze(e, pinned); ok {
+			m.get(e.s.ID) // a session already there is replaced
+		} else if f, ok := m.freeze(e, pinned); ok {
 			add = append(add, f)
 			continue
 		}
-		r.sessions[e.s.ID] = e
+		m.sessions[e.s.ID] = e
 	}
 	if last != nil {
 		slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
 	}
 	if fresh {
-		r.frozen = add
+		m.frozen = add
 	}
-	r.restored = true
+	m.restored = true
 	return nil
 }
 
 // armStartQuiet arms the quiet period shared by the sessions a start-up
 // knows without a live line: those restored, and those whose history ends
 // on a final message (settle). One timer, not one each.
-func (r *Relay) armStartQuiet() *quietArm {
-	if r.startQuiet != nil {
-		r.startQuiet.stop()
+func (m *machine) armStartQuiet() *quietArm {
+	if m.startQuiet != nil {
+		m.stop(m.startQuiet)
 	}
-	q := &quietArm{}
-	q.stop = r.clock.AfterFunc(r.cfg.TurnQuiet, func() { r.enqueue(func() { r.startQuietRan(q) }) })
-	r.startQuiet = q
+	q := &quietArm{start: true}
+	m.arm(m.cfg.TurnQuiet, q)
+	m.startQuiet = q
 	return q
 }
 
 // startQuietRan is the start-up's quiet period, run for each session whose
 // own it still is (no log line re-armed it), in id order. A frozen one is
 // judged in place, and stays frozen.
-func (r *Relay) startQuietRan(q *quietArm) {
-	if r.startQuiet != q {
+func (m *machine) startQuietRan(q *quietArm) {
+	if m.startQuiet != q {
 		return
 	}
-	r.startQuiet = nil
+	m.startQuiet = nil
 	var live []*entry
-	for _, e := range r.sessions {
+	for _, e := range m.sessions {
 		if e.quiet == q {
 			e.quiet = nil
 			live = append(live, e)
@@ -308,14 +308,14 @@ func (r *Relay) startQuietRan(q *quietArm) {
 	quiet := func(e *entry) bool {
 		ch, ok := e.s.Quiet()
 		if ok {
-			r.moved(e)
-			r.publish(e, ch, false)
+			m.moved(e)
+			m.publish(e, ch, false)
 		}
 		return ok
 	}
 	var v entry
 	var vs session.Session
-	r.inIDOrder(live, func(e *entry) { quiet(e) }, func(f *frozenRec) {
+	m.inIDOrder(live, func(e *entry) { quiet(e) }, func(f *frozenRec) {
 		if f.flags&rStartQuiet == 0 {
 			return
 		}
@@ -323,9 +323,9 @@ func (r *Relay) startQuietRan(q *quietArm) {
 		if f.s.View(&vs, false); !vs.TurnOpen() {
 			return // Quiet is a no-op
 		}
-		r.view(f, &v, &vs, true)
+		m.view(f, &v, &vs, true)
 		if quiet(&v) {
-			r.refreeze(f, &v)
+			m.refreeze(f, &v)
 		}
 	})
 }

@@ -112,7 +112,7 @@ func (r *Relay) RegistryEntryStarted(e RegistryProcess, start uint64) {
 		if r.rec != nil {
 			r.record(RecordLine{Kind: RecRegistry, Registry: &e, Start: start})
 		}
-		r.regEntry(e, start)
+		r.m.regEntry(e, start)
 	})
 }
 
@@ -136,85 +136,87 @@ func startedWhenSaid(e RegistryProcess) bool {
 func (r *Relay) RegistryRemoved(path string) {
 	r.enqueue(func() {
 		r.record(RecordLine{Kind: RecRegistryRemoved, Path: path})
-		r.regRemoved(path)
+		r.m.regRemoved(path)
 	})
 }
 
-func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
-	p := r.reg[ent.Path]
+func (m *machine) regEntry(ent RegistryProcess, start uint64) {
+	p := m.reg[ent.Path]
 	if p == nil {
 		p = &regProc{}
-		r.reg[ent.Path] = p
+		m.reg[ent.Path] = p
 	}
 	if p.e.Pid != ent.Pid || p.e.SessionID != ent.SessionID || p.removed {
-		r.changed = true // the checkpoint keeps which process has which session
+		m.changed = true // the checkpoint keeps which process has which session
 	}
 	prev := p.e
 	p.e = ent
 	p.removed, p.restored = false, false
 	if prev.Pid != ent.Pid || prev.ProcStart != ent.ProcStart {
 		if p.watched {
-			r.forgetExit(prev.Pid, p.start)
+			m.forgetExit(prev.Pid, p.start)
 		}
 		p.start, p.gone, p.told, p.suspect, p.watched, p.grace, p.misses = start, false, false, 0, false, false, 0
 	}
 	if prev.SessionID != ent.SessionID {
-		r.regIndex(ent.SessionID, p, true)
+		m.regIndex(ent.SessionID, p, true)
 		if prev.SessionID != "" {
-			r.regIndex(prev.SessionID, p, false)
-			r.regSessionChanged(prev.SessionID)
+			m.regIndex(prev.SessionID, p, false)
+			m.regSessionChanged(prev.SessionID)
 		}
 		p.tab, p.waited = "", 0
 	}
 	if ent.Status != session.RegistryWaiting {
 		p.waited = 0
 	}
-	if !r.alive(ent.Pid, p.start) {
-		r.regDied(p)
+	if !m.alive(ent.Pid, p.start) {
+		m.regDied(p)
 		return
 	}
 	if !p.watched {
-		p.watched = r.watchExit(ent.Pid, p.start)
+		p.watched = m.watchExit(ent.Pid, p.start)
 	}
 	if p.tab == "" {
-		r.regBind(p)
+		m.regBind(p)
 	}
-	if e := r.get(ent.SessionID); e != nil && r.regFor(ent.SessionID) == p {
-		r.regStatus(e, p)
+	if e := m.get(ent.SessionID); e != nil && m.regFor(ent.SessionID) == p {
+		m.regStatus(e, p)
 	}
-	r.armSweep()
+	m.armSweep()
 }
 
 // RegistryListed tells the relay that every registry file present at
 // start-up has been delivered: a process restored from the checkpoint whose
 // file is not among them removed it while the daemon was down.
 func (r *Relay) RegistryListed() {
-	r.enqueue(r.regListed)
+	r.enqueue(func() {
+		r.record(RecordLine{Kind: RecRegistryListed})
+		r.m.regListed()
+	})
 }
 
-func (r *Relay) regListed() {
-	r.record(RecordLine{Kind: RecRegistryListed})
-	for _, p := range r.regSorted() {
+func (m *machine) regListed() {
+	for _, p := range m.regSorted() {
 		if !p.restored {
 			continue
 		}
 		p.restored, p.removed = false, true
-		if r.alive(p.e.Pid, p.start) {
+		if m.alive(p.e.Pid, p.start) {
 			// The file went, the process did not: liveness decides.
 			if !p.watched {
-				p.watched = r.watchExit(p.e.Pid, p.start)
+				p.watched = m.watchExit(p.e.Pid, p.start)
 			}
 			continue
 		}
-		r.regGone(p) // file and process gone: the goodbye we slept through
+		m.regGone(p) // file and process gone: the goodbye we slept through
 	}
-	r.armSweep()
+	m.armSweep()
 }
 
 // regSaved is what a checkpoint keeps of the registry processes, by path.
-func (r *Relay) regSaved() []savedReg {
-	out := make([]savedReg, 0, len(r.reg))
-	for _, p := range r.regSorted() {
+func (m *machine) regSaved() []savedReg {
+	out := make([]savedReg, 0, len(m.reg))
+	for _, p := range m.regSorted() {
 		if p.gone {
 			continue
 		}
@@ -227,49 +229,49 @@ func (r *Relay) regSaved() []savedReg {
 // regRestore brings back the registry processes of a checkpoint. The
 // registry's listing at start-up reads each file again (RegistryListed
 // settles those it does not find), and the sweep checks each process.
-func (r *Relay) regRestore(saved []savedReg) {
+func (m *machine) regRestore(saved []savedReg) {
 	for _, sr := range saved {
-		if sr.Path == "" || sr.Pid <= 0 || sr.SessionID == "" || r.reg[sr.Path] != nil {
+		if sr.Path == "" || sr.Pid <= 0 || sr.SessionID == "" || m.reg[sr.Path] != nil {
 			continue
 		}
 		p := &regProc{e: RegistryProcess{Path: sr.Path, Pid: sr.Pid, SessionID: sr.SessionID, ProcStart: sr.ProcStart,
 			StartedAt: sr.StartedAt}, start: sr.Start, tab: sr.Tab, removed: sr.Removed, restored: !sr.Removed}
-		r.reg[sr.Path] = p
-		r.regIndex(sr.SessionID, p, true)
+		m.reg[sr.Path] = p
+		m.regIndex(sr.SessionID, p, true)
 		if p.removed {
-			p.watched = r.watchExit(p.e.Pid, p.start) // no file will be read again for it
+			p.watched = m.watchExit(p.e.Pid, p.start) // no file will be read again for it
 		}
 	}
-	r.armSweep()
+	m.armSweep()
 }
 
 // regSessionChanged: the same process moved to another conversation (/clear
 // without hooks): the old one ended. With hooks, SessionEnd says so.
-func (r *Relay) regSessionChanged(old string) {
-	if r.regFor(old) != nil {
+func (m *machine) regSessionChanged(old string) {
+	if m.regFor(old) != nil {
 		return // another process has it
 	}
-	if e := r.get(old); e != nil && !e.s.Hooked() {
-		r.regEnd(e, session.ReasonSessionEnd, "registry.session_changed")
+	if e := m.get(old); e != nil && !e.s.Hooked() {
+		m.regEnd(e, session.ReasonSessionEnd, "registry.session_changed")
 	}
 }
 
-func (r *Relay) regRemoved(path string) {
-	p := r.reg[path]
+func (m *machine) regRemoved(path string) {
+	p := m.reg[path]
 	if p == nil || p.removed {
 		return
 	}
-	if !p.gone && r.alive(p.e.Pid, p.start) {
+	if !p.gone && m.alive(p.e.Pid, p.start) {
 		// Claude Code removes its file just before it exits, so the exit
 		// follows at once (a pidfd or the sweep tells it); a process that
 		// runs on was not saying goodbye. Liveness decides.
-		p.removed, p.removedAt = true, r.clock.Now()
-		r.changed = true
-		r.armSweep()
+		p.removed, p.removedAt = true, m.now
+		m.changed = true
+		m.armSweep()
 		return
 	}
-	r.regForget(p)
-	r.regFarewell(p)
+	m.regForget(p)
+	m.regFarewell(p)
 }
 
 // goodbyeGrace is how long after its process removed its registry file a
@@ -281,25 +283,25 @@ const goodbyeGrace = 2 * time.Second
 // regSaidGoodbye ends e as its process's goodbye (registry.removed) when
 // the process removed its file within goodbyeGrace before e's tab closed,
 // and reports whether it ended e.
-func (r *Relay) regSaidGoodbye(e *entry) bool {
-	p := r.regFor(e.s.ID)
-	if p == nil || !p.removed || r.clock.Now().Sub(p.removedAt) > goodbyeGrace || e.s.State == session.Ended {
+func (m *machine) regSaidGoodbye(e *entry) bool {
+	p := m.regFor(e.s.ID)
+	if p == nil || !p.removed || m.now.Sub(p.removedAt) > goodbyeGrace || e.s.State == session.Ended {
 		return false
 	}
-	r.regGone(p)
+	m.regGone(p)
 	return e.s.State == session.Ended
 }
 
 // regForget drops p: its file is gone, and so is its process or its claim
 // to the session.
-func (r *Relay) regForget(p *regProc) {
-	if r.reg[p.e.Path] == p {
-		delete(r.reg, p.e.Path)
-		r.changed = true
+func (m *machine) regForget(p *regProc) {
+	if m.reg[p.e.Path] == p {
+		delete(m.reg, p.e.Path)
+		m.changed = true
 	}
-	r.regIndex(p.e.SessionID, p, false)
+	m.regIndex(p.e.SessionID, p, false)
 	if p.watched {
-		r.forgetExit(p.e.Pid, p.start)
+		m.forgetExit(p.e.Pid, p.start)
 		p.watched = false
 	}
 }
@@ -308,43 +310,43 @@ func (r *Relay) regForget(p *regProc) {
 // gone, unless another process has the session (resumed meanwhile). A
 // session with hooks has usually been ended by its SessionEnd hook, which
 // says it first-hand.
-func (r *Relay) regFarewell(p *regProc) {
+func (m *machine) regFarewell(p *regProc) {
 	id := p.e.SessionID
-	if q := r.regFor(id); q != nil && !q.gone {
+	if q := m.regFor(id); q != nil && !q.gone {
 		return
 	}
-	e := r.get(id)
+	e := m.get(id)
 	if e == nil || e.s.State == session.Ended || p.told {
 		return
 	}
 	p.told = true
-	r.regEnd(e, session.ReasonSessionEnd, "registry.removed")
+	m.regEnd(e, session.ReasonSessionEnd, "registry.removed")
 }
 
 // regGone ends the session of a process found gone, once; a session that
 // is not there yet (its log not read yet) is ended by the next sweep.
-func (r *Relay) regGone(p *regProc) {
+func (m *machine) regGone(p *regProc) {
 	if p.removed {
 		// It removed its file, then exited: a goodbye.
 		p.gone = true
-		r.regForget(p)
-		r.regFarewell(p)
+		m.regForget(p)
+		m.regFarewell(p)
 		return
 	}
 	if !p.gone {
 		p.gone = true
-		r.counters.ProcessesGone++
+		m.counters.ProcessesGone++
 	}
 	if p.told {
 		return
 	}
-	if q := r.regFor(p.e.SessionID); q != nil && !q.gone {
+	if q := m.regFor(p.e.SessionID); q != nil && !q.gone {
 		p.told = true // the session lives on in another process
 		return
 	}
-	e := r.get(p.e.SessionID)
+	e := m.get(p.e.SessionID)
 	if e == nil || e.booting {
-		if r.booted {
+		if m.booted {
 			p.misses++
 		}
 		if p.misses > goneMisses {
@@ -354,31 +356,31 @@ func (r *Relay) regGone(p *regProc) {
 			p.told = true
 			return
 		}
-		r.armSweep()
+		m.armSweep()
 		return
 	}
 	p.told = true
-	r.regEnd(e, session.ReasonProcessGone, "registry.process_gone")
+	m.regEnd(e, session.ReasonProcessGone, "registry.process_gone")
 }
 
-func (r *Relay) regEnd(e *entry, reason, rule string) {
+func (m *machine) regEnd(e *entry, reason, rule string) {
 	if ch, ok := e.s.EndFrom(reason, session.SourceRegistry, rule); ok {
-		r.closeWindow(e.tab)
-		r.moved(e)
-		r.publish(e, ch, false)
+		m.closeWindow(e.tab)
+		m.moved(e)
+		m.publish(e, ch, false)
 	}
 }
 
 // regBind binds the tab whose process is p's pid or its nearest ancestor.
-func (r *Relay) regBind(p *regProc) {
+func (m *machine) regBind(p *regProc) {
 	type match struct {
 		tab   string
 		pid   int
 		depth int
 	}
 	var ms []match
-	for tab, tp := range r.tabProcs {
-		if r.descends(p.e.Pid, tp.Pid) && r.alive(tp.Pid, tp.Start) {
+	for tab, tp := range m.tabProcs {
+		if m.descends(p.e.Pid, tp.Pid) && m.alive(tp.Pid, tp.Start) {
 			ms = append(ms, match{tab: tab, pid: tp.Pid})
 		}
 	}
@@ -389,26 +391,26 @@ func (r *Relay) regBind(p *regProc) {
 	// from all the others.
 	for i := range ms {
 		for j := range ms {
-			if r.descends(ms[i].pid, ms[j].pid) && ms[i].pid != ms[j].pid {
+			if m.descends(ms[i].pid, ms[j].pid) && ms[i].pid != ms[j].pid {
 				ms[i].depth++
 			}
 		}
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].depth > ms[j].depth })
 	if len(ms) > 1 && ms[1].pid == ms[0].pid {
-		r.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).Str("other", ms[1].tab).
+		m.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).Str("other", ms[1].tab).
 			Msg("two tabs report the same process; no tab bound")
 		return
 	}
-	if r.sharedTab(ms[0].tab) {
-		r.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).
+	if m.sharedTab(ms[0].tab) {
+		m.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).
 			Msg("the nearest tab's process is an ancestor of another tab's; no tab bound")
 		return
 	}
 	tab, id := ms[0].tab, p.e.SessionID
-	if cur := r.tabs[tab]; cur != "" && cur != id {
-		if q := r.regFor(cur); q != nil && !q.gone && q.e.Pid != p.e.Pid {
-			if r.descends(p.e.Pid, q.e.Pid) {
+	if cur := m.tabs[tab]; cur != "" && cur != id {
+		if q := m.regFor(cur); q != nil && !q.gone && q.e.Pid != p.e.Pid {
+			if m.descends(p.e.Pid, q.e.Pid) {
 				// An agent run inside the tab's agent (as a tool): the tab
 				// stays its parent's, as with hooks.
 				return
@@ -416,22 +418,22 @@ func (r *Relay) regBind(p *regProc) {
 		}
 	}
 	p.tab = tab
-	r.log.Debug().Str("session", id).Str("tab", tab).Int("pid", p.e.Pid).Str("rule", "registry.tab_bound").
+	m.log.Debug().Str("session", id).Str("tab", tab).Int("pid", p.e.Pid).Str("rule", "registry.tab_bound").
 		Msg("tab bound by its process")
-	if r.tabs[tab] != id {
-		r.tabs[tab] = id
-		r.changed = true
+	if m.tabs[tab] != id {
+		m.tabs[tab] = id
+		m.changed = true
 	}
-	if e := r.get(id); e != nil && e.tab != tab {
+	if e := m.get(id); e != nil && e.tab != tab {
 		e.tab = tab
-		r.changed = true
+		m.changed = true
 	}
 }
 
 // regAttach gives a session that just appeared what the registry knows:
 // its tab, its process's status.
-func (r *Relay) regAttach(e *entry) {
-	p := r.regFor(e.s.ID)
+func (m *machine) regAttach(e *entry) {
+	p := m.regFor(e.s.ID)
 	if p == nil {
 		return
 	}
@@ -442,7 +444,7 @@ func (r *Relay) regAttach(e *entry) {
 
 // regStatus applies the registry's status to a session without hooks; the
 // caller publishes nothing else for it.
-func (r *Relay) regStatus(e *entry, p *regProc) {
+func (m *machine) regStatus(e *entry, p *regProc) {
 	if e.s.Hooked() || p.gone || e.booting {
 		return
 	}
@@ -454,8 +456,8 @@ func (r *Relay) regStatus(e *entry, p *regProc) {
 		p.waited = waitStamp(p.e.StatusUpdatedAt)
 	}
 	if ok {
-		r.moved(e)
-		r.publish(e, ch, false)
+		m.moved(e)
+		m.publish(e, ch, false)
 	}
 }
 
@@ -470,28 +472,28 @@ func waitStamp(updatedAt int64) int64 {
 
 // regAfterLog applies a wait the registry wrote before the log opened its
 // turn, once the log has.
-func (r *Relay) regAfterLog(e *entry) {
-	if len(r.reg) == 0 {
+func (m *machine) regAfterLog(e *entry) {
+	if len(m.reg) == 0 {
 		return // the hot path: no registry
 	}
-	if p := r.regFor(e.s.ID); p != nil && p.e.Status == session.RegistryWaiting && p.waited == 0 {
-		r.regStatus(e, p)
+	if p := m.regFor(e.s.ID); p != nil && p.e.Status == session.RegistryWaiting && p.waited == 0 {
+		m.regStatus(e, p)
 	}
 }
 
 // regTabProcess binds a newly reported tab process to the registry entries
 // it runs.
-func (r *Relay) regTabProcess() {
-	for _, p := range r.regSorted() {
+func (m *machine) regTabProcess() {
+	for _, p := range m.regSorted() {
 		if p.tab == "" && !p.gone {
-			r.regBind(p)
+			m.regBind(p)
 		}
 	}
 }
 
-func (r *Relay) regSorted() []*regProc {
-	out := make([]*regProc, 0, len(r.reg))
-	for _, p := range r.reg {
+func (m *machine) regSorted() []*regProc {
+	out := make([]*regProc, 0, len(m.reg))
+	for _, p := range m.reg {
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].e.Path < out[j].e.Path })
@@ -500,70 +502,70 @@ func (r *Relay) regSorted() []*regProc {
 
 // armSweep schedules the next liveness sweep while there is a process to
 // watch.
-func (r *Relay) armSweep() {
-	if r.sweepArmed {
+func (m *machine) armSweep() {
+	if m.sweepArmed {
 		return
 	}
 	need := false
-	for _, p := range r.reg {
+	for _, p := range m.reg {
 		need = need || (!p.gone && !p.watched) || (p.gone && !p.told)
 	}
 	if !need {
 		return // nothing to poll: no idle work at all
 	}
-	r.sweepArmed = true
-	r.clock.AfterFunc(registrySweep, func() { r.enqueue(r.sweep) })
+	m.sweepArmed = true
+	m.after(registrySweep, m.sweep)
 }
 
 // sweep checks every registry process whose session is live.
-func (r *Relay) sweep() {
-	r.sweepArmed = false
-	for _, p := range r.regSorted() {
+func (m *machine) sweep() {
+	m.sweepArmed = false
+	for _, p := range m.regSorted() {
 		if p.grace {
 			continue // its tab's close is awaited (regExited)
 		}
 		if p.gone {
-			r.regGone(p) // a session that was not there yet
+			m.regGone(p) // a session that was not there yet
 			continue
 		}
 		if p.watched {
 			continue // its exit will be told
 		}
-		if r.alive(p.e.Pid, p.start) {
+		if m.alive(p.e.Pid, p.start) {
 			p.suspect = 0
 			continue
 		}
 		if p.removed {
-			r.regGone(p)
+			m.regGone(p)
 			continue
 		}
-		if e := r.get(p.e.SessionID); e == nil || e.s.State == session.Ended {
+		if e := m.get(p.e.SessionID); e == nil || e.s.State == session.Ended {
 			// Nothing to end (its tab closed first, or no log yet): only
 			// status's "live" changes, and a later session is ended by
 			// regGone on the next sweep.
 			p.gone = true
-			r.counters.ProcessesGone++
+			m.counters.ProcessesGone++
 			p.told = e != nil
 			continue
 		}
-		if tp, ok := r.tabProcs[p.tab]; ok && tp.Pid == p.e.Pid && p.suspect == 0 {
+		if tp, ok := m.tabProcs[p.tab]; ok && tp.Pid == p.e.Pid && p.suspect == 0 {
 			// The tab runs this very process: its close, reported by whoever
 			// ran it, comes any moment and says more. Next sweep.
 			p.suspect++
 			continue
 		}
-		r.regGone(p)
+		m.regGone(p)
 	}
-	r.armSweep()
+	m.armSweep()
 }
 
 // live reports the session's registry process: its pid (0 if none) and
 // whether it still runs.
-func (r *Relay) live(id string) (int, bool) {
-	if len(r.reg) == 0 {
+func (m *machine) live(id string) (int, bool) {
+	if len(m.reg) == 0 {
 		return 0, false
 	}
-	p := r.regFor(id)
+	p := m.regFor(id)
 	if p == nil {
 		return 0, false
 	}
@@ -572,9 +574,9 @@ func (r *Relay) live(id string) (int, bool) {
 
 // regFor is the registry process of a session: a live one if any (the
 // latest started), else the latest gone one; nil if none.
-func (r *Relay) regFor(id string) *regProc {
+func (m *machine) regFor(id string) *regProc {
 	var best *regProc
-	for _, p := range r.regIdx[id] {
+	for _, p := range m.regIdx[id] {
 		if best == nil || (best.gone && !p.gone) ||
 			(best.gone == p.gone && (p.e.StartedAt > best.e.StartedAt || p.e.StartedAt == best.e.StartedAt && p.e.Path > best.e.Path)) {
 			best = p
@@ -584,27 +586,26 @@ func (r *Relay) regFor(id string) *regProc {
 }
 
 // regIndex adds p to (or removes it from) the session's processes.
-func (r *Relay) regIndex(id string, p *regProc, add bool) {
-	ps := slices.DeleteFunc(r.regIdx[id], func(q *regProc) bool { return q == p })
+func (m *machine) regIndex(id string, p *regProc, add bool) {
+	ps := slices.DeleteFunc(m.regIdx[id], func(q *regProc) bool { return q == p })
 	if add {
 		ps = append(ps, p)
 	}
 	if len(ps) == 0 {
-		delete(r.regIdx, id)
+		delete(m.regIdx, id)
 		return
 	}
-	r.regIdx[id] = ps
+	m.regIdx[id] = ps
 }
 
 // regExited: a watched process exited.
-func (r *Relay) regExited(pid int, start uint64) {
-	r.record(RecordLine{Kind: RecExit, Pid: pid, Start: start})
-	for _, p := range r.regSorted() {
+func (m *machine) regExited(pid int, start uint64) {
+	for _, p := range m.regSorted() {
 		if p.e.Pid != pid || p.start != start || p.gone {
 			continue
 		}
 		p.watched = false
-		r.regDied(p)
+		m.regDied(p)
 	}
 }
 
@@ -613,48 +614,39 @@ func (r *Relay) regExited(pid int, start uint64) {
 // it, comes any moment and says more, and it is given registrySweep. The
 // exit is found by its pidfd, a sweep, or a write of the file read after
 // the process died (Claude Code's last status write, read late).
-func (r *Relay) regDied(p *regProc) {
+func (m *machine) regDied(p *regProc) {
 	if p.grace {
 		return // the tab's close is awaited already
 	}
 	if p.removed {
-		r.regGone(p) // it said goodbye first: that is what ended it
+		m.regGone(p) // it said goodbye first: that is what ended it
 		return
 	}
 	pid, start := p.e.Pid, p.start
-	if tp, ok := r.tabProcs[p.tab]; !ok || tp.Pid != pid {
-		r.regGone(p)
+	if tp, ok := m.tabProcs[p.tab]; !ok || tp.Pid != pid {
+		m.regGone(p)
 		return
 	}
 	if !p.gone {
 		p.gone = true
-		r.counters.ProcessesGone++
+		m.counters.ProcessesGone++
 	}
 	p.grace = true
-	r.clock.AfterFunc(registrySweep, func() {
-		r.enqueue(func() {
-			// Unless the file named another process meanwhile (a reused
-			// pid rewrites it, and regEntry starts afresh).
-			if p.grace && p.e.Pid == pid && p.start == start {
-				p.grace = false
-				r.regGone(p)
-			}
-		})
+	m.after(registrySweep, func() {
+		// Unless the file named another process meanwhile (a reused pid
+		// rewrites it, and regEntry starts afresh).
+		if p.grace && p.e.Pid == pid && p.start == start {
+			p.grace = false
+			m.regGone(p)
+		}
 	})
-}
-
-// regClose releases the pidfds.
-func (r *Relay) regClose() {
-	if r.exits != nil {
-		r.exits.Close()
-	}
 }
 
 // regFiles counts the registry files present: a removed file whose
 // process runs on is still followed, but no longer a file.
-func (r *Relay) regFiles() int {
+func (m *machine) regFiles() int {
 	n := 0
-	for _, p := range r.reg {
+	for _, p := range m.reg {
 		if !p.removed {
 			n++
 		}

@@ -95,7 +95,7 @@ func NewServer(r *Relay, log zerolog.Logger) *Server {
 		PeerUID: peercred.UID, UID: os.Getuid(), MaxConns: 256, MaxSubscribers: 64, IdleTimeout: time.Minute}
 	s.answers = newAnswers(func() ([]byte, error) { return r.statusLine(context.Background()) },
 		answerBudget, answerWait)
-	r.enqueue(func() { r.conns = s.Counters })
+	r.enqueue(func() { r.subs.conns = s.Counters })
 	return s
 }
 
@@ -355,8 +355,8 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 	}
 }
 
-func (r *Relay) countBad()         { r.enqueue(func() { r.counters.BadRequests++ }) }
-func (r *Relay) countHTTPRefused() { r.enqueue(func() { r.counters.HTTPRefused++ }) }
+func (r *Relay) countBad()         { r.enqueue(func() { r.m.counters.BadRequests++ }) }
+func (r *Relay) countHTTPRefused() { r.enqueue(func() { r.m.counters.HTTPRefused++ }) }
 
 // writeTimeout bounds the write of one answer or event, so a stuck peer
 // cannot hold a connection goroutine (or an answer) forever.

@@ -74,41 +74,41 @@ func (r *Relay) tabProcessStep(tab string, pid int) (func() error, error) {
 	return func() error { return r.tabProcessRecorded(tab, pid, start) }, nil
 }
 
-func (r *Relay) tabProcess(tab string, p tabProc) error {
-	if cur, ok := r.tabProcs[tab]; ok && cur == p {
+func (m *machine) tabProcess(tab string, p tabProc) error {
+	if cur, ok := m.tabProcs[tab]; ok && cur == p {
 		return nil
 	}
-	if _, ok := r.tabProcs[tab]; !ok && len(r.tabProcs) >= r.tabPruneAt {
+	if _, ok := m.tabProcs[tab]; !ok && len(m.tabProcs) >= m.tabPruneAt {
 		// A tab whose process is gone without a close (a wrap killed -9, a
 		// daemon down when it closed) would stay forever, saved and walked
 		// by every binding. Dropped when the table has doubled since the
 		// last look: each report costs O(1) reads of /proc, amortised.
-		for t, tp := range r.tabProcs {
-			if !r.alive(tp.Pid, tp.Start) {
-				delete(r.tabProcs, t)
+		for t, tp := range m.tabProcs {
+			if !m.alive(tp.Pid, tp.Start) {
+				delete(m.tabProcs, t)
 			}
 		}
-		r.tabPruneAt = max(2*len(r.tabProcs), 16)
-		if len(r.tabProcs) >= maxTabProcs {
-			return fmt.Errorf("%w: %d tabs with a running process already; close tabs (tab_closed) first", ErrBadRequest, len(r.tabProcs))
+		m.tabPruneAt = max(2*len(m.tabProcs), 16)
+		if len(m.tabProcs) >= maxTabProcs {
+			return fmt.Errorf("%w: %d tabs with a running process already; close tabs (tab_closed) first", ErrBadRequest, len(m.tabProcs))
 		}
 	}
-	r.tabProcs[tab] = p
-	r.changed = true
-	r.regTabProcess()
+	m.tabProcs[tab] = p
+	m.changed = true
+	m.regTabProcess()
 	return nil
 }
 
 // sharedTab reports whether tab's process is an ancestor of another tab's:
 // a process every tab runs under (a host app reporting its own pid) is no
 // one tab's, and binds nothing by ancestry.
-func (r *Relay) sharedTab(tab string) bool {
-	pid := r.tabProcs[tab].Pid
-	for t, tp := range r.tabProcs {
+func (m *machine) sharedTab(tab string) bool {
+	pid := m.tabProcs[tab].Pid
+	for t, tp := range m.tabProcs {
 		if t == tab || tp.Pid == pid {
 			continue
 		}
-		if r.descends(tp.Pid, pid) && r.alive(tp.Pid, tp.Start) {
+		if m.descends(tp.Pid, pid) && m.alive(tp.Pid, tp.Start) {
 			return true
 		}
 	}
@@ -118,6 +118,6 @@ func (r *Relay) sharedTab(tab string) bool {
 // TabPID returns the process recorded for tab (0 if none).
 func (r *Relay) TabPID(ctx context.Context, tab string) (int, error) {
 	pid := 0
-	err := r.do(ctx, func() { pid = r.tabProcs[tab].Pid })
+	err := r.do(ctx, func() { pid = r.m.tabProcs[tab].Pid })
 	return pid, err
 }

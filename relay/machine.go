@@ -1,0 +1,151 @@
+package relay
+
+import (
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// machine is the relay's state and its rules: a deterministic step
+// function over typed inputs. It reads no clock (the edge sets now before
+// each step), no file system and no /proc (process facts come through
+// procs), and sends nothing: each step leaves its published changes and
+// the effects it needs (timers, following and poking logs) in out, which
+// the edge takes when the step ends.
+type machine struct {
+	cfg   Config
+	log   zerolog.Logger
+	now   time.Time // the step's time, set by the edge
+	procs procs
+	out   outbox
+
+	// watching: there is a log watcher to follow and poke logs.
+	watching bool
+
+	sessions   map[string]*entry
+	tabs       map[string]string     // tab → bound conversation id
+	tabProcs   map[string]tabProc    // tab → the process it runs (tabproc.go)
+	tabPruneAt int                   // len(tabProcs) at which dead tabs' processes are dropped
+	reg        map[string]*regProc   // registry file → its process (registry.go)
+	regIdx     map[string][]*regProc // session → its registry processes
+	sweepArmed bool                  // a liveness sweep is scheduled
+	seq        uint64
+	counters   Counters
+	windows    map[string]*window // tab → open interrupt-confirmation window
+	files      map[string]folded  // path → how far this run received and folded it (frozen sessions keep their own log's: file, setFile)
+	frozen     []frozenRec        // sessions at rest, by id (frozen.go)
+	frozenDead int                // of them, thawed since the last freezeIdle
+	// startQuiet is the quiet period armed at restore for every restored
+	// session and at BootstrapDone for those whose history ends on a final
+	// message (frozen.go, settle), nil once it ran.
+	startQuiet *quietArm
+	// freezing is freezeAtRest but in tests, which compare a relay that
+	// freezes every session at rest after each step with one that never
+	// freezes: freezing must change nothing.
+	freezing freezeMode
+	restored bool // a saved state was restored: Replay lines are in it
+	changed  bool // state changed since the last Save
+	booted   bool // BootstrapDone arrived
+
+	stateSize int // bytes of the last encoded state: the next one's first guess
+
+	// codexbind.go: tab → its last unused submit, and the stamp of the
+	// last ambiguous turn start.
+	submits     map[string]time.Time
+	ambiguousAt time.Time
+	recentBinds []bindRec // bindings by submit still open to a late submit
+}
+
+func newMachine(cfg Config, log zerolog.Logger, watching bool, p procs) *machine {
+	return &machine{
+		cfg: cfg, log: log, watching: watching, procs: p,
+		sessions: map[string]*entry{},
+		tabs:     map[string]string{},
+		tabProcs: map[string]tabProc{},
+		reg:      map[string]*regProc{},
+		regIdx:   map[string][]*regProc{},
+		windows:  map[string]*window{},
+		files:    map[string]folded{},
+	}
+}
+
+// outbox is what a step leaves for the edge: the changes to publish, in
+// order, and the effects to carry out, in order.
+type outbox struct {
+	events  []Event
+	effects []effect
+}
+
+// effect is one thing a step needs done outside the machine.
+type effect struct {
+	kind effectKind
+	d    time.Duration // fxArm
+	t    firer         // fxArm, fxStop
+	path string        // fxFollow, fxPoke
+}
+
+type effectKind uint8
+
+const (
+	fxArm    effectKind = iota // arm t to fire after d
+	fxStop                     // stop t
+	fxFollow                   // follow the log at path
+	fxPoke                     // re-read the log at path now
+)
+
+// timer is a timer the edge armed for the machine.
+type timer struct {
+	stop func() bool // set by the edge once armed
+}
+
+func (t *timer) handle() *timer { return t }
+
+// firer is an armed timer and the step it runs when it fires, on the
+// owner goroutine like any input.
+type firer interface {
+	handle() *timer
+	fire(m *machine)
+}
+
+// funcTimer is a timer whose step is a function.
+type funcTimer struct {
+	timer
+	f func()
+}
+
+func (t *funcTimer) fire(*machine) { t.f() }
+
+// after arms a timer that runs f as a step after d.
+func (m *machine) after(d time.Duration, f func()) *funcTimer {
+	t := &funcTimer{f: f}
+	m.arm(d, t)
+	return t
+}
+
+// arm has the edge arm t for d.
+func (m *machine) arm(d time.Duration, t firer) {
+	m.out.effects = append(m.out.effects, effect{kind: fxArm, d: d, t: t})
+}
+
+// stop has the edge stop t (a nil one, or one that fired, is no-op).
+func (m *machine) stop(t firer) {
+	m.out.effects = append(m.out.effects, effect{kind: fxStop, t: t})
+}
+
+// followLog has the watcher follow path.
+func (m *machine) followLog(path string) {
+	m.out.effects = append(m.out.effects, effect{kind: fxFollow, path: path})
+}
+
+// pokeLog has the watcher re-read path now.
+func (m *machine) pokeLog(path string) {
+	m.out.effects = append(m.out.effects, effect{kind: fxPoke, path: path})
+}
+
+// The machine's questions about processes, through the seam.
+func (m *machine) alive(pid int, start uint64) bool { return m.procs.Alive(pid, start) }
+func (m *machine) descends(pid, ancestor int) bool  { return m.procs.Descends(pid, ancestor) }
+func (m *machine) watchExit(pid int, start uint64) bool {
+	return m.procs.Watch(pid, start)
+}
+func (m *machine) forgetExit(pid int, start uint64) { m.procs.Forget(pid, start) }
