@@ -79,30 +79,30 @@ func (q *quietArm) fire(m *machine) {
 // they stay thawed.
 func (m *machine) pins() map[string]bool {
 	p := map[string]bool{}
-	for _, id := range m.tabs {
+	for _, id := range m.bind.tabs {
 		p[id] = true
 	}
 	for _, w := range m.windows {
 		p[w.session] = true
 	}
-	for _, b := range m.recentBinds {
+	for _, b := range m.bind.recentBinds {
 		p[b.session] = true
 	}
-	for id := range m.regIdx {
+	for id := range m.reg.idx {
 		p[id] = true
 	}
 	return p
 }
 
 // freeze returns e's frozen form, false if e is not at rest.
-func (m *machine) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
+func (st *store) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 	var f frozenRec
-	if m.freezing == freezeNever || e.tab != "" || e.booting || e.bootFrom != nil || e.unbound != (unboundTurn{}) || pinned[e.s.ID] {
+	if st.freezing == freezeNever || e.tab != "" || e.booting || e.bootFrom != nil || e.unbound != (unboundTurn{}) || pinned[e.s.ID] {
 		return f, false
 	}
 	switch {
 	case e.quiet == nil:
-	case e.quiet == m.startQuiet && e.lastLog.IsZero():
+	case e.quiet == st.startQuiet && e.lastLog.IsZero():
 		f.flags |= rStartQuiet
 	default:
 		return f, false // its quiet period is pending
@@ -111,7 +111,7 @@ func (m *machine) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 		f.flags |= rTabless
 	}
 	if e.worktree != "" {
-		i := slices.Index(m.cfg.Worktrees, e.worktree)
+		i := slices.Index(st.worktrees, e.worktree)
 		if i < 0 || i >= 1<<8-1 {
 			return f, false
 		}
@@ -135,7 +135,7 @@ func (m *machine) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 		if !f.setPath(e.path, e.s.ID) {
 			return f, false
 		}
-		if mk, ok := m.files[e.path]; ok && !f.setMark(mk) {
+		if mk, ok := st.files[e.path]; ok && !f.setMark(mk) {
 			return f, false
 		}
 	}
@@ -148,11 +148,11 @@ func (m *machine) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 
 // view fills *e (and *s, its session) with what f holds, as thaw would give
 // it back; the id and the path only if withPath. Nothing may keep e.
-func (m *machine) view(f *frozenRec, e *entry, s *session.Session, withPath bool) {
+func (st *store) view(f *frozenRec, e *entry, s *session.Session, withPath bool) {
 	f.s.View(s, true)
 	*e = entry{s: s, tabless: f.flags&rTabless != 0}
 	if f.wt != 0 {
-		e.worktree = m.cfg.Worktrees[f.wt-1]
+		e.worktree = st.worktrees[f.wt-1]
 	}
 	switch {
 	case f.flags&rSinceZero != 0:
@@ -161,8 +161,8 @@ func (m *machine) view(f *frozenRec, e *entry, s *session.Session, withPath bool
 	default:
 		e.since = time.Unix(0, f.since)
 	}
-	if f.flags&rStartQuiet != 0 && m.startQuiet != nil {
-		e.quiet = m.startQuiet
+	if f.flags&rStartQuiet != 0 && st.startQuiet != nil {
+		e.quiet = st.startQuiet
 	}
 	if withPath {
 		e.path = f.path(s.ID)
@@ -268,83 +268,83 @@ func (f *frozenRec) mark() folded {
 
 // refreeze stores into f the view of it that changed; one that no longer
 // freezes is thawed with the change.
-func (m *machine) refreeze(f *frozenRec, v *entry) {
-	nf, ok := m.freeze(v, nil) // no mark from m.files: f keeps it
+func (st *store) refreeze(f *frozenRec, v *entry) {
+	nf, ok := st.freeze(v, nil) // no mark from st.files: f keeps it
 	if ok {
 		nf.flags |= f.flags & (rMark | rOffsetEnd)
 		nf.end, nf.gen, nf.line = f.end, f.gen, f.line
 		*f = nf
 		return
 	}
-	e := m.get(v.s.ID)
+	e := st.get(v.s.ID)
 	*e.s = *v.s
 	e.since, e.tabless = v.since, v.tabless
 }
 
 // frozenAt is the index of the live frozen session with id, or -1.
-func (m *machine) frozenAt(id string) int {
-	if len(m.frozen) == 0 || id == "" {
+func (st *store) frozenAt(id string) int {
+	if len(st.frozen) == 0 || id == "" {
 		return -1
 	}
 	k := session.Key(id)
-	i := sort.Search(len(m.frozen), func(i int) bool { return m.frozen[i].s.CompareID(&k) >= 0 })
-	if i < len(m.frozen) && m.frozen[i].flags&rDead == 0 && m.frozen[i].s.CompareID(&k) == 0 {
+	i := sort.Search(len(st.frozen), func(i int) bool { return st.frozen[i].s.CompareID(&k) >= 0 })
+	if i < len(st.frozen) && st.frozen[i].flags&rDead == 0 && st.frozen[i].s.CompareID(&k) == 0 {
 		return i
 	}
 	return -1
 }
 
 // get is the session with id, thawed if it was frozen; nil if none.
-func (m *machine) get(id string) *entry {
-	if e := m.sessions[id]; e != nil {
+func (st *store) get(id string) *entry {
+	if e := st.sessions[id]; e != nil {
 		e.touched = true
 		return e
 	}
-	i := m.frozenAt(id)
+	i := st.frozenAt(id)
 	if i < 0 {
 		return nil
 	}
-	f := &m.frozen[i]
+	f := &st.frozen[i]
 	e := &entry{}
-	m.view(f, e, new(session.Session), true)
+	st.view(f, e, new(session.Session), true)
 	e.touched = true
 	if f.flags&rMark != 0 {
-		m.files[e.path] = f.mark()
+		st.files[e.path] = f.mark()
 	}
 	f.flags |= rDead // dropped at the next freezeIdle; its id keeps the order meanwhile
-	m.frozenDead++
-	m.sessions[e.s.ID] = e
+	st.frozenDead++
+	st.sessions[e.s.ID] = e
 	return e
 }
 
 // known reports whether a session with id exists, without thawing it.
-func (m *machine) known(id string) bool {
-	_, ok := m.sessions[id]
-	return ok || m.frozenAt(id) >= 0
+func (st *store) known(id string) bool {
+	_, ok := st.sessions[id]
+	return ok || st.frozenAt(id) >= 0
 }
 
 // frozenFile is the frozen session whose log is path, or nil.
-func (m *machine) frozenFile(path string) *frozenRec {
-	if len(m.frozen) == 0 || !strings.HasSuffix(path, ".jsonl") {
+func (st *store) frozenFile(path string) *frozenRec {
+	if len(st.frozen) == 0 || !strings.HasSuffix(path, ".jsonl") {
 		return nil
 	}
 	base := path[strings.LastIndexByte(path, '/')+1 : len(path)-len(".jsonl")]
-	i := m.frozenAt(base)
+	i := st.frozenAt(base)
 	if b, ok := strings.CutPrefix(base, "rollout-"); ok && i < 0 && len(b) > len(stampLayout)+1 {
-		i = m.frozenAt(b[len(stampLayout)+1:]) // Codex: rollout-<stamp>-<id>
+		i = st.frozenAt(b[len(stampLayout)+1:]) // Codex: rollout-<stamp>-<id>
 	}
-	if i < 0 || !m.frozen[i].isPath(path) {
+	if i < 0 || !st.frozen[i].isPath(path) {
 		return nil
 	}
-	return &m.frozen[i]
+	return &st.frozen[i]
 }
 
 // file is how far this run folded path (r.files, or its frozen session's).
-func (m *machine) file(path string) (folded, bool) {
-	if mk, ok := m.files[path]; ok {
+func (st *store) file(path string) (folded, bool) {
+	if mk, ok := st.files[path]; ok {
 		return mk, true
 	}
-	if f := m.frozenFile(path); f != nil && f.flags&rMark != 0 {
+	if f := st.frozenFile(path); f != nil && f.flags&rMark != 0 {
 		return f.mark(), true
 	}
 	return folded{}, false
@@ -352,16 +352,16 @@ func (m *machine) file(path string) (folded, bool) {
 
 // setFile records how far this run folded path: a frozen session keeps its
 // own log's mark (one it cannot hold thaws it), r.files the others.
-func (m *machine) setFile(path string, mk folded) {
-	if _, ok := m.files[path]; !ok {
-		if f := m.frozenFile(path); f != nil {
+func (st *store) setFile(path string, mk folded) {
+	if _, ok := st.files[path]; !ok {
+		if f := st.frozenFile(path); f != nil {
 			if f.setMark(mk) {
 				return
 			}
-			m.get(f.s.ID()) // moves the mark back to m.files
+			st.get(f.s.ID()) // moves the mark back to st.files
 		}
 	}
-	m.files[path] = mk
+	st.files[path] = mk
 }
 
 // freezeIdle freezes the sessions at rest: all of them, or those untouched
@@ -372,40 +372,40 @@ func (m *machine) freezeIdle(all bool) {
 	if all {
 		// Nearly every session, at the end of start-up: growing by append
 		// left 5 MB of garbage at 10 000 sessions.
-		add = make([]frozenRec, 0, len(m.sessions))
+		add = make([]frozenRec, 0, len(m.store.sessions))
 	}
 	marks := 0
-	for id, e := range m.sessions {
+	for id, e := range m.store.sessions {
 		if !all && e.touched {
 			e.touched = false
 			continue
 		}
-		f, ok := m.freeze(e, pinned)
+		f, ok := m.store.freeze(e, pinned)
 		if !ok {
 			continue
 		}
 		add = append(add, f)
-		delete(m.sessions, id)
+		delete(m.store.sessions, id)
 		if f.flags&rMark != 0 {
-			delete(m.files, e.path)
+			delete(m.store.files, e.path)
 			marks++
 		}
 	}
-	if len(add) == 0 && m.frozenDead <= len(m.frozen)/4 {
+	if len(add) == 0 && m.store.frozenDead <= len(m.store.frozen)/4 {
 		return
 	}
 	slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
-	live := len(m.frozen) - m.frozenDead + len(add)
+	live := len(m.store.frozen) - m.store.frozenDead + len(add)
 	var out []frozenRec
-	inPlace := len(add) == 0 && live >= cap(m.frozen)/2
+	inPlace := len(add) == 0 && live >= cap(m.store.frozen)/2
 	if inPlace {
-		out = m.frozen[:0] // dropping the dead only: the write index trails the read index
+		out = m.store.frozen[:0] // dropping the dead only: the write index trails the read index
 	} else {
 		out = make([]frozenRec, 0, live)
 	}
 	i := 0
-	for k := range m.frozen {
-		o := &m.frozen[k]
+	for k := range m.store.frozen {
+		o := &m.store.frozen[k]
 		if o.flags&rDead != 0 {
 			continue
 		}
@@ -417,16 +417,16 @@ func (m *machine) freezeIdle(all bool) {
 	}
 	out = append(out, add[i:]...)
 	if inPlace {
-		clear(m.frozen[len(out):]) // the strings of the dropped
+		clear(m.store.frozen[len(out):]) // the strings of the dropped
 	}
-	m.frozen, m.frozenDead = out, 0
+	m.store.frozen, m.store.frozenDead = out, 0
 	// Maps do not shrink: rebuild one that lost most of its entries, or it
 	// keeps the room of all.
-	if len(add) > len(m.sessions) {
-		m.sessions = shrunk(m.sessions)
+	if len(add) > len(m.store.sessions) {
+		m.store.sessions = shrunk(m.store.sessions)
 	}
-	if marks > len(m.files) {
-		m.files = shrunk(m.files)
+	if marks > len(m.store.files) {
+		m.store.files = shrunk(m.store.files)
 	}
 }
 
@@ -440,12 +440,12 @@ func shrunk[V any](m map[string]V) map[string]V {
 }
 
 // frozenCount is how many sessions are frozen.
-func (m *machine) frozenCount() int { return len(m.frozen) - m.frozenDead }
+func (st *store) frozenCount() int { return len(st.frozen) - st.frozenDead }
 
 // sortedLive are the sessions in r.sessions (thawed), by id.
-func (m *machine) sortedLive() []*entry {
-	out := make([]*entry, 0, len(m.sessions))
-	for _, e := range m.sessions {
+func (st *store) sortedLive() []*entry {
+	out := make([]*entry, 0, len(st.sessions))
+	for _, e := range st.sessions {
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].s.ID < out[j].s.ID })
@@ -454,21 +454,21 @@ func (m *machine) sortedLive() []*entry {
 
 // each calls fn for every session in id order, frozen ones as a view fn
 // must not keep or change, with its path only if withPath.
-func (m *machine) each(withPath bool, fn func(e *entry)) {
+func (st *store) each(withPath bool, fn func(e *entry)) {
 	var v entry
 	var vs session.Session
-	m.inIDOrder(m.sortedLive(), fn, func(f *frozenRec) {
-		m.view(f, &v, &vs, withPath)
+	st.inIDOrder(st.sortedLive(), fn, func(f *frozenRec) {
+		st.view(f, &v, &vs, withPath)
 		fn(&v)
 	})
 }
 
 // inIDOrder calls onLive for each of live (thawed sessions, sorted by id)
 // and onFrozen for each frozen session still frozen, all in id order.
-func (m *machine) inIDOrder(live []*entry, onLive func(*entry), onFrozen func(*frozenRec)) {
+func (st *store) inIDOrder(live []*entry, onLive func(*entry), onFrozen func(*frozenRec)) {
 	i := 0
-	for k := range m.frozen {
-		f := &m.frozen[k]
+	for k := range st.frozen {
+		f := &st.frozen[k]
 		if f.flags&rDead != 0 {
 			continue
 		}

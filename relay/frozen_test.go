@@ -105,7 +105,7 @@ func snapshot(h *harness) (events, status, state string) {
 
 func frozenCount(h *harness) int {
 	n := make(chan int, 1)
-	h.r.enqueue(func() { n <- h.r.m.frozenCount() })
+	h.r.enqueue(func() { n <- h.r.m.store.frozenCount() })
 	return <-n
 }
 
@@ -185,25 +185,25 @@ func TestFrozenPath(t *testing.T) {
 	} {
 		r := New(DefaultConfig(), nil, nil, zerolog.Nop())
 		r.m.logLine(LogLine{Path: c.path, Session: id, Agent: agClaude, End: 10, Line: 1, Evidence: parsers.Evidence{Kind: parsers.KindPrompt}, Bootstrap: true})
-		r.m.booted = true
-		r.m.settle(r.m.sessions[id])
+		r.m.store.booted = true
+		r.m.settle(r.m.store.sessions[id])
 		r.m.freezeIdle(true)
-		if got := r.m.frozenCount() == 1; got != c.ok {
+		if got := r.m.store.frozenCount() == 1; got != c.ok {
 			t.Errorf("%s: frozen %v, want %v", c.path, got, c.ok)
 			continue
 		}
 		if !c.ok {
 			continue
 		}
-		if f := r.m.frozenFile(c.path); f == nil || f.path(id) != c.path || f.mark().End != 10 {
+		if f := r.m.store.frozenFile(c.path); f == nil || f.path(id) != c.path || f.mark().End != 10 {
 			t.Errorf("%s: not found by its name, or given back otherwise", c.path)
 		}
 		for _, o := range c.others {
-			if r.m.frozenFile(o) != nil {
+			if r.m.store.frozenFile(o) != nil {
 				t.Errorf("%s: found by %s", c.path, o)
 			}
 		}
-		if e := r.m.get(id); e == nil || e.path != c.path || r.m.files[c.path].End != 10 {
+		if e := r.m.store.get(id); e == nil || e.path != c.path || r.m.store.files[c.path].End != 10 {
 			t.Errorf("%s: thawed with another path or mark", c.path)
 		}
 	}

@@ -18,54 +18,34 @@ type machine struct {
 	now   time.Time // the step's time, set by the edge
 	procs procs
 	out   outbox
-
 	// watching: there is a log watcher to follow and poke logs.
 	watching bool
 
-	sessions   map[string]*entry
-	tabs       map[string]string     // tab → bound conversation id
-	tabProcs   map[string]tabProc    // tab → the process it runs (tabproc.go)
-	tabPruneAt int                   // len(tabProcs) at which dead tabs' processes are dropped
-	reg        map[string]*regProc   // registry file → its process (registry.go)
-	regIdx     map[string][]*regProc // session → its registry processes
-	sweepArmed bool                  // a liveness sweep is scheduled
-	seq        uint64
-	counters   Counters
-	windows    map[string]*window // tab → open interrupt-confirmation window
-	files      map[string]folded  // path → how far this run received and folded it (frozen sessions keep their own log's: file, setFile)
-	frozen     []frozenRec        // sessions at rest, by id (frozen.go)
-	frozenDead int                // of them, thawed since the last freezeIdle
-	// startQuiet is the quiet period armed at restore for every restored
-	// session and at BootstrapDone for those whose history ends on a final
-	// message (frozen.go, settle), nil once it ran.
-	startQuiet *quietArm
-	// freezing is freezeAtRest but in tests, which compare a relay that
-	// freezes every session at rest after each step with one that never
-	// freezes: freezing must change nothing.
-	freezing freezeMode
-	restored bool // a saved state was restored: Replay lines are in it
-	changed  bool // state changed since the last Save
-	booted   bool // BootstrapDone arrived
-
-	stateSize int // bytes of the last encoded state: the next one's first guess
-
-	// codexbind.go: tab → its last unused submit, and the stamp of the
-	// last ambiguous turn start.
-	submits     map[string]time.Time
-	ambiguousAt time.Time
-	recentBinds []bindRec // bindings by submit still open to a late submit
+	store    store              // the sessions, live and frozen, and the logs' marks (store.go)
+	bind     binder             // which tab shows which session (bind.go)
+	reg      registry           // the agents' registry processes (registry.go)
+	windows  map[string]*window // tab → open interrupt-confirmation window (window.go)
+	seq      uint64             // of the last published change
+	counters Counters
 }
 
 func newMachine(cfg Config, log zerolog.Logger, watching bool, p procs) *machine {
 	return &machine{
 		cfg: cfg, log: log, watching: watching, procs: p,
-		sessions: map[string]*entry{},
-		tabs:     map[string]string{},
-		tabProcs: map[string]tabProc{},
-		reg:      map[string]*regProc{},
-		regIdx:   map[string][]*regProc{},
-		windows:  map[string]*window{},
-		files:    map[string]folded{},
+		store: store{
+			worktrees: cfg.Worktrees,
+			sessions:  map[string]*entry{},
+			files:     map[string]folded{},
+		},
+		bind: binder{
+			tabs:     map[string]string{},
+			tabProcs: map[string]tabProc{},
+		},
+		reg: registry{
+			procs: map[string]*regProc{},
+			idx:   map[string][]*regProc{},
+		},
+		windows: map[string]*window{},
 	}
 }
 

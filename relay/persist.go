@@ -117,7 +117,7 @@ func (r *Relay) save(always bool, done func(Saved)) {
 		// Checkpoints come every few seconds: the sessions nothing touched
 		// since the last one are at rest.
 		defer r.m.freezeIdle(false)
-		if !always && !r.m.changed {
+		if !always && !r.m.store.changed {
 			done(Saved{})
 			return
 		}
@@ -126,17 +126,17 @@ func (r *Relay) save(always bool, done func(Saved)) {
 			r.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
 			b = nil
 		}
-		marks := make(map[string]Mark, len(r.m.files)+r.m.frozenCount())
-		for p, f := range r.m.files {
+		marks := make(map[string]Mark, len(r.m.store.files)+r.m.store.frozenCount())
+		for p, f := range r.m.store.files {
 			marks[p] = f.Mark
 		}
-		for i := range r.m.frozen {
-			if f := &r.m.frozen[i]; f.flags&(rDead|rMark) == rMark {
+		for i := range r.m.store.frozen {
+			if f := &r.m.store.frozen[i]; f.flags&(rDead|rMark) == rMark {
 				marks[f.path(f.s.ID())] = f.mark().Mark
 			}
 		}
-		done(Saved{State: b, Marks: marks, Changed: r.m.changed})
-		r.m.changed = false
+		done(Saved{State: b, Marks: marks, Changed: r.m.store.changed})
+		r.m.store.changed = false
 	})
 }
 
@@ -149,9 +149,9 @@ const savedEntrySize = 400
 // at the size of the previous state; the first, at what finished sessions
 // take (the doublings up to 10 000 of them were 8 MB of garbage).
 func (m *machine) encodeState() ([]byte, error) {
-	size := m.stateSize
+	size := m.store.stateSize
 	if size == 0 {
-		size = savedEntrySize * (len(m.sessions) + m.frozenCount())
+		size = savedEntrySize * (len(m.store.sessions) + m.store.frozenCount())
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, size+size/8))
 	enc := json.NewEncoder(buf)
@@ -159,15 +159,15 @@ func (m *machine) encodeState() ([]byte, error) {
 	buf.WriteString(strconv.Itoa(savedVersion))
 	buf.WriteString(`,"seq":`)
 	buf.WriteString(strconv.FormatUint(m.seq, 10))
-	if len(m.tabs) > 0 {
+	if len(m.bind.tabs) > 0 {
 		buf.WriteString(`,"tabs":`)
-		if err := enc.Encode(m.tabs); err != nil {
+		if err := enc.Encode(m.bind.tabs); err != nil {
 			return nil, err
 		}
 	}
-	if len(m.tabProcs) > 0 {
+	if len(m.bind.tabProcs) > 0 {
 		buf.WriteString(`,"tab_procs":`)
-		if err := enc.Encode(m.tabProcs); err != nil {
+		if err := enc.Encode(m.bind.tabProcs); err != nil {
 			return nil, err
 		}
 	}
@@ -180,7 +180,7 @@ func (m *machine) encodeState() ([]byte, error) {
 	buf.WriteString(`,"sessions":[`)
 	i := 0
 	var err error
-	m.each(true, func(e *entry) {
+	m.store.each(true, func(e *entry) {
 		if err != nil {
 			return
 		}
@@ -194,7 +194,7 @@ func (m *machine) encodeState() ([]byte, error) {
 		return nil, err
 	}
 	buf.WriteString("]}")
-	m.stateSize = buf.Len()
+	m.store.stateSize = buf.Len()
 	return buf.Bytes(), nil
 }
 
@@ -212,7 +212,7 @@ func (r *Relay) Restore(state []byte) {
 			r.log.Warn().Err(err).Msg("saved state unreadable; rebuilding it from the logs")
 			return
 		}
-		r.log.Info().Int("sessions", len(r.m.sessions)+r.m.frozenCount()).Int("tabs", len(r.m.tabs)).Msg("state restored")
+		r.log.Info().Int("sessions", len(r.m.store.sessions)+r.m.store.frozenCount()).Int("tabs", len(r.m.bind.tabs)).Msg("state restored")
 	})
 }
 
@@ -230,10 +230,10 @@ func (m *machine) restore(b []byte) error {
 	}
 	m.seq = st.Seq
 	for t, s := range st.Tabs {
-		m.tabs[t] = s
+		m.bind.setTab(t, s)
 	}
 	for t, p := range st.TabProcs {
-		m.tabProcs[t] = p
+		m.bind.tabProcs[t] = p
 	}
 	m.regRestore(st.Registry)
 	// One quiet period for every restored session, as if each had armed
@@ -251,28 +251,28 @@ func (m *machine) restore(b []byte) error {
 			}
 		}
 	}
-	fresh := len(m.sessions) == 0 && len(m.frozen) == 0
+	fresh := len(m.store.sessions) == 0 && len(m.store.frozen) == 0
 	for i, se := range st.Sessions {
 		if se.Session.ID == "" || last != nil && last[se.Session.ID] != i {
 			continue
 		}
 		e := &entry{s: session.Restore(se.Session), tab: se.Tab, since: se.Since, path: se.Path, quiet: q}
-		m.locate(e)
+		m.store.locate(e)
 		if !fresh {
-			m.get(e.s.ID) // a session already there is replaced
-		} else if f, ok := m.freeze(e, pinned); ok {
+			m.store.get(e.s.ID) // a session already there is replaced
+		} else if f, ok := m.store.freeze(e, pinned); ok {
 			add = append(add, f)
 			continue
 		}
-		m.sessions[e.s.ID] = e
+		m.store.sessions[e.s.ID] = e
 	}
 	if last != nil {
 		slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
 	}
 	if fresh {
-		m.frozen = add
+		m.store.frozen = add
 	}
-	m.restored = true
+	m.store.restored = true
 	return nil
 }
 
@@ -280,12 +280,12 @@ func (m *machine) restore(b []byte) error {
 // knows without a live line: those restored, and those whose history ends
 // on a final message (settle). One timer, not one each.
 func (m *machine) armStartQuiet() *quietArm {
-	if m.startQuiet != nil {
-		m.stop(m.startQuiet)
+	if m.store.startQuiet != nil {
+		m.stop(m.store.startQuiet)
 	}
 	q := &quietArm{start: true}
 	m.arm(m.cfg.TurnQuiet, q)
-	m.startQuiet = q
+	m.store.startQuiet = q
 	return q
 }
 
@@ -293,12 +293,12 @@ func (m *machine) armStartQuiet() *quietArm {
 // own it still is (no log line re-armed it), in id order. A frozen one is
 // judged in place, and stays frozen.
 func (m *machine) startQuietRan(q *quietArm) {
-	if m.startQuiet != q {
+	if m.store.startQuiet != q {
 		return
 	}
-	m.startQuiet = nil
+	m.store.startQuiet = nil
 	var live []*entry
-	for _, e := range m.sessions {
+	for _, e := range m.store.sessions {
 		if e.quiet == q {
 			e.quiet = nil
 			live = append(live, e)
@@ -315,7 +315,7 @@ func (m *machine) startQuietRan(q *quietArm) {
 	}
 	var v entry
 	var vs session.Session
-	m.inIDOrder(live, func(e *entry) { quiet(e) }, func(f *frozenRec) {
+	m.store.inIDOrder(live, func(e *entry) { quiet(e) }, func(f *frozenRec) {
 		if f.flags&rStartQuiet == 0 {
 			return
 		}
@@ -323,9 +323,9 @@ func (m *machine) startQuietRan(q *quietArm) {
 		if f.s.View(&vs, false); !vs.TurnOpen() {
 			return // Quiet is a no-op
 		}
-		m.view(f, &v, &vs, true)
+		m.store.view(f, &v, &vs, true)
 		if quiet(&v) {
-			m.refreeze(f, &v)
+			m.store.refreeze(f, &v)
 		}
 	})
 }

@@ -23,8 +23,8 @@ func TestEncodeStateIsMarshal(t *testing.T) {
 	type pair struct{ got, want []byte }
 	res := make(chan pair, 1)
 	h.r.enqueue(func() {
-		st := savedRelay{Version: savedVersion, Seq: h.r.m.seq, Tabs: h.r.m.tabs, TabProcs: h.r.m.tabProcs, Registry: h.r.m.regSaved()}
-		for _, e := range h.r.m.sortedEntries() {
+		st := savedRelay{Version: savedVersion, Seq: h.r.m.seq, Tabs: h.r.m.bind.tabs, TabProcs: h.r.m.bind.tabProcs, Registry: h.r.m.regSaved()}
+		for _, e := range h.r.m.store.sortedEntries() {
 			st.Sessions = append(st.Sessions, savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
 		}
 		want, err := json.Marshal(st)

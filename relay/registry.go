@@ -54,6 +54,14 @@ type RegistryProcess struct {
 	StatusUpdatedAt int64
 }
 
+// registry is the registry processes the machine follows: by file, and by
+// session.
+type registry struct {
+	procs      map[string]*regProc   // registry file → its process
+	idx        map[string][]*regProc // session → its registry processes
+	sweepArmed bool                  // a liveness sweep is scheduled
+}
+
 // regProc is one registry file as the relay keeps it.
 type regProc struct {
 	e     RegistryProcess
@@ -141,13 +149,13 @@ func (r *Relay) RegistryRemoved(path string) {
 }
 
 func (m *machine) regEntry(ent RegistryProcess, start uint64) {
-	p := m.reg[ent.Path]
+	p := m.reg.procs[ent.Path]
 	if p == nil {
 		p = &regProc{}
-		m.reg[ent.Path] = p
+		m.reg.procs[ent.Path] = p
 	}
 	if p.e.Pid != ent.Pid || p.e.SessionID != ent.SessionID || p.removed {
-		m.changed = true // the checkpoint keeps which process has which session
+		m.store.changed = true // the checkpoint keeps which process has which session
 	}
 	prev := p.e
 	p.e = ent
@@ -159,9 +167,9 @@ func (m *machine) regEntry(ent RegistryProcess, start uint64) {
 		p.start, p.gone, p.told, p.suspect, p.watched, p.grace, p.misses = start, false, false, 0, false, false, 0
 	}
 	if prev.SessionID != ent.SessionID {
-		m.regIndex(ent.SessionID, p, true)
+		m.reg.index(ent.SessionID, p, true)
 		if prev.SessionID != "" {
-			m.regIndex(prev.SessionID, p, false)
+			m.reg.index(prev.SessionID, p, false)
 			m.regSessionChanged(prev.SessionID)
 		}
 		p.tab, p.waited = "", 0
@@ -179,7 +187,7 @@ func (m *machine) regEntry(ent RegistryProcess, start uint64) {
 	if p.tab == "" {
 		m.regBind(p)
 	}
-	if e := m.get(ent.SessionID); e != nil && m.regFor(ent.SessionID) == p {
+	if e := m.store.get(ent.SessionID); e != nil && m.reg.of(ent.SessionID) == p {
 		m.regStatus(e, p)
 	}
 	m.armSweep()
@@ -196,7 +204,7 @@ func (r *Relay) RegistryListed() {
 }
 
 func (m *machine) regListed() {
-	for _, p := range m.regSorted() {
+	for _, p := range m.reg.sorted() {
 		if !p.restored {
 			continue
 		}
@@ -215,8 +223,8 @@ func (m *machine) regListed() {
 
 // regSaved is what a checkpoint keeps of the registry processes, by path.
 func (m *machine) regSaved() []savedReg {
-	out := make([]savedReg, 0, len(m.reg))
-	for _, p := range m.regSorted() {
+	out := make([]savedReg, 0, len(m.reg.procs))
+	for _, p := range m.reg.sorted() {
 		if p.gone {
 			continue
 		}
@@ -231,13 +239,13 @@ func (m *machine) regSaved() []savedReg {
 // settles those it does not find), and the sweep checks each process.
 func (m *machine) regRestore(saved []savedReg) {
 	for _, sr := range saved {
-		if sr.Path == "" || sr.Pid <= 0 || sr.SessionID == "" || m.reg[sr.Path] != nil {
+		if sr.Path == "" || sr.Pid <= 0 || sr.SessionID == "" || m.reg.procs[sr.Path] != nil {
 			continue
 		}
 		p := &regProc{e: RegistryProcess{Path: sr.Path, Pid: sr.Pid, SessionID: sr.SessionID, ProcStart: sr.ProcStart,
 			StartedAt: sr.StartedAt}, start: sr.Start, tab: sr.Tab, removed: sr.Removed, restored: !sr.Removed}
-		m.reg[sr.Path] = p
-		m.regIndex(sr.SessionID, p, true)
+		m.reg.procs[sr.Path] = p
+		m.reg.index(sr.SessionID, p, true)
 		if p.removed {
 			p.watched = m.watchExit(p.e.Pid, p.start) // no file will be read again for it
 		}
@@ -248,16 +256,16 @@ func (m *machine) regRestore(saved []savedReg) {
 // regSessionChanged: the same process moved to another conversation (/clear
 // without hooks): the old one ended. With hooks, SessionEnd says so.
 func (m *machine) regSessionChanged(old string) {
-	if m.regFor(old) != nil {
+	if m.reg.of(old) != nil {
 		return // another process has it
 	}
-	if e := m.get(old); e != nil && !e.s.Hooked() {
+	if e := m.store.get(old); e != nil && !e.s.Hooked() {
 		m.regEnd(e, session.ReasonSessionEnd, "registry.session_changed")
 	}
 }
 
 func (m *machine) regRemoved(path string) {
-	p := m.reg[path]
+	p := m.reg.procs[path]
 	if p == nil || p.removed {
 		return
 	}
@@ -266,7 +274,7 @@ func (m *machine) regRemoved(path string) {
 		// follows at once (a pidfd or the sweep tells it); a process that
 		// runs on was not saying goodbye. Liveness decides.
 		p.removed, p.removedAt = true, m.now
-		m.changed = true
+		m.store.changed = true
 		m.armSweep()
 		return
 	}
@@ -284,7 +292,7 @@ const goodbyeGrace = 2 * time.Second
 // the process removed its file within goodbyeGrace before e's tab closed,
 // and reports whether it ended e.
 func (m *machine) regSaidGoodbye(e *entry) bool {
-	p := m.regFor(e.s.ID)
+	p := m.reg.of(e.s.ID)
 	if p == nil || !p.removed || m.now.Sub(p.removedAt) > goodbyeGrace || e.s.State == session.Ended {
 		return false
 	}
@@ -295,11 +303,11 @@ func (m *machine) regSaidGoodbye(e *entry) bool {
 // regForget drops p: its file is gone, and so is its process or its claim
 // to the session.
 func (m *machine) regForget(p *regProc) {
-	if m.reg[p.e.Path] == p {
-		delete(m.reg, p.e.Path)
-		m.changed = true
+	if m.reg.procs[p.e.Path] == p {
+		delete(m.reg.procs, p.e.Path)
+		m.store.changed = true
 	}
-	m.regIndex(p.e.SessionID, p, false)
+	m.reg.index(p.e.SessionID, p, false)
 	if p.watched {
 		m.forgetExit(p.e.Pid, p.start)
 		p.watched = false
@@ -312,10 +320,10 @@ func (m *machine) regForget(p *regProc) {
 // says it first-hand.
 func (m *machine) regFarewell(p *regProc) {
 	id := p.e.SessionID
-	if q := m.regFor(id); q != nil && !q.gone {
+	if q := m.reg.of(id); q != nil && !q.gone {
 		return
 	}
-	e := m.get(id)
+	e := m.store.get(id)
 	if e == nil || e.s.State == session.Ended || p.told {
 		return
 	}
@@ -340,13 +348,13 @@ func (m *machine) regGone(p *regProc) {
 	if p.told {
 		return
 	}
-	if q := m.regFor(p.e.SessionID); q != nil && !q.gone {
+	if q := m.reg.of(p.e.SessionID); q != nil && !q.gone {
 		p.told = true // the session lives on in another process
 		return
 	}
-	e := m.get(p.e.SessionID)
+	e := m.store.get(p.e.SessionID)
 	if e == nil || e.booting {
-		if m.booted {
+		if m.store.booted {
 			p.misses++
 		}
 		if p.misses > goneMisses {
@@ -379,7 +387,7 @@ func (m *machine) regBind(p *regProc) {
 		depth int
 	}
 	var ms []match
-	for tab, tp := range m.tabProcs {
+	for tab, tp := range m.bind.tabProcs {
 		if m.descends(p.e.Pid, tp.Pid) && m.alive(tp.Pid, tp.Start) {
 			ms = append(ms, match{tab: tab, pid: tp.Pid})
 		}
@@ -408,8 +416,8 @@ func (m *machine) regBind(p *regProc) {
 		return
 	}
 	tab, id := ms[0].tab, p.e.SessionID
-	if cur := m.tabs[tab]; cur != "" && cur != id {
-		if q := m.regFor(cur); q != nil && !q.gone && q.e.Pid != p.e.Pid {
+	if cur := m.bind.tabs[tab]; cur != "" && cur != id {
+		if q := m.reg.of(cur); q != nil && !q.gone && q.e.Pid != p.e.Pid {
 			if m.descends(p.e.Pid, q.e.Pid) {
 				// An agent run inside the tab's agent (as a tool): the tab
 				// stays its parent's, as with hooks.
@@ -420,20 +428,19 @@ func (m *machine) regBind(p *regProc) {
 	p.tab = tab
 	m.log.Debug().Str("session", id).Str("tab", tab).Int("pid", p.e.Pid).Str("rule", "registry.tab_bound").
 		Msg("tab bound by its process")
-	if m.tabs[tab] != id {
-		m.tabs[tab] = id
-		m.changed = true
+	if m.bind.setTab(tab, id) {
+		m.store.changed = true
 	}
-	if e := m.get(id); e != nil && e.tab != tab {
+	if e := m.store.get(id); e != nil && e.tab != tab {
 		e.tab = tab
-		m.changed = true
+		m.store.changed = true
 	}
 }
 
 // regAttach gives a session that just appeared what the registry knows:
 // its tab, its process's status.
 func (m *machine) regAttach(e *entry) {
-	p := m.regFor(e.s.ID)
+	p := m.reg.of(e.s.ID)
 	if p == nil {
 		return
 	}
@@ -473,10 +480,10 @@ func waitStamp(updatedAt int64) int64 {
 // regAfterLog applies a wait the registry wrote before the log opened its
 // turn, once the log has.
 func (m *machine) regAfterLog(e *entry) {
-	if len(m.reg) == 0 {
+	if len(m.reg.procs) == 0 {
 		return // the hot path: no registry
 	}
-	if p := m.regFor(e.s.ID); p != nil && p.e.Status == session.RegistryWaiting && p.waited == 0 {
+	if p := m.reg.of(e.s.ID); p != nil && p.e.Status == session.RegistryWaiting && p.waited == 0 {
 		m.regStatus(e, p)
 	}
 }
@@ -484,16 +491,16 @@ func (m *machine) regAfterLog(e *entry) {
 // regTabProcess binds a newly reported tab process to the registry entries
 // it runs.
 func (m *machine) regTabProcess() {
-	for _, p := range m.regSorted() {
+	for _, p := range m.reg.sorted() {
 		if p.tab == "" && !p.gone {
 			m.regBind(p)
 		}
 	}
 }
 
-func (m *machine) regSorted() []*regProc {
-	out := make([]*regProc, 0, len(m.reg))
-	for _, p := range m.reg {
+func (rg *registry) sorted() []*regProc {
+	out := make([]*regProc, 0, len(rg.procs))
+	for _, p := range rg.procs {
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].e.Path < out[j].e.Path })
@@ -503,24 +510,24 @@ func (m *machine) regSorted() []*regProc {
 // armSweep schedules the next liveness sweep while there is a process to
 // watch.
 func (m *machine) armSweep() {
-	if m.sweepArmed {
+	if m.reg.sweepArmed {
 		return
 	}
 	need := false
-	for _, p := range m.reg {
+	for _, p := range m.reg.procs {
 		need = need || (!p.gone && !p.watched) || (p.gone && !p.told)
 	}
 	if !need {
 		return // nothing to poll: no idle work at all
 	}
-	m.sweepArmed = true
+	m.reg.sweepArmed = true
 	m.after(registrySweep, m.sweep)
 }
 
 // sweep checks every registry process whose session is live.
 func (m *machine) sweep() {
-	m.sweepArmed = false
-	for _, p := range m.regSorted() {
+	m.reg.sweepArmed = false
+	for _, p := range m.reg.sorted() {
 		if p.grace {
 			continue // its tab's close is awaited (regExited)
 		}
@@ -539,7 +546,7 @@ func (m *machine) sweep() {
 			m.regGone(p)
 			continue
 		}
-		if e := m.get(p.e.SessionID); e == nil || e.s.State == session.Ended {
+		if e := m.store.get(p.e.SessionID); e == nil || e.s.State == session.Ended {
 			// Nothing to end (its tab closed first, or no log yet): only
 			// status's "live" changes, and a later session is ended by
 			// regGone on the next sweep.
@@ -548,7 +555,7 @@ func (m *machine) sweep() {
 			p.told = e != nil
 			continue
 		}
-		if tp, ok := m.tabProcs[p.tab]; ok && tp.Pid == p.e.Pid && p.suspect == 0 {
+		if tp, ok := m.bind.tabProcs[p.tab]; ok && tp.Pid == p.e.Pid && p.suspect == 0 {
 			// The tab runs this very process: its close, reported by whoever
 			// ran it, comes any moment and says more. Next sweep.
 			p.suspect++
@@ -561,11 +568,11 @@ func (m *machine) sweep() {
 
 // live reports the session's registry process: its pid (0 if none) and
 // whether it still runs.
-func (m *machine) live(id string) (int, bool) {
-	if len(m.reg) == 0 {
+func (rg *registry) live(id string) (int, bool) {
+	if len(rg.procs) == 0 {
 		return 0, false
 	}
-	p := m.regFor(id)
+	p := rg.of(id)
 	if p == nil {
 		return 0, false
 	}
@@ -574,9 +581,9 @@ func (m *machine) live(id string) (int, bool) {
 
 // regFor is the registry process of a session: a live one if any (the
 // latest started), else the latest gone one; nil if none.
-func (m *machine) regFor(id string) *regProc {
+func (rg *registry) of(id string) *regProc {
 	var best *regProc
-	for _, p := range m.regIdx[id] {
+	for _, p := range rg.idx[id] {
 		if best == nil || (best.gone && !p.gone) ||
 			(best.gone == p.gone && (p.e.StartedAt > best.e.StartedAt || p.e.StartedAt == best.e.StartedAt && p.e.Path > best.e.Path)) {
 			best = p
@@ -586,21 +593,21 @@ func (m *machine) regFor(id string) *regProc {
 }
 
 // regIndex adds p to (or removes it from) the session's processes.
-func (m *machine) regIndex(id string, p *regProc, add bool) {
-	ps := slices.DeleteFunc(m.regIdx[id], func(q *regProc) bool { return q == p })
+func (rg *registry) index(id string, p *regProc, add bool) {
+	ps := slices.DeleteFunc(rg.idx[id], func(q *regProc) bool { return q == p })
 	if add {
 		ps = append(ps, p)
 	}
 	if len(ps) == 0 {
-		delete(m.regIdx, id)
+		delete(rg.idx, id)
 		return
 	}
-	m.regIdx[id] = ps
+	rg.idx[id] = ps
 }
 
 // regExited: a watched process exited.
 func (m *machine) regExited(pid int, start uint64) {
-	for _, p := range m.regSorted() {
+	for _, p := range m.reg.sorted() {
 		if p.e.Pid != pid || p.start != start || p.gone {
 			continue
 		}
@@ -623,7 +630,7 @@ func (m *machine) regDied(p *regProc) {
 		return
 	}
 	pid, start := p.e.Pid, p.start
-	if tp, ok := m.tabProcs[p.tab]; !ok || tp.Pid != pid {
+	if tp, ok := m.bind.tabProcs[p.tab]; !ok || tp.Pid != pid {
 		m.regGone(p)
 		return
 	}
@@ -644,9 +651,9 @@ func (m *machine) regDied(p *regProc) {
 
 // regFiles counts the registry files present: a removed file whose
 // process runs on is still followed, but no longer a file.
-func (m *machine) regFiles() int {
+func (rg *registry) files() int {
 	n := 0
-	for _, p := range m.reg {
+	for _, p := range rg.procs {
 		if !p.removed {
 			n++
 		}

@@ -135,7 +135,7 @@ func TestTabProcessesOfDeadTabsDropped(t *testing.T) {
 	}
 	gone := true
 	n := 0
-	h.do(func() { _, gone = h.r.m.tabProcs["gone"]; n = len(h.r.m.tabProcs) })
+	h.do(func() { _, gone = h.r.m.bind.tabProcs["gone"]; n = len(h.r.m.bind.tabProcs) })
 	if gone || n != 16 {
 		t.Fatalf("%d tab processes, the dead tab's kept: %v; want the 16 live ones", n, gone)
 	}
@@ -457,7 +457,7 @@ func (h *harness) awaitRegistry(n int) {
 	h.t.Helper()
 	for i := 0; ; i++ {
 		var got int
-		h.do(func() { got = len(h.r.m.reg) })
+		h.do(func() { got = len(h.r.m.reg.procs) })
 		if got == n {
 			return
 		}
@@ -646,7 +646,7 @@ func TestRegistryStaleFileStopsSweeping(t *testing.T) {
 	p.kill()
 	h.reg(p.child, "never", "busy", "")
 	armed := func() (on bool) {
-		h.do(func() { on = h.r.m.sweepArmed })
+		h.do(func() { on = h.r.m.reg.sweepArmed })
 		return on
 	}
 	for i := 0; i <= goneMisses && armed(); i++ {

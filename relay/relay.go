@@ -215,7 +215,7 @@ func (r *Relay) do(ctx context.Context, f func()) error {
 // the subscribers, its effects carried out, in the order it left them.
 func (r *Relay) endStep() {
 	m := r.m
-	if m.freezing == freezeEager {
+	if m.store.freezing == freezeEager {
 		m.freezeIdle(true)
 	}
 	for i := range m.out.events {
@@ -363,7 +363,7 @@ func (r *Relay) Log(l LogLine) {
 	r.enqueue(func() {
 		if r.rec != nil { // the hot path: build nothing unless recording
 			r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
-				Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap, Replay: l.Replay && r.m.restored})
+				Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap, Replay: l.Replay && r.m.store.restored})
 		}
 		r.m.logLine(l)
 	})
@@ -475,7 +475,7 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 func (r *Relay) LogOffset(ctx context.Context, path string) (int64, error) {
 	var off int64
 	err := r.do(ctx, func() {
-		f, _ := r.m.file(path)
+		f, _ := r.m.store.file(path)
 		off = f.offset
 	})
 	return off, err

@@ -36,21 +36,21 @@ type entry struct {
 
 // entry returns the session with id, creating it ready.
 func (m *machine) entry(id string, agent parsers.Agent) *entry {
-	e := m.get(id)
+	e := m.store.get(id)
 	if e == nil {
 		s := session.New(agent)
 		s.ID = id
 		e = &entry{s: s, since: m.now, touched: true}
-		m.sessions[id] = e
+		m.store.sessions[id] = e
 		m.regAttach(e)
 	}
 	return e
 }
 
 // locate assigns the session to its worktree once its cwd is known.
-func (m *machine) locate(e *entry) {
+func (st *store) locate(e *entry) {
 	if e.worktree == "" && e.s.Cwd != "" {
-		e.worktree = Worktree(m.cfg.Worktrees, e.s.Cwd)
+		e.worktree = Worktree(st.worktrees, e.s.Cwd)
 	}
 }
 
@@ -68,18 +68,18 @@ func (m *machine) event(e *entry, ch session.Change) Event {
 		State: string(ch.State), Reason: ch.Reason, Detail: ch.Detail, Source: ch.Source,
 		Rule: ch.Rule, Since: e.since,
 	}
-	ev.Pid, ev.Live = m.live(e.s.ID)
+	ev.Pid, ev.Live = m.reg.live(e.s.ID)
 	return ev
 }
 
 func (m *machine) publish(e *entry, ch session.Change, bootstrap bool) {
 	e.tabless = e.tab == ""
 	m.seq++
-	m.changed = true
+	m.store.changed = true
 	ev := m.event(e, ch)
 	ev.Seq, ev.Bootstrap = m.seq, bootstrap
 	if e.worktree != "" {
-		ev.WorktreeState = m.rowState(e.worktree)
+		ev.WorktreeState = m.store.rowState(e.worktree)
 	}
 	m.log.Debug().Str("session", ev.Session).Str("state", ev.State).Str("reason", ev.Reason).
 		Str("source", ev.Source).Str("rule", ev.Rule).Uint64("seq", ev.Seq).Msg("state")
@@ -88,10 +88,10 @@ func (m *machine) publish(e *entry, ch session.Change, bootstrap bool) {
 
 // sortedEntries are all sessions by id, frozen ones as copies (for tests:
 // the relay itself reads them in place, each).
-func (m *machine) sortedEntries() []*entry {
+func (st *store) sortedEntries() []*entry {
 	var out []*entry
-	m.each(true, func(e *entry) {
-		if m.sessions[e.s.ID] != e {
+	st.each(true, func(e *entry) {
+		if st.sessions[e.s.ID] != e {
 			s, c := *e.s, *e
 			c.s = &s
 			e = &c
@@ -103,8 +103,8 @@ func (m *machine) sortedEntries() []*entry {
 
 // eachRow calls fn (as each does) for the sessions shown to subscribers
 // and in status: every one but the phantoms (Session.Phantom).
-func (m *machine) eachRow(fn func(e *entry)) {
-	m.each(false, func(e *entry) {
+func (st *store) eachRow(fn func(e *entry)) {
+	st.each(false, func(e *entry) {
 		if !e.s.Phantom() {
 			fn(e)
 		}
@@ -112,15 +112,15 @@ func (m *machine) eachRow(fn func(e *entry)) {
 }
 
 // rowCount is how many sessions eachRow visits.
-func (m *machine) rowCount() int {
+func (st *store) rowCount() int {
 	n := 0
-	for _, e := range m.sessions {
+	for _, e := range st.sessions {
 		if !e.s.Phantom() {
 			n++
 		}
 	}
-	for i := range m.frozen {
-		if f := &m.frozen[i]; f.flags&rDead == 0 && !f.s.Phantom() {
+	for i := range st.frozen {
+		if f := &st.frozen[i]; f.flags&rDead == 0 && !f.s.Phantom() {
 			n++
 		}
 	}
@@ -128,16 +128,16 @@ func (m *machine) rowCount() int {
 }
 
 // rowState is the most urgent state of a worktree's sessions.
-func (m *machine) rowState(wt string) string {
+func (st *store) rowState(wt string) string {
 	best := session.State("")
-	for _, e := range m.sessions {
+	for _, e := range st.sessions {
 		if e.worktree == wt && (best == "" || e.s.State.Urgency() > best.Urgency()) {
 			best = e.s.State
 		}
 	}
-	if i := slices.Index(m.cfg.Worktrees, wt); i >= 0 {
-		for k := range m.frozen {
-			f := &m.frozen[k]
+	if i := slices.Index(st.worktrees, wt); i >= 0 {
+		for k := range st.frozen {
+			f := &st.frozen[k]
 			if int(f.wt) == i+1 && f.flags&rDead == 0 {
 				if st := f.s.State(); best == "" || st.Urgency() > best.Urgency() {
 					best = st
@@ -148,22 +148,22 @@ func (m *machine) rowState(wt string) string {
 	return string(best)
 }
 
-func (m *machine) worktreeStates() []WorktreeState {
+func (st *store) worktreeStates() []WorktreeState {
 	out := []WorktreeState{}
-	for _, wt := range m.cfg.Worktrees {
+	for _, wt := range st.worktrees {
 		n := 0
-		for _, e := range m.sessions {
+		for _, e := range st.sessions {
 			if e.worktree == wt && !e.s.Phantom() {
 				n++
 			}
 		}
-		code := uint8(slices.Index(m.cfg.Worktrees, wt) + 1)
-		for k := range m.frozen {
-			if f := &m.frozen[k]; f.wt == code && f.flags&rDead == 0 && !f.s.Phantom() {
+		code := uint8(slices.Index(st.worktrees, wt) + 1)
+		for k := range st.frozen {
+			if f := &st.frozen[k]; f.wt == code && f.flags&rDead == 0 && !f.s.Phantom() {
 				n++
 			}
 		}
-		out = append(out, WorktreeState{Path: wt, State: m.rowState(wt), Sessions: n})
+		out = append(out, WorktreeState{Path: wt, State: st.rowState(wt), Sessions: n})
 	}
 	return out
 }
@@ -184,25 +184,25 @@ func Worktree(worktrees []string, cwd string) string {
 // status is every session shown (phantoms are not) and the counters.
 func (m *machine) status() Status {
 	st := Status{Roots: append([]string{}, m.cfg.Roots...)}
-	st.Sessions = make([]Event, 0, m.rowCount()) // appending grew 5 MB of garbage for 1.3 MB at 5 000 sessions
-	m.eachRow(func(e *entry) {
+	st.Sessions = make([]Event, 0, m.store.rowCount()) // appending grew 5 MB of garbage for 1.3 MB at 5 000 sessions
+	m.store.eachRow(func(e *entry) {
 		st.Sessions = append(st.Sessions, m.event(e, sessionChange(e)))
 	})
-	st.Worktrees = m.worktreeStates()
+	st.Worktrees = m.store.worktreeStates()
 	st.Counters = m.counters
 	st.Counters.Drift = maps.Clone(m.counters.Drift) // encoded off this goroutine
-	st.Counters.RegistryProcesses = int64(m.regFiles())
+	st.Counters.RegistryProcesses = int64(m.reg.files())
 	return st
 }
 
 // snapshot calls fn with each session shown, as a subscription's snapshot
 // event.
 func (m *machine) snapshot(fn func(Event)) {
-	m.eachRow(func(e *entry) {
+	m.store.eachRow(func(e *entry) {
 		ev := m.event(e, sessionChange(e))
 		ev.Seq, ev.Snapshot = m.seq, true
 		if e.worktree != "" {
-			ev.WorktreeState = m.rowState(e.worktree)
+			ev.WorktreeState = m.store.rowState(e.worktree)
 		}
 		fn(ev)
 	})

@@ -12,13 +12,13 @@ import (
 // under a log root (the edge checked).
 func (m *machine) hook(h parsers.Hook, tab string, underRoots bool) {
 	m.counters.HooksReceived++
-	if prev := m.get(h.SessionID); prev != nil && prev.s.Outlives() {
+	if prev := m.store.get(h.SessionID); prev != nil && prev.s.Outlives() {
 		tab = "" // the rest of a turn whose tab closed is shown in no tab
 	}
 	if tab != "" {
-		bound, ok := m.tabs[tab]
+		bound, ok := m.bind.tabs[tab]
 		if ok && bound != h.SessionID {
-			if e := m.get(bound); e != nil && e.s.State != session.Ended {
+			if e := m.store.get(bound); e != nil && e.s.State != session.Ended {
 				// A nested agent run as a tool inherits the tab; its
 				// reports are not this tab's conversation.
 				m.counters.HooksDropped++
@@ -36,14 +36,14 @@ func (m *machine) hook(h parsers.Hook, tab string, underRoots bool) {
 			ok = false
 		}
 		if !ok && tab != "" {
-			m.tabs[tab] = h.SessionID
-			m.changed = true
+			m.bind.setTab(tab, h.SessionID)
+			m.store.changed = true
 		}
 	}
 	e := m.entry(h.SessionID, h.Agent)
 	if tab != "" && e.tab != tab {
 		e.tab = tab
-		m.changed = true
+		m.store.changed = true
 	}
 	if h.AgentID != "" {
 		m.counters.HooksSubagent++
@@ -80,8 +80,8 @@ func (m *machine) hook(h parsers.Hook, tab string, underRoots bool) {
 	// A hook can change the saved state without publishing (a subagent
 	// booked, a transcript path, a wait already named): the checkpoint must
 	// still be rewritten.
-	m.changed = true
-	m.locate(e)
+	m.store.changed = true
+	m.store.locate(e)
 	if ok {
 		m.moved(e)
 		m.publish(e, ch, false)
@@ -89,13 +89,13 @@ func (m *machine) hook(h parsers.Hook, tab string, underRoots bool) {
 }
 
 func (m *machine) logLine(l LogLine) {
-	m.mark(l)
-	if l.Replay && m.restored {
+	m.store.mark(l)
+	if l.Replay && m.store.restored {
 		return // folded into the restored state already
 	}
-	f, _ := m.file(l.Path) // mark made it
+	f, _ := m.store.file(l.Path) // mark made it
 	f.offset = l.End
-	m.setFile(l.Path, f)
+	m.store.setFile(l.Path, f)
 	m.counters.Lines++
 	if l.Malformed {
 		m.counters.Malformed++
@@ -104,7 +104,7 @@ func (m *machine) logLine(l LogLine) {
 	if l.Subagent || l.Session == "" {
 		return // a subagent's own transcript never drives a session
 	}
-	known := m.known(l.Session)
+	known := m.store.known(l.Session)
 	e := m.entry(l.Session, l.Agent)
 	if e.path == "" {
 		e.path = l.Path
@@ -123,8 +123,8 @@ func (m *machine) logLine(l LogLine) {
 				e.finalAt = t.UnixNano()
 			}
 		}
-		m.locate(e)
-		if m.booted {
+		m.store.locate(e)
+		if m.store.booted {
 			m.settle(e) // history arriving after the start-up read: settle it at once
 		}
 		return
@@ -147,7 +147,7 @@ func (m *machine) logLine(l LogLine) {
 	} else {
 		ch, ok = e.s.Log(l.Evidence)
 	}
-	m.locate(e)
+	m.store.locate(e)
 	if !ok && !known && !e.s.Phantom() {
 		// A log that appeared while we watch is a new session: announce
 		// it, ready, even before its first turn.
@@ -178,10 +178,10 @@ func resumes(l LogLine) bool {
 
 // mark records how far this run has folded l's file, for the checkpoint: a
 // new generation starts over, an old line never moves the mark back.
-func (m *machine) mark(l LogLine) {
-	if f, ok := m.file(l.Path); !ok || f.Gen != l.Gen || l.End > f.End {
+func (st *store) mark(l LogLine) {
+	if f, ok := st.file(l.Path); !ok || f.Gen != l.Gen || l.End > f.End {
 		f.Mark = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
-		m.setFile(l.Path, f)
+		st.setFile(l.Path, f)
 	}
 }
 
@@ -189,16 +189,16 @@ func (m *machine) mark(l LogLine) {
 // them.
 func (m *machine) oversized(l LogLine, n int) {
 	m.counters.Oversized += int64(n)
-	m.mark(l)
+	m.store.mark(l)
 }
 
 // bootstrapDone settles every session start-up's history left booting.
 func (m *machine) bootstrapDone() {
-	m.booted = true
-	if m.startQuiet == nil {
+	m.store.booted = true
+	if m.store.startQuiet == nil {
 		m.armStartQuiet() // for histories that end on a final message
 	}
-	for _, e := range m.sortedLive() {
+	for _, e := range m.store.sortedLive() {
 		if e.booting {
 			m.settle(e)
 		}
@@ -233,8 +233,8 @@ func (m *machine) settle(e *entry) {
 	e.bootFrom = nil
 	m.publish(e, sessionChange(e), true)
 	if e.s.QuietPending() {
-		if m.startQuiet != nil && e.lastLog.IsZero() {
-			e.quiet = m.startQuiet
+		if m.store.startQuiet != nil && e.lastLog.IsZero() {
+			e.quiet = m.store.startQuiet
 		} else {
 			m.armQuiet(e)
 		}
@@ -244,7 +244,7 @@ func (m *machine) settle(e *entry) {
 // armQuiet schedules the quiet-period check for logs without explicit turn
 // ends.
 func (m *machine) armQuiet(e *entry) {
-	if e.quiet != nil && e.quiet != m.startQuiet {
+	if e.quiet != nil && e.quiet != m.store.startQuiet {
 		m.stop(e.quiet)
 	}
 	q := &quietArm{id: e.s.ID, seen: e.lastLog}
@@ -257,7 +257,7 @@ func (m *machine) armQuiet(e *entry) {
 func (m *machine) quietRan(q *quietArm) {
 	// Not get: a frozen session has no quiet period pending, and what froze
 	// it found its Quiet a no-op.
-	cur := m.sessions[q.id]
+	cur := m.store.sessions[q.id]
 	if cur != nil && cur.quiet == q {
 		cur.quiet = nil
 	}
@@ -272,7 +272,7 @@ func (m *machine) quietRan(q *quietArm) {
 
 // ack acknowledges a session's finished turn.
 func (m *machine) ack(id string) error {
-	e := m.get(id)
+	e := m.store.get(id)
 	if e == nil {
 		return fmt.Errorf("%w: %s", ErrUnknownSession, id)
 	}
@@ -287,17 +287,16 @@ func (m *machine) ack(id string) error {
 // sessions it ended.
 func (m *machine) tabClosed(tab string) int {
 	n := 0
-	if _, ok := m.tabs[tab]; ok {
-		delete(m.tabs, tab)
-		m.changed = true
+	if m.bind.setTab(tab, "") {
+		m.store.changed = true
 	}
-	if _, ok := m.tabProcs[tab]; ok {
-		delete(m.tabProcs, tab)
-		m.changed = true
+	if _, ok := m.bind.tabProcs[tab]; ok {
+		delete(m.bind.tabProcs, tab)
+		m.store.changed = true
 	}
 	m.closeWindow(tab)
-	delete(m.submits, tab)
-	for _, e := range m.sortedLive() { // a frozen session has no tab
+	delete(m.bind.submits, tab)
+	for _, e := range m.store.sortedLive() { // a frozen session has no tab
 		if e.tab != tab {
 			continue
 		}
@@ -317,7 +316,7 @@ func (m *machine) tabClosed(tab string) int {
 
 // gone ends a session whose process is gone.
 func (m *machine) gone(id string) error {
-	e := m.get(id)
+	e := m.store.get(id)
 	if e == nil {
 		return fmt.Errorf("%w: %s", ErrUnknownSession, id)
 	}

@@ -48,35 +48,35 @@ const maxSubmits = 256
 func (m *machine) submitted(tab string, at time.Time) {
 	m.counters.Submits++
 	now := m.now
-	if m.submits == nil {
-		m.submits = map[string]time.Time{}
+	if m.bind.submits == nil {
+		m.bind.submits = map[string]time.Time{}
 	}
-	for t, s := range m.submits {
+	for t, s := range m.bind.submits {
 		if now.Sub(s) > 2*submitWindow {
-			delete(m.submits, t) // too old to bind anything: keep the map small
+			delete(m.bind.submits, t) // too old to bind anything: keep the map small
 		}
 	}
 	n := 0
-	for _, b := range m.recentBinds {
+	for _, b := range m.bind.recentBinds {
 		if now.Sub(b.seen) <= 2*submitWindow {
-			m.recentBinds[n] = b
+			m.bind.recentBinds[n] = b
 			n++
 		}
 	}
-	m.recentBinds = m.recentBinds[:n]
+	m.bind.recentBinds = m.bind.recentBinds[:n]
 	if now.Sub(at) > 2*submitWindow {
 		return // reported too late to have started any turn still judged
 	}
-	if _, ok := m.submits[tab]; !ok && len(m.submits) >= maxSubmits {
+	if _, ok := m.bind.submits[tab]; !ok && len(m.bind.submits) >= maxSubmits {
 		oldest := ""
-		for t, s := range m.submits {
-			if oldest == "" || s.Before(m.submits[oldest]) || s.Equal(m.submits[oldest]) && t < oldest {
+		for t, s := range m.bind.submits {
+			if oldest == "" || s.Before(m.bind.submits[oldest]) || s.Equal(m.bind.submits[oldest]) && t < oldest {
 				oldest = t
 			}
 		}
-		delete(m.submits, oldest)
+		delete(m.bind.submits, oldest)
 	}
-	m.submits[tab] = at
+	m.bind.submits[tab] = at
 	if m.retract(tab, at) {
 		return
 	}
@@ -96,26 +96,26 @@ type bindRec struct {
 // undone (the session is published again with no tab), and the submits are
 // spent as for any ambiguous turn start.
 func (m *machine) retract(tab string, at time.Time) bool {
-	if b := m.get(m.tabs[tab]); b != nil && b.s.State != session.Ended {
+	if b := m.store.get(m.bind.tabs[tab]); b != nil && b.s.State != session.Ended {
 		return false
 	}
-	for i, b := range m.recentBinds {
+	for i, b := range m.bind.recentBinds {
 		if b.tab == tab || !inWindow(at, b.at) {
 			continue
 		}
-		e := m.get(b.session)
+		e := m.store.get(b.session)
 		if e == nil || e.tab != b.tab || e.s.State == session.Ended {
 			continue // gone, rebound, or ended: republishing it would be a repeat
 		}
-		m.recentBinds = append(m.recentBinds[:i], m.recentBinds[i+1:]...)
-		if m.tabs[b.tab] == b.session {
-			delete(m.tabs, b.tab)
+		m.bind.recentBinds = append(m.bind.recentBinds[:i], m.bind.recentBinds[i+1:]...)
+		if m.bind.tabs[b.tab] == b.session {
+			m.bind.setTab(b.tab, "")
 		}
 		e.tab = ""
 		e.unbound = unboundTurn{at: b.at, ambiguous: true}
-		delete(m.submits, tab)
-		m.ambiguousAt = b.at
-		m.changed = true
+		delete(m.bind.submits, tab)
+		m.bind.ambiguousAt = b.at
+		m.store.changed = true
 		m.counters.BindsAmbiguous++
 		m.counters.BindsRetracted++
 		m.log.Debug().Str("session", e.s.ID).Str("tab", b.tab).Str("late_tab", tab).Str("rule", "codex.bind.ambiguous").
@@ -145,11 +145,11 @@ type unboundTurn struct {
 // only candidate for it. The session's state is published again, with its
 // tab.
 func (m *machine) lateSubmit(tab string, at time.Time) {
-	if b := m.get(m.tabs[tab]); b != nil && b.s.State != session.Ended {
+	if b := m.store.get(m.bind.tabs[tab]); b != nil && b.s.State != session.Ended {
 		return
 	}
 	var found *entry
-	for _, e := range m.sessions {
+	for _, e := range m.store.sessions {
 		u := e.unbound
 		if e.tab != "" || u.at.IsZero() || u.ambiguous || !inWindow(at, u.at) {
 			continue
@@ -166,7 +166,7 @@ func (m *machine) lateSubmit(tab string, at time.Time) {
 	if cands := m.candidates(found.unbound.at); len(cands) != 1 || cands[0] != tab {
 		return
 	}
-	m.bind(found, tab, found.unbound.at, "codex.bind.submit_late", true)
+	m.bindBySubmit(found, tab, found.unbound.at, "codex.bind.submit_late", true)
 }
 
 // inWindow reports whether a submit at at may have started a turn stamped
@@ -179,11 +179,11 @@ func inWindow(at, start time.Time) bool {
 // stamped at: tabs bound to a session that has not ended are none.
 func (m *machine) candidates(at time.Time) []string {
 	var cands []string
-	for tab, s := range m.submits {
+	for tab, s := range m.bind.submits {
 		if !inWindow(s, at) {
 			continue
 		}
-		if b := m.get(m.tabs[tab]); b != nil && b.s.State != session.Ended {
+		if b := m.store.get(m.bind.tabs[tab]); b != nil && b.s.State != session.Ended {
 			continue
 		}
 		cands = append(cands, tab)
@@ -198,7 +198,7 @@ func (m *machine) candidates(at time.Time) []string {
 // first stamp, and once it was ambiguous it stays so.
 func (m *machine) turnStarted(e *entry, at time.Time) {
 	if e.tab != "" {
-		delete(m.submits, e.tab)
+		delete(m.bind.submits, e.tab)
 		return
 	}
 	if s := parsers.Lookup(e.s.Agent); s == nil || !s.BindBySubmit {
@@ -214,7 +214,7 @@ func (m *machine) turnStarted(e *entry, at time.Time) {
 	}
 	switch cands := m.candidates(u.at); len(cands) {
 	case 0:
-		if d := u.at.Sub(m.ambiguousAt); d >= -submitWindow && d <= submitWindow {
+		if d := u.at.Sub(m.bind.ambiguousAt); d >= -submitWindow && d <= submitWindow {
 			// Beside an ambiguous turn start: the submits it saw may be
 			// this one's too, so no late one binds it either.
 			u.ambiguous = true
@@ -222,37 +222,37 @@ func (m *machine) turnStarted(e *entry, at time.Time) {
 	case 1:
 		// A new turn's own change, folded next, carries the tab; an echo
 		// publishes nothing, so the session is published again.
-		m.bind(e, cands[0], u.at, "codex.bind.submit", !fresh)
+		m.bindBySubmit(e, cands[0], u.at, "codex.bind.submit", !fresh)
 	default:
 		u.ambiguous = true
 		// The submits are spent on turn starts we cannot tell apart: none
 		// of them binds a later turn (that tab's next prompt binds it).
 		for _, tab := range cands {
-			delete(m.submits, tab)
+			delete(m.bind.submits, tab)
 		}
-		m.ambiguousAt = u.at
+		m.bind.ambiguousAt = u.at
 		m.counters.BindsAmbiguous++
 		m.log.Debug().Str("session", e.s.ID).Strs("tabs", cands).Str("rule", "codex.bind.ambiguous").
 			Msg("turn start follows submits in several tabs: no tab bound")
 	}
 }
 
-// bind binds e to tab by the submit that started its turn, stamped at.
+// bindBySubmit binds e to tab by the submit that started its turn, stamped at.
 // With republish, a session last published with no tab is published again,
 // with its tab.
-func (m *machine) bind(e *entry, tab string, at time.Time, rule string, republish bool) {
-	ms := at.Sub(m.submits[tab]).Milliseconds()
-	delete(m.submits, tab)
+func (m *machine) bindBySubmit(e *entry, tab string, at time.Time, rule string, republish bool) {
+	ms := at.Sub(m.bind.submits[tab]).Milliseconds()
+	delete(m.bind.submits, tab)
 	e.unbound = unboundTurn{}
-	m.tabs[tab] = e.s.ID
+	m.bind.setTab(tab, e.s.ID)
 	e.tab = tab
-	m.changed = true
+	m.store.changed = true
 	m.counters.BindsSubmit++
 	m.counters.SubmitToTurnLastMs = ms
 	if ms > m.counters.SubmitToTurnMaxMs {
 		m.counters.SubmitToTurnMaxMs = ms
 	}
-	m.recentBinds = append(m.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at, seen: m.now})
+	m.bind.recentBinds = append(m.bind.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at, seen: m.now})
 	m.log.Debug().Str("session", e.s.ID).Str("tab", tab).Int64("submit_to_turn_ms", ms).
 		Str("rule", rule).Msg("tab bound by its submit")
 	if republish && e.tabless && !e.s.Phantom() {

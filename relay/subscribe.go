@@ -77,7 +77,7 @@ func (s *Subscription) Cancel() {
 func (r *Relay) Subscribe(ctx context.Context) (*Subscription, error) {
 	var sub *Subscription
 	err := r.do(ctx, func() {
-		n := r.m.rowCount()
+		n := r.m.store.rowCount()
 		sub = &Subscription{ch: make(chan Event, n+r.m.cfg.Backlog), r: r, snapshot: n, more: make(chan struct{}, 1)}
 		r.m.snapshot(func(ev Event) { sub.ch <- ev })
 		r.subs.set[sub] = true

@@ -75,26 +75,26 @@ func (r *Relay) tabProcessStep(tab string, pid int) (func() error, error) {
 }
 
 func (m *machine) tabProcess(tab string, p tabProc) error {
-	if cur, ok := m.tabProcs[tab]; ok && cur == p {
+	if cur, ok := m.bind.tabProcs[tab]; ok && cur == p {
 		return nil
 	}
-	if _, ok := m.tabProcs[tab]; !ok && len(m.tabProcs) >= m.tabPruneAt {
+	if _, ok := m.bind.tabProcs[tab]; !ok && len(m.bind.tabProcs) >= m.bind.tabPruneAt {
 		// A tab whose process is gone without a close (a wrap killed -9, a
 		// daemon down when it closed) would stay forever, saved and walked
 		// by every binding. Dropped when the table has doubled since the
 		// last look: each report costs O(1) reads of /proc, amortised.
-		for t, tp := range m.tabProcs {
+		for t, tp := range m.bind.tabProcs {
 			if !m.alive(tp.Pid, tp.Start) {
-				delete(m.tabProcs, t)
+				delete(m.bind.tabProcs, t)
 			}
 		}
-		m.tabPruneAt = max(2*len(m.tabProcs), 16)
-		if len(m.tabProcs) >= maxTabProcs {
-			return fmt.Errorf("%w: %d tabs with a running process already; close tabs (tab_closed) first", ErrBadRequest, len(m.tabProcs))
+		m.bind.tabPruneAt = max(2*len(m.bind.tabProcs), 16)
+		if len(m.bind.tabProcs) >= maxTabProcs {
+			return fmt.Errorf("%w: %d tabs with a running process already; close tabs (tab_closed) first", ErrBadRequest, len(m.bind.tabProcs))
 		}
 	}
-	m.tabProcs[tab] = p
-	m.changed = true
+	m.bind.tabProcs[tab] = p
+	m.store.changed = true
 	m.regTabProcess()
 	return nil
 }
@@ -103,8 +103,8 @@ func (m *machine) tabProcess(tab string, p tabProc) error {
 // a process every tab runs under (a host app reporting its own pid) is no
 // one tab's, and binds nothing by ancestry.
 func (m *machine) sharedTab(tab string) bool {
-	pid := m.tabProcs[tab].Pid
-	for t, tp := range m.tabProcs {
+	pid := m.bind.tabProcs[tab].Pid
+	for t, tp := range m.bind.tabProcs {
 		if t == tab || tp.Pid == pid {
 			continue
 		}
@@ -118,6 +118,6 @@ func (m *machine) sharedTab(tab string) bool {
 // TabPID returns the process recorded for tab (0 if none).
 func (r *Relay) TabPID(ctx context.Context, tab string) (int, error) {
 	pid := 0
-	err := r.do(ctx, func() { pid = r.m.tabProcs[tab].Pid })
+	err := r.do(ctx, func() { pid = r.m.bind.tabProcs[tab].Pid })
 	return pid, err
 }

@@ -77,13 +77,13 @@ func (m *machine) key(tab, key string, at time.Time) {
 	if w := m.windows[tab]; w != nil && !w.expired {
 		return // repeated presses within the window are one candidate
 	}
-	e := m.get(m.tabs[tab])
+	e := m.store.get(m.bind.tabs[tab])
 	if e == nil || (e.s.State != session.Working && e.s.State != session.Waiting) {
 		return // a key alone never changes state; idle keys mean nothing
 	}
 	m.counters.InterruptCandidates++
 	m.closeWindow(tab) // an expired one
-	w := &window{session: e.s.ID, key: key, at: at, baseline: m.files[e.path].offset}
+	w := &window{session: e.s.ID, key: key, at: at, baseline: m.store.files[e.path].offset}
 	m.windows[tab] = w
 	// The window runs from the press, not from when its report arrived.
 	left := max(m.cfg.InterruptWindow-m.now.Sub(at), 0)
