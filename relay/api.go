@@ -2,9 +2,11 @@ package relay
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 	"unicode/utf8"
 )
 
@@ -60,4 +62,57 @@ func DecodeRequest(line []byte) (Request, error) {
 		err = fmt.Errorf("%w: pid %d is not a process id", ErrBadRequest, req.Pid)
 	}
 	return req, err
+}
+
+// Handle runs one non-streaming request. The HTTP listener shares it.
+func (r *Relay) Handle(ctx context.Context, req Request) Response {
+	var err error
+	resp := Response{}
+	switch req.Op {
+	case OpHook:
+		err = r.Hook(ctx, req.Agent, req.Tab, req.Payload)
+	case OpTabOpened:
+		err = r.TabProcess(ctx, req.Tab, req.Pid)
+	case OpKey:
+		var at time.Time
+		if req.At != nil {
+			at = *req.At
+		}
+		err = r.KeyPid(ctx, req.Tab, req.Pid, req.Key, at)
+	case OpAck:
+		err = r.Ack(ctx, req.Session)
+	case OpTabClosed:
+		resp.Ended, err = r.TabClosedPid(ctx, req.Tab, req.Pid)
+	case OpStatus:
+		var st Status
+		st, err = r.Status(ctx)
+		resp.Status = &st
+	default:
+		r.countBad()
+		err = fmt.Errorf("%w: op %q cannot be used here", ErrBadRequest, req.Op)
+	}
+	if err != nil {
+		return Response{Error: err.Error()}
+	}
+	resp.OK = true
+	return resp
+}
+
+func (r *Relay) countBad()         { r.enqueue(func() { r.m.counters.BadRequests++ }) }
+func (r *Relay) countHTTPRefused() { r.enqueue(func() { r.m.counters.HTTPRefused++ }) }
+
+// reportConns has Status report the connection figures counters reads.
+func (r *Relay) reportConns(counters func() ConnCounters) {
+	r.enqueue(func() { r.subs.conns = counters })
+}
+
+// statusLine collects the status and encodes it as writeLine would, but
+// for the newline, which the writer adds: appending it would copy the
+// whole answer.
+func (r *Relay) statusLine(ctx context.Context) ([]byte, error) {
+	st, err := r.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(Response{OK: true, Protocol: Protocol, Status: &st})
 }

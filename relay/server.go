@@ -68,9 +68,25 @@ func Listen(path string) (*net.UnixListener, error) {
 	return ln, nil
 }
 
+// daemon is what the server reaches the relay through.
+type daemon interface {
+	// Handle runs one request, a subscription's excepted.
+	Handle(ctx context.Context, req Request) Response
+	Subscribe(ctx context.Context) (*Subscription, error)
+	// statusLine is a status answer, encoded as one line without its
+	// newline.
+	statusLine(ctx context.Context) ([]byte, error)
+	// countBad and countHTTPRefused count a request refused: malformed or
+	// not allowed, or refused by the HTTP guard.
+	countBad()
+	countHTTPRefused()
+	// reportConns has status report the server's connection figures.
+	reportConns(func() ConnCounters)
+}
+
 // Server answers the socket protocol for a Relay.
 type Server struct {
-	relay *Relay
+	relay daemon
 	log   zerolog.Logger
 	// PeerUID reads the uid of a connection's peer; a seam for tests.
 	PeerUID func(*net.UnixConn) (int, error)
@@ -93,9 +109,9 @@ type Server struct {
 func NewServer(r *Relay, log zerolog.Logger) *Server {
 	s := &Server{relay: r, log: log.With().Str("component", "api").Logger(),
 		PeerUID: peercred.UID, UID: os.Getuid(), MaxConns: 256, MaxSubscribers: 64, IdleTimeout: time.Minute}
-	s.answers = newAnswers(func() ([]byte, error) { return r.statusLine(context.Background()) },
+	s.answers = newAnswers(func() ([]byte, error) { return s.relay.statusLine(context.Background()) },
 		answerBudget, answerWait)
-	r.enqueue(func() { r.subs.conns = s.Counters })
+	r.reportConns(s.Counters)
 	return s
 }
 
@@ -260,40 +276,6 @@ func (s *Server) writeStatus(ctx context.Context, c net.Conn, cs *connState) boo
 
 var newline = []byte("\n")
 
-// Handle runs one non-streaming request. The HTTP listener shares it.
-func (r *Relay) Handle(ctx context.Context, req Request) Response {
-	var err error
-	resp := Response{}
-	switch req.Op {
-	case OpHook:
-		err = r.Hook(ctx, req.Agent, req.Tab, req.Payload)
-	case OpTabOpened:
-		err = r.TabProcess(ctx, req.Tab, req.Pid)
-	case OpKey:
-		var at time.Time
-		if req.At != nil {
-			at = *req.At
-		}
-		err = r.KeyPid(ctx, req.Tab, req.Pid, req.Key, at)
-	case OpAck:
-		err = r.Ack(ctx, req.Session)
-	case OpTabClosed:
-		resp.Ended, err = r.TabClosedPid(ctx, req.Tab, req.Pid)
-	case OpStatus:
-		var st Status
-		st, err = r.Status(ctx)
-		resp.Status = &st
-	default:
-		r.countBad()
-		err = fmt.Errorf("%w: op %q cannot be used here", ErrBadRequest, req.Op)
-	}
-	if err != nil {
-		return Response{Error: err.Error()}
-	}
-	resp.OK = true
-	return resp
-}
-
 // stream serves a subscription: a Response, the snapshot, then changes.
 func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 	sub, err := s.relay.Subscribe(ctx)
@@ -354,9 +336,6 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 		}
 	}
 }
-
-func (r *Relay) countBad()         { r.enqueue(func() { r.m.counters.BadRequests++ }) }
-func (r *Relay) countHTTPRefused() { r.enqueue(func() { r.m.counters.HTTPRefused++ }) }
 
 // writeTimeout bounds the write of one answer or event, so a stuck peer
 // cannot hold a connection goroutine (or an answer) forever.
