@@ -58,22 +58,9 @@ const (
 	freezeNever
 )
 
-// quietArm is one armed quiet period (armQuiet): entry.quiet names the
-// session's pending one, nil once it ran or when none was armed.
-type quietArm struct {
-	timer
-	id    string    // the session's (quietRan)
-	seen  time.Time // its lastLog when armed
-	start bool      // the start-up's, shared (startQuietRan)
-}
-
-func (q *quietArm) fire(m *machine) {
-	if q.start {
-		m.startQuietRan(q)
-	} else {
-		m.quietRan(q)
-	}
-}
+// freezeIdle freezes the sessions at rest (store.freezeIdle) that nothing
+// refers to but their id.
+func (m *machine) freezeIdle(all bool) { m.store.freezeIdle(all, m.pins()) }
 
 // pins are the sessions something refers to by id besides r.sessions:
 // they stay thawed.
@@ -294,35 +281,6 @@ func (st *store) frozenAt(id string) int {
 	return -1
 }
 
-// get is the session with id, thawed if it was frozen; nil if none.
-func (st *store) get(id string) *entry {
-	if e := st.sessions[id]; e != nil {
-		e.touched = true
-		return e
-	}
-	i := st.frozenAt(id)
-	if i < 0 {
-		return nil
-	}
-	f := &st.frozen[i]
-	e := &entry{}
-	st.view(f, e, new(session.Session), true)
-	e.touched = true
-	if f.flags&rMark != 0 {
-		st.files[e.path] = f.mark()
-	}
-	f.flags |= rDead // dropped at the next freezeIdle; its id keeps the order meanwhile
-	st.frozenDead++
-	st.sessions[e.s.ID] = e
-	return e
-}
-
-// known reports whether a session with id exists, without thawing it.
-func (st *store) known(id string) bool {
-	_, ok := st.sessions[id]
-	return ok || st.frozenAt(id) >= 0
-}
-
 // frozenFile is the frozen session whose log is path, or nil.
 func (st *store) frozenFile(path string) *frozenRec {
 	if len(st.frozen) == 0 || !strings.HasSuffix(path, ".jsonl") {
@@ -337,150 +295,4 @@ func (st *store) frozenFile(path string) *frozenRec {
 		return nil
 	}
 	return &st.frozen[i]
-}
-
-// file is how far this run folded path (r.files, or its frozen session's).
-func (st *store) file(path string) (folded, bool) {
-	if mk, ok := st.files[path]; ok {
-		return mk, true
-	}
-	if f := st.frozenFile(path); f != nil && f.flags&rMark != 0 {
-		return f.mark(), true
-	}
-	return folded{}, false
-}
-
-// setFile records how far this run folded path: a frozen session keeps its
-// own log's mark (one it cannot hold thaws it), r.files the others.
-func (st *store) setFile(path string, mk folded) {
-	if _, ok := st.files[path]; !ok {
-		if f := st.frozenFile(path); f != nil {
-			if f.setMark(mk) {
-				return
-			}
-			st.get(f.s.ID()) // moves the mark back to st.files
-		}
-	}
-	st.files[path] = mk
-}
-
-// freezeIdle freezes the sessions at rest: all of them, or those untouched
-// since the last call (the others are marked untouched for the next).
-func (m *machine) freezeIdle(all bool) {
-	pinned := m.pins()
-	var add []frozenRec
-	if all {
-		// Nearly every session, at the end of start-up: growing by append
-		// left 5 MB of garbage at 10 000 sessions.
-		add = make([]frozenRec, 0, len(m.store.sessions))
-	}
-	marks := 0
-	for id, e := range m.store.sessions {
-		if !all && e.touched {
-			e.touched = false
-			continue
-		}
-		f, ok := m.store.freeze(e, pinned)
-		if !ok {
-			continue
-		}
-		add = append(add, f)
-		delete(m.store.sessions, id)
-		if f.flags&rMark != 0 {
-			delete(m.store.files, e.path)
-			marks++
-		}
-	}
-	if len(add) == 0 && m.store.frozenDead <= len(m.store.frozen)/4 {
-		return
-	}
-	slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
-	live := len(m.store.frozen) - m.store.frozenDead + len(add)
-	var out []frozenRec
-	inPlace := len(add) == 0 && live >= cap(m.store.frozen)/2
-	if inPlace {
-		out = m.store.frozen[:0] // dropping the dead only: the write index trails the read index
-	} else {
-		out = make([]frozenRec, 0, live)
-	}
-	i := 0
-	for k := range m.store.frozen {
-		o := &m.store.frozen[k]
-		if o.flags&rDead != 0 {
-			continue
-		}
-		for i < len(add) && add[i].s.Compare(&o.s) < 0 {
-			out = append(out, add[i])
-			i++
-		}
-		out = append(out, *o)
-	}
-	out = append(out, add[i:]...)
-	if inPlace {
-		clear(m.store.frozen[len(out):]) // the strings of the dropped
-	}
-	m.store.frozen, m.store.frozenDead = out, 0
-	// Maps do not shrink: rebuild one that lost most of its entries, or it
-	// keeps the room of all.
-	if len(add) > len(m.store.sessions) {
-		m.store.sessions = shrunk(m.store.sessions)
-	}
-	if marks > len(m.store.files) {
-		m.store.files = shrunk(m.store.files)
-	}
-}
-
-// shrunk is m copied into a map of its size.
-func shrunk[V any](m map[string]V) map[string]V {
-	c := make(map[string]V, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
-}
-
-// frozenCount is how many sessions are frozen.
-func (st *store) frozenCount() int { return len(st.frozen) - st.frozenDead }
-
-// sortedLive are the sessions in r.sessions (thawed), by id.
-func (st *store) sortedLive() []*entry {
-	out := make([]*entry, 0, len(st.sessions))
-	for _, e := range st.sessions {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].s.ID < out[j].s.ID })
-	return out
-}
-
-// each calls fn for every session in id order, frozen ones as a view fn
-// must not keep or change, with its path only if withPath.
-func (st *store) each(withPath bool, fn func(e *entry)) {
-	var v entry
-	var vs session.Session
-	st.inIDOrder(st.sortedLive(), fn, func(f *frozenRec) {
-		st.view(f, &v, &vs, withPath)
-		fn(&v)
-	})
-}
-
-// inIDOrder calls onLive for each of live (thawed sessions, sorted by id)
-// and onFrozen for each frozen session still frozen, all in id order.
-func (st *store) inIDOrder(live []*entry, onLive func(*entry), onFrozen func(*frozenRec)) {
-	i := 0
-	for k := range st.frozen {
-		f := &st.frozen[k]
-		if f.flags&rDead != 0 {
-			continue
-		}
-		for ; i < len(live); i++ {
-			if key := session.Key(live[i].s.ID); f.s.CompareID(&key) < 0 {
-				break
-			}
-			onLive(live[i])
-		}
-		onFrozen(f)
-	}
-	for ; i < len(live); i++ {
-		onLive(live[i])
-	}
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 	"strconv"
 	"time"
 
@@ -117,27 +115,24 @@ func (r *Relay) save(always bool, done func(Saved)) {
 		// Checkpoints come every few seconds: the sessions nothing touched
 		// since the last one are at rest.
 		defer r.m.freezeIdle(false)
-		if !always && !r.m.store.changed {
-			done(Saved{})
-			return
-		}
-		b, err := r.m.encodeState()
-		if err != nil {
-			r.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
-			b = nil
-		}
-		marks := make(map[string]Mark, len(r.m.store.files)+r.m.store.frozenCount())
-		for p, f := range r.m.store.files {
-			marks[p] = f.Mark
-		}
-		for i := range r.m.store.frozen {
-			if f := &r.m.store.frozen[i]; f.flags&(rDead|rMark) == rMark {
-				marks[f.path(f.s.ID())] = f.mark().Mark
-			}
-		}
-		done(Saved{State: b, Marks: marks, Changed: r.m.store.changed})
-		r.m.store.changed = false
+		done(r.m.checkpoint(always))
 	})
+}
+
+// checkpoint is the state to save, unless !always and nothing changed
+// since the last one (then Saved{}).
+func (m *machine) checkpoint(always bool) Saved {
+	if !always && !m.store.changed {
+		return Saved{}
+	}
+	b, err := m.encodeState()
+	if err != nil {
+		m.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
+		b = nil
+	}
+	sv := Saved{State: b, Marks: m.store.marks(), Changed: m.store.changed}
+	m.store.changed = false
+	return sv
 }
 
 // savedEntrySize is about what a finished session takes in the saved state.
@@ -149,11 +144,7 @@ const savedEntrySize = 400
 // at the size of the previous state; the first, at what finished sessions
 // take (the doublings up to 10 000 of them were 8 MB of garbage).
 func (m *machine) encodeState() ([]byte, error) {
-	size := m.store.stateSize
-	if size == 0 {
-		size = savedEntrySize * (len(m.store.sessions) + m.store.frozenCount())
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+size/8))
+	buf := m.store.stateBuf()
 	enc := json.NewEncoder(buf)
 	buf.WriteString(`{"version":`)
 	buf.WriteString(strconv.Itoa(savedVersion))
@@ -177,23 +168,10 @@ func (m *machine) encodeState() ([]byte, error) {
 			return nil, err
 		}
 	}
-	buf.WriteString(`,"sessions":[`)
-	i := 0
-	var err error
-	m.store.each(true, func(e *entry) {
-		if err != nil {
-			return
-		}
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		i++
-		err = enc.Encode(savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
-	})
-	if err != nil {
+	if err := m.store.encodeSessions(buf, enc); err != nil {
 		return nil, err
 	}
-	buf.WriteString("]}")
+	buf.WriteString("}")
 	m.store.stateSize = buf.Len()
 	return buf.Bytes(), nil
 }
@@ -212,7 +190,7 @@ func (r *Relay) Restore(state []byte) {
 			r.log.Warn().Err(err).Msg("saved state unreadable; rebuilding it from the logs")
 			return
 		}
-		r.log.Info().Int("sessions", len(r.m.store.sessions)+r.m.store.frozenCount()).Int("tabs", len(r.m.bind.tabs)).Msg("state restored")
+		r.log.Info().Int("sessions", r.m.store.count()).Int("tabs", len(r.m.bind.tabs)).Msg("state restored")
 	})
 }
 
@@ -239,93 +217,6 @@ func (m *machine) restore(b []byte) error {
 	// One quiet period for every restored session, as if each had armed
 	// its own at this instant (they would fire together, in this order):
 	// 10 000 timers at rest are 2 MB.
-	q := m.armStartQuiet()
-	pinned := m.pins()
-	add := make([]frozenRec, 0, len(st.Sessions))
-	var last map[string]int // where each id was saved last, when one was saved twice
-	for i := 1; i < len(st.Sessions) && last == nil; i++ {
-		if st.Sessions[i-1].Session.ID >= st.Sessions[i].Session.ID {
-			last = map[string]int{}
-			for i, se := range st.Sessions {
-				last[se.Session.ID] = i
-			}
-		}
-	}
-	fresh := len(m.store.sessions) == 0 && len(m.store.frozen) == 0
-	for i, se := range st.Sessions {
-		if se.Session.ID == "" || last != nil && last[se.Session.ID] != i {
-			continue
-		}
-		e := &entry{s: session.Restore(se.Session), tab: se.Tab, since: se.Since, path: se.Path, quiet: q}
-		m.store.locate(e)
-		if !fresh {
-			m.store.get(e.s.ID) // a session already there is replaced
-		} else if f, ok := m.store.freeze(e, pinned); ok {
-			add = append(add, f)
-			continue
-		}
-		m.store.sessions[e.s.ID] = e
-	}
-	if last != nil {
-		slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
-	}
-	if fresh {
-		m.store.frozen = add
-	}
-	m.store.restored = true
+	m.store.restore(st.Sessions, m.armStartQuiet(), m.pins())
 	return nil
-}
-
-// armStartQuiet arms the quiet period shared by the sessions a start-up
-// knows without a live line: those restored, and those whose history ends
-// on a final message (settle). One timer, not one each.
-func (m *machine) armStartQuiet() *quietArm {
-	if m.store.startQuiet != nil {
-		m.stop(m.store.startQuiet)
-	}
-	q := &quietArm{start: true}
-	m.arm(m.cfg.TurnQuiet, q)
-	m.store.startQuiet = q
-	return q
-}
-
-// startQuietRan is the start-up's quiet period, run for each session whose
-// own it still is (no log line re-armed it), in id order. A frozen one is
-// judged in place, and stays frozen.
-func (m *machine) startQuietRan(q *quietArm) {
-	if m.store.startQuiet != q {
-		return
-	}
-	m.store.startQuiet = nil
-	var live []*entry
-	for _, e := range m.store.sessions {
-		if e.quiet == q {
-			e.quiet = nil
-			live = append(live, e)
-		}
-	}
-	sort.Slice(live, func(i, j int) bool { return live[i].s.ID < live[j].s.ID })
-	quiet := func(e *entry) bool {
-		ch, ok := e.s.Quiet()
-		if ok {
-			m.moved(e)
-			m.publish(e, ch, false)
-		}
-		return ok
-	}
-	var v entry
-	var vs session.Session
-	m.store.inIDOrder(live, func(e *entry) { quiet(e) }, func(f *frozenRec) {
-		if f.flags&rStartQuiet == 0 {
-			return
-		}
-		f.flags &^= rStartQuiet
-		if f.s.View(&vs, false); !vs.TurnOpen() {
-			return // Quiet is a no-op
-		}
-		m.store.view(f, &v, &vs, true)
-		if quiet(&v) {
-			m.store.refreeze(f, &v)
-		}
-	})
 }

@@ -176,15 +176,6 @@ func resumes(l LogLine) bool {
 	return s != nil && s.Resumes != nil && s.Resumes(l.Evidence)
 }
 
-// mark records how far this run has folded l's file, for the checkpoint: a
-// new generation starts over, an old line never moves the mark back.
-func (st *store) mark(l LogLine) {
-	if f, ok := st.file(l.Path); !ok || f.Gen != l.Gen || l.End > f.End {
-		f.Mark = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
-		st.setFile(l.Path, f)
-	}
-}
-
 // oversized counts lines the watcher skipped; the file's mark moves past
 // them.
 func (m *machine) oversized(l LogLine, n int) {
@@ -238,35 +229,6 @@ func (m *machine) settle(e *entry) {
 		} else {
 			m.armQuiet(e)
 		}
-	}
-}
-
-// armQuiet schedules the quiet-period check for logs without explicit turn
-// ends.
-func (m *machine) armQuiet(e *entry) {
-	if e.quiet != nil && e.quiet != m.store.startQuiet {
-		m.stop(e.quiet)
-	}
-	q := &quietArm{id: e.s.ID, seen: e.lastLog}
-	e.quiet = q
-	m.arm(m.cfg.TurnQuiet, q)
-}
-
-// quietRan is a session's quiet period, run: a turn whose log stayed quiet
-// since q was armed ends.
-func (m *machine) quietRan(q *quietArm) {
-	// Not get: a frozen session has no quiet period pending, and what froze
-	// it found its Quiet a no-op.
-	cur := m.store.sessions[q.id]
-	if cur != nil && cur.quiet == q {
-		cur.quiet = nil
-	}
-	if cur == nil || !cur.lastLog.Equal(q.seen) {
-		return
-	}
-	if ch, ok := cur.s.Quiet(); ok {
-		m.moved(cur)
-		m.publish(cur, ch, false)
 	}
 }
 

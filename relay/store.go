@@ -1,5 +1,14 @@
 package relay
 
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"sort"
+
+	"github.com/logwatch/logwatch/relay/session"
+)
+
 // store holds the sessions: the live ones (entries, by id), those at rest
 // (frozen records, frozen.go), how far this run folded each log (the marks
 // a checkpoint saves), and whether the saved state is behind. Only its
@@ -23,4 +32,276 @@ type store struct {
 	booted    bool // BootstrapDone arrived: history arriving now settles at once
 	changed   bool // the saved state changed since the last Save
 	stateSize int  // bytes of the last encoded state: the next one's first guess
+}
+
+// get is the session with id, thawed if it was frozen; nil if none.
+func (st *store) get(id string) *entry {
+	if e := st.sessions[id]; e != nil {
+		e.touched = true
+		return e
+	}
+	i := st.frozenAt(id)
+	if i < 0 {
+		return nil
+	}
+	f := &st.frozen[i]
+	e := &entry{}
+	st.view(f, e, new(session.Session), true)
+	e.touched = true
+	if f.flags&rMark != 0 {
+		st.files[e.path] = f.mark()
+	}
+	f.flags |= rDead // dropped at the next freezeIdle; its id keeps the order meanwhile
+	st.frozenDead++
+	st.sessions[e.s.ID] = e
+	return e
+}
+
+// known reports whether a session with id exists, without thawing it.
+func (st *store) known(id string) bool {
+	_, ok := st.sessions[id]
+	return ok || st.frozenAt(id) >= 0
+}
+
+// file is how far this run folded path (r.files, or its frozen session's).
+func (st *store) file(path string) (folded, bool) {
+	if mk, ok := st.files[path]; ok {
+		return mk, true
+	}
+	if f := st.frozenFile(path); f != nil && f.flags&rMark != 0 {
+		return f.mark(), true
+	}
+	return folded{}, false
+}
+
+// setFile records how far this run folded path: a frozen session keeps its
+// own log's mark (one it cannot hold thaws it), r.files the others.
+func (st *store) setFile(path string, mk folded) {
+	if _, ok := st.files[path]; !ok {
+		if f := st.frozenFile(path); f != nil {
+			if f.setMark(mk) {
+				return
+			}
+			st.get(f.s.ID()) // moves the mark back to st.files
+		}
+	}
+	st.files[path] = mk
+}
+
+// freezeIdle freezes the sessions at rest: all of them, or those untouched
+// since the last call (the others are marked untouched for the next).
+func (st *store) freezeIdle(all bool, pinned map[string]bool) {
+	var add []frozenRec
+	if all {
+		// Nearly every session, at the end of start-up: growing by append
+		// left 5 MB of garbage at 10 000 sessions.
+		add = make([]frozenRec, 0, len(st.sessions))
+	}
+	marks := 0
+	for id, e := range st.sessions {
+		if !all && e.touched {
+			e.touched = false
+			continue
+		}
+		f, ok := st.freeze(e, pinned)
+		if !ok {
+			continue
+		}
+		add = append(add, f)
+		delete(st.sessions, id)
+		if f.flags&rMark != 0 {
+			delete(st.files, e.path)
+			marks++
+		}
+	}
+	if len(add) == 0 && st.frozenDead <= len(st.frozen)/4 {
+		return
+	}
+	slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
+	live := len(st.frozen) - st.frozenDead + len(add)
+	var out []frozenRec
+	inPlace := len(add) == 0 && live >= cap(st.frozen)/2
+	if inPlace {
+		out = st.frozen[:0] // dropping the dead only: the write index trails the read index
+	} else {
+		out = make([]frozenRec, 0, live)
+	}
+	i := 0
+	for k := range st.frozen {
+		o := &st.frozen[k]
+		if o.flags&rDead != 0 {
+			continue
+		}
+		for i < len(add) && add[i].s.Compare(&o.s) < 0 {
+			out = append(out, add[i])
+			i++
+		}
+		out = append(out, *o)
+	}
+	out = append(out, add[i:]...)
+	if inPlace {
+		clear(st.frozen[len(out):]) // the strings of the dropped
+	}
+	st.frozen, st.frozenDead = out, 0
+	// Maps do not shrink: rebuild one that lost most of its entries, or it
+	// keeps the room of all.
+	if len(add) > len(st.sessions) {
+		st.sessions = shrunk(st.sessions)
+	}
+	if marks > len(st.files) {
+		st.files = shrunk(st.files)
+	}
+}
+
+// shrunk is m copied into a map of its size.
+func shrunk[V any](m map[string]V) map[string]V {
+	c := make(map[string]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// frozenCount is how many sessions are frozen.
+func (st *store) frozenCount() int { return len(st.frozen) - st.frozenDead }
+
+// sortedLive are the sessions in r.sessions (thawed), by id.
+func (st *store) sortedLive() []*entry {
+	out := make([]*entry, 0, len(st.sessions))
+	for _, e := range st.sessions {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].s.ID < out[j].s.ID })
+	return out
+}
+
+// each calls fn for every session in id order, frozen ones as a view fn
+// must not keep or change, with its path only if withPath.
+func (st *store) each(withPath bool, fn func(e *entry)) {
+	var v entry
+	var vs session.Session
+	st.inIDOrder(st.sortedLive(), fn, func(f *frozenRec) {
+		st.view(f, &v, &vs, withPath)
+		fn(&v)
+	})
+}
+
+// inIDOrder calls onLive for each of live (thawed sessions, sorted by id)
+// and onFrozen for each frozen session still frozen, all in id order.
+func (st *store) inIDOrder(live []*entry, onLive func(*entry), onFrozen func(*frozenRec)) {
+	i := 0
+	for k := range st.frozen {
+		f := &st.frozen[k]
+		if f.flags&rDead != 0 {
+			continue
+		}
+		for ; i < len(live); i++ {
+			if key := session.Key(live[i].s.ID); f.s.CompareID(&key) < 0 {
+				break
+			}
+			onLive(live[i])
+		}
+		onFrozen(f)
+	}
+	for ; i < len(live); i++ {
+		onLive(live[i])
+	}
+}
+
+// mark records how far this run has folded l's file, for the checkpoint: a
+// new generation starts over, an old line never moves the mark back.
+func (st *store) mark(l LogLine) {
+	if f, ok := st.file(l.Path); !ok || f.Gen != l.Gen || l.End > f.End {
+		f.Mark = Mark{Gen: l.Gen, End: l.End, Line: l.Line}
+		st.setFile(l.Path, f)
+	}
+}
+
+// count is how many sessions there are.
+func (st *store) count() int { return len(st.sessions) + st.frozenCount() }
+
+// marks are how far this run folded each log, for a checkpoint.
+func (st *store) marks() map[string]Mark {
+	marks := make(map[string]Mark, len(st.files)+st.frozenCount())
+	for p, f := range st.files {
+		marks[p] = f.Mark
+	}
+	for i := range st.frozen {
+		if f := &st.frozen[i]; f.flags&(rDead|rMark) == rMark {
+			marks[f.path(f.s.ID())] = f.mark().Mark
+		}
+	}
+	return marks
+}
+
+// stateBuf is a buffer for the saved state. It starts at the size of the
+// previous state; the first, at what finished sessions take (the doublings
+// up to 10 000 of them were 8 MB of garbage).
+func (st *store) stateBuf() *bytes.Buffer {
+	size := st.stateSize
+	if size == 0 {
+		size = savedEntrySize * st.count()
+	}
+	return bytes.NewBuffer(make([]byte, 0, size+size/8))
+}
+
+// encodeSessions writes the saved state's sessions, one at a time: at
+// 10 000 sessions a []savedEntry of copies was most of the daemon's peak
+// heap.
+func (st *store) encodeSessions(buf *bytes.Buffer, enc *json.Encoder) error {
+	buf.WriteString(`,"sessions":[`)
+	i := 0
+	var err error
+	st.each(true, func(e *entry) {
+		if err != nil {
+			return
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		i++
+		err = enc.Encode(savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
+	})
+	if err != nil {
+		return err
+	}
+	buf.WriteString("]")
+	return nil
+}
+
+// restore brings back a checkpoint's sessions, each with the start-up's
+// quiet period q; into an empty store those at rest go frozen at once.
+func (st *store) restore(saved savedSessions, q *quietArm, pinned map[string]bool) {
+	add := make([]frozenRec, 0, len(saved))
+	var last map[string]int // where each id was saved last, when one was saved twice
+	for i := 1; i < len(saved) && last == nil; i++ {
+		if saved[i-1].Session.ID >= saved[i].Session.ID {
+			last = map[string]int{}
+			for i, se := range saved {
+				last[se.Session.ID] = i
+			}
+		}
+	}
+	fresh := len(st.sessions) == 0 && len(st.frozen) == 0
+	for i, se := range saved {
+		if se.Session.ID == "" || last != nil && last[se.Session.ID] != i {
+			continue
+		}
+		e := &entry{s: session.Restore(se.Session), tab: se.Tab, since: se.Since, path: se.Path, quiet: q}
+		st.locate(e)
+		if !fresh {
+			st.get(e.s.ID) // a session already there is replaced
+		} else if f, ok := st.freeze(e, pinned); ok {
+			add = append(add, f)
+			continue
+		}
+		st.sessions[e.s.ID] = e
+	}
+	if last != nil {
+		slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
+	}
+	if fresh {
+		st.frozen = add
+	}
+	st.restored = true
 }
