@@ -100,25 +100,6 @@ type savedEntry struct {
 	Path    string        `json:"path,omitempty"`
 }
 
-// Save hands the relay's state, once it has processed everything enqueued
-// before the call, to done (on the relay goroutine: done must not block).
-func (r *Relay) Save(done func(Saved)) { r.save(true, done) }
-
-// SaveChanged is Save that hands over no state and no marks (nil) when
-// nothing changed since the last Save: an idle daemon's periodic
-// checkpoint is not rewritten then, and encoding 10 000 sessions every 5 s
-// anyway grew its RSS from 25 to 45 MiB within a minute.
-func (r *Relay) SaveChanged(done func(Saved)) { r.save(false, done) }
-
-func (r *Relay) save(always bool, done func(Saved)) {
-	r.enqueue(func() {
-		// Checkpoints come every few seconds: the sessions nothing touched
-		// since the last one are at rest.
-		defer r.m.freezeIdle(false)
-		done(r.m.checkpoint(always))
-	})
-}
-
 // checkpoint is the state to save, unless !always and nothing changed
 // since the last one (then Saved{}).
 func (m *machine) checkpoint(always bool) Saved {
@@ -175,28 +156,6 @@ func (m *machine) encodeState() ([]byte, error) {
 	m.store.stateSize = buf.Len()
 	return buf.Bytes(), nil
 }
-
-// Restore loads a state Save produced, before any log line of this run.
-// Replay lines that follow are then already part of it and skipped. A state
-// it cannot read is reported and ignored: the logs are folded afresh.
-func (r *Relay) Restore(state []byte) {
-	r.enqueue(func() {
-		defer r.loop.restoreOnce.Do(func() { close(r.loop.restoredCh) })
-		if len(state) == 0 {
-			return
-		}
-		r.record(RecordLine{Kind: RecRestore, State: append(json.RawMessage(nil), state...)})
-		if err := r.m.restore(state); err != nil {
-			r.log.Warn().Err(err).Msg("saved state unreadable; rebuilding it from the logs")
-			return
-		}
-		r.log.Info().Int("sessions", r.m.store.count()).Int("tabs", len(r.m.bind.tabs)).Msg("state restored")
-	})
-}
-
-// Restored is closed once Restore has run: requests served before it would
-// be overwritten by the older saved state.
-func (r *Relay) Restored() <-chan struct{} { return r.loop.restoredCh }
 
 func (m *machine) restore(b []byte) error {
 	var st savedRelay

@@ -1,8 +1,6 @@
 package relay
 
 import (
-	"context"
-
 	"github.com/logwatch/logwatch/internal/proctree"
 )
 
@@ -118,32 +116,4 @@ func (p *edgeProcs) close() {
 	if p.exits != nil {
 		p.exits.Close()
 	}
-}
-
-// ProcessExited tells the relay that a watched process exited, as its pidfd
-// does live (a replay feeds the recorded exits).
-func (r *Relay) ProcessExited(pid int, start uint64) {
-	r.enqueue(func() {
-		r.record(RecordLine{Kind: RecExit, Pid: pid, Start: start})
-		r.m.regExited(pid, start)
-	})
-}
-
-// TabProcessStarted is TabProcess with the process's start time read
-// already and the checks done (a replay feeds the recorded reports).
-func (r *Relay) TabProcessStarted(ctx context.Context, tab string, pid int, start uint64) error {
-	var err error
-	if e := r.do(ctx, func() { err = r.tabProcessRecorded(tab, pid, start) }); e != nil {
-		return e
-	}
-	return err
-}
-
-func (r *Relay) tabProcessRecorded(tab string, pid int, start uint64) error {
-	r.record(RecordLine{Kind: RecTabProcess, Tab: tab, Pid: pid, Start: start})
-	if err := r.m.tabProcess(tab, tabProc{Pid: pid, Start: start}); err != nil {
-		r.m.counters.BadRequests++
-		return err
-	}
-	return nil
 }

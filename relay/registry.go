@@ -1,12 +1,10 @@
 package relay
 
 import (
-	"runtime"
 	"slices"
 	"sort"
 	"time"
 
-	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/relay/session"
 )
 
@@ -86,58 +84,6 @@ type regProc struct {
 	waited int64
 }
 
-// RegistryEntry takes a registry file created or rewritten.
-func (r *Relay) RegistryEntry(e RegistryProcess) {
-	// The process's identity is read here, off the relay goroutine.
-	start := e.ProcStart
-	if runtime.GOOS != "linux" || start == 0 {
-		// Claude's procStart is /proc's starttime on Linux (measured);
-		// elsewhere its unit is unknown: the start seen now identifies it.
-		start, _ = proctree.StartTime(e.Pid)
-	} else if cur, err := proctree.StartTime(e.Pid); err == nil && cur != start && startedWhenSaid(e) {
-		// Another procStart, but the process started when the file says it
-		// did (startedAt): the unit changed, not the process. A reused pid
-		// starts long after the entry's own start.
-		start = cur
-	}
-	r.RegistryEntryStarted(e, start)
-}
-
-// RegistryEntryStarted is RegistryEntry with the process's start time read
-// already (a replay feeds the recorded entries).
-func (r *Relay) RegistryEntryStarted(e RegistryProcess, start uint64) {
-	r.enqueue(func() {
-		if r.rec != nil {
-			r.record(RecordLine{Kind: RecRegistry, Registry: &e, Start: start})
-		}
-		r.m.regEntry(e, start)
-	})
-}
-
-// startSlack is how far the agent's own startedAt may lag its process's
-// start (Claude Code stamps it once Node is up: under a second, measured).
-const startSlack = 10 * time.Second
-
-// startedWhenSaid reports whether the process with e's pid started when e
-// says the agent did.
-func startedWhenSaid(e RegistryProcess) bool {
-	t, err := proctree.Started(e.Pid)
-	if err != nil || e.StartedAt <= 0 {
-		return false
-	}
-	d := time.UnixMilli(e.StartedAt).Sub(t)
-	return d > -time.Second && d < startSlack
-}
-
-// RegistryRemoved takes a registry file's removal: a goodbye once its
-// process exits (regRemoved).
-func (r *Relay) RegistryRemoved(path string) {
-	r.enqueue(func() {
-		r.record(RecordLine{Kind: RecRegistryRemoved, Path: path})
-		r.m.regRemoved(path)
-	})
-}
-
 func (m *machine) regEntry(ent RegistryProcess, start uint64) {
 	p := m.reg.procs[ent.Path]
 	if p == nil {
@@ -181,16 +127,6 @@ func (m *machine) regEntry(ent RegistryProcess, start uint64) {
 		m.regStatus(e, p)
 	}
 	m.armSweep()
-}
-
-// RegistryListed tells the relay that every registry file present at
-// start-up has been delivered: a process restored from the checkpoint whose
-// file is not among them removed it while the daemon was down.
-func (r *Relay) RegistryListed() {
-	r.enqueue(func() {
-		r.record(RecordLine{Kind: RecRegistryListed})
-		r.m.regListed()
-	})
 }
 
 func (m *machine) regListed() {

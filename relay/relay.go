@@ -2,21 +2,32 @@
 // state per agent session and streams the changes to subscribers.
 //
 // A single goroutine (Run) owns every session: hook requests, key reports,
-// watcher evidence, timers and API calls only enqueue work for it. Time comes
-// from an injected Clock so windows and quiet periods replay
-// deterministically.
+// watcher evidence, timers and API calls only enqueue work for it. It is
+// split by what each part owns:
+//
+//   - the edge (Relay: relay.go, requests.go, feeds.go, procfacts.go,
+//     record.go, subscribe.go): validates and records each input where it
+//     enters, reads the clock, /proc and the file system, runs the input as
+//     one step of the machine, then publishes the step's changes and
+//     carries out its effects;
+//   - the machine (machine.go, steps.go, quiet.go, window.go, rows.go,
+//     drift.go): the rules, deterministic: no I/O, time given with each
+//     step, process facts through the procs seam;
+//   - its parts, each owning its invariant: the store (store.go, frozen.go,
+//     persist.go: sessions live and frozen, log marks, the checkpoint), the
+//     binder (bind.go, tabproc.go, submitbind.go: tab ↔ session ↔
+//     process) and the registry (registry.go, liveness.go);
+//   - the server (server.go, conns.go, http.go, statusanswer.go, api.go):
+//     the socket and HTTP listeners and their budgets, reaching the relay
+//     through the daemon interface.
 package relay
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -259,224 +270,4 @@ func (r *Relay) enqueue(f func()) {
 	case r.loop.inbox <- f:
 	case <-r.loop.done:
 	}
-}
-
-// Hook reports one hook event. agent may be "" (detected from the payload);
-// tab is the LOGWATCH_TAB the hook client ran with, "" when none.
-func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) error {
-	h, err := parsers.ParseHook(payload)
-	if err != nil {
-		r.countBad()
-		return err
-	}
-	if h.SessionID == "" {
-		r.countBad()
-		return errors.New("hook payload has no session_id")
-	}
-	if err := validID("session_id", h.SessionID); err != nil {
-		r.countBad()
-		return err
-	}
-	if err := validID("tab", tab); err != nil {
-		r.countBad()
-		return err
-	}
-	switch {
-	case agent != "":
-		if parsers.Lookup(parsers.Agent(agent)) == nil {
-			r.countBad()
-			return fmt.Errorf("unknown agent %q (want one of %s)", agent, strings.Join(parsers.Names(), ", "))
-		}
-		h.Agent = parsers.Agent(agent)
-	case h.Agent == parsers.AgentUnknown:
-		h.Agent = parsers.HookAgent(&h)
-		if h.Agent == parsers.AgentUnknown {
-			r.countBad()
-			return errors.New("hook payload names no agent, and no agent takes unnamed payloads")
-		}
-	}
-	// The roots check touches the file system: here, off the owner
-	// goroutine, for the machine to use if the path is new to the session.
-	under := h.TranscriptPath != "" && r.underRoots(h.TranscriptPath)
-	return r.do(ctx, func() {
-		if r.rec != nil {
-			r.record(RecordLine{Kind: RecHook, Agent: agent, Tab: tab, Payload: append(json.RawMessage(nil), payload...)})
-		}
-		r.m.hook(h, tab, under)
-	})
-}
-
-// MaxIDBytes bounds a session or tab id in a request: a session id is a
-// UUID or a file name (at most 255 bytes, escaped), a tab id the host app's
-// handle. Every pending key, submit and binding holds one.
-const MaxIDBytes = 1024
-
-// validID refuses an id that is not valid UTF-8 (it would be published
-// with U+FFFD in its place, and the published id would then name nothing)
-// or longer than MaxIDBytes.
-func validID(field, id string) error {
-	if len(id) > MaxIDBytes {
-		return fmt.Errorf("%w: %s is %d bytes, at most %d", ErrBadRequest, field, len(id), MaxIDBytes)
-	}
-	if !utf8.ValidString(id) {
-		return fmt.Errorf("%w: %s is not valid UTF-8", ErrBadRequest, field)
-	}
-	return nil
-}
-
-// underRoots reports whether path lies under a log root, lexically and once
-// symlinks are resolved.
-func (r *Relay) underRoots(path string) bool {
-	if !filepath.IsAbs(path) {
-		return false
-	}
-	p := filepath.Clean(path)
-	in := func(p string) bool {
-		for _, rt := range r.roots {
-			if p != rt && strings.HasPrefix(p, rt+string(filepath.Separator)) || rt == string(filepath.Separator) {
-				return true
-			}
-		}
-		return false
-	}
-	return in(p) && in(resolvePath(p))
-}
-
-// resolvePath resolves the symlinks of path's longest existing prefix (the
-// rest may not exist yet).
-func resolvePath(path string) string {
-	rest := ""
-	for q := path; ; q = filepath.Dir(q) {
-		if real, err := filepath.EvalSymlinks(q); err == nil {
-			return filepath.Join(real, rest)
-		}
-		if filepath.Dir(q) == q {
-			return path
-		}
-		rest = filepath.Join(filepath.Base(q), rest)
-	}
-}
-
-// Log delivers one log line from the watcher. It blocks while the relay is
-// busy: the watcher slows down instead of losing lines.
-func (r *Relay) Log(l LogLine) {
-	r.enqueue(func() {
-		if r.rec != nil { // the hot path: build nothing unless recording
-			r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
-				Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap, Replay: l.Replay && r.m.store.restored})
-		}
-		r.m.logLine(l)
-	})
-}
-
-// Oversized counts lines the watcher skipped for their length; the file's
-// position moves past them (l.Gen, l.End, l.Line).
-func (r *Relay) Oversized(l LogLine, n int) {
-	r.enqueue(func() {
-		if r.rec != nil {
-			r.record(RecordLine{Kind: RecOversized, Path: l.Path, Gen: l.Gen, End: l.End, Line: l.Line, N: n})
-		}
-		r.m.oversized(l, n)
-	})
-}
-
-// BootstrapDone tells the relay the watcher has read every existing log's
-// recent history: the folded states are published once, flagged bootstrap,
-// and evidence from now on is live.
-func (r *Relay) BootstrapDone() {
-	r.enqueue(func() {
-		r.record(RecordLine{Kind: RecBootstrapDone})
-		r.m.bootstrapDone()
-		select {
-		case <-r.loop.bootDone:
-		default:
-			close(r.loop.bootDone)
-		}
-	})
-}
-
-// Booted is closed once BootstrapDone has been applied: every existing
-// log's history is folded and published, and start-up's garbage is behind.
-func (r *Relay) Booted() <-chan struct{} { return r.loop.bootDone }
-
-// Ack acknowledges a finished turn: done → ready.
-func (r *Relay) Ack(ctx context.Context, id string) error {
-	if err := validID("session", id); err != nil {
-		r.countBad()
-		return err
-	}
-	var err error
-	if e := r.do(ctx, func() {
-		r.record(RecordLine{Kind: RecAck, Session: id})
-		err = r.m.ack(id)
-	}); e != nil {
-		return e
-	}
-	return err
-}
-
-// TabClosed ends every session of a tab and unbinds it.
-func (r *Relay) TabClosed(ctx context.Context, tab string) (int, error) {
-	return r.TabClosedPid(ctx, tab, 0)
-}
-
-// TabClosedPid is TabClosed also naming the tab's process (0: not known), as
-// TabProcess does.
-func (r *Relay) TabClosedPid(ctx context.Context, tab string, pid int) (int, error) {
-	if err := validID("tab", tab); err != nil {
-		r.countBad()
-		return 0, err
-	}
-	proc, err := r.tabProcessStep(tab, pid)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	err = r.do(ctx, func() {
-		_ = proc() // a table full of tabs: the close still ends this tab's sessions
-		r.record(RecordLine{Kind: RecTabClosed, Tab: tab})
-		n = r.m.tabClosed(tab)
-	})
-	return n, err
-}
-
-// Gone ends a session whose agent process is known to be gone (SPEC §2:
-// ended). A host app that watches processes reports it; replay uses it for
-// a recorded process exit.
-func (r *Relay) Gone(ctx context.Context, id string) error {
-	var err error
-	if e := r.do(ctx, func() {
-		r.record(RecordLine{Kind: RecGone, Session: id})
-		err = r.m.gone(id)
-	}); e != nil {
-		return e
-	}
-	return err
-}
-
-// Status returns every session and the counters.
-func (r *Relay) Status(ctx context.Context) (Status, error) {
-	var st Status
-	err := r.do(ctx, func() {
-		st = r.m.status()
-		st.Counters.Subscribers = int64(len(r.subs.set))
-		if r.subs.conns != nil {
-			st.Counters.ConnCounters = r.subs.conns()
-		}
-	})
-	if err != nil {
-		st = Status{Sessions: []Event{}, Worktrees: []WorktreeState{}, Roots: append([]string{}, r.m.cfg.Roots...)}
-	}
-	return st, err
-}
-
-// LogOffset is the end of the last line received from path (0 if none):
-// a replay waits on it to know the watcher delivered what it wrote.
-func (r *Relay) LogOffset(ctx context.Context, path string) (int64, error) {
-	var off int64
-	err := r.do(ctx, func() {
-		f, _ := r.m.store.file(path)
-		off = f.offset
-	})
-	return off, err
 }

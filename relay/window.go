@@ -1,8 +1,6 @@
 package relay
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/logwatch/logwatch/parsers"
@@ -25,41 +23,6 @@ type window struct {
 	// kept so a marker the agent wrote inside the window, but flushed
 	// after it, still confirms the key (lateConfirm).
 	expired bool
-}
-
-// Key reports a key press (Esc, Ctrl+C or Enter) in a tab. at is when it
-// was pressed; zero means now.
-func (r *Relay) Key(ctx context.Context, tab, key string, at time.Time) error {
-	return r.KeyPid(ctx, tab, 0, key, at)
-}
-
-// KeyPid is Key also naming the tab's process (0: not known), as
-// TabProcess does.
-func (r *Relay) KeyPid(ctx context.Context, tab string, pid int, key string, at time.Time) error {
-	if key != KeyEsc && key != KeyCtrlC && key != KeyEnter {
-		r.countBad()
-		return fmt.Errorf("unknown key %q (want esc, ctrl-c or enter)", key)
-	}
-	if err := validID("tab", tab); err != nil {
-		r.countBad()
-		return err
-	}
-	if tab == "" {
-		r.countBad()
-		return fmt.Errorf("key report without a tab")
-	}
-	proc, err := r.tabProcessStep(tab, pid)
-	if err != nil {
-		return err
-	}
-	return r.do(ctx, func() {
-		_ = proc() // a table full of tabs: the key still counts, unbound by pid
-		if at.IsZero() {
-			at = r.clock.Now()
-		}
-		r.record(RecordLine{Kind: RecKey, Tab: tab, Key: key, At: &at})
-		r.m.key(tab, key, at)
-	})
 }
 
 func (m *machine) key(tab, key string, at time.Time) {
