@@ -24,7 +24,7 @@ import (
 // the tests run with every freezable session frozen after every step.
 
 // frozenRec is one frozen session: the session, the relay's part of its
-// entry, and its log's mark (what r.files held for its path).
+// entry, and its log's mark (what store.files held for its path).
 type frozenRec struct {
 	s     session.Frozen
 	since int64  // UnixNano, unless rSinceZero
@@ -41,13 +41,13 @@ type frozenRec struct {
 const (
 	rPath       uint16 = 1 << iota // the log is Interned(dir)/<id>.jsonl
 	rCodexPath                     // the log is Interned(dir)/rollout-<stamp>-<id>.jsonl
-	rMark                          // r.files held the log's mark
+	rMark                          // store.files held the log's mark
 	rOffsetEnd                     // folded.offset is end (else 0)
 	rSinceUTC                      // since is in UTC (else Local)
 	rSinceZero                     // since is the zero time
 	rTabless                       // entry.tabless
-	rStartQuiet                    // the start-up's quiet period is its own (entry.quiet, Relay.startQuiet)
-	rDead                          // thawed: the id lives in r.sessions now
+	rStartQuiet                    // the start-up's quiet period is its own (entry.quiet, store.startQuiet)
+	rDead                          // thawed: the id lives in store.sessions now
 )
 
 type freezeMode uint8
@@ -62,7 +62,7 @@ const (
 // refers to but their id.
 func (m *machine) freezeIdle(all bool) { m.store.freezeIdle(all, m.pins()) }
 
-// pins are the sessions something refers to by id besides r.sessions:
+// pins are the sessions something refers to by id besides store.sessions:
 // they stay thawed.
 func (m *machine) pins() map[string]bool {
 	p := map[string]bool{}
@@ -244,7 +244,7 @@ func (f *frozenRec) setMark(m folded) bool {
 	return true
 }
 
-// mark is the log mark f keeps, as r.files held it.
+// mark is the log mark f keeps, as store.files held it.
 func (f *frozenRec) mark() folded {
 	m := folded{Mark: Mark{Gen: int(f.gen), End: f.end, Line: int(f.line)}}
 	if f.flags&rOffsetEnd != 0 {

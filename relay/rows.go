@@ -24,7 +24,7 @@ type entry struct {
 	// finalAt is when the history's final message was written (bootstrap,
 	// unix ns from its own timestamp; 0: unknown or not final).
 	finalAt int64
-	// unbound is a Codex turn start of a tabless session (codexbind.go);
+	// unbound is a Codex turn start of a tabless session (submitbind.go);
 	// tabless: the session was last published with no tab.
 	unbound unboundTurn
 	tabless bool

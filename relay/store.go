@@ -63,7 +63,7 @@ func (st *store) known(id string) bool {
 	return ok || st.frozenAt(id) >= 0
 }
 
-// file is how far this run folded path (r.files, or its frozen session's).
+// file is how far this run folded path (st.files, or its frozen session's).
 func (st *store) file(path string) (folded, bool) {
 	if mk, ok := st.files[path]; ok {
 		return mk, true
@@ -75,7 +75,7 @@ func (st *store) file(path string) (folded, bool) {
 }
 
 // setFile records how far this run folded path: a frozen session keeps its
-// own log's mark (one it cannot hold thaws it), r.files the others.
+// own log's mark (one it cannot hold thaws it), st.files the others.
 func (st *store) setFile(path string, mk folded) {
 	if _, ok := st.files[path]; !ok {
 		if f := st.frozenFile(path); f != nil {
@@ -165,7 +165,7 @@ func shrunk[V any](m map[string]V) map[string]V {
 // frozenCount is how many sessions are frozen.
 func (st *store) frozenCount() int { return len(st.frozen) - st.frozenDead }
 
-// sortedLive are the sessions in r.sessions (thawed), by id.
+// sortedLive are the sessions in st.sessions (thawed), by id.
 func (st *store) sortedLive() []*entry {
 	out := make([]*entry, 0, len(st.sessions))
 	for _, e := range st.sessions {
