@@ -10,7 +10,7 @@
 //     enters, reads the clock, /proc and the file system, runs the input as
 //     one step of the machine, then publishes the step's changes and
 //     carries out its effects;
-//   - the machine (machine.go, steps.go, quiet.go, window.go, rows.go,
+//   - the machine (machine.go, steps.go, quiet.go, window.go, publish.go,
 //     drift.go): the rules, deterministic: no I/O, time given with each
 //     step, process facts through the procs seam;
 //   - its parts, each owning its invariant: the store (store.go, frozen.go,

@@ -3,8 +3,11 @@ package relay
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/logwatch/logwatch/relay/session"
 )
@@ -32,6 +35,29 @@ type store struct {
 	booted    bool // BootstrapDone arrived: history arriving now settles at once
 	changed   bool // the saved state changed since the last Save
 	stateSize int  // bytes of the last encoded state: the next one's first guess
+}
+
+// entry is one session as the relay keeps it.
+type entry struct {
+	s        *session.Session
+	tab      string
+	worktree string
+	since    time.Time
+	path     string          // the session's log file, when known
+	bootFrom *session.Change // the settled state bootstrap history was folded onto
+	lastLog  time.Time
+	quiet    *quietArm // the pending quiet period, nil if none
+	// finalAt is when the history's final message was written (bootstrap,
+	// unix ns from its own timestamp; 0: unknown or not final).
+	finalAt int64
+	// unbound is a Codex turn start of a tabless session (submitbind.go);
+	// tabless: the session was last published with no tab.
+	unbound unboundTurn
+	tabless bool
+	// Beside tabless, so the flags share a word (168 bytes; sessions at
+	// rest are not entries but frozen records, frozen.go).
+	booting bool // folded bootstrap history not yet settled
+	touched bool // looked up since the last freezeIdle (frozen.go)
 }
 
 // get is the session with id, thawed if it was frozen; nil if none.
@@ -304,4 +330,106 @@ func (st *store) restore(saved savedSessions, q *quietArm, pinned map[string]boo
 		st.frozen = add
 	}
 	st.restored = true
+}
+
+// locate assigns the session to its worktree once its cwd is known.
+func (st *store) locate(e *entry) {
+	if e.worktree == "" && e.s.Cwd != "" {
+		e.worktree = Worktree(st.worktrees, e.s.Cwd)
+	}
+}
+
+// sortedEntries are all sessions by id, frozen ones as copies (for tests:
+// the relay itself reads them in place, each).
+func (st *store) sortedEntries() []*entry {
+	var out []*entry
+	st.each(true, func(e *entry) {
+		if st.sessions[e.s.ID] != e {
+			s, c := *e.s, *e
+			c.s = &s
+			e = &c
+		}
+		out = append(out, e)
+	})
+	return out
+}
+
+// eachRow calls fn (as each does) for the sessions shown to subscribers
+// and in status: every one but the phantoms (Session.Phantom).
+func (st *store) eachRow(fn func(e *entry)) {
+	st.each(false, func(e *entry) {
+		if !e.s.Phantom() {
+			fn(e)
+		}
+	})
+}
+
+// rowCount is how many sessions eachRow visits.
+func (st *store) rowCount() int {
+	n := 0
+	for _, e := range st.sessions {
+		if !e.s.Phantom() {
+			n++
+		}
+	}
+	for i := range st.frozen {
+		if f := &st.frozen[i]; f.flags&rDead == 0 && !f.s.Phantom() {
+			n++
+		}
+	}
+	return n
+}
+
+// rowState is the most urgent state of a worktree's sessions.
+func (st *store) rowState(wt string) string {
+	best := session.State("")
+	for _, e := range st.sessions {
+		if e.worktree == wt && (best == "" || e.s.State.Urgency() > best.Urgency()) {
+			best = e.s.State
+		}
+	}
+	if i := slices.Index(st.worktrees, wt); i >= 0 {
+		for k := range st.frozen {
+			f := &st.frozen[k]
+			if int(f.wt) == i+1 && f.flags&rDead == 0 {
+				if st := f.s.State(); best == "" || st.Urgency() > best.Urgency() {
+					best = st
+				}
+			}
+		}
+	}
+	return string(best)
+}
+
+func (st *store) worktreeStates() []WorktreeState {
+	out := []WorktreeState{}
+	for _, wt := range st.worktrees {
+		n := 0
+		for _, e := range st.sessions {
+			if e.worktree == wt && !e.s.Phantom() {
+				n++
+			}
+		}
+		code := uint8(slices.Index(st.worktrees, wt) + 1)
+		for k := range st.frozen {
+			if f := &st.frozen[k]; f.wt == code && f.flags&rDead == 0 && !f.s.Phantom() {
+				n++
+			}
+		}
+		out = append(out, WorktreeState{Path: wt, State: st.rowState(wt), Sessions: n})
+	}
+	return out
+}
+
+// Worktree is the longest registered worktree containing cwd, or "".
+func Worktree(worktrees []string, cwd string) string {
+	best := ""
+	cwd = filepath.Clean(cwd)
+	for _, wt := range worktrees {
+		w := filepath.Clean(wt)
+		if (cwd == w || strings.HasPrefix(cwd, w+string(filepath.Separator)) || w == string(filepath.Separator)) && len(w) > len(best) {
+			best = w
+		}
+	}
+	return best
 }
