@@ -54,7 +54,19 @@ func newMachine(cfg Config, log zerolog.Logger, watching bool, p procs) *machine
 type outbox struct {
 	events  []Event
 	effects []effect
+	// full hands the edge a full batch of events mid-step: the settling
+	// of start-up's history publishes one change per session, and 10 000
+	// of them held to the step's end were 2.5 MB.
+	full func()
 }
+
+// outboxBatch is how many changes the outbox holds before it hands them
+// over; outboxKeep how much room it keeps between steps (a step publishes
+// a change or two and leaves a few effects).
+const (
+	outboxBatch = 64
+	outboxKeep  = 8
+)
 
 // effect is one thing a step needs done outside the machine.
 type effect struct {

@@ -49,6 +49,9 @@ func (m *machine) publish(e *entry, ch session.Change, bootstrap bool) {
 	}
 	m.log.Debug().Str("session", ev.Session).Str("state", ev.State).Str("reason", ev.Reason).
 		Str("source", ev.Source).Str("rule", ev.Rule).Uint64("seq", ev.Seq).Msg("state")
+	if len(m.out.events) >= outboxBatch && m.out.full != nil {
+		m.out.full()
+	}
 	m.out.events = append(m.out.events, ev)
 }
 

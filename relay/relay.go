@@ -172,6 +172,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 	}
 	r.procs.r = r
 	r.m = newMachine(cfg, r.log, follow != nil, &r.procs)
+	r.m.out.full = r.publish
 	return r
 }
 
@@ -229,17 +230,10 @@ func (r *Relay) endStep() {
 	if m.store.freezing == freezeEager {
 		m.freezeIdle(true)
 	}
-	for i := range m.out.events {
-		if r.rec != nil {
-			ev := m.out.events[i]
-			r.record(RecordLine{Kind: RecChange, Event: &ev})
-		}
-		for sub := range r.subs.set {
-			r.send(sub, m.out.events[i])
-		}
+	r.publish()
+	if cap(m.out.events) > outboxKeep {
+		m.out.events = nil // a batch start-up filled: not kept for every later step
 	}
-	clear(m.out.events)
-	m.out.events = m.out.events[:0]
 	for _, fx := range m.out.effects {
 		switch fx.kind {
 		case fxArm:
@@ -261,6 +255,26 @@ func (r *Relay) endStep() {
 	}
 	clear(m.out.effects)
 	m.out.effects = m.out.effects[:0]
+	if cap(m.out.effects) > outboxKeep {
+		m.out.effects = nil // a rare step's many: not kept for every later one
+	}
+}
+
+// publish records the changes the machine left and sends them to the
+// subscribers, in order.
+func (r *Relay) publish() {
+	m := r.m
+	for i := range m.out.events {
+		if r.rec != nil {
+			ev := m.out.events[i]
+			r.record(RecordLine{Kind: RecChange, Event: &ev})
+		}
+		for sub := range r.subs.set {
+			r.send(sub, m.out.events[i])
+		}
+	}
+	clear(m.out.events)
+	m.out.events = m.out.events[:0]
 }
 
 // enqueue runs f on the relay goroutine without waiting; it blocks (applying
