@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 	"unicode/utf8"
 )
@@ -98,21 +101,37 @@ func (r *Relay) Handle(ctx context.Context, req Request) Response {
 	return resp
 }
 
-func (r *Relay) countBad()         { r.enqueue(func() { r.m.counters.BadRequests++ }) }
-func (r *Relay) countHTTPRefused() { r.enqueue(func() { r.m.counters.HTTPRefused++ }) }
+func (r *Relay) countBad() { r.enqueue(func() { r.m.counters.BadRequests++ }) }
 
-// reportConns has Status report the connection figures counters reads.
-func (r *Relay) reportConns(counters func() ConnCounters) {
+// CountBadRequest counts a request the server refused as malformed or not
+// allowed.
+func (r *Relay) CountBadRequest() { r.countBad() }
+
+// CountHTTPRefused counts a request the HTTP listener's guard refused.
+func (r *Relay) CountHTTPRefused() { r.enqueue(func() { r.m.counters.HTTPRefused++ }) }
+
+// ReportConns has Status report the connection figures counters reads
+// (the socket server's).
+func (r *Relay) ReportConns(counters func() ConnCounters) {
 	r.enqueue(func() { r.subs.conns = counters })
 }
 
-// statusLine collects the status and encodes it as writeLine would, but
+// StatusLine collects the status and encodes it as writeLine would, but
 // for the newline, which the writer adds: appending it would copy the
 // whole answer.
-func (r *Relay) statusLine(ctx context.Context) ([]byte, error) {
+func (r *Relay) StatusLine(ctx context.Context) ([]byte, error) {
 	st, err := r.Status(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(Response{OK: true, Protocol: Protocol, Status: &st})
+}
+
+// DefaultSocket is $XDG_RUNTIME_DIR/logwatch/logwatch.sock, or a per-user
+// directory under the system temp dir when XDG_RUNTIME_DIR is unset.
+func DefaultSocket() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "logwatch", "logwatch.sock")
+	}
+	return filepath.Join(os.TempDir(), "logwatch-"+strconv.Itoa(os.Getuid()), "logwatch.sock")
 }

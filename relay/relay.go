@@ -17,9 +17,9 @@
 //     persist.go: sessions live and frozen, log marks, the checkpoint), the
 //     binder (bind.go, tabproc.go, submitbind.go: tab ↔ session ↔
 //     process) and the registry (registry.go, liveness.go);
-//   - the server (server.go, conns.go, http.go, statusanswer.go, api.go):
-//     the socket and HTTP listeners and their budgets, reaching the relay
-//     through the daemon interface.
+//   - the API (api.go): requests decoded and dispatched (Handle), for the
+//     server (package relay/server), which reaches the relay through the
+//     small interface it defines.
 package relay
 
 import (
