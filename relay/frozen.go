@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/session"
 )
 
@@ -30,17 +31,19 @@ type frozenRec struct {
 	since int64  // UnixNano, unless rSinceZero
 	end   int64  // the log's Mark.End (rMark)
 	line  int32  // Mark.Line
-	stamp uint32 // rCodexPath: the rollout name's time, in seconds since stampEpoch
+	name  uint32 // rPath: the log's file name, as its agent packs it (parsers.LogName)
 	gen   uint16 // Mark.Gen
 	dir   uint16 // the log's directory, an intern code
 	flags uint16
 	wt    uint8 // 1 + the worktree's index in cfg.Worktrees; 0: none
+	// namer (rPath) is 1 + the index in parsers.All() of the agent that
+	// names the log so: its session's own, or another whose names it has.
+	namer uint8
 }
 
 // frozenRec.flags bits.
 const (
-	rPath       uint16 = 1 << iota // the log is Interned(dir)/<id>.jsonl
-	rCodexPath                     // the log is Interned(dir)/rollout-<stamp>-<id>.jsonl
+	rPath       uint16 = 1 << iota // the log is Interned(dir)/<its namer's LogName.Unpack(id, name)>
 	rMark                          // store.files held the log's mark
 	rOffsetEnd                     // folded.offset is end (else 0)
 	rSinceUTC                      // since is in UTC (else Local)
@@ -119,7 +122,7 @@ func (st *store) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 		}
 	}
 	if e.path != "" {
-		if !f.setPath(e.path, e.s.ID) {
+		if !f.setPath(e.path, e.s.ID, e.s.Agent) {
 			return f, false
 		}
 		if mk, ok := st.files[e.path]; ok && !f.setMark(mk) {
@@ -156,79 +159,63 @@ func (st *store) view(f *frozenRec, e *entry, s *session.Session, withPath bool)
 	}
 }
 
-// stampLayout is the time in a Codex rollout's name; stampEpoch the zero
-// of frozenRec.stamp.
-const stampLayout = "2006-01-02T15-04-05"
-
-var stampEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
-
-// setPath records path, the log of session id, if it has one of the two
-// forms agents name their logs by.
-func (f *frozenRec) setPath(path, id string) bool {
+// setPath records path, the log of session id, if an agent names it so
+// (parsers.LogName), its own first, and gives id back for the path
+// (frozenFile finds it by it).
+func (f *frozenRec) setPath(path, id string, agent parsers.Agent) bool {
 	slash := strings.LastIndexByte(path, '/')
 	if slash <= 0 {
 		return false
 	}
-	dir, base := path[:slash], path[slash+1:]
-	switch {
-	case base == id+".jsonl":
-		f.flags |= rPath
-	case len(base) == len("rollout-")+len(stampLayout)+1+len(id)+len(".jsonl") && strings.HasPrefix(base, "rollout-") &&
-		strings.HasSuffix(base, "-"+id+".jsonl"):
-		s, ok := parseStamp(base[len("rollout-"):][:len(stampLayout)])
-		if !ok {
+	all := parsers.All()
+	own := slices.IndexFunc(all, func(s *parsers.Spec) bool { return s.Name == agent })
+	for k := -1; k < len(all); k++ {
+		i := k
+		if k < 0 {
+			i = own
+		} else if k == own {
+			continue
+		}
+		if i < 0 || i >= 1<<8-1 {
+			continue
+		}
+		lay := &all[i].Layout
+		if lay.Name == nil || lay.SessionOf == nil {
+			continue
+		}
+		n, ok := lay.Name.Pack(path[slash+1:], id)
+		if sid, sub := lay.SessionOf(path); !ok || sid != id || sub {
+			continue
+		}
+		if f.dir, ok = session.Intern(path[:slash]); !ok {
 			return false
 		}
-		f.stamp = s
-		f.flags |= rCodexPath
-	default:
-		return false
+		f.name, f.namer, f.flags = n, uint8(i+1), f.flags|rPath
+		return true
 	}
-	var ok bool
-	f.dir, ok = session.Intern(dir)
-	return ok
+	return false
 }
 
-// parseStamp reads a rollout name's time, if it is one stampLayout gives
-// back as it was.
-func parseStamp(s string) (uint32, bool) {
-	t, err := time.Parse(stampLayout, s)
-	if err != nil || t.Format(stampLayout) != s {
-		return 0, false
-	}
-	d := t.Unix() - stampEpoch
-	return uint32(d), d >= 0 && d <= 1<<32-1
-}
+// logName is the LogName of f's namer.
+func (f *frozenRec) logName() *parsers.LogName { return parsers.All()[f.namer-1].Layout.Name }
 
 // path is the session's log ("" if none).
 func (f *frozenRec) path(id string) string {
-	switch {
-	case f.flags&rPath != 0:
-		return session.Interned(f.dir) + "/" + id + ".jsonl"
-	case f.flags&rCodexPath != 0:
-		t := time.Unix(stampEpoch+int64(f.stamp), 0).UTC()
-		return session.Interned(f.dir) + "/rollout-" + t.Format(stampLayout) + "-" + id + ".jsonl"
+	if f.flags&rPath == 0 {
+		return ""
 	}
-	return ""
+	pre, suf := f.logName().Unpack(f.name)
+	return session.Interned(f.dir) + "/" + pre + id + suf
 }
 
-// isPath reports whether path, named after f's id, is f's log.
-func (f *frozenRec) isPath(path string) bool {
+// isPath reports whether path is f's log, f's id being id.
+func (f *frozenRec) isPath(path, id string) bool {
 	slash := strings.LastIndexByte(path, '/')
-	if slash <= 0 || session.Interned(f.dir) != path[:slash] {
+	if f.flags&rPath == 0 || slash <= 0 || session.Interned(f.dir) != path[:slash] {
 		return false
 	}
-	switch base := path[slash+1:]; {
-	case f.flags&rPath != 0:
-		return !strings.HasPrefix(base, "rollout-") || len(base) == len(f.s.ID())+len(".jsonl")
-	case f.flags&rCodexPath != 0:
-		if !strings.HasPrefix(base, "rollout-") || len(base) < len("rollout-")+len(stampLayout) {
-			return false
-		}
-		s, ok := parseStamp(base[len("rollout-"):][:len(stampLayout)])
-		return ok && s == f.stamp
-	}
-	return false
+	n, ok := f.logName().Pack(path[slash+1:], id)
+	return ok && n == f.name
 }
 
 // setMark records the log's mark, if it fits.
@@ -281,18 +268,23 @@ func (st *store) frozenAt(id string) int {
 	return -1
 }
 
-// frozenFile is the frozen session whose log is path, or nil.
+// frozenFile is the frozen session whose log is path, or nil: the session
+// an agent's layout says path is the log of, if its log is named so.
 func (st *store) frozenFile(path string) *frozenRec {
-	if len(st.frozen) == 0 || !strings.HasSuffix(path, ".jsonl") {
+	if len(st.frozen) == 0 {
 		return nil
 	}
-	base := path[strings.LastIndexByte(path, '/')+1 : len(path)-len(".jsonl")]
-	i := st.frozenAt(base)
-	if b, ok := strings.CutPrefix(base, "rollout-"); ok && i < 0 && len(b) > len(stampLayout)+1 {
-		i = st.frozenAt(b[len(stampLayout)+1:]) // Codex: rollout-<stamp>-<id>
+	for _, spec := range parsers.All() {
+		if spec.Layout.Name == nil || spec.Layout.SessionOf == nil {
+			continue
+		}
+		id, sub := spec.Layout.SessionOf(path)
+		if sub || id == "" {
+			continue
+		}
+		if i := st.frozenAt(id); i >= 0 && st.frozen[i].isPath(path, id) {
+			return &st.frozen[i]
+		}
 	}
-	if i < 0 || !st.frozen[i].isPath(path) {
-		return nil
-	}
-	return &st.frozen[i]
+	return nil
 }
