@@ -122,6 +122,20 @@ type Layout struct {
 	// Claims recognises the agent's log by its path alone, for a file
 	// outside every root.
 	Claims func(path string) bool
+	// Name is how the agent names a session's log after its id; nil: it
+	// does not (the relay then keeps such a session's log path in full).
+	Name *LogName
+}
+
+// LogName packs what a log's file name holds besides its session's id
+// into a number, so that a session at rest keeps its log's name in four
+// bytes (the relay's frozen records), and gives the name back: the name is
+// prefix + id + suffix, with Unpack(n) giving prefix and suffix, whenever
+// Pack(base, id) is (n, true). Pack is false for a name the agent does not
+// give session id's log.
+type LogName struct {
+	Pack   func(base, id string) (n uint32, ok bool)
+	Unpack func(n uint32) (prefix, suffix string)
 }
 
 // Traits are how an agent's turns behave where agents differ; the state

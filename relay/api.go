@@ -2,9 +2,14 @@ package relay
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -60,4 +65,73 @@ func DecodeRequest(line []byte) (Request, error) {
 		err = fmt.Errorf("%w: pid %d is not a process id", ErrBadRequest, req.Pid)
 	}
 	return req, err
+}
+
+// Handle runs one non-streaming request. The HTTP listener shares it.
+func (r *Relay) Handle(ctx context.Context, req Request) Response {
+	var err error
+	resp := Response{}
+	switch req.Op {
+	case OpHook:
+		err = r.Hook(ctx, req.Agent, req.Tab, req.Payload)
+	case OpTabOpened:
+		err = r.TabProcess(ctx, req.Tab, req.Pid)
+	case OpKey:
+		var at time.Time
+		if req.At != nil {
+			at = *req.At
+		}
+		err = r.KeyPid(ctx, req.Tab, req.Pid, req.Key, at)
+	case OpAck:
+		err = r.Ack(ctx, req.Session)
+	case OpTabClosed:
+		resp.Ended, err = r.TabClosedPid(ctx, req.Tab, req.Pid)
+	case OpStatus:
+		var st Status
+		st, err = r.Status(ctx)
+		resp.Status = &st
+	default:
+		r.countBad()
+		err = fmt.Errorf("%w: op %q cannot be used here", ErrBadRequest, req.Op)
+	}
+	if err != nil {
+		return Response{Error: err.Error()}
+	}
+	resp.OK = true
+	return resp
+}
+
+func (r *Relay) countBad() { r.enqueue(func() { r.m.counters.BadRequests++ }) }
+
+// CountBadRequest counts a request the server refused as malformed or not
+// allowed.
+func (r *Relay) CountBadRequest() { r.countBad() }
+
+// CountHTTPRefused counts a request the HTTP listener's guard refused.
+func (r *Relay) CountHTTPRefused() { r.enqueue(func() { r.m.counters.HTTPRefused++ }) }
+
+// ReportConns has Status report the connection figures counters reads
+// (the socket server's).
+func (r *Relay) ReportConns(counters func() ConnCounters) {
+	r.enqueue(func() { r.subs.conns = counters })
+}
+
+// StatusLine collects the status and encodes it as writeLine would, but
+// for the newline, which the writer adds: appending it would copy the
+// whole answer.
+func (r *Relay) StatusLine(ctx context.Context) ([]byte, error) {
+	st, err := r.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(Response{OK: true, Protocol: Protocol, Status: &st})
+}
+
+// DefaultSocket is $XDG_RUNTIME_DIR/logwatch/logwatch.sock, or a per-user
+// directory under the system temp dir when XDG_RUNTIME_DIR is unset.
+func DefaultSocket() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "logwatch", "logwatch.sock")
+	}
+	return filepath.Join(os.TempDir(), "logwatch-"+strconv.Itoa(os.Getuid()), "logwatch.sock")
 }

@@ -59,7 +59,7 @@ func representativeRelay(t *testing.T) *harness {
 	cfg.Worktrees = []string{"/w/app"}
 	cfg.TurnQuiet = time.Hour
 	h := newHarnessFreezing(t, cfg, freezeAtRest)
-	h.do(func() { h.r.facts = checkpointProcs })
+	h.do(func() { h.r.procs.facts = checkpointProcs })
 	// History read at start-up: finished turns (frozen at BootstrapDone)
 	// and one mid-turn.
 	for i := range 4 {
@@ -145,7 +145,7 @@ func TestCheckpointReadable(t *testing.T) {
 	state, err := os.ReadFile(checkpointState)
 	must(t, err)
 	h := newHarnessFreezing(t, DefaultConfig(), freezeAtRest)
-	h.do(func() { h.r.facts = checkpointProcs })
+	h.do(func() { h.r.procs.facts = checkpointProcs })
 	h.r.Restore(state)
 	<-h.r.Restored()
 	st := h.sync()

@@ -13,21 +13,21 @@ const driftOther = "other"
 // what a new release writes that logwatch has not been proven against. The
 // parsers give such a line no evidence (KindNone), so it moves no session;
 // this makes it visible (`status` counters, doctor).
-func (r *Relay) countDrift(e *entry, ev parsers.Evidence) {
+func (m *machine) countDrift(e *entry, ev parsers.Evidence) {
 	if !ev.Unknown {
 		return
 	}
-	r.counters.LinesUnknown++
-	if r.counters.Drift == nil {
-		r.counters.Drift = map[string]int64{}
+	m.counters.LinesUnknown++
+	if m.counters.Drift == nil {
+		m.counters.Drift = map[string]int64{}
 	}
 	v := e.s.AgentVersion
 	if v == "" {
 		v = "?"
 	}
 	k := string(e.s.Agent) + " " + v + " " + ev.Type
-	if _, ok := r.counters.Drift[k]; !ok && len(r.counters.Drift) >= maxDriftKeys {
+	if _, ok := m.counters.Drift[k]; !ok && len(m.counters.Drift) >= maxDriftKeys {
 		k = driftOther
 	}
-	r.counters.Drift[k]++
+	m.counters.Drift[k]++
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/session"
 )
 
@@ -24,30 +25,32 @@ import (
 // the tests run with every freezable session frozen after every step.
 
 // frozenRec is one frozen session: the session, the relay's part of its
-// entry, and its log's mark (what r.files held for its path).
+// entry, and its log's mark (what store.files held for its path).
 type frozenRec struct {
 	s     session.Frozen
 	since int64  // UnixNano, unless rSinceZero
 	end   int64  // the log's Mark.End (rMark)
 	line  int32  // Mark.Line
-	stamp uint32 // rCodexPath: the rollout name's time, in seconds since stampEpoch
+	name  uint32 // rPath: the log's file name, as its agent packs it (parsers.LogName)
 	gen   uint16 // Mark.Gen
 	dir   uint16 // the log's directory, an intern code
 	flags uint16
 	wt    uint8 // 1 + the worktree's index in cfg.Worktrees; 0: none
+	// namer (rPath) is 1 + the index in parsers.All() of the agent that
+	// names the log so: its session's own, or another whose names it has.
+	namer uint8
 }
 
 // frozenRec.flags bits.
 const (
-	rPath       uint16 = 1 << iota // the log is Interned(dir)/<id>.jsonl
-	rCodexPath                     // the log is Interned(dir)/rollout-<stamp>-<id>.jsonl
-	rMark                          // r.files held the log's mark
+	rPath       uint16 = 1 << iota // the log is Interned(dir)/<its namer's LogName.Unpack(id, name)>
+	rMark                          // store.files held the log's mark
 	rOffsetEnd                     // folded.offset is end (else 0)
 	rSinceUTC                      // since is in UTC (else Local)
 	rSinceZero                     // since is the zero time
 	rTabless                       // entry.tabless
-	rStartQuiet                    // the start-up's quiet period is its own (entry.quiet, Relay.startQuiet)
-	rDead                          // thawed: the id lives in r.sessions now
+	rStartQuiet                    // the start-up's quiet period is its own (entry.quiet, store.startQuiet)
+	rDead                          // thawed: the id lives in store.sessions now
 )
 
 type freezeMode uint8
@@ -58,40 +61,38 @@ const (
 	freezeNever
 )
 
-// quietArm is one armed quiet period (armQuiet): entry.quiet names the
-// session's pending one, nil once it ran or when none was armed.
-type quietArm struct {
-	stop func() bool
-}
+// freezeIdle freezes the sessions at rest (store.freezeIdle) that nothing
+// refers to but their id.
+func (m *machine) freezeIdle(all bool) { m.store.freezeIdle(all, m.pins()) }
 
-// pins are the sessions something refers to by id besides r.sessions:
+// pins are the sessions something refers to by id besides store.sessions:
 // they stay thawed.
-func (r *Relay) pins() map[string]bool {
+func (m *machine) pins() map[string]bool {
 	p := map[string]bool{}
-	for _, id := range r.tabs {
+	for _, id := range m.bind.tabs {
 		p[id] = true
 	}
-	for _, w := range r.windows {
+	for _, w := range m.windows {
 		p[w.session] = true
 	}
-	for _, b := range r.recentBinds {
+	for _, b := range m.bind.recentBinds {
 		p[b.session] = true
 	}
-	for id := range r.regIdx {
+	for id := range m.reg.idx {
 		p[id] = true
 	}
 	return p
 }
 
 // freeze returns e's frozen form, false if e is not at rest.
-func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
+func (st *store) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 	var f frozenRec
-	if r.freezing == freezeNever || e.tab != "" || e.booting || e.bootFrom != nil || e.unbound != (unboundTurn{}) || pinned[e.s.ID] {
+	if st.freezing == freezeNever || e.tab != "" || e.booting || e.bootFrom != nil || e.unbound != (unboundTurn{}) || pinned[e.s.ID] {
 		return f, false
 	}
 	switch {
 	case e.quiet == nil:
-	case e.quiet == r.startQuiet && e.lastLog.IsZero():
+	case e.quiet == st.startQuiet && e.lastLog.IsZero():
 		f.flags |= rStartQuiet
 	default:
 		return f, false // its quiet period is pending
@@ -100,7 +101,7 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 		f.flags |= rTabless
 	}
 	if e.worktree != "" {
-		i := slices.Index(r.cfg.Worktrees, e.worktree)
+		i := slices.Index(st.worktrees, e.worktree)
 		if i < 0 || i >= 1<<8-1 {
 			return f, false
 		}
@@ -121,10 +122,10 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 		}
 	}
 	if e.path != "" {
-		if !f.setPath(e.path, e.s.ID) {
+		if !f.setPath(e.path, e.s.ID, e.s.Agent) {
 			return f, false
 		}
-		if m, ok := r.files[e.path]; ok && !f.setMark(m) {
+		if mk, ok := st.files[e.path]; ok && !f.setMark(mk) {
 			return f, false
 		}
 	}
@@ -137,11 +138,11 @@ func (r *Relay) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 
 // view fills *e (and *s, its session) with what f holds, as thaw would give
 // it back; the id and the path only if withPath. Nothing may keep e.
-func (r *Relay) view(f *frozenRec, e *entry, s *session.Session, withPath bool) {
+func (st *store) view(f *frozenRec, e *entry, s *session.Session, withPath bool) {
 	f.s.View(s, true)
 	*e = entry{s: s, tabless: f.flags&rTabless != 0}
 	if f.wt != 0 {
-		e.worktree = r.cfg.Worktrees[f.wt-1]
+		e.worktree = st.worktrees[f.wt-1]
 	}
 	switch {
 	case f.flags&rSinceZero != 0:
@@ -150,87 +151,71 @@ func (r *Relay) view(f *frozenRec, e *entry, s *session.Session, withPath bool) 
 	default:
 		e.since = time.Unix(0, f.since)
 	}
-	if f.flags&rStartQuiet != 0 && r.startQuiet != nil {
-		e.quiet = r.startQuiet
+	if f.flags&rStartQuiet != 0 && st.startQuiet != nil {
+		e.quiet = st.startQuiet
 	}
 	if withPath {
 		e.path = f.path(s.ID)
 	}
 }
 
-// stampLayout is the time in a Codex rollout's name; stampEpoch the zero
-// of frozenRec.stamp.
-const stampLayout = "2006-01-02T15-04-05"
-
-var stampEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
-
-// setPath records path, the log of session id, if it has one of the two
-// forms agents name their logs by.
-func (f *frozenRec) setPath(path, id string) bool {
+// setPath records path, the log of session id, if an agent names it so
+// (parsers.LogName), its own first, and gives id back for the path
+// (frozenFile finds it by it).
+func (f *frozenRec) setPath(path, id string, agent parsers.Agent) bool {
 	slash := strings.LastIndexByte(path, '/')
 	if slash <= 0 {
 		return false
 	}
-	dir, base := path[:slash], path[slash+1:]
-	switch {
-	case base == id+".jsonl":
-		f.flags |= rPath
-	case len(base) == len("rollout-")+len(stampLayout)+1+len(id)+len(".jsonl") && strings.HasPrefix(base, "rollout-") &&
-		strings.HasSuffix(base, "-"+id+".jsonl"):
-		s, ok := parseStamp(base[len("rollout-"):][:len(stampLayout)])
-		if !ok {
+	all := parsers.All()
+	own := slices.IndexFunc(all, func(s *parsers.Spec) bool { return s.Name == agent })
+	for k := -1; k < len(all); k++ {
+		i := k
+		if k < 0 {
+			i = own
+		} else if k == own {
+			continue
+		}
+		if i < 0 || i >= 1<<8-1 {
+			continue
+		}
+		lay := &all[i].Layout
+		if lay.Name == nil || lay.SessionOf == nil {
+			continue
+		}
+		n, ok := lay.Name.Pack(path[slash+1:], id)
+		if sid, sub := lay.SessionOf(path); !ok || sid != id || sub {
+			continue
+		}
+		if f.dir, ok = session.Intern(path[:slash]); !ok {
 			return false
 		}
-		f.stamp = s
-		f.flags |= rCodexPath
-	default:
-		return false
+		f.name, f.namer, f.flags = n, uint8(i+1), f.flags|rPath
+		return true
 	}
-	var ok bool
-	f.dir, ok = session.Intern(dir)
-	return ok
+	return false
 }
 
-// parseStamp reads a rollout name's time, if it is one stampLayout gives
-// back as it was.
-func parseStamp(s string) (uint32, bool) {
-	t, err := time.Parse(stampLayout, s)
-	if err != nil || t.Format(stampLayout) != s {
-		return 0, false
-	}
-	d := t.Unix() - stampEpoch
-	return uint32(d), d >= 0 && d <= 1<<32-1
-}
+// logName is the LogName of f's namer.
+func (f *frozenRec) logName() *parsers.LogName { return parsers.All()[f.namer-1].Layout.Name }
 
 // path is the session's log ("" if none).
 func (f *frozenRec) path(id string) string {
-	switch {
-	case f.flags&rPath != 0:
-		return session.Interned(f.dir) + "/" + id + ".jsonl"
-	case f.flags&rCodexPath != 0:
-		t := time.Unix(stampEpoch+int64(f.stamp), 0).UTC()
-		return session.Interned(f.dir) + "/rollout-" + t.Format(stampLayout) + "-" + id + ".jsonl"
+	if f.flags&rPath == 0 {
+		return ""
 	}
-	return ""
+	pre, suf := f.logName().Unpack(f.name)
+	return session.Interned(f.dir) + "/" + pre + id + suf
 }
 
-// isPath reports whether path, named after f's id, is f's log.
-func (f *frozenRec) isPath(path string) bool {
+// isPath reports whether path is f's log, f's id being id.
+func (f *frozenRec) isPath(path, id string) bool {
 	slash := strings.LastIndexByte(path, '/')
-	if slash <= 0 || session.Interned(f.dir) != path[:slash] {
+	if f.flags&rPath == 0 || slash <= 0 || session.Interned(f.dir) != path[:slash] {
 		return false
 	}
-	switch base := path[slash+1:]; {
-	case f.flags&rPath != 0:
-		return !strings.HasPrefix(base, "rollout-") || len(base) == len(f.s.ID())+len(".jsonl")
-	case f.flags&rCodexPath != 0:
-		if !strings.HasPrefix(base, "rollout-") || len(base) < len("rollout-")+len(stampLayout) {
-			return false
-		}
-		s, ok := parseStamp(base[len("rollout-"):][:len(stampLayout)])
-		return ok && s == f.stamp
-	}
-	return false
+	n, ok := f.logName().Pack(path[slash+1:], id)
+	return ok && n == f.name
 }
 
 // setMark records the log's mark, if it fits.
@@ -246,7 +231,7 @@ func (f *frozenRec) setMark(m folded) bool {
 	return true
 }
 
-// mark is the log mark f keeps, as r.files held it.
+// mark is the log mark f keeps, as store.files held it.
 func (f *frozenRec) mark() folded {
 	m := folded{Mark: Mark{Gen: int(f.gen), End: f.end, Line: int(f.line)}}
 	if f.flags&rOffsetEnd != 0 {
@@ -257,219 +242,49 @@ func (f *frozenRec) mark() folded {
 
 // refreeze stores into f the view of it that changed; one that no longer
 // freezes is thawed with the change.
-func (r *Relay) refreeze(f *frozenRec, v *entry) {
-	nf, ok := r.freeze(v, nil) // no mark from r.files: f keeps it
+func (st *store) refreeze(f *frozenRec, v *entry) {
+	nf, ok := st.freeze(v, nil) // no mark from st.files: f keeps it
 	if ok {
 		nf.flags |= f.flags & (rMark | rOffsetEnd)
 		nf.end, nf.gen, nf.line = f.end, f.gen, f.line
 		*f = nf
 		return
 	}
-	e := r.get(v.s.ID)
+	e := st.get(v.s.ID)
 	*e.s = *v.s
 	e.since, e.tabless = v.since, v.tabless
 }
 
 // frozenAt is the index of the live frozen session with id, or -1.
-func (r *Relay) frozenAt(id string) int {
-	if len(r.frozen) == 0 || id == "" {
+func (st *store) frozenAt(id string) int {
+	if len(st.frozen) == 0 || id == "" {
 		return -1
 	}
 	k := session.Key(id)
-	i := sort.Search(len(r.frozen), func(i int) bool { return r.frozen[i].s.CompareID(&k) >= 0 })
-	if i < len(r.frozen) && r.frozen[i].flags&rDead == 0 && r.frozen[i].s.CompareID(&k) == 0 {
+	i := sort.Search(len(st.frozen), func(i int) bool { return st.frozen[i].s.CompareID(&k) >= 0 })
+	if i < len(st.frozen) && st.frozen[i].flags&rDead == 0 && st.frozen[i].s.CompareID(&k) == 0 {
 		return i
 	}
 	return -1
 }
 
-// get is the session with id, thawed if it was frozen; nil if none.
-func (r *Relay) get(id string) *entry {
-	if e := r.sessions[id]; e != nil {
-		e.touched = true
-		return e
-	}
-	i := r.frozenAt(id)
-	if i < 0 {
+// frozenFile is the frozen session whose log is path, or nil: the session
+// an agent's layout says path is the log of, if its log is named so.
+func (st *store) frozenFile(path string) *frozenRec {
+	if len(st.frozen) == 0 {
 		return nil
 	}
-	f := &r.frozen[i]
-	e := &entry{}
-	r.view(f, e, new(session.Session), true)
-	e.touched = true
-	if f.flags&rMark != 0 {
-		r.files[e.path] = f.mark()
-	}
-	f.flags |= rDead // dropped at the next freezeIdle; its id keeps the order meanwhile
-	r.frozenDead++
-	r.sessions[e.s.ID] = e
-	return e
-}
-
-// known reports whether a session with id exists, without thawing it.
-func (r *Relay) known(id string) bool {
-	_, ok := r.sessions[id]
-	return ok || r.frozenAt(id) >= 0
-}
-
-// frozenFile is the frozen session whose log is path, or nil.
-func (r *Relay) frozenFile(path string) *frozenRec {
-	if len(r.frozen) == 0 || !strings.HasSuffix(path, ".jsonl") {
-		return nil
-	}
-	base := path[strings.LastIndexByte(path, '/')+1 : len(path)-len(".jsonl")]
-	i := r.frozenAt(base)
-	if b, ok := strings.CutPrefix(base, "rollout-"); ok && i < 0 && len(b) > len(stampLayout)+1 {
-		i = r.frozenAt(b[len(stampLayout)+1:]) // Codex: rollout-<stamp>-<id>
-	}
-	if i < 0 || !r.frozen[i].isPath(path) {
-		return nil
-	}
-	return &r.frozen[i]
-}
-
-// file is how far this run folded path (r.files, or its frozen session's).
-func (r *Relay) file(path string) (folded, bool) {
-	if m, ok := r.files[path]; ok {
-		return m, true
-	}
-	if f := r.frozenFile(path); f != nil && f.flags&rMark != 0 {
-		return f.mark(), true
-	}
-	return folded{}, false
-}
-
-// setFile records how far this run folded path: a frozen session keeps its
-// own log's mark (one it cannot hold thaws it), r.files the others.
-func (r *Relay) setFile(path string, m folded) {
-	if _, ok := r.files[path]; !ok {
-		if f := r.frozenFile(path); f != nil {
-			if f.setMark(m) {
-				return
-			}
-			r.get(f.s.ID()) // moves the mark back to r.files
-		}
-	}
-	r.files[path] = m
-}
-
-// freezeIdle freezes the sessions at rest: all of them, or those untouched
-// since the last call (the others are marked untouched for the next).
-func (r *Relay) freezeIdle(all bool) {
-	pinned := r.pins()
-	var add []frozenRec
-	if all {
-		// Nearly every session, at the end of start-up: growing by append
-		// left 5 MB of garbage at 10 000 sessions.
-		add = make([]frozenRec, 0, len(r.sessions))
-	}
-	marks := 0
-	for id, e := range r.sessions {
-		if !all && e.touched {
-			e.touched = false
+	for _, spec := range parsers.All() {
+		if spec.Layout.Name == nil || spec.Layout.SessionOf == nil {
 			continue
 		}
-		f, ok := r.freeze(e, pinned)
-		if !ok {
+		id, sub := spec.Layout.SessionOf(path)
+		if sub || id == "" {
 			continue
 		}
-		add = append(add, f)
-		delete(r.sessions, id)
-		if f.flags&rMark != 0 {
-			delete(r.files, e.path)
-			marks++
+		if i := st.frozenAt(id); i >= 0 && st.frozen[i].isPath(path, id) {
+			return &st.frozen[i]
 		}
 	}
-	if len(add) == 0 && r.frozenDead <= len(r.frozen)/4 {
-		return
-	}
-	slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
-	live := len(r.frozen) - r.frozenDead + len(add)
-	var out []frozenRec
-	inPlace := len(add) == 0 && live >= cap(r.frozen)/2
-	if inPlace {
-		out = r.frozen[:0] // dropping the dead only: the write index trails the read index
-	} else {
-		out = make([]frozenRec, 0, live)
-	}
-	i := 0
-	for k := range r.frozen {
-		o := &r.frozen[k]
-		if o.flags&rDead != 0 {
-			continue
-		}
-		for i < len(add) && add[i].s.Compare(&o.s) < 0 {
-			out = append(out, add[i])
-			i++
-		}
-		out = append(out, *o)
-	}
-	out = append(out, add[i:]...)
-	if inPlace {
-		clear(r.frozen[len(out):]) // the strings of the dropped
-	}
-	r.frozen, r.frozenDead = out, 0
-	// Maps do not shrink: rebuild one that lost most of its entries, or it
-	// keeps the room of all.
-	if len(add) > len(r.sessions) {
-		r.sessions = shrunk(r.sessions)
-	}
-	if marks > len(r.files) {
-		r.files = shrunk(r.files)
-	}
-}
-
-// shrunk is m copied into a map of its size.
-func shrunk[V any](m map[string]V) map[string]V {
-	c := make(map[string]V, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
-}
-
-// frozenCount is how many sessions are frozen.
-func (r *Relay) frozenCount() int { return len(r.frozen) - r.frozenDead }
-
-// sortedLive are the sessions in r.sessions (thawed), by id.
-func (r *Relay) sortedLive() []*entry {
-	out := make([]*entry, 0, len(r.sessions))
-	for _, e := range r.sessions {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].s.ID < out[j].s.ID })
-	return out
-}
-
-// each calls fn for every session in id order, frozen ones as a view fn
-// must not keep or change, with its path only if withPath.
-func (r *Relay) each(withPath bool, fn func(e *entry)) {
-	var v entry
-	var vs session.Session
-	r.inIDOrder(r.sortedLive(), fn, func(f *frozenRec) {
-		r.view(f, &v, &vs, withPath)
-		fn(&v)
-	})
-}
-
-// inIDOrder calls onLive for each of live (thawed sessions, sorted by id)
-// and onFrozen for each frozen session still frozen, all in id order.
-func (r *Relay) inIDOrder(live []*entry, onLive func(*entry), onFrozen func(*frozenRec)) {
-	i := 0
-	for k := range r.frozen {
-		f := &r.frozen[k]
-		if f.flags&rDead != 0 {
-			continue
-		}
-		for ; i < len(live); i++ {
-			if key := session.Key(live[i].s.ID); f.s.CompareID(&key) < 0 {
-				break
-			}
-			onLive(live[i])
-		}
-		onFrozen(f)
-	}
-	for ; i < len(live); i++ {
-		onLive(live[i])
-	}
+	return nil
 }

@@ -105,7 +105,7 @@ func snapshot(h *harness) (events, status, state string) {
 
 func frozenCount(h *harness) int {
 	n := make(chan int, 1)
-	h.r.enqueue(func() { n <- h.r.frozenCount() })
+	h.r.enqueue(func() { n <- h.r.m.store.frozenCount() })
 	return <-n
 }
 
@@ -162,48 +162,53 @@ func TestFrozenChangesNothing(t *testing.T) {
 	compare("restarted", again)
 }
 
-// TestFrozenPath: a frozen session keeps its log's name in the two forms
-// agents give it, gives it back exactly and finds itself by it; any other
-// name keeps the session thawed.
+// TestFrozenPath: a frozen session keeps its log's name in a form an agent
+// gives (parsers.LogName; its own agent's first), gives it back exactly and
+// finds itself by it; any other name keeps the session thawed.
 func TestFrozenPath(t *testing.T) {
 	id := uid(7)
 	claude := "/home/u/.claude/projects/-w-p/" + id + ".jsonl"
 	codex := "/home/u/.codex/sessions/2026/12/01/rollout-2026-12-01T08-00-00-" + id + ".jsonl"
 	for _, c := range []struct {
+		agent  parsers.Agent
 		path   string
 		ok     bool
 		others []string // names that are not this log
 	}{
-		{claude, true, []string{"/home/u/.claude/projects/-w-q/" + id + ".jsonl", "/home/u/.claude/projects/-w-p/rollout-2026-12-01T08-00-00-" + id + ".jsonl"}},
-		{codex, true, []string{"/home/u/.codex/sessions/2026/12/01/rollout-2026-12-01T08-00-01-" + id + ".jsonl",
+		{agClaude, claude, true, []string{"/home/u/.claude/projects/-w-q/" + id + ".jsonl", "/home/u/.claude/projects/-w-p/rollout-2026-12-01T08-00-00-" + id + ".jsonl"}},
+		{agCodex, codex, true, []string{"/home/u/.codex/sessions/2026/12/01/rollout-2026-12-01T08-00-01-" + id + ".jsonl",
 			"/home/u/.codex/sessions/2026/12/01/" + id + ".jsonl", "/home/u/.codex/sessions/2026/12/02/rollout-2026-12-01T08-00-00-" + id + ".jsonl"}},
-		{"/logs/s1.jsonl", false, nil}, // another session's
-		{"/home/u/.codex/sessions/rollout-2026-13-01T08-00-00-" + id + ".jsonl", false, nil}, // no such month
-		{"/home/u/.codex/sessions/rollout-1999-12-31T23-59-59-" + id + ".jsonl", false, nil}, // before the epoch
-		{"/home/u/x/" + id + ".json", false, nil},
-		{id + ".jsonl", false, nil},
+		{agClaude, codex, true, nil}, // a name another agent gives
+		{agCodex, claude, true, nil},
+		{agClaude, "/logs/s1.jsonl", false, nil}, // another session's
+		{agCodex, "/home/u/.codex/sessions/rollout-2026-13-01T08-00-00-" + id + ".jsonl", false, nil}, // no such month
+		{agCodex, "/home/u/.codex/sessions/rollout-1999-12-31T23-59-59-" + id + ".jsonl", false, nil}, // before the epoch
+		{agClaude, "/home/u/x/" + id + ".json", false, nil},
+		{agClaude, id + ".jsonl", false, nil},
+		{parsers.Agent("toy"), "/home/u/x/" + id + ".jsonl", true, nil}, // an agent nobody registered
+		{parsers.Agent("toy"), "/home/u/x/" + id + ".log", false, nil},
 	} {
 		r := New(DefaultConfig(), nil, nil, zerolog.Nop())
-		r.logLine(LogLine{Path: c.path, Session: id, Agent: agClaude, End: 10, Line: 1, Evidence: parsers.Evidence{Kind: parsers.KindPrompt}, Bootstrap: true})
-		r.booted = true
-		r.settle(r.sessions[id])
-		r.freezeIdle(true)
-		if got := r.frozenCount() == 1; got != c.ok {
+		r.m.logLine(LogLine{Path: c.path, Session: id, Agent: c.agent, End: 10, Line: 1, Evidence: parsers.Evidence{Kind: parsers.KindPrompt}, Bootstrap: true})
+		r.m.store.booted = true
+		r.m.settle(r.m.store.sessions[id])
+		r.m.freezeIdle(true)
+		if got := r.m.store.frozenCount() == 1; got != c.ok {
 			t.Errorf("%s: frozen %v, want %v", c.path, got, c.ok)
 			continue
 		}
 		if !c.ok {
 			continue
 		}
-		if f := r.frozenFile(c.path); f == nil || f.path(id) != c.path || f.mark().End != 10 {
+		if f := r.m.store.frozenFile(c.path); f == nil || f.path(id) != c.path || f.mark().End != 10 {
 			t.Errorf("%s: not found by its name, or given back otherwise", c.path)
 		}
 		for _, o := range c.others {
-			if r.frozenFile(o) != nil {
+			if r.m.store.frozenFile(o) != nil {
 				t.Errorf("%s: found by %s", c.path, o)
 			}
 		}
-		if e := r.get(id); e == nil || e.path != c.path || r.files[c.path].End != 10 {
+		if e := r.m.store.get(id); e == nil || e.path != c.path || r.m.store.files[c.path].End != 10 {
 			t.Errorf("%s: thawed with another path or mark", c.path)
 		}
 	}

@@ -136,7 +136,7 @@ func (g *goldenSet) take(i int) {
 	var sv Saved
 	select {
 	case sv = <-saved:
-	case <-g.hs[i].r.done:
+	case <-g.hs[i].r.loop.done:
 		g.t.Fatalf("relay %d stopped before the test took its golden", i+1)
 	}
 	rec.mu.Lock()
@@ -171,7 +171,7 @@ func (h *harness) stop() {
 		}
 	}
 	h.cancel()
-	<-h.r.done
+	<-h.r.loop.done
 }
 
 func (g *goldenSet) finish() {

@@ -53,7 +53,7 @@ func newHarnessFreezing(t *testing.T, cfg Config, mode freezeMode) *harness {
 	h := &harness{t: t, clock: vclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), follow: &fakeFollower{}, ctx: ctx, cancel: cancel,
 		off: map[string]int64{}, parser: map[string]parsers.Parser{}}
 	h.r = New(cfg, h.clock, h.follow, zerolog.Nop())
-	h.r.freezing = mode // every session at rest frozen after each step: it must change nothing
+	h.r.m.store.freezing = mode // every session at rest frozen after each step: it must change nothing
 	h.clock.Settle = func() { h.r.Status(ctx) }
 	goldenAdd(h)
 	go h.r.Run(ctx)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 	"strconv"
 	"time"
 
@@ -102,42 +100,20 @@ type savedEntry struct {
 	Path    string        `json:"path,omitempty"`
 }
 
-// Save hands the relay's state, once it has processed everything enqueued
-// before the call, to done (on the relay goroutine: done must not block).
-func (r *Relay) Save(done func(Saved)) { r.save(true, done) }
-
-// SaveChanged is Save that hands over no state and no marks (nil) when
-// nothing changed since the last Save: an idle daemon's periodic
-// checkpoint is not rewritten then, and encoding 10 000 sessions every 5 s
-// anyway grew its RSS from 25 to 45 MiB within a minute.
-func (r *Relay) SaveChanged(done func(Saved)) { r.save(false, done) }
-
-func (r *Relay) save(always bool, done func(Saved)) {
-	r.enqueue(func() {
-		// Checkpoints come every few seconds: the sessions nothing touched
-		// since the last one are at rest.
-		defer r.freezeIdle(false)
-		if !always && !r.changed {
-			done(Saved{})
-			return
-		}
-		b, err := r.encodeState()
-		if err != nil {
-			r.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
-			b = nil
-		}
-		marks := make(map[string]Mark, len(r.files)+r.frozenCount())
-		for p, f := range r.files {
-			marks[p] = f.Mark
-		}
-		for i := range r.frozen {
-			if f := &r.frozen[i]; f.flags&(rDead|rMark) == rMark {
-				marks[f.path(f.s.ID())] = f.mark().Mark
-			}
-		}
-		done(Saved{State: b, Marks: marks, Changed: r.changed})
-		r.changed = false
-	})
+// checkpoint is the state to save, unless !always and nothing changed
+// since the last one (then Saved{}).
+func (m *machine) checkpoint(always bool) Saved {
+	if !always && !m.store.changed {
+		return Saved{}
+	}
+	b, err := m.encodeState()
+	if err != nil {
+		m.log.Error().Err(err).Msg("state not encodable; checkpoint keeps positions only")
+		b = nil
+	}
+	sv := Saved{State: b, Marks: m.store.marks(), Changed: m.store.changed}
+	m.store.changed = false
+	return sv
 }
 
 // savedEntrySize is about what a finished session takes in the saved state.
@@ -148,79 +124,40 @@ const savedEntrySize = 400
 // own growing buffer were most of the daemon's peak heap. The buffer starts
 // at the size of the previous state; the first, at what finished sessions
 // take (the doublings up to 10 000 of them were 8 MB of garbage).
-func (r *Relay) encodeState() ([]byte, error) {
-	size := r.stateSize
-	if size == 0 {
-		size = savedEntrySize * (len(r.sessions) + r.frozenCount())
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+size/8))
+func (m *machine) encodeState() ([]byte, error) {
+	buf := m.store.stateBuf()
 	enc := json.NewEncoder(buf)
 	buf.WriteString(`{"version":`)
 	buf.WriteString(strconv.Itoa(savedVersion))
 	buf.WriteString(`,"seq":`)
-	buf.WriteString(strconv.FormatUint(r.seq, 10))
-	if len(r.tabs) > 0 {
+	buf.WriteString(strconv.FormatUint(m.seq, 10))
+	if len(m.bind.tabs) > 0 {
 		buf.WriteString(`,"tabs":`)
-		if err := enc.Encode(r.tabs); err != nil {
+		if err := enc.Encode(m.bind.tabs); err != nil {
 			return nil, err
 		}
 	}
-	if len(r.tabProcs) > 0 {
+	if len(m.bind.tabProcs) > 0 {
 		buf.WriteString(`,"tab_procs":`)
-		if err := enc.Encode(r.tabProcs); err != nil {
+		if err := enc.Encode(m.bind.tabProcs); err != nil {
 			return nil, err
 		}
 	}
-	if regs := r.regSaved(); len(regs) > 0 {
+	if regs := m.regSaved(); len(regs) > 0 {
 		buf.WriteString(`,"registry":`)
 		if err := enc.Encode(regs); err != nil {
 			return nil, err
 		}
 	}
-	buf.WriteString(`,"sessions":[`)
-	i := 0
-	var err error
-	r.each(true, func(e *entry) {
-		if err != nil {
-			return
-		}
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		i++
-		err = enc.Encode(savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
-	})
-	if err != nil {
+	if err := m.store.encodeSessions(buf, enc); err != nil {
 		return nil, err
 	}
-	buf.WriteString("]}")
-	r.stateSize = buf.Len()
+	buf.WriteString("}")
+	m.store.stateSize = buf.Len()
 	return buf.Bytes(), nil
 }
 
-// Restore loads a state Save produced, before any log line of this run.
-// Replay lines that follow are then already part of it and skipped. A state
-// it cannot read is reported and ignored: the logs are folded afresh.
-func (r *Relay) Restore(state []byte) {
-	r.enqueue(func() {
-		defer r.restoreOnce.Do(func() { close(r.restoredCh) })
-		if len(state) == 0 {
-			return
-		}
-		r.record(RecordLine{Kind: RecRestore, State: append(json.RawMessage(nil), state...)})
-		if err := r.restore(state); err != nil {
-			r.log.Warn().Err(err).Msg("saved state unreadable; rebuilding it from the logs")
-			return
-		}
-		r.log.Info().Int("sessions", len(r.sessions)+r.frozenCount()).Int("tabs", len(r.tabs)).Msg("state restored")
-	})
-}
-
-// Restored is closed once Restore has run: requests served before it would
-// be overwritten by the older saved state.
-func (r *Relay) Restored() <-chan struct{} { return r.restoredCh }
-
-func (r *Relay) restore(b []byte) error {
+func (m *machine) restore(b []byte) error {
 	var st savedRelay
 	if err := json.Unmarshal(b, &st); err != nil {
 		return fmt.Errorf("saved state: %w", err)
@@ -228,104 +165,17 @@ func (r *Relay) restore(b []byte) error {
 	if st.Version != savedVersion {
 		return fmt.Errorf("saved state version %d, want %d", st.Version, savedVersion)
 	}
-	r.seq = st.Seq
+	m.seq = st.Seq
 	for t, s := range st.Tabs {
-		r.tabs[t] = s
+		m.bind.setTab(t, s)
 	}
 	for t, p := range st.TabProcs {
-		r.tabProcs[t] = p
+		m.bind.tabProcs[t] = p
 	}
-	r.regRestore(st.Registry)
+	m.regRestore(st.Registry)
 	// One quiet period for every restored session, as if each had armed
 	// its own at this instant (they would fire together, in this order):
 	// 10 000 timers at rest are 2 MB.
-	q := r.armStartQuiet()
-	pinned := r.pins()
-	add := make([]frozenRec, 0, len(st.Sessions))
-	var last map[string]int // where each id was saved last, when one was saved twice
-	for i := 1; i < len(st.Sessions) && last == nil; i++ {
-		if st.Sessions[i-1].Session.ID >= st.Sessions[i].Session.ID {
-			last = map[string]int{}
-			for i, se := range st.Sessions {
-				last[se.Session.ID] = i
-			}
-		}
-	}
-	fresh := len(r.sessions) == 0 && len(r.frozen) == 0
-	for i, se := range st.Sessions {
-		if se.Session.ID == "" || last != nil && last[se.Session.ID] != i {
-			continue
-		}
-		e := &entry{s: session.Restore(se.Session), tab: se.Tab, since: se.Since, path: se.Path, quiet: q}
-		r.locate(e)
-		if !fresh {
-			r.get(e.s.ID) // a session already there is replaced
-		} else if f, ok := r.freeze(e, pinned); ok {
-			add = append(add, f)
-			continue
-		}
-		r.sessions[e.s.ID] = e
-	}
-	if last != nil {
-		slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
-	}
-	if fresh {
-		r.frozen = add
-	}
-	r.restored = true
+	m.store.restore(st.Sessions, m.armStartQuiet(), m.pins())
 	return nil
-}
-
-// armStartQuiet arms the quiet period shared by the sessions a start-up
-// knows without a live line: those restored, and those whose history ends
-// on a final message (settle). One timer, not one each.
-func (r *Relay) armStartQuiet() *quietArm {
-	if r.startQuiet != nil {
-		r.startQuiet.stop()
-	}
-	q := &quietArm{}
-	q.stop = r.after(r.cfg.TurnQuiet, func() { r.startQuietRan(q) })
-	r.startQuiet = q
-	return q
-}
-
-// startQuietRan is the start-up's quiet period, run for each session whose
-// own it still is (no log line re-armed it), in id order. A frozen one is
-// judged in place, and stays frozen.
-func (r *Relay) startQuietRan(q *quietArm) {
-	if r.startQuiet != q {
-		return
-	}
-	r.startQuiet = nil
-	var live []*entry
-	for _, e := range r.sessions {
-		if e.quiet == q {
-			e.quiet = nil
-			live = append(live, e)
-		}
-	}
-	sort.Slice(live, func(i, j int) bool { return live[i].s.ID < live[j].s.ID })
-	quiet := func(e *entry) bool {
-		ch, ok := e.s.Quiet()
-		if ok {
-			r.moved(e)
-			r.publish(e, ch, false)
-		}
-		return ok
-	}
-	var v entry
-	var vs session.Session
-	r.inIDOrder(live, func(e *entry) { quiet(e) }, func(f *frozenRec) {
-		if f.flags&rStartQuiet == 0 {
-			return
-		}
-		f.flags &^= rStartQuiet
-		if f.s.View(&vs, false); !vs.TurnOpen() {
-			return // Quiet is a no-op
-		}
-		r.view(f, &v, &vs, true)
-		if quiet(&v) {
-			r.refreeze(f, &v)
-		}
-	})
 }

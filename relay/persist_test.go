@@ -23,15 +23,15 @@ func TestEncodeStateIsMarshal(t *testing.T) {
 	type pair struct{ got, want []byte }
 	res := make(chan pair, 1)
 	h.r.enqueue(func() {
-		st := savedRelay{Version: savedVersion, Seq: h.r.seq, Tabs: h.r.tabs, TabProcs: h.r.tabProcs, Registry: h.r.regSaved()}
-		for _, e := range h.r.sortedEntries() {
+		st := savedRelay{Version: savedVersion, Seq: h.r.m.seq, Tabs: h.r.m.bind.tabs, TabProcs: h.r.m.bind.tabProcs, Registry: h.r.m.regSaved()}
+		for _, e := range h.r.m.store.sortedEntries() {
 			st.Sessions = append(st.Sessions, savedEntry{Session: e.s.Save(), Tab: e.tab, Since: e.since, Path: e.path})
 		}
 		want, err := json.Marshal(st)
 		if err != nil {
 			t.Error(err)
 		}
-		got, err := h.r.encodeState()
+		got, err := h.r.m.encodeState()
 		if err != nil {
 			t.Error(err)
 		}

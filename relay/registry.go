@@ -1,12 +1,10 @@
 package relay
 
 import (
-	"runtime"
 	"slices"
 	"sort"
 	"time"
 
-	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/relay/session"
 )
 
@@ -29,16 +27,6 @@ import (
 //     by a pidfd where there are pidfds, and by a slow sweep elsewhere: never
 //     by fast polling.
 
-const (
-	// registrySweep is how often registry processes no pidfd watches are
-	// checked (one read of /proc/<pid>/stat each), and how long a gone
-	// process is left to its tab's own close.
-	registrySweep = 2 * time.Second
-	// goneMisses is how many sweeps after start-up a gone process waits for
-	// its session to appear before it is given up.
-	goneMisses = 5
-)
-
 // RegistryProcess is one file of the registry, as its reader (package
 // watcher/registry, wired in by pipeline/ingest) delivers it.
 type RegistryProcess struct {
@@ -52,6 +40,14 @@ type RegistryProcess struct {
 	Status          string // busy, idle, waiting
 	WaitingFor      string
 	StatusUpdatedAt int64
+}
+
+// registry is the registry processes the machine follows: by file, and by
+// session.
+type registry struct {
+	procs      map[string]*regProc   // registry file → its process
+	idx        map[string][]*regProc // session → its registry processes
+	sweepArmed bool                  // a liveness sweep is scheduled
 }
 
 // regProc is one registry file as the relay keeps it.
@@ -88,133 +84,73 @@ type regProc struct {
 	waited int64
 }
 
-// RegistryEntry takes a registry file created or rewritten.
-func (r *Relay) RegistryEntry(e RegistryProcess) {
-	// The process's identity is read here, off the relay goroutine.
-	start := e.ProcStart
-	if runtime.GOOS != "linux" || start == 0 {
-		// Claude's procStart is /proc's starttime on Linux (measured);
-		// elsewhere its unit is unknown: the start seen now identifies it.
-		start, _ = proctree.StartTime(e.Pid)
-	} else if cur, err := proctree.StartTime(e.Pid); err == nil && cur != start && startedWhenSaid(e) {
-		// Another procStart, but the process started when the file says it
-		// did (startedAt): the unit changed, not the process. A reused pid
-		// starts long after the entry's own start.
-		start = cur
-	}
-	r.RegistryEntryStarted(e, start)
-}
-
-// RegistryEntryStarted is RegistryEntry with the process's start time read
-// already (a replay feeds the recorded entries).
-func (r *Relay) RegistryEntryStarted(e RegistryProcess, start uint64) {
-	r.enqueue(func() {
-		if r.rec != nil {
-			r.record(RecordLine{Kind: RecRegistry, Registry: &e, Start: start})
-		}
-		r.regEntry(e, start)
-	})
-}
-
-// startSlack is how far the agent's own startedAt may lag its process's
-// start (Claude Code stamps it once Node is up: under a second, measured).
-const startSlack = 10 * time.Second
-
-// startedWhenSaid reports whether the process with e's pid started when e
-// says the agent did.
-func startedWhenSaid(e RegistryProcess) bool {
-	t, err := proctree.Started(e.Pid)
-	if err != nil || e.StartedAt <= 0 {
-		return false
-	}
-	d := time.UnixMilli(e.StartedAt).Sub(t)
-	return d > -time.Second && d < startSlack
-}
-
-// RegistryRemoved takes a registry file's removal: a goodbye once its
-// process exits (regRemoved).
-func (r *Relay) RegistryRemoved(path string) {
-	r.enqueue(func() {
-		r.record(RecordLine{Kind: RecRegistryRemoved, Path: path})
-		r.regRemoved(path)
-	})
-}
-
-func (r *Relay) regEntry(ent RegistryProcess, start uint64) {
-	p := r.reg[ent.Path]
+func (m *machine) regEntry(ent RegistryProcess, start uint64) {
+	p := m.reg.procs[ent.Path]
 	if p == nil {
 		p = &regProc{}
-		r.reg[ent.Path] = p
+		m.reg.procs[ent.Path] = p
 	}
 	if p.e.Pid != ent.Pid || p.e.SessionID != ent.SessionID || p.removed {
-		r.changed = true // the checkpoint keeps which process has which session
+		m.store.changed = true // the checkpoint keeps which process has which session
 	}
 	prev := p.e
 	p.e = ent
 	p.removed, p.restored = false, false
 	if prev.Pid != ent.Pid || prev.ProcStart != ent.ProcStart {
 		if p.watched {
-			r.forgetExit(prev.Pid, p.start)
+			m.forgetExit(prev.Pid, p.start)
 		}
 		p.start, p.gone, p.told, p.suspect, p.watched, p.grace, p.misses = start, false, false, 0, false, false, 0
 	}
 	if prev.SessionID != ent.SessionID {
-		r.regIndex(ent.SessionID, p, true)
+		m.reg.index(ent.SessionID, p, true)
 		if prev.SessionID != "" {
-			r.regIndex(prev.SessionID, p, false)
-			r.regSessionChanged(prev.SessionID)
+			m.reg.index(prev.SessionID, p, false)
+			m.regSessionChanged(prev.SessionID)
 		}
 		p.tab, p.waited = "", 0
 	}
 	if ent.Status != session.RegistryWaiting {
 		p.waited = 0
 	}
-	if !r.alive(ent.Pid, p.start) {
-		r.regDied(p)
+	if !m.alive(ent.Pid, p.start) {
+		m.regDied(p)
 		return
 	}
 	if !p.watched {
-		p.watched = r.watchExit(ent.Pid, p.start)
+		p.watched = m.watchExit(ent.Pid, p.start)
 	}
 	if p.tab == "" {
-		r.regBind(p)
+		m.regBind(p)
 	}
-	if e := r.get(ent.SessionID); e != nil && r.regFor(ent.SessionID) == p {
-		r.regStatus(e, p)
+	if e := m.store.get(ent.SessionID); e != nil && m.reg.of(ent.SessionID) == p {
+		m.regStatus(e, p)
 	}
-	r.armSweep()
+	m.armSweep()
 }
 
-// RegistryListed tells the relay that every registry file present at
-// start-up has been delivered: a process restored from the checkpoint whose
-// file is not among them removed it while the daemon was down.
-func (r *Relay) RegistryListed() {
-	r.enqueue(r.regListed)
-}
-
-func (r *Relay) regListed() {
-	r.record(RecordLine{Kind: RecRegistryListed})
-	for _, p := range r.regSorted() {
+func (m *machine) regListed() {
+	for _, p := range m.reg.sorted() {
 		if !p.restored {
 			continue
 		}
 		p.restored, p.removed = false, true
-		if r.alive(p.e.Pid, p.start) {
+		if m.alive(p.e.Pid, p.start) {
 			// The file went, the process did not: liveness decides.
 			if !p.watched {
-				p.watched = r.watchExit(p.e.Pid, p.start)
+				p.watched = m.watchExit(p.e.Pid, p.start)
 			}
 			continue
 		}
-		r.regGone(p) // file and process gone: the goodbye we slept through
+		m.regGone(p) // file and process gone: the goodbye we slept through
 	}
-	r.armSweep()
+	m.armSweep()
 }
 
 // regSaved is what a checkpoint keeps of the registry processes, by path.
-func (r *Relay) regSaved() []savedReg {
-	out := make([]savedReg, 0, len(r.reg))
-	for _, p := range r.regSorted() {
+func (m *machine) regSaved() []savedReg {
+	out := make([]savedReg, 0, len(m.reg.procs))
+	for _, p := range m.reg.sorted() {
 		if p.gone {
 			continue
 		}
@@ -227,158 +163,61 @@ func (r *Relay) regSaved() []savedReg {
 // regRestore brings back the registry processes of a checkpoint. The
 // registry's listing at start-up reads each file again (RegistryListed
 // settles those it does not find), and the sweep checks each process.
-func (r *Relay) regRestore(saved []savedReg) {
+func (m *machine) regRestore(saved []savedReg) {
 	for _, sr := range saved {
-		if sr.Path == "" || sr.Pid <= 0 || sr.SessionID == "" || r.reg[sr.Path] != nil {
+		if sr.Path == "" || sr.Pid <= 0 || sr.SessionID == "" || m.reg.procs[sr.Path] != nil {
 			continue
 		}
 		p := &regProc{e: RegistryProcess{Path: sr.Path, Pid: sr.Pid, SessionID: sr.SessionID, ProcStart: sr.ProcStart,
 			StartedAt: sr.StartedAt}, start: sr.Start, tab: sr.Tab, removed: sr.Removed, restored: !sr.Removed}
-		r.reg[sr.Path] = p
-		r.regIndex(sr.SessionID, p, true)
+		m.reg.procs[sr.Path] = p
+		m.reg.index(sr.SessionID, p, true)
 		if p.removed {
-			p.watched = r.watchExit(p.e.Pid, p.start) // no file will be read again for it
+			p.watched = m.watchExit(p.e.Pid, p.start) // no file will be read again for it
 		}
 	}
-	r.armSweep()
+	m.armSweep()
 }
 
 // regSessionChanged: the same process moved to another conversation (/clear
 // without hooks): the old one ended. With hooks, SessionEnd says so.
-func (r *Relay) regSessionChanged(old string) {
-	if r.regFor(old) != nil {
+func (m *machine) regSessionChanged(old string) {
+	if m.reg.of(old) != nil {
 		return // another process has it
 	}
-	if e := r.get(old); e != nil && !e.s.Hooked() {
-		r.regEnd(e, session.ReasonSessionEnd, "registry.session_changed")
+	if e := m.store.get(old); e != nil && !e.s.Hooked() {
+		m.regEnd(e, session.ReasonSessionEnd, "registry.session_changed")
 	}
 }
 
-func (r *Relay) regRemoved(path string) {
-	p := r.reg[path]
+func (m *machine) regRemoved(path string) {
+	p := m.reg.procs[path]
 	if p == nil || p.removed {
 		return
 	}
-	if !p.gone && r.alive(p.e.Pid, p.start) {
+	if !p.gone && m.alive(p.e.Pid, p.start) {
 		// Claude Code removes its file just before it exits, so the exit
 		// follows at once (a pidfd or the sweep tells it); a process that
 		// runs on was not saying goodbye. Liveness decides.
-		p.removed, p.removedAt = true, r.clock.Now()
-		r.changed = true
-		r.armSweep()
+		p.removed, p.removedAt = true, m.now
+		m.store.changed = true
+		m.armSweep()
 		return
 	}
-	r.regForget(p)
-	r.regFarewell(p)
-}
-
-// goodbyeGrace is how long after its process removed its registry file a
-// tab's close is taken for that goodbye: Claude Code removes the file, then
-// exits, and its tab's close (wrap's report of its child's exit) races the
-// pidfd's report of the same exit.
-const goodbyeGrace = 2 * time.Second
-
-// regSaidGoodbye ends e as its process's goodbye (registry.removed) when
-// the process removed its file within goodbyeGrace before e's tab closed,
-// and reports whether it ended e.
-func (r *Relay) regSaidGoodbye(e *entry) bool {
-	p := r.regFor(e.s.ID)
-	if p == nil || !p.removed || r.clock.Now().Sub(p.removedAt) > goodbyeGrace || e.s.State == session.Ended {
-		return false
-	}
-	r.regGone(p)
-	return e.s.State == session.Ended
-}
-
-// regForget drops p: its file is gone, and so is its process or its claim
-// to the session.
-func (r *Relay) regForget(p *regProc) {
-	if r.reg[p.e.Path] == p {
-		delete(r.reg, p.e.Path)
-		r.changed = true
-	}
-	r.regIndex(p.e.SessionID, p, false)
-	if p.watched {
-		r.forgetExit(p.e.Pid, p.start)
-		p.watched = false
-	}
-}
-
-// regFarewell ends the session of a process that removed its file and is
-// gone, unless another process has the session (resumed meanwhile). A
-// session with hooks has usually been ended by its SessionEnd hook, which
-// says it first-hand.
-func (r *Relay) regFarewell(p *regProc) {
-	id := p.e.SessionID
-	if q := r.regFor(id); q != nil && !q.gone {
-		return
-	}
-	e := r.get(id)
-	if e == nil || e.s.State == session.Ended || p.told {
-		return
-	}
-	p.told = true
-	r.regEnd(e, session.ReasonSessionEnd, "registry.removed")
-}
-
-// regGone ends the session of a process found gone, once; a session that
-// is not there yet (its log not read yet) is ended by the next sweep.
-func (r *Relay) regGone(p *regProc) {
-	if p.removed {
-		// It removed its file, then exited: a goodbye.
-		p.gone = true
-		r.regForget(p)
-		r.regFarewell(p)
-		return
-	}
-	if !p.gone {
-		p.gone = true
-		r.counters.ProcessesGone++
-	}
-	if p.told {
-		return
-	}
-	if q := r.regFor(p.e.SessionID); q != nil && !q.gone {
-		p.told = true // the session lives on in another process
-		return
-	}
-	e := r.get(p.e.SessionID)
-	if e == nil || e.booting {
-		if r.booted {
-			p.misses++
-		}
-		if p.misses > goneMisses {
-			// No session will come: a dead process writes no log, and one
-			// already on disk is found well within these sweeps. Stop
-			// sweeping for it, so a stale file costs nothing at rest.
-			p.told = true
-			return
-		}
-		r.armSweep()
-		return
-	}
-	p.told = true
-	r.regEnd(e, session.ReasonProcessGone, "registry.process_gone")
-}
-
-func (r *Relay) regEnd(e *entry, reason, rule string) {
-	if ch, ok := e.s.EndFrom(reason, session.SourceRegistry, rule); ok {
-		r.closeWindow(e.tab)
-		r.moved(e)
-		r.publish(e, ch, false)
-	}
+	m.regForget(p)
+	m.regFarewell(p)
 }
 
 // regBind binds the tab whose process is p's pid or its nearest ancestor.
-func (r *Relay) regBind(p *regProc) {
+func (m *machine) regBind(p *regProc) {
 	type match struct {
 		tab   string
 		pid   int
 		depth int
 	}
 	var ms []match
-	for tab, tp := range r.tabProcs {
-		if r.descends(p.e.Pid, tp.Pid) && r.alive(tp.Pid, tp.Start) {
+	for tab, tp := range m.bind.tabProcs {
+		if m.descends(p.e.Pid, tp.Pid) && m.alive(tp.Pid, tp.Start) {
 			ms = append(ms, match{tab: tab, pid: tp.Pid})
 		}
 	}
@@ -389,26 +228,26 @@ func (r *Relay) regBind(p *regProc) {
 	// from all the others.
 	for i := range ms {
 		for j := range ms {
-			if r.descends(ms[i].pid, ms[j].pid) && ms[i].pid != ms[j].pid {
+			if m.descends(ms[i].pid, ms[j].pid) && ms[i].pid != ms[j].pid {
 				ms[i].depth++
 			}
 		}
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].depth > ms[j].depth })
 	if len(ms) > 1 && ms[1].pid == ms[0].pid {
-		r.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).Str("other", ms[1].tab).
+		m.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).Str("other", ms[1].tab).
 			Msg("two tabs report the same process; no tab bound")
 		return
 	}
-	if r.sharedTab(ms[0].tab) {
-		r.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).
+	if m.sharedTab(ms[0].tab) {
+		m.log.Debug().Int("pid", p.e.Pid).Str("tab", ms[0].tab).
 			Msg("the nearest tab's process is an ancestor of another tab's; no tab bound")
 		return
 	}
 	tab, id := ms[0].tab, p.e.SessionID
-	if cur := r.tabs[tab]; cur != "" && cur != id {
-		if q := r.regFor(cur); q != nil && !q.gone && q.e.Pid != p.e.Pid {
-			if r.descends(p.e.Pid, q.e.Pid) {
+	if cur := m.bind.tabs[tab]; cur != "" && cur != id {
+		if q := m.reg.of(cur); q != nil && !q.gone && q.e.Pid != p.e.Pid {
+			if m.descends(p.e.Pid, q.e.Pid) {
 				// An agent run inside the tab's agent (as a tool): the tab
 				// stays its parent's, as with hooks.
 				return
@@ -416,22 +255,21 @@ func (r *Relay) regBind(p *regProc) {
 		}
 	}
 	p.tab = tab
-	r.log.Debug().Str("session", id).Str("tab", tab).Int("pid", p.e.Pid).Str("rule", "registry.tab_bound").
+	m.log.Debug().Str("session", id).Str("tab", tab).Int("pid", p.e.Pid).Str("rule", "registry.tab_bound").
 		Msg("tab bound by its process")
-	if r.tabs[tab] != id {
-		r.tabs[tab] = id
-		r.changed = true
+	if m.bind.setTab(tab, id) {
+		m.store.changed = true
 	}
-	if e := r.get(id); e != nil && e.tab != tab {
+	if e := m.store.get(id); e != nil && e.tab != tab {
 		e.tab = tab
-		r.changed = true
+		m.store.changed = true
 	}
 }
 
 // regAttach gives a session that just appeared what the registry knows:
 // its tab, its process's status.
-func (r *Relay) regAttach(e *entry) {
-	p := r.regFor(e.s.ID)
+func (m *machine) regAttach(e *entry) {
+	p := m.reg.of(e.s.ID)
 	if p == nil {
 		return
 	}
@@ -442,7 +280,7 @@ func (r *Relay) regAttach(e *entry) {
 
 // regStatus applies the registry's status to a session without hooks; the
 // caller publishes nothing else for it.
-func (r *Relay) regStatus(e *entry, p *regProc) {
+func (m *machine) regStatus(e *entry, p *regProc) {
 	if e.s.Hooked() || p.gone || e.booting {
 		return
 	}
@@ -454,8 +292,8 @@ func (r *Relay) regStatus(e *entry, p *regProc) {
 		p.waited = waitStamp(p.e.StatusUpdatedAt)
 	}
 	if ok {
-		r.moved(e)
-		r.publish(e, ch, false)
+		m.moved(e)
+		m.publish(e, ch, false)
 	}
 }
 
@@ -470,100 +308,41 @@ func waitStamp(updatedAt int64) int64 {
 
 // regAfterLog applies a wait the registry wrote before the log opened its
 // turn, once the log has.
-func (r *Relay) regAfterLog(e *entry) {
-	if len(r.reg) == 0 {
+func (m *machine) regAfterLog(e *entry) {
+	if len(m.reg.procs) == 0 {
 		return // the hot path: no registry
 	}
-	if p := r.regFor(e.s.ID); p != nil && p.e.Status == session.RegistryWaiting && p.waited == 0 {
-		r.regStatus(e, p)
+	if p := m.reg.of(e.s.ID); p != nil && p.e.Status == session.RegistryWaiting && p.waited == 0 {
+		m.regStatus(e, p)
 	}
 }
 
 // regTabProcess binds a newly reported tab process to the registry entries
 // it runs.
-func (r *Relay) regTabProcess() {
-	for _, p := range r.regSorted() {
+func (m *machine) regTabProcess() {
+	for _, p := range m.reg.sorted() {
 		if p.tab == "" && !p.gone {
-			r.regBind(p)
+			m.regBind(p)
 		}
 	}
 }
 
-func (r *Relay) regSorted() []*regProc {
-	out := make([]*regProc, 0, len(r.reg))
-	for _, p := range r.reg {
+func (rg *registry) sorted() []*regProc {
+	out := make([]*regProc, 0, len(rg.procs))
+	for _, p := range rg.procs {
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].e.Path < out[j].e.Path })
 	return out
 }
 
-// armSweep schedules the next liveness sweep while there is a process to
-// watch.
-func (r *Relay) armSweep() {
-	if r.sweepArmed {
-		return
-	}
-	need := false
-	for _, p := range r.reg {
-		need = need || (!p.gone && !p.watched) || (p.gone && !p.told)
-	}
-	if !need {
-		return // nothing to poll: no idle work at all
-	}
-	r.sweepArmed = true
-	r.after(registrySweep, r.sweep)
-}
-
-// sweep checks every registry process whose session is live.
-func (r *Relay) sweep() {
-	r.sweepArmed = false
-	for _, p := range r.regSorted() {
-		if p.grace {
-			continue // its tab's close is awaited (regExited)
-		}
-		if p.gone {
-			r.regGone(p) // a session that was not there yet
-			continue
-		}
-		if p.watched {
-			continue // its exit will be told
-		}
-		if r.alive(p.e.Pid, p.start) {
-			p.suspect = 0
-			continue
-		}
-		if p.removed {
-			r.regGone(p)
-			continue
-		}
-		if e := r.get(p.e.SessionID); e == nil || e.s.State == session.Ended {
-			// Nothing to end (its tab closed first, or no log yet): only
-			// status's "live" changes, and a later session is ended by
-			// regGone on the next sweep.
-			p.gone = true
-			r.counters.ProcessesGone++
-			p.told = e != nil
-			continue
-		}
-		if tp, ok := r.tabProcs[p.tab]; ok && tp.Pid == p.e.Pid && p.suspect == 0 {
-			// The tab runs this very process: its close, reported by whoever
-			// ran it, comes any moment and says more. Next sweep.
-			p.suspect++
-			continue
-		}
-		r.regGone(p)
-	}
-	r.armSweep()
-}
-
 // live reports the session's registry process: its pid (0 if none) and
 // whether it still runs.
-func (r *Relay) live(id string) (int, bool) {
-	if len(r.reg) == 0 {
+func (rg *registry) live(id string) (int, bool) {
+	if len(rg.procs) == 0 {
 		return 0, false
 	}
-	p := r.regFor(id)
+	p := rg.of(id)
 	if p == nil {
 		return 0, false
 	}
@@ -572,9 +351,9 @@ func (r *Relay) live(id string) (int, bool) {
 
 // regFor is the registry process of a session: a live one if any (the
 // latest started), else the latest gone one; nil if none.
-func (r *Relay) regFor(id string) *regProc {
+func (rg *registry) of(id string) *regProc {
 	var best *regProc
-	for _, p := range r.regIdx[id] {
+	for _, p := range rg.idx[id] {
 		if best == nil || (best.gone && !p.gone) ||
 			(best.gone == p.gone && (p.e.StartedAt > best.e.StartedAt || p.e.StartedAt == best.e.StartedAt && p.e.Path > best.e.Path)) {
 			best = p
@@ -584,75 +363,23 @@ func (r *Relay) regFor(id string) *regProc {
 }
 
 // regIndex adds p to (or removes it from) the session's processes.
-func (r *Relay) regIndex(id string, p *regProc, add bool) {
-	ps := slices.DeleteFunc(r.regIdx[id], func(q *regProc) bool { return q == p })
+func (rg *registry) index(id string, p *regProc, add bool) {
+	ps := slices.DeleteFunc(rg.idx[id], func(q *regProc) bool { return q == p })
 	if add {
 		ps = append(ps, p)
 	}
 	if len(ps) == 0 {
-		delete(r.regIdx, id)
+		delete(rg.idx, id)
 		return
 	}
-	r.regIdx[id] = ps
-}
-
-// regExited: a watched process exited.
-func (r *Relay) regExited(pid int, start uint64) {
-	r.record(RecordLine{Kind: RecExit, Pid: pid, Start: start})
-	for _, p := range r.regSorted() {
-		if p.e.Pid != pid || p.start != start || p.gone {
-			continue
-		}
-		p.watched = false
-		r.regDied(p)
-	}
-}
-
-// regDied ends the session of p's process, found exited: at once, unless
-// the tab runs this very process. Then its close, reported by whoever ran
-// it, comes any moment and says more, and it is given registrySweep. The
-// exit is found by its pidfd, a sweep, or a write of the file read after
-// the process died (Claude Code's last status write, read late).
-func (r *Relay) regDied(p *regProc) {
-	if p.grace {
-		return // the tab's close is awaited already
-	}
-	if p.removed {
-		r.regGone(p) // it said goodbye first: that is what ended it
-		return
-	}
-	pid, start := p.e.Pid, p.start
-	if tp, ok := r.tabProcs[p.tab]; !ok || tp.Pid != pid {
-		r.regGone(p)
-		return
-	}
-	if !p.gone {
-		p.gone = true
-		r.counters.ProcessesGone++
-	}
-	p.grace = true
-	r.after(registrySweep, func() {
-		// Unless the file named another process meanwhile (a reused
-		// pid rewrites it, and regEntry starts afresh).
-		if p.grace && p.e.Pid == pid && p.start == start {
-			p.grace = false
-			r.regGone(p)
-		}
-	})
-}
-
-// regClose releases the pidfds.
-func (r *Relay) regClose() {
-	if r.exits != nil {
-		r.exits.Close()
-	}
+	rg.idx[id] = ps
 }
 
 // regFiles counts the registry files present: a removed file whose
 // process runs on is still followed, but no longer a file.
-func (r *Relay) regFiles() int {
+func (rg *registry) files() int {
 	n := 0
-	for _, p := range r.reg {
+	for _, p := range rg.procs {
 		if !p.removed {
 			n++
 		}

@@ -135,7 +135,7 @@ func TestTabProcessesOfDeadTabsDropped(t *testing.T) {
 	}
 	gone := true
 	n := 0
-	h.do(func() { _, gone = h.r.tabProcs["gone"]; n = len(h.r.tabProcs) })
+	h.do(func() { _, gone = h.r.m.bind.tabProcs["gone"]; n = len(h.r.m.bind.tabProcs) })
 	if gone || n != 16 {
 		t.Fatalf("%d tab processes, the dead tab's kept: %v; want the 16 live ones", n, gone)
 	}
@@ -396,7 +396,7 @@ func TestRegistryRemoved(t *testing.T) {
 	for _, sweep := range []bool{false, true} {
 		t.Run(fmt.Sprintf("directory removed, processes run on (sweep=%v)", sweep), func(t *testing.T) {
 			h := newHarness(t, Config{})
-			h.do(func() { h.r.exitsOff = sweep })
+			h.do(func() { h.r.procs.exitsOff = sweep })
 			p1, p2 := spawn(t), spawn(t)
 			h.reg(p1.child, "s1", "busy", "")
 			h.reg(p2.child, "s2", "idle", "")
@@ -457,7 +457,7 @@ func (h *harness) awaitRegistry(n int) {
 	h.t.Helper()
 	for i := 0; ; i++ {
 		var got int
-		h.do(func() { got = len(h.r.reg) })
+		h.do(func() { got = len(h.r.m.reg.procs) })
 		if got == n {
 			return
 		}
@@ -480,7 +480,7 @@ func TestRegistryProcessGone(t *testing.T) {
 		}
 		newH := func(t *testing.T) *harness {
 			h := newHarness(t, Config{})
-			h.do(func() { h.r.exitsOff = sweep })
+			h.do(func() { h.r.procs.exitsOff = sweep })
 			return h
 		}
 		// found waits until the relay has found n processes gone: at the
@@ -646,7 +646,7 @@ func TestRegistryStaleFileStopsSweeping(t *testing.T) {
 	p.kill()
 	h.reg(p.child, "never", "busy", "")
 	armed := func() (on bool) {
-		h.do(func() { on = h.r.sweepArmed })
+		h.do(func() { on = h.r.m.reg.sweepArmed })
 		return on
 	}
 	for i := 0; i <= goneMisses && armed(); i++ {

@@ -15,6 +15,7 @@ const (
 	claude   = parsers.Agent("claude")
 	codex    = parsers.Agent("codex")
 	agClaude = claude // where a local variable shadows claude
+	agCodex  = codex
 )
 
 func must(t *testing.T, err error) {

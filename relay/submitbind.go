@@ -45,42 +45,42 @@ const maxSubmits = 256
 // clamps it). Age is judged by the daemon's clock, at arrival: a report
 // older than any window it could bind in, however it is stamped, binds
 // and undoes nothing.
-func (r *Relay) submitted(tab string, at time.Time) {
-	r.counters.Submits++
-	now := r.clock.Now()
-	if r.submits == nil {
-		r.submits = map[string]time.Time{}
+func (m *machine) submitted(tab string, at time.Time) {
+	m.counters.Submits++
+	now := m.now
+	if m.bind.submits == nil {
+		m.bind.submits = map[string]time.Time{}
 	}
-	for t, s := range r.submits {
+	for t, s := range m.bind.submits {
 		if now.Sub(s) > 2*submitWindow {
-			delete(r.submits, t) // too old to bind anything: keep the map small
+			delete(m.bind.submits, t) // too old to bind anything: keep the map small
 		}
 	}
 	n := 0
-	for _, b := range r.recentBinds {
+	for _, b := range m.bind.recentBinds {
 		if now.Sub(b.seen) <= 2*submitWindow {
-			r.recentBinds[n] = b
+			m.bind.recentBinds[n] = b
 			n++
 		}
 	}
-	r.recentBinds = r.recentBinds[:n]
+	m.bind.recentBinds = m.bind.recentBinds[:n]
 	if now.Sub(at) > 2*submitWindow {
 		return // reported too late to have started any turn still judged
 	}
-	if _, ok := r.submits[tab]; !ok && len(r.submits) >= maxSubmits {
+	if _, ok := m.bind.submits[tab]; !ok && len(m.bind.submits) >= maxSubmits {
 		oldest := ""
-		for t, s := range r.submits {
-			if oldest == "" || s.Before(r.submits[oldest]) || s.Equal(r.submits[oldest]) && t < oldest {
+		for t, s := range m.bind.submits {
+			if oldest == "" || s.Before(m.bind.submits[oldest]) || s.Equal(m.bind.submits[oldest]) && t < oldest {
 				oldest = t
 			}
 		}
-		delete(r.submits, oldest)
+		delete(m.bind.submits, oldest)
 	}
-	r.submits[tab] = at
-	if r.retract(tab, at) {
+	m.bind.submits[tab] = at
+	if m.retract(tab, at) {
 		return
 	}
-	r.lateSubmit(tab, at)
+	m.lateSubmit(tab, at)
 }
 
 // bindRec is a recent codex.bind.submit: the turn start's stamp and tab,
@@ -95,34 +95,34 @@ type bindRec struct {
 // already bound, would have made that binding ambiguous. The binding is
 // undone (the session is published again with no tab), and the submits are
 // spent as for any ambiguous turn start.
-func (r *Relay) retract(tab string, at time.Time) bool {
-	if b := r.get(r.tabs[tab]); b != nil && b.s.State != session.Ended {
+func (m *machine) retract(tab string, at time.Time) bool {
+	if b := m.store.get(m.bind.tabs[tab]); b != nil && b.s.State != session.Ended {
 		return false
 	}
-	for i, b := range r.recentBinds {
+	for i, b := range m.bind.recentBinds {
 		if b.tab == tab || !inWindow(at, b.at) {
 			continue
 		}
-		e := r.get(b.session)
+		e := m.store.get(b.session)
 		if e == nil || e.tab != b.tab || e.s.State == session.Ended {
 			continue // gone, rebound, or ended: republishing it would be a repeat
 		}
-		r.recentBinds = append(r.recentBinds[:i], r.recentBinds[i+1:]...)
-		if r.tabs[b.tab] == b.session {
-			delete(r.tabs, b.tab)
+		m.bind.recentBinds = append(m.bind.recentBinds[:i], m.bind.recentBinds[i+1:]...)
+		if m.bind.tabs[b.tab] == b.session {
+			m.bind.setTab(b.tab, "")
 		}
 		e.tab = ""
 		e.unbound = unboundTurn{at: b.at, ambiguous: true}
-		delete(r.submits, tab)
-		r.ambiguousAt = b.at
-		r.changed = true
-		r.counters.BindsAmbiguous++
-		r.counters.BindsRetracted++
-		r.log.Debug().Str("session", e.s.ID).Str("tab", b.tab).Str("late_tab", tab).Str("rule", "codex.bind.ambiguous").
+		delete(m.bind.submits, tab)
+		m.bind.ambiguousAt = b.at
+		m.store.changed = true
+		m.counters.BindsAmbiguous++
+		m.counters.BindsRetracted++
+		m.log.Debug().Str("session", e.s.ID).Str("tab", b.tab).Str("late_tab", tab).Str("rule", "codex.bind.ambiguous").
 			Msg("a late submit in another tab made the binding ambiguous: undone")
 		ch := sessionChange(e)
 		ch.Rule = "codex.bind.ambiguous"
-		r.publish(e, ch, false)
+		m.publish(e, ch, false)
 		return true
 	}
 	return false
@@ -144,18 +144,18 @@ type unboundTurn struct {
 // start in this submit's window that found no submit, and this tab is the
 // only candidate for it. The session's state is published again, with its
 // tab.
-func (r *Relay) lateSubmit(tab string, at time.Time) {
-	if b := r.get(r.tabs[tab]); b != nil && b.s.State != session.Ended {
+func (m *machine) lateSubmit(tab string, at time.Time) {
+	if b := m.store.get(m.bind.tabs[tab]); b != nil && b.s.State != session.Ended {
 		return
 	}
 	var found *entry
-	for _, e := range r.sessions {
+	for _, e := range m.store.sessions {
 		u := e.unbound
 		if e.tab != "" || u.at.IsZero() || u.ambiguous || !inWindow(at, u.at) {
 			continue
 		}
 		if found != nil {
-			r.counters.BindsAmbiguous++
+			m.counters.BindsAmbiguous++
 			return // two turn starts could be this submit's
 		}
 		found = e
@@ -163,10 +163,10 @@ func (r *Relay) lateSubmit(tab string, at time.Time) {
 	if found == nil {
 		return
 	}
-	if cands := r.candidates(found.unbound.at); len(cands) != 1 || cands[0] != tab {
+	if cands := m.candidates(found.unbound.at); len(cands) != 1 || cands[0] != tab {
 		return
 	}
-	r.bind(found, tab, found.unbound.at, "codex.bind.submit_late", true)
+	m.bindBySubmit(found, tab, found.unbound.at, "codex.bind.submit_late", true)
 }
 
 // inWindow reports whether a submit at at may have started a turn stamped
@@ -177,13 +177,13 @@ func inWindow(at, start time.Time) bool {
 
 // candidates are the tabs whose unused submit may have started a turn
 // stamped at: tabs bound to a session that has not ended are none.
-func (r *Relay) candidates(at time.Time) []string {
+func (m *machine) candidates(at time.Time) []string {
 	var cands []string
-	for tab, s := range r.submits {
+	for tab, s := range m.bind.submits {
 		if !inWindow(s, at) {
 			continue
 		}
-		if b := r.get(r.tabs[tab]); b != nil && b.s.State != session.Ended {
+		if b := m.store.get(m.bind.tabs[tab]); b != nil && b.s.State != session.Ended {
 			continue
 		}
 		cands = append(cands, tab)
@@ -196,9 +196,9 @@ func (r *Relay) candidates(at time.Time) []string {
 // published with the tab. The rollout's task_started, its user line and
 // the hooks report the same turn start: they are judged as one, by its
 // first stamp, and once it was ambiguous it stays so.
-func (r *Relay) turnStarted(e *entry, at time.Time) {
+func (m *machine) turnStarted(e *entry, at time.Time) {
 	if e.tab != "" {
-		delete(r.submits, e.tab)
+		delete(m.bind.submits, e.tab)
 		return
 	}
 	if s := parsers.Lookup(e.s.Agent); s == nil || !s.BindBySubmit {
@@ -212,9 +212,9 @@ func (r *Relay) turnStarted(e *entry, at time.Time) {
 	if u.ambiguous {
 		return
 	}
-	switch cands := r.candidates(u.at); len(cands) {
+	switch cands := m.candidates(u.at); len(cands) {
 	case 0:
-		if d := u.at.Sub(r.ambiguousAt); d >= -submitWindow && d <= submitWindow {
+		if d := u.at.Sub(m.bind.ambiguousAt); d >= -submitWindow && d <= submitWindow {
 			// Beside an ambiguous turn start: the submits it saw may be
 			// this one's too, so no late one binds it either.
 			u.ambiguous = true
@@ -222,65 +222,65 @@ func (r *Relay) turnStarted(e *entry, at time.Time) {
 	case 1:
 		// A new turn's own change, folded next, carries the tab; an echo
 		// publishes nothing, so the session is published again.
-		r.bind(e, cands[0], u.at, "codex.bind.submit", !fresh)
+		m.bindBySubmit(e, cands[0], u.at, "codex.bind.submit", !fresh)
 	default:
 		u.ambiguous = true
 		// The submits are spent on turn starts we cannot tell apart: none
 		// of them binds a later turn (that tab's next prompt binds it).
 		for _, tab := range cands {
-			delete(r.submits, tab)
+			delete(m.bind.submits, tab)
 		}
-		r.ambiguousAt = u.at
-		r.counters.BindsAmbiguous++
-		r.log.Debug().Str("session", e.s.ID).Strs("tabs", cands).Str("rule", "codex.bind.ambiguous").
+		m.bind.ambiguousAt = u.at
+		m.counters.BindsAmbiguous++
+		m.log.Debug().Str("session", e.s.ID).Strs("tabs", cands).Str("rule", "codex.bind.ambiguous").
 			Msg("turn start follows submits in several tabs: no tab bound")
 	}
 }
 
-// bind binds e to tab by the submit that started its turn, stamped at.
+// bindBySubmit binds e to tab by the submit that started its turn, stamped at.
 // With republish, a session last published with no tab is published again,
 // with its tab.
-func (r *Relay) bind(e *entry, tab string, at time.Time, rule string, republish bool) {
-	ms := at.Sub(r.submits[tab]).Milliseconds()
-	delete(r.submits, tab)
+func (m *machine) bindBySubmit(e *entry, tab string, at time.Time, rule string, republish bool) {
+	ms := at.Sub(m.bind.submits[tab]).Milliseconds()
+	delete(m.bind.submits, tab)
 	e.unbound = unboundTurn{}
-	r.tabs[tab] = e.s.ID
+	m.bind.setTab(tab, e.s.ID)
 	e.tab = tab
-	r.changed = true
-	r.counters.BindsSubmit++
-	r.counters.SubmitToTurnLastMs = ms
-	if ms > r.counters.SubmitToTurnMaxMs {
-		r.counters.SubmitToTurnMaxMs = ms
+	m.store.changed = true
+	m.counters.BindsSubmit++
+	m.counters.SubmitToTurnLastMs = ms
+	if ms > m.counters.SubmitToTurnMaxMs {
+		m.counters.SubmitToTurnMaxMs = ms
 	}
-	r.recentBinds = append(r.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at, seen: r.clock.Now()})
-	r.log.Debug().Str("session", e.s.ID).Str("tab", tab).Int64("submit_to_turn_ms", ms).
+	m.bind.recentBinds = append(m.bind.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at, seen: m.now})
+	m.log.Debug().Str("session", e.s.ID).Str("tab", tab).Int64("submit_to_turn_ms", ms).
 		Str("rule", rule).Msg("tab bound by its submit")
 	if republish && e.tabless && !e.s.Phantom() {
 		ch := sessionChange(e)
 		ch.Rule = rule
-		r.publish(e, ch, false)
+		m.publish(e, ch, false)
 	}
 }
 
 // logTurnStart applies codex.bind.submit to a live log line that starts a
 // turn (or carries the prompt that does, in rollouts without task_*).
-func (r *Relay) logTurnStart(e *entry, l LogLine) {
+func (m *machine) logTurnStart(e *entry, l LogLine) {
 	if l.Evidence.Kind != parsers.KindTurnStart && l.Evidence.Kind != parsers.KindPrompt {
 		return
 	}
 	at, err := time.Parse(time.RFC3339Nano, l.Evidence.At)
 	if err != nil {
-		at = r.clock.Now()
+		at = m.now
 	}
-	r.turnStarted(e, at)
+	m.turnStarted(e, at)
 }
 
 // hookTurnStart applies codex.bind.submit to a hook that starts a turn:
 // UserPromptSubmit, and Codex 0.169's SessionStart, fired at the first
 // prompt.
-func (r *Relay) hookTurnStart(e *entry, h parsers.Hook) {
+func (m *machine) hookTurnStart(e *entry, h parsers.Hook) {
 	if h.AgentID == "" && (h.Event == "UserPromptSubmit" || h.Event == "SessionStart") {
-		r.turnStarted(e, r.clock.Now())
+		m.turnStarted(e, m.now)
 	}
 }
 
@@ -290,7 +290,7 @@ func (r *Relay) hookTurnStart(e *entry, h parsers.Hook) {
 // evidence then decides the rest (its turn end: done). fold folds the
 // evidence and reports its change. A new turn start is a resume instead
 // (log.session_resumed), and needs no outlived turn.
-func (r *Relay) outlived(e *entry, from string, fold func() (session.Change, bool)) (session.Change, bool) {
+func (m *machine) outlived(e *entry, from string, fold func() (session.Change, bool)) (session.Change, bool) {
 	back, ok := e.s.Outlive(from, from+".turn_outlived_tab")
 	ch, folded := fold()
 	if !ok || folded {

@@ -6,6 +6,13 @@ import (
 	"sync"
 )
 
+// subscribers are the streams the edge publishes each step's changes to,
+// and the socket server's figures for status.
+type subscribers struct {
+	set   map[*Subscription]bool
+	conns func() ConnCounters // the socket server's figures, once it exists
+}
+
 // Subscription is one subscriber's stream of events.
 //
 // A subscriber is never dropped for being slow. Changes are queued up to
@@ -57,8 +64,8 @@ func (s *Subscription) Err() string { return s.err }
 // Cancel ends the subscription.
 func (s *Subscription) Cancel() {
 	s.r.enqueue(func() {
-		if s.r.subs[s] {
-			delete(s.r.subs, s)
+		if s.r.subs.set[s] {
+			delete(s.r.subs.set, s)
 			close(s.ch)
 		}
 	})
@@ -70,17 +77,10 @@ func (s *Subscription) Cancel() {
 func (r *Relay) Subscribe(ctx context.Context) (*Subscription, error) {
 	var sub *Subscription
 	err := r.do(ctx, func() {
-		n := r.rowCount()
-		sub = &Subscription{ch: make(chan Event, n+r.cfg.Backlog), r: r, snapshot: n, more: make(chan struct{}, 1)}
-		r.eachRow(func(e *entry) {
-			ev := r.event(e, sessionChange(e))
-			ev.Seq, ev.Snapshot = r.seq, true
-			if e.worktree != "" {
-				ev.WorktreeState = r.rowState(e.worktree)
-			}
-			sub.ch <- ev
-		})
-		r.subs[sub] = true
+		n := r.m.store.rowCount()
+		sub = &Subscription{ch: make(chan Event, n+r.m.cfg.Backlog), r: r, snapshot: n, more: make(chan struct{}, 1)}
+		r.m.snapshot(func(ev Event) { sub.ch <- ev })
+		r.subs.set[sub] = true
 	})
 	return sub, err
 }
@@ -96,7 +96,7 @@ func (r *Relay) send(sub *Subscription, ev Event) {
 		default:
 		}
 		sub.pending = map[string]Event{}
-		r.counters.SubscriberResyncs++
+		r.m.counters.SubscriberResyncs++
 	}
 	ev.Resync = true
 	sub.pending[ev.Session] = ev
@@ -108,10 +108,10 @@ func (r *Relay) send(sub *Subscription, ev Event) {
 }
 
 func (r *Relay) drop(sub *Subscription, why string) {
-	if !r.subs[sub] {
+	if !r.subs.set[sub] {
 		return
 	}
-	delete(r.subs, sub)
+	delete(r.subs.set, sub)
 	sub.err = why
 	close(sub.ch)
 }

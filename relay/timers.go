@@ -1,33 +1,36 @@
 package relay
 
-import "time"
-
 // A timer that changes state is an input like any other. Live, its run is
 // queued behind whatever reached the inbox first, so a step stamped after
 // its deadline can run before it: each run is recorded (RecTimer, with the
 // number of its arming) and a replay runs it where the live relay did, not
 // where its deadline falls.
 type timers struct {
-	n      uint64            // armings so far
-	armed  map[uint64]func() // by number, until run or stopped
-	replay bool              // runs come from RunTimer only (ReplayTimers)
+	n      uint64           // armings so far
+	armed  map[uint64]firer // by number, until run or stopped
+	replay bool             // runs come from RunTimer only (ReplayTimers)
 }
 
-// after runs f on the relay goroutine d from now, unless stopped first.
-// Armings are numbered in the order steps make them, the same live and in a
-// replay of the same inputs.
-func (r *Relay) after(d time.Duration, f func()) (stop func() bool) {
+// arm carries out a step's fxArm: t runs as a step d from now, unless
+// stopped first. An unrecorded timer (a poke) runs by the clock. Armings are numbered in the order the steps leave them,
+// the same live and in a replay of the same inputs.
+func (r *Relay) arm(fx effect) {
+	if fx.unrecorded {
+		t := fx.t
+		t.handle().stop = r.clock.AfterFunc(fx.d, func() { r.enqueue(func() { t.fire(r.m) }) })
+		return
+	}
 	if r.timers.armed == nil {
-		r.timers.armed = map[uint64]func(){}
+		r.timers.armed = map[uint64]firer{}
 	}
 	r.timers.n++
 	n := r.timers.n
-	r.timers.armed[n] = f
+	r.timers.armed[n] = fx.t
 	stopClock := func() bool { return true }
 	if !r.timers.replay {
-		stopClock = r.clock.AfterFunc(d, func() { r.enqueue(func() { r.runTimer(n) }) })
+		stopClock = r.clock.AfterFunc(fx.d, func() { r.enqueue(func() { r.runTimer(n) }) })
 	}
-	return func() bool {
+	fx.t.handle().stop = func() bool {
 		_, armed := r.timers.armed[n]
 		delete(r.timers.armed, n)
 		stopClock()
@@ -35,15 +38,16 @@ func (r *Relay) after(d time.Duration, f func()) (stop func() bool) {
 	}
 }
 
-// runTimer runs arming n, if it is still armed, and records that it ran.
+// runTimer runs arming n as a step, if it is still armed, and records that
+// it ran.
 func (r *Relay) runTimer(n uint64) {
-	f, ok := r.timers.armed[n]
+	t, ok := r.timers.armed[n]
 	if !ok {
 		return // stopped after its deadline, before its turn
 	}
 	delete(r.timers.armed, n)
 	r.record(RecordLine{Kind: RecTimer, Timer: n})
-	f()
+	t.fire(r.m)
 }
 
 // ReplayTimers has the relay's timers run only when RunTimer says, as a

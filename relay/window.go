@@ -1,8 +1,6 @@
 package relay
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/logwatch/logwatch/parsers"
@@ -20,119 +18,85 @@ type window struct {
 	key      string
 	at       time.Time // when the key was pressed
 	baseline int64     // the session's log offset at key time
-	stop     []func() bool
+	stop     []*funcTimer
 	// expired marks a window that closed unconfirmed on its timer: it is
 	// kept so a marker the agent wrote inside the window, but flushed
 	// after it, still confirms the key (lateConfirm).
 	expired bool
 }
 
-// Key reports a key press (Esc, Ctrl+C or Enter) in a tab. at is when it
-// was pressed; zero means now.
-func (r *Relay) Key(ctx context.Context, tab, key string, at time.Time) error {
-	return r.KeyPid(ctx, tab, 0, key, at)
-}
-
-// KeyPid is Key also naming the tab's process (0: not known), as
-// TabProcess does.
-func (r *Relay) KeyPid(ctx context.Context, tab string, pid int, key string, at time.Time) error {
-	if key != KeyEsc && key != KeyCtrlC && key != KeyEnter {
-		r.countBad()
-		return fmt.Errorf("unknown key %q (want esc, ctrl-c or enter)", key)
-	}
-	if err := validID("tab", tab); err != nil {
-		r.countBad()
-		return err
-	}
-	if tab == "" {
-		r.countBad()
-		return fmt.Errorf("key report without a tab")
-	}
-	proc, err := r.tabProcessStep(tab, pid)
-	if err != nil {
-		return err
-	}
-	return r.do(ctx, func() {
-		_ = proc() // a table full of tabs: the key still counts, unbound by pid
-		if at.IsZero() {
-			at = r.clock.Now()
-		}
-		r.record(RecordLine{Kind: RecKey, Tab: tab, Key: key, At: &at})
-		r.key(tab, key, at)
-	})
-}
-
-func (r *Relay) key(tab, key string, at time.Time) {
+func (m *machine) key(tab, key string, at time.Time) {
 	// The stamp comes from the client: a press is never later than its
 	// report's arrival (a stamp ahead of the daemon's clock would never be
 	// pruned, and one centuries ahead overflowed the window's duration).
-	if now := r.clock.Now(); at.IsZero() || at.After(now) {
+	if now := m.now; at.IsZero() || at.After(now) {
 		at = now
 	}
 	if key == KeyEnter {
-		r.submitted(tab, at)
+		m.submitted(tab, at)
 		return
 	}
-	r.counters.Keys++
-	if w := r.windows[tab]; w != nil && !w.expired {
+	m.counters.Keys++
+	if w := m.windows[tab]; w != nil && !w.expired {
 		return // repeated presses within the window are one candidate
 	}
-	e := r.get(r.tabs[tab])
+	e := m.store.get(m.bind.tabs[tab])
 	if e == nil || (e.s.State != session.Working && e.s.State != session.Waiting) {
 		return // a key alone never changes state; idle keys mean nothing
 	}
-	r.counters.InterruptCandidates++
-	r.closeWindow(tab) // an expired one
-	w := &window{session: e.s.ID, key: key, at: at, baseline: r.files[e.path].offset}
-	r.windows[tab] = w
+	m.counters.InterruptCandidates++
+	m.closeWindow(tab) // an expired one
+	w := &window{session: e.s.ID, key: key, at: at, baseline: m.store.files[e.path].offset}
+	m.windows[tab] = w
 	// The window runs from the press, not from when its report arrived.
-	left := max(r.cfg.InterruptWindow-r.clock.Now().Sub(at), 0)
-	w.stop = append(w.stop, r.after(left, func() {
-		if r.windows[tab] == w && !w.expired {
-			r.counters.InterruptsUnconfirmed++
-			for _, stop := range w.stop {
-				stop()
+	left := max(m.cfg.InterruptWindow-m.now.Sub(at), 0)
+	w.stop = append(w.stop, m.after(left, func() {
+		if m.windows[tab] == w && !w.expired {
+			m.counters.InterruptsUnconfirmed++
+			for _, t := range w.stop {
+				m.stop(t)
 			}
 			w.stop, w.expired = nil, true
-			r.log.Debug().Str("tab", tab).Str("session", w.session).Msg("key not confirmed by the log")
+			m.log.Debug().Str("tab", tab).Str("session", w.session).Msg("key not confirmed by the log")
 		}
 	}))
-	r.poke(tab, w, e.path)
+	m.poke(tab, w, e.path)
 }
 
 // poke re-reads the session's log now and again every pokeEvery while the
 // window is open.
-func (r *Relay) poke(tab string, w *window, path string) {
-	if r.follow == nil || path == "" {
+func (m *machine) poke(tab string, w *window, path string) {
+	if !m.watching || path == "" {
 		return
 	}
-	r.follow.Poke(path)
-	w.stop = append(w.stop, r.clock.AfterFunc(pokeEvery, func() {
-		r.enqueue(func() {
-			if r.windows[tab] == w && !w.expired {
-				r.poke(tab, w, path)
-			}
-		})
+	m.pokeLog(path)
+	// Not an input: a poke only re-reads the log, which changes nothing
+	// until the watcher delivers a line, so it runs by the clock, also in a
+	// replay, and is not recorded.
+	w.stop = append(w.stop, m.afterUnrecorded(pokeEvery, func() {
+		if m.windows[tab] == w && !w.expired {
+			m.poke(tab, w, path)
+		}
 	}))
 }
 
-func (r *Relay) closeWindow(tab string) {
-	w := r.windows[tab]
+func (m *machine) closeWindow(tab string) {
+	w := m.windows[tab]
 	if w == nil {
 		return
 	}
-	for _, stop := range w.stop {
-		stop()
+	for _, t := range w.stop {
+		m.stop(t)
 	}
-	delete(r.windows, tab)
+	delete(m.windows, tab)
 }
 
 // windowFor returns the open window of a session, if any.
-func (r *Relay) windowFor(e *entry) *window {
+func (m *machine) windowFor(e *entry) *window {
 	if e.tab == "" {
 		return nil
 	}
-	if w := r.windows[e.tab]; w != nil && w.session == e.s.ID && !w.expired {
+	if w := m.windows[e.tab]; w != nil && w.session == e.s.ID && !w.expired {
 		return w
 	}
 	return nil
@@ -144,59 +108,59 @@ func (r *Relay) windowFor(e *entry) *window {
 // Claude Code 2.1.328 under load flushes its transcript seconds late
 // (a marker written 0.5 s after the Esc was readable 2.2 s after it), so
 // arrival alone would call a real key+log interrupt unconfirmed.
-func (r *Relay) lateConfirm(e *entry, l LogLine) *window {
+func (m *machine) lateConfirm(e *entry, l LogLine) *window {
 	if e.tab == "" {
 		return nil
 	}
-	w := r.windows[e.tab]
+	w := m.windows[e.tab]
 	if w == nil || !w.expired || w.session != e.s.ID || l.Offset < w.baseline {
 		return nil
 	}
 	// The agent stamps the marker after the press; allow for the two
 	// clocks' resolution, no more.
 	at, err := time.Parse(time.RFC3339Nano, l.Evidence.At)
-	if err != nil || at.Sub(w.at) > r.cfg.InterruptWindow || at.Before(w.at.Add(-100*time.Millisecond)) {
+	if err != nil || at.Sub(w.at) > m.cfg.InterruptWindow || at.Before(w.at.Add(-100*time.Millisecond)) {
 		return nil // no stamp, or stamped outside the window: the log's own interrupt
 	}
-	r.counters.InterruptsUnconfirmed--
+	m.counters.InterruptsUnconfirmed--
 	return w
 }
 
 // confirm attributes an interrupt the log just reported to a pending key
 // press: the marker was appended after the key's baseline. It rewrites the
 // change's source and rule and records the key→marker latency.
-func (r *Relay) confirm(e *entry, l LogLine, ch *session.Change) {
+func (m *machine) confirm(e *entry, l LogLine, ch *session.Change) {
 	if l.Evidence.Kind != parsers.KindInterrupt {
 		return
 	}
-	w := r.windowFor(e)
+	w := m.windowFor(e)
 	if w == nil {
-		w = r.lateConfirm(e, l)
+		w = m.lateConfirm(e, l)
 	}
 	if w == nil || l.Offset < w.baseline {
 		return
 	}
-	ms := r.clock.Now().Sub(w.at).Milliseconds()
-	r.counters.InterruptsConfirmed++
-	r.counters.KeyToMarkerLastMs = ms
-	if ms > r.counters.KeyToMarkerMaxMs {
-		r.counters.KeyToMarkerMaxMs = ms
+	ms := m.now.Sub(w.at).Milliseconds()
+	m.counters.InterruptsConfirmed++
+	m.counters.KeyToMarkerLastMs = ms
+	if ms > m.counters.KeyToMarkerMaxMs {
+		m.counters.KeyToMarkerMaxMs = ms
 	}
 	ch.Source, ch.Rule = session.SourceKeyLog, "key.confirmed"
 	e.s.Source, e.s.Rule = ch.Source, ch.Rule
-	r.closeWindow(e.tab)
+	m.closeWindow(e.tab)
 }
 
 // moveOn closes a session's window when a hook moved the session on first
 // (new prompt, Stop, SessionEnd): the key is then not an interrupt.
-func (r *Relay) moveOn(e *entry, h parsers.Hook) {
-	w := r.windowFor(e)
+func (m *machine) moveOn(e *entry, h parsers.Hook) {
+	w := m.windowFor(e)
 	if w == nil || h.AgentID != "" {
 		return
 	}
 	switch h.Event {
 	case "UserPromptSubmit", "Stop", "StopFailure", "SessionEnd":
-		r.counters.InterruptsUnconfirmed++
-		r.closeWindow(e.tab)
+		m.counters.InterruptsUnconfirmed++
+		m.closeWindow(e.tab)
 	}
 }

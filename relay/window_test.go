@@ -374,13 +374,13 @@ func TestKeyStampsBounded(t *testing.T) {
 			must(t, h.r.Key(h.ctx, fmt.Sprintf("tab-%d", i), KeyEnter, ahead))
 		}
 		n := 0
-		h.do(func() { n = len(h.r.submits) })
+		h.do(func() { n = len(h.r.m.bind.submits) })
 		if n > maxSubmits {
 			t.Fatalf("%d pending submits, at most %d", n, maxSubmits)
 		}
 		h.clock.Advance(3 * submitWindow)
 		must(t, h.r.Key(h.ctx, "last", KeyEnter, time.Time{}))
-		h.do(func() { n = len(h.r.submits) })
+		h.do(func() { n = len(h.r.m.bind.submits) })
 		if n != 1 {
 			t.Fatalf("%d pending submits after 3 s, want only the last", n)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/logwatch/logwatch/pipeline/ingest"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/secret"
+	"github.com/logwatch/logwatch/relay/server"
 	"github.com/logwatch/logwatch/watcher"
 	"github.com/logwatch/logwatch/watcher/registry"
 )
@@ -61,7 +62,7 @@ const bigCheckpoint = 512 << 10
 // runs them until ctx ends.
 func (a *app) serve(ctx context.Context, record string) error {
 	socket := a.socketPath()
-	ln, err := relay.Listen(socket)
+	ln, err := server.Listen(socket)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -75,7 +76,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 	var httpSecret string
 	if a.cfg.HTTP != "" {
 		if httpSecret, err = secret.LoadOrCreate(secret.File(socket)); err == nil {
-			httpLn, err = relay.ListenHTTP(a.cfg.HTTP)
+			httpLn, err = server.ListenHTTP(a.cfg.HTTP)
 		}
 		if err != nil {
 			ln.Close()
@@ -111,7 +112,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 		TurnQuiet:       a.cfg.TurnQuiet,
 		Roots:           a.roots(),
 	}, relay.SystemClock{}, w, a.log)
-	srv := relay.NewServer(r, a.log)
+	srv := server.New(r, a.log)
 	if record != "" {
 		rec, err := relay.NewFileRecorder(record, a.cfg.RecordMaxBytes, a.log)
 		if err != nil {
@@ -215,7 +216,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 			if !restored() {
 				return nil
 			}
-			return srv.ServeHTTP(ctx, httpLn, relay.HTTPOptions{Secret: httpSecret})
+			return srv.ServeHTTP(ctx, httpLn, server.HTTPOptions{Secret: httpSecret})
 		})
 	}
 	a.log.Info().Str("socket", socket).Strs("roots", a.cfg.AllRoots()).Strs("registry", regDirs).

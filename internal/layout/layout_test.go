@@ -40,15 +40,20 @@ var allowed = map[string][]string{
 	// The agents' live session registries, a source beside the logs.
 	"watcher/registry": {"internal/safeopen", "parsers", "watcher"},
 
-	// The relay: the pure state folder, the state owner and its server,
-	// its clock; the wire types and the run directory's secret, which its
-	// clients share with it; its client.
+	// The relay: the pure state folder; the state owner (relay: the edge
+	// that takes every input and runs it as a step of the deterministic
+	// machine, which keeps the sessions in its store, tabs in its binder,
+	// agent processes in its registry); the server above it, reaching it
+	// through the small interface it defines (server.Relay); its clock;
+	// the wire types and the run directory's secret, which its clients
+	// share with it; its client.
 	"relay/session":  {"parsers"},
 	"relay/peercred": {},
 	"relay/vclock":   {},
 	"relay/wire":     {},
 	"relay/secret":   {"internal/safeopen", "relay/peercred"},
-	"relay":          {"internal/proctree", "internal/safeopen", "parsers", "parsers/lines", "relay/peercred", "relay/secret", "relay/session", "relay/wire"},
+	"relay":          {"internal/proctree", "internal/safeopen", "parsers", "relay/session", "relay/wire"},
+	"relay/server":   {"parsers/lines", "relay", "relay/peercred", "relay/secret", "relay/wire"},
 	"relay/client":   {"relay/peercred", "relay/wire"},
 	"keytap/proxy":   {"internal/proctree", "keytap", "relay/client", "relay/wire"},
 

@@ -34,6 +34,7 @@ func Spec() parsers.Spec {
 			},
 			SessionOf: sessionOf,
 			Claims:    isSubagentLog,
+			Name:      &logName,
 		},
 		Roots:   []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/projects", "~/.config/claude/projects"},
 		Resumes: resumes,
@@ -82,6 +83,14 @@ func sessionOf(path string) (string, bool) {
 		return filepath.Base(filepath.Dir(filepath.Dir(path))), true
 	}
 	return strings.TrimSuffix(filepath.Base(path), ".jsonl"), false
+}
+
+// logName: a transcript is <id>.jsonl, nothing else to keep.
+var logName = parsers.LogName{
+	Pack: func(base, id string) (uint32, bool) {
+		return 0, len(base) == len(id)+len(".jsonl") && strings.HasPrefix(base, id) && strings.HasSuffix(base, ".jsonl")
+	},
+	Unpack: func(uint32) (string, string) { return "", ".jsonl" },
 }
 
 // isSubagentLog recognises <id>/subagents/agent-*.jsonl.

@@ -7,6 +7,7 @@ package codex
 import (
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/valyala/fastjson"
 
@@ -33,6 +34,7 @@ func Spec() parsers.Spec {
 			},
 			SessionOf: sessionOf,
 			Claims:    func(path string) bool { return strings.HasPrefix(filepath.Base(path), "rollout-") },
+			Name:      &logName,
 		},
 		Roots:   []string{"${CODEX_HOME:-~/.codex}/sessions"},
 		Resumes: resumes,
@@ -86,6 +88,41 @@ func detect(v *fastjson.Value) bool {
 		return true
 	}
 	return codexItems[typ] && p == nil
+}
+
+// stampLayout is the time in a rollout's name; stampEpoch the zero of the
+// number logName packs it into (seconds since).
+const stampLayout = "2006-01-02T15-04-05"
+
+var stampEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+
+// logName: a rollout is rollout-<stamp>-<id>.jsonl; the stamp is kept.
+var logName = parsers.LogName{
+	Pack: func(base, id string) (uint32, bool) {
+		const pre, ext = "rollout-", ".jsonl"
+		if len(base) != len(pre)+len(stampLayout)+1+len(id)+len(ext) || !strings.HasPrefix(base, pre) ||
+			!strings.HasSuffix(base, ext) || base[len(pre)+len(stampLayout)] != '-' || base[len(pre)+len(stampLayout)+1:len(base)-len(ext)] != id {
+			return 0, false
+		}
+		return parseStamp(base[len(pre):][:len(stampLayout)])
+	},
+	Unpack: func(n uint32) (string, string) {
+		var b [len("rollout-") + len(stampLayout) + 1]byte
+		p := append(b[:0], "rollout-"...)
+		p = time.Unix(stampEpoch+int64(n), 0).UTC().AppendFormat(p, stampLayout)
+		return string(append(p, '-')), ".jsonl"
+	},
+}
+
+// parseStamp reads a rollout name's time, if it is one stampLayout gives
+// back as it was.
+func parseStamp(s string) (uint32, bool) {
+	t, err := time.Parse(stampLayout, s)
+	if err != nil || t.Format(stampLayout) != s {
+		return 0, false
+	}
+	d := t.Unix() - stampEpoch
+	return uint32(d), d >= 0 && d <= 1<<32-1
 }
 
 // sessionOf is the rollout name's trailing uuid ("": the session_meta id

@@ -12,13 +12,14 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/server"
 )
 
 // serve runs a real relay on a real socket until the returned stop is
 // called; stop waits for the server to close its connections.
 func serve(t *testing.T, socket string, cfg relay.Config) (*relay.Relay, func()) {
 	t.Helper()
-	ln, err := relay.Listen(socket)
+	ln, err := server.Listen(socket)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func serve(t *testing.T, socket string, cfg relay.Config) (*relay.Relay, func())
 	r := relay.New(cfg, nil, nil, zerolog.Nop())
 	go r.Run(ctx)
 	done := make(chan struct{})
-	go func() { relay.NewServer(r, zerolog.Nop()).Serve(ctx, ln); close(done) }()
+	go func() { server.New(r, zerolog.Nop()).Serve(ctx, ln); close(done) }()
 	stop := func() { cancel(); <-done }
 	t.Cleanup(stop)
 	return r, stop

@@ -159,6 +159,9 @@ func (f *Frozen) ID() string {
 	return string(b[:])
 }
 
+// Agent is the session's agent.
+func (f *Frozen) Agent() parsers.Agent { return parsers.Agent(wordStr(f.agent)) }
+
 // State is the session's state.
 func (f *Frozen) State() State { return State(wordStr(f.state)) }
 

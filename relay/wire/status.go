@@ -100,7 +100,7 @@ type ConnCounters struct {
 	ConnsEvicted   int64 `json:"conns_evicted"`   // idle (or answer unread) connections closed to make room
 	ConnsRefused   int64 `json:"conns_refused"`   // refused: every request connection busy, or subscriptions full
 	AcceptErrors   int64 `json:"accept_errors"`   // accept failures retried (EMFILE and the like)
-	// Status answers (relay/statusanswer.go): how many were built, how many
+	// Status answers (relay/server/statusanswer.go): how many were built, how many
 	// requests they answered, how many were refused busy.
 	StatusBuilt  int64 `json:"status_built"`
 	StatusServed int64 `json:"status_served"`

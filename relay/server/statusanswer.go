@@ -1,8 +1,7 @@
-package relay
+package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -167,17 +166,6 @@ func (a *answers) heldBytes() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.held
-}
-
-// statusLine collects the status and encodes it as writeLine would, but
-// for the newline, which the writer adds: appending it would copy the
-// whole answer.
-func (r *Relay) statusLine(ctx context.Context) ([]byte, error) {
-	st, err := r.Status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(Response{OK: true, Protocol: Protocol, Status: &st})
 }
 
 // kib is n bytes in KiB, or MiB from 1 MiB.

@@ -1,4 +1,4 @@
-package relay_test
+package server_test
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package relay
+package server
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/wire"
 )
 
@@ -116,13 +117,13 @@ func (s *Server) guard(addr net.Addr, secret string, next http.Handler) http.Han
 		hosts["localhost:"+strconv.Itoa(ta.Port)] = true
 	}
 	refuse := func(w http.ResponseWriter, r *http.Request, code int, why string) {
-		s.relay.countHTTPRefused()
+		s.relay.CountHTTPRefused()
 		s.log.Warn().Str("remote", r.RemoteAddr).Str("host", r.Host).Str("origin", r.Header.Get("Origin")).
 			Str("path", r.URL.Path).Int("status", code).Str("why", why).Msg("http request refused")
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Connection", "close")
 		w.WriteHeader(code)
-		json.NewEncoder(w).Encode(Response{Error: why})
+		json.NewEncoder(w).Encode(wire.Response{Error: why})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hosts[strings.ToLower(r.Host)] {
@@ -138,8 +139,8 @@ func (s *Server) guard(addr net.Addr, secret string, next http.Handler) http.Han
 			refuse(w, r, http.StatusForbidden, "forbidden: cross-site request")
 			return
 		}
-		if got := r.Header.Get(SecretHeader); subtle.ConstantTimeCompare([]byte(got), []byte(secret)) != 1 {
-			refuse(w, r, http.StatusUnauthorized, "unauthorized: missing or wrong "+SecretHeader+" header")
+		if got := r.Header.Get(wire.SecretHeader); subtle.ConstantTimeCompare([]byte(got), []byte(secret)) != 1 {
+			refuse(w, r, http.StatusUnauthorized, "unauthorized: missing or wrong "+wire.SecretHeader+" header")
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -155,19 +156,19 @@ func (s *Server) guard(addr net.Addr, secret string, next http.Handler) http.Han
 
 func (s *Server) httpHandler() http.Handler {
 	mux := http.NewServeMux()
-	reply := func(w http.ResponseWriter, resp Response) {
+	reply := func(w http.ResponseWriter, resp wire.Response) {
 		w.Header().Set("Content-Type", "application/json")
-		resp.Protocol = Protocol
+		resp.Protocol = wire.Protocol
 		if !resp.OK {
 			w.WriteHeader(http.StatusBadRequest)
 		}
 		json.NewEncoder(w).Encode(resp)
 	}
 	body := func(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequest))
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, wire.MaxRequest))
 		if err != nil {
-			s.relay.countBad()
-			reply(w, Response{Error: fmt.Sprintf("request body: %v", err)})
+			s.relay.CountBadRequest()
+			reply(w, wire.Response{Error: fmt.Sprintf("request body: %v", err)})
 			return nil, false
 		}
 		return b, true
@@ -176,7 +177,7 @@ func (s *Server) httpHandler() http.Handler {
 	status := func(w http.ResponseWriter, r *http.Request) {
 		an, err := s.answers.get(r.Context())
 		if err != nil {
-			reply(w, Response{Error: err.Error()})
+			reply(w, wire.Response{Error: err.Error()})
 			return
 		}
 		defer an.release()
@@ -192,9 +193,9 @@ func (s *Server) httpHandler() http.Handler {
 		q := r.URL.Query()
 		tab := q.Get("tab")
 		if tab == "" {
-			tab = r.Header.Get(TabHeader)
+			tab = r.Header.Get(wire.TabHeader)
 		}
-		resp := s.relay.Handle(r.Context(), Request{Op: OpHook, Agent: q.Get("agent"), Tab: tab, Payload: b})
+		resp := s.relay.Handle(r.Context(), wire.Request{Op: wire.OpHook, Agent: q.Get("agent"), Tab: tab, Payload: b})
 		if resp.OK {
 			// An agent reads a 2xx body as hook output (plain text would
 			// become context for the model): an empty object says nothing.
@@ -209,13 +210,13 @@ func (s *Server) httpHandler() http.Handler {
 		if !ok {
 			return
 		}
-		req, err := DecodeRequest(b)
+		req, err := relay.DecodeRequest(b)
 		if err != nil {
-			s.relay.countBad()
-			reply(w, Response{Error: err.Error()})
+			s.relay.CountBadRequest()
+			reply(w, wire.Response{Error: err.Error()})
 			return
 		}
-		if req.Op == OpStatus {
+		if req.Op == wire.OpStatus {
 			status(w, r)
 			return
 		}

@@ -1,4 +1,4 @@
-package relay_test
+package server_test
 
 import (
 	"bufio"
@@ -14,14 +14,15 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/server"
 )
 
 const testSecret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 // startHTTP serves d's relay on a real loopback port and returns host:port.
-func startHTTP(t *testing.T, d *daemon, opt relay.HTTPOptions) string {
+func startHTTP(t *testing.T, d *daemon, opt server.HTTPOptions) string {
 	t.Helper()
-	ln, err := relay.ListenHTTP("127.0.0.1:0")
+	ln, err := server.ListenHTTP("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ Content-Type: %s
 func TestHTTPRefusesBrowsers(t *testing.T) {
 	d := startDaemon(t, nil)
 	ctx := context.Background()
-	addr := startHTTP(t, d, relay.HTTPOptions{Secret: testSecret})
+	addr := startHTTP(t, d, server.HTTPOptions{Secret: testSecret})
 	_, port, _ := net.SplitHostPort(addr)
 	must(t, d.r.Hook(ctx, "claude", "t1", []byte(`{"hook_event_name":"PreToolUse","session_id":"real","tool_name":"Bash","tool_input":{"command":"make test"}}`)))
 	before, _ := d.r.Status(ctx)
@@ -247,7 +248,7 @@ func TestHTTPRefusesBrowsers(t *testing.T) {
 func TestHTTPConnectionCap(t *testing.T) {
 	d := startDaemon(t, nil)
 	const cap, held = 4, 20
-	addr := startHTTP(t, d, relay.HTTPOptions{Secret: testSecret, MaxConns: cap})
+	addr := startHTTP(t, d, server.HTTPOptions{Secret: testSecret, MaxConns: cap})
 	var conns []net.Conn
 	for range held {
 		c, err := net.Dial("tcp", addr)
@@ -280,7 +281,7 @@ func TestHTTPConnectionCap(t *testing.T) {
 // closed by the server.
 func TestHTTPHeaderTimeout(t *testing.T) {
 	d := startDaemon(t, nil)
-	addr := startHTTP(t, d, relay.HTTPOptions{Secret: testSecret, ReadHeaderTimeout: 100 * time.Millisecond})
+	addr := startHTTP(t, d, server.HTTPOptions{Secret: testSecret, ReadHeaderTimeout: 100 * time.Millisecond})
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +298,7 @@ func TestHTTPHeaderTimeout(t *testing.T) {
 
 func TestHTTPAddrMustBeLoopback(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:8765", "192.168.1.2:8765", "[::]:8765", "example.com:80", "8765", "127.0.0.1:http"} {
-		if _, err := relay.ListenHTTP(addr); err == nil {
+		if _, err := server.ListenHTTP(addr); err == nil {
 			t.Errorf("%s accepted", addr)
 		}
 	}
@@ -308,7 +309,7 @@ func TestHTTPAddrMustBeLoopback(t *testing.T) {
 func TestHTTPStatusShared(t *testing.T) {
 	d := startDaemon(t, nil)
 	ctx := context.Background()
-	addr := startHTTP(t, d, relay.HTTPOptions{Secret: testSecret})
+	addr := startHTTP(t, d, server.HTTPOptions{Secret: testSecret})
 	must(t, d.r.Hook(ctx, "claude", "t1", []byte(`{"hook_event_name":"PreToolUse","session_id":"s<1>","tool_name":"Bash","tool_input":{"command":"make test"}}`)))
 	get := func(method, body string) relay.Response {
 		t.Helper()

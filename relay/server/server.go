@@ -1,4 +1,4 @@
-package relay
+package server
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -18,18 +17,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/parsers/lines"
+	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/peercred"
 	"github.com/logwatch/logwatch/relay/secret"
+	"github.com/logwatch/logwatch/relay/wire"
 )
-
-// DefaultSocket is $XDG_RUNTIME_DIR/logwatch/logwatch.sock, or a per-user
-// directory under the system temp dir when XDG_RUNTIME_DIR is unset.
-func DefaultSocket() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "logwatch", "logwatch.sock")
-	}
-	return filepath.Join(os.TempDir(), "logwatch-"+strconv.Itoa(os.Getuid()), "logwatch.sock")
-}
 
 // ErrAlreadyRunning is returned by Listen when a live daemon owns the socket.
 var ErrAlreadyRunning = errors.New("another logwatch daemon is already serving this socket")
@@ -68,9 +60,26 @@ func Listen(path string) (*net.UnixListener, error) {
 	return ln, nil
 }
 
-// Server answers the socket protocol for a Relay.
+// Relay is what the server reaches the daemon's relay through.
+type Relay interface {
+	// Handle runs one request, a subscription's excepted.
+	Handle(ctx context.Context, req wire.Request) wire.Response
+	Subscribe(ctx context.Context) (*relay.Subscription, error)
+	// StatusLine is a status answer, encoded as one line without its
+	// newline.
+	StatusLine(ctx context.Context) ([]byte, error)
+	// CountBadRequest and CountHTTPRefused count a request refused:
+	// malformed or not allowed, or refused by the HTTP guard.
+	CountBadRequest()
+	CountHTTPRefused()
+	// ReportConns has status report the server's connection figures.
+	ReportConns(func() wire.ConnCounters)
+}
+
+// Server answers the socket protocol (and the loopback HTTP listener) for
+// a relay.
 type Server struct {
-	relay *Relay
+	relay Relay
 	log   zerolog.Logger
 	// PeerUID reads the uid of a connection's peer; a seam for tests.
 	PeerUID func(*net.UnixConn) (int, error)
@@ -89,13 +98,13 @@ type Server struct {
 	answers *answers // status answers (statusanswer.go)
 }
 
-// NewServer returns a server for r that admits only this process's uid.
-func NewServer(r *Relay, log zerolog.Logger) *Server {
+// New returns a server for r that admits only this process's uid.
+func New(r Relay, log zerolog.Logger) *Server {
 	s := &Server{relay: r, log: log.With().Str("component", "api").Logger(),
 		PeerUID: peercred.UID, UID: os.Getuid(), MaxConns: 256, MaxSubscribers: 64, IdleTimeout: time.Minute}
-	s.answers = newAnswers(func() ([]byte, error) { return r.statusLine(context.Background()) },
+	s.answers = newAnswers(func() ([]byte, error) { return s.relay.StatusLine(context.Background()) },
 		answerBudget, answerWait)
-	r.enqueue(func() { r.conns = s.Counters })
+	r.ReportConns(s.Counters)
 	return s
 }
 
@@ -148,8 +157,8 @@ func (s *Server) Serve(ctx context.Context, ln *net.UnixListener) error {
 		backoff = 0
 		cs := s.admit(c)
 		if cs == nil {
-			s.relay.countBad()
-			writeLine(c, Response{Error: "too many connections: every request connection is busy"})
+			s.relay.CountBadRequest()
+			writeLine(c, wire.Response{Error: "too many connections: every request connection is busy"})
 			c.Close()
 			continue
 		}
@@ -169,14 +178,14 @@ const requestBuf = 16 << 10
 func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) {
 	uid, err := s.PeerUID(c)
 	if err != nil || uid != s.UID {
-		s.relay.countBad()
+		s.relay.CountBadRequest()
 		s.log.Warn().Int("peer_uid", uid).Err(err).Msg("connection from another user refused")
-		writeLine(c, Response{Error: "permission denied: peer is not the daemon's user"})
+		writeLine(c, wire.Response{Error: "permission denied: peer is not the daemon's user"})
 		return
 	}
 	// Most requests are a hook of a few KB on a connection of its own: a
 	// small base buffer, grown for the rare long one (to MaxRequest).
-	rd := lines.NewSize(c, 0, 0, MaxRequest, requestBuf)
+	rd := lines.NewSize(c, 0, 0, wire.MaxRequest, requestBuf)
 	rd.ReportOversized = true
 	for {
 		c.SetReadDeadline(time.Now().Add(s.IdleTimeout))
@@ -184,8 +193,8 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) 
 		l, err := rd.Next()
 		s.idle(cs, false)
 		if errors.Is(err, lines.ErrOversized) {
-			s.relay.countBad()
-			if !writeLine(c, Response{Error: fmt.Sprintf("request longer than %d bytes", MaxRequest)}) {
+			s.relay.CountBadRequest()
+			if !writeLine(c, wire.Response{Error: fmt.Sprintf("request longer than %d bytes", wire.MaxRequest)}) {
 				return
 			}
 			continue
@@ -193,23 +202,23 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) 
 		if err != nil {
 			return // the peer closed, went idle, or the connection broke
 		}
-		req, err := DecodeRequest(l.Bytes)
+		req, err := relay.DecodeRequest(l.Bytes)
 		if err != nil {
-			s.relay.countBad()
-			if !writeLine(c, Response{Error: err.Error()}) {
+			s.relay.CountBadRequest()
+			if !writeLine(c, wire.Response{Error: err.Error()}) {
 				return
 			}
 			continue
 		}
-		if req.Op == OpSubscribe {
+		if req.Op == wire.OpSubscribe {
 			if !s.toSubscriber(cs) {
-				writeLine(c, Response{Error: fmt.Sprintf("too many subscribers (at most %d)", s.MaxSubscribers)})
+				writeLine(c, wire.Response{Error: fmt.Sprintf("too many subscribers (at most %d)", s.MaxSubscribers)})
 				return
 			}
 			s.stream(ctx, c)
 			return
 		}
-		if req.Op == OpStatus {
+		if req.Op == wire.OpStatus {
 			if !s.writeStatus(ctx, c, cs) {
 				return
 			}
@@ -235,7 +244,7 @@ const (
 func (s *Server) writeStatus(ctx context.Context, c net.Conn, cs *connState) bool {
 	an, err := s.answers.get(ctx)
 	if err != nil {
-		return writeLine(c, Response{Error: err.Error()})
+		return writeLine(c, wire.Response{Error: err.Error()})
 	}
 	defer an.release()
 	end := time.Now().Add(answerCap)
@@ -260,45 +269,11 @@ func (s *Server) writeStatus(ctx context.Context, c net.Conn, cs *connState) boo
 
 var newline = []byte("\n")
 
-// Handle runs one non-streaming request. The HTTP listener shares it.
-func (r *Relay) Handle(ctx context.Context, req Request) Response {
-	var err error
-	resp := Response{}
-	switch req.Op {
-	case OpHook:
-		err = r.Hook(ctx, req.Agent, req.Tab, req.Payload)
-	case OpTabOpened:
-		err = r.TabProcess(ctx, req.Tab, req.Pid)
-	case OpKey:
-		var at time.Time
-		if req.At != nil {
-			at = *req.At
-		}
-		err = r.KeyPid(ctx, req.Tab, req.Pid, req.Key, at)
-	case OpAck:
-		err = r.Ack(ctx, req.Session)
-	case OpTabClosed:
-		resp.Ended, err = r.TabClosedPid(ctx, req.Tab, req.Pid)
-	case OpStatus:
-		var st Status
-		st, err = r.Status(ctx)
-		resp.Status = &st
-	default:
-		r.countBad()
-		err = fmt.Errorf("%w: op %q cannot be used here", ErrBadRequest, req.Op)
-	}
-	if err != nil {
-		return Response{Error: err.Error()}
-	}
-	resp.OK = true
-	return resp
-}
-
 // stream serves a subscription: a Response, the snapshot, then changes.
 func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 	sub, err := s.relay.Subscribe(ctx)
 	if err != nil {
-		writeLine(c, Response{Error: err.Error()})
+		writeLine(c, wire.Response{Error: err.Error()})
 		return
 	}
 	defer sub.Cancel()
@@ -310,15 +285,15 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 		close(gone)
 	}()
 	n := sub.Snapshot()
-	if !writeLine(c, Response{OK: true, Snapshot: &n}) {
+	if !writeLine(c, wire.Response{OK: true, Snapshot: &n}) {
 		return
 	}
 	// forward writes one event of C; false ends the stream (C closed, with
 	// the relay's reason if it gave one, or the peer not reading).
-	forward := func(ev Event, ok bool) bool {
+	forward := func(ev wire.Event, ok bool) bool {
 		if !ok {
 			if why := sub.Err(); why != "" {
-				writeLine(c, Response{Error: why})
+				writeLine(c, wire.Response{Error: why})
 			}
 			return false
 		}
@@ -355,17 +330,14 @@ func (s *Server) stream(ctx context.Context, c *net.UnixConn) {
 	}
 }
 
-func (r *Relay) countBad()         { r.enqueue(func() { r.counters.BadRequests++ }) }
-func (r *Relay) countHTTPRefused() { r.enqueue(func() { r.counters.HTTPRefused++ }) }
-
 // writeTimeout bounds the write of one answer or event, so a stuck peer
 // cannot hold a connection goroutine (or an answer) forever.
 const writeTimeout = 10 * time.Second
 
 // writeLine writes v as one JSON line, within writeTimeout.
 func writeLine(c net.Conn, v any) bool {
-	if r, ok := v.(Response); ok {
-		r.Protocol = Protocol
+	if r, ok := v.(wire.Response); ok {
+		r.Protocol = wire.Protocol
 		v = r
 	}
 	b, err := json.Marshal(v)

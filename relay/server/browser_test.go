@@ -1,4 +1,4 @@
-package relay_test
+package server_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/server"
 )
 
 // chromium starts headless Chromium on url, with evil.example resolving to
@@ -35,7 +35,7 @@ func TestHTTPRealBrowser(t *testing.T) {
 	d := startDaemon(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	addr := startHTTP(t, d, relay.HTTPOptions{Secret: testSecret})
+	addr := startHTTP(t, d, server.HTTPOptions{Secret: testSecret})
 	_, port, _ := net.SplitHostPort(addr)
 	must(t, d.r.Hook(ctx, "claude", "t1", []byte(`{"hook_event_name":"PreToolUse","session_id":"real","tool_name":"Bash","tool_input":{"command":"make test"}}`)))
 	before, _ := d.r.Status(ctx)

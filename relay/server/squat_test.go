@@ -1,4 +1,4 @@
-package relay_test
+package server_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/relay/secret"
+	"github.com/logwatch/logwatch/relay/server"
 )
 
 // squatterUID is the other user: nobody.
@@ -111,7 +112,7 @@ func TestSocketSquatted(t *testing.T) {
 	}
 	reports := startSquatter(t, dir)
 
-	_, err = relay.Listen(socket)
+	_, err = server.Listen(socket)
 	if !errors.Is(err, secret.ErrNotPrivate) || !strings.Contains(err.Error(), dir+" is owned by uid 65534") {
 		t.Fatalf("daemon on a squatted directory: %v", err)
 	}
@@ -142,7 +143,7 @@ func TestSocketDirOwnedByUs(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(base) })
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	t.Setenv("TMPDIR", base)
-	ln, err := relay.Listen(relay.DefaultSocket())
+	ln, err := server.Listen(relay.DefaultSocket())
 	if err != nil {
 		t.Fatal(err)
 	}

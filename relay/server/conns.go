@@ -1,4 +1,4 @@
-package relay
+package server
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // Connection budgets. Hook requests are short-lived and must always get
@@ -145,12 +147,12 @@ func (s *Server) toSubscriber(cs *connState) bool {
 }
 
 // Counters reports the connection figures.
-func (s *Server) Counters() ConnCounters {
+func (s *Server) Counters() wire.ConnCounters {
 	a := &s.adm
 	a.mu.Lock()
 	n := a.nreq
 	a.mu.Unlock()
-	return ConnCounters{ConnsMax: int64(s.MaxConns), Conns: int64(n), SubscribersMax: int64(s.MaxSubscribers),
+	return wire.ConnCounters{ConnsMax: int64(s.MaxConns), Conns: int64(n), SubscribersMax: int64(s.MaxSubscribers),
 		ConnsEvicted: a.evicted.Load(), ConnsRefused: a.refused.Load(), AcceptErrors: a.accErrs.Load(),
 		StatusBuilt: s.answers.built.Load(), StatusServed: s.answers.served.Load(), StatusBusy: s.answers.busy.Load()}
 }

@@ -1,4 +1,4 @@
-package relay_test
+package server_test
 
 import (
 	"bufio"
@@ -21,12 +21,13 @@ import (
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/relay/secret"
+	"github.com/logwatch/logwatch/relay/server"
 )
 
 // daemon is a real relay serving a real unix socket in a temp dir.
 type daemon struct {
 	r      *relay.Relay
-	srv    *relay.Server
+	srv    *server.Server
 	socket string
 	cancel context.CancelFunc
 	done   chan error
@@ -43,7 +44,7 @@ func (d *daemon) dial(t *testing.T) *client.Client {
 	return c
 }
 
-func startDaemon(t testing.TB, tune func(*relay.Server)) *daemon {
+func startDaemon(t testing.TB, tune func(*server.Server)) *daemon {
 	t.Helper()
 	// Unix socket paths are short; t.TempDir() can be too long.
 	dir, err := os.MkdirTemp("", "lw")
@@ -52,13 +53,13 @@ func startDaemon(t testing.TB, tune func(*relay.Server)) *daemon {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	socket := filepath.Join(dir, "run", "logwatch.sock")
-	ln, err := relay.Listen(socket)
+	ln, err := server.Listen(socket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := relay.New(relay.Config{}, nil, nil, zerolog.Nop())
-	srv := relay.NewServer(r, zerolog.Nop())
+	srv := server.New(r, zerolog.Nop())
 	if tune != nil {
 		tune(srv)
 	}
@@ -118,7 +119,7 @@ func TestListenOpenDirRefused(t *testing.T) {
 	dir, _ := os.MkdirTemp("", "lw")
 	defer os.RemoveAll(dir)
 	os.Chmod(dir, 0o755)
-	_, err := relay.Listen(filepath.Join(dir, "s.sock"))
+	_, err := server.Listen(filepath.Join(dir, "s.sock"))
 	if !errors.Is(err, secret.ErrNotPrivate) || !strings.Contains(err.Error(), dir+" has mode 0755") {
 		t.Fatalf("err = %v", err)
 	}
@@ -129,8 +130,8 @@ func TestListenOpenDirRefused(t *testing.T) {
 
 func TestSecondDaemonRefused(t *testing.T) {
 	d := startDaemon(t, nil)
-	_, err := relay.Listen(d.socket)
-	if !errors.Is(err, relay.ErrAlreadyRunning) {
+	_, err := server.Listen(d.socket)
+	if !errors.Is(err, server.ErrAlreadyRunning) {
 		t.Fatalf("err = %v, want ErrAlreadyRunning", err)
 	}
 	// The first daemon still serves.
@@ -153,7 +154,7 @@ func TestStaleSocketReplaced(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal("stale socket not left behind")
 	}
-	ln2, err := relay.Listen(path)
+	ln2, err := server.Listen(path)
 	if err != nil {
 		t.Fatalf("stale socket not replaced: %v", err)
 	}
@@ -165,7 +166,7 @@ func TestNotASocketRefused(t *testing.T) {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "s.sock")
 	os.WriteFile(path, []byte("precious"), 0o600)
-	if _, err := relay.Listen(path); err == nil || !strings.Contains(err.Error(), "not a socket") {
+	if _, err := server.Listen(path); err == nil || !strings.Contains(err.Error(), "not a socket") {
 		t.Fatalf("err = %v", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "precious" {
@@ -177,7 +178,7 @@ func TestNotASocketRefused(t *testing.T) {
 // the peer's uid; a different uid is answered with an error and nothing it
 // sends reaches the relay.
 func TestOtherUIDRefused(t *testing.T) {
-	d := startDaemon(t, func(s *relay.Server) {
+	d := startDaemon(t, func(s *server.Server) {
 		s.PeerUID = func(*net.UnixConn) (int, error) { return s.UID + 1, nil }
 	})
 	c, err := net.Dial("unix", d.socket)
