@@ -12,10 +12,12 @@ package conformance
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -148,9 +150,11 @@ func Summary(wall time.Duration) string { return driver.Summary(wall) }
 // StripANSI removes escape sequences and carriage returns.
 func StripANSI(s string) string { return driver.StripANSI(s) }
 
-func shellQuote(s string) string { return driver.ShellQuote(s) }
+// ShellQuote quotes s for a shell.
+func ShellQuote(s string) string { return driver.ShellQuote(s) }
 
-func processTree(pid int) string { return driver.ProcessTree(pid) }
+// ProcessTree describes pid and its descendants, for a failure's log.
+func ProcessTree(pid int) string { return driver.ProcessTree(pid) }
 
 // The fake model servers, by the names the suite's tests use.
 type (
@@ -205,3 +209,28 @@ const (
 	OpenAIContextWindow   = fakemodel.OpenAIContextWindow
 	OpenAIApprovalCommand = fakemodel.OpenAIApprovalCommand
 )
+
+// Main is each suite package's TestMain. It runs the scenarios more widely
+// in parallel than -parallel's default (GOMAXPROCS): they mostly wait on the
+// agents and the clock. At the end it prints the key→ready latencies and the
+// wall time (go test -v shows them; with LOGWATCH_CONFORMANCE_ARTIFACTS set
+// they are also written to summary-<package>.txt there). The scenarios are
+// one package per agent so that each has go test's whole time budget.
+func Main(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "4")
+	}
+	start := time.Now()
+	code := m.Run()
+	sum := Summary(time.Since(start))
+	fmt.Print(sum)
+	if dir := os.Getenv(EnvArtifacts); dir != "" {
+		name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+		os.WriteFile(filepath.Join(dir, "summary-"+name+".txt"), []byte(sum), 0o644)
+	}
+	Cleanup()
+	os.Exit(code)
+}

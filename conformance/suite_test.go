@@ -1,40 +1,16 @@
 package conformance
 
 import (
-	"flag"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/logwatch/logwatch/conformance/agents"
 )
 
-// TestMain runs the scenarios more widely in parallel than -parallel's
-// default (GOMAXPROCS): they mostly wait on the agents and the clock. At the
-// end it prints the key→ready latencies and the wall time (go test -v shows
-// them; with LOGWATCH_CONFORMANCE_ARTIFACTS set they are also written to
-// summary.txt there).
-func TestMain(m *testing.M) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", "4")
-	}
-	start := time.Now()
-	code := m.Run()
-	sum := Summary(time.Since(start))
-	fmt.Print(sum)
-	if dir := os.Getenv(EnvArtifacts); dir != "" {
-		os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(sum), 0o644)
-	}
-	Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { Main(m) }
 
 func TestFindAgent(t *testing.T) {
 	dir := t.TempDir()

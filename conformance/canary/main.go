@@ -256,7 +256,7 @@ func suite(prefix, art string, o options, vs []version, w io.Writer) ([]result, 
 		}
 		args = append(args, "-run", "^("+strings.Join(rs, "|")+")")
 	}
-	args = append(args, "./conformance/")
+	args = append(args, "./conformance/...")
 	cmd := exec.Command("go", args...)
 	cmd.Dir = repoDir()
 	cmd.Env = append(os.Environ(), "CI=true", agents.EnvDir+"="+prefix, "LOGWATCH_CONFORMANCE_ARTIFACTS="+art)

@@ -92,6 +92,10 @@ var allowed = map[string][]string{
 	// The live suite drives the binaries through the same driver.
 	"conformance":        {"conformance/agents", "internal/testsupport", "selftest/driver", "selftest/fakemodel"},
 	"conformance/agents": {},
+	// The scenarios, one package per agent (test files only).
+	"conformance/claude": {},
+	"conformance/codex":  {},
+	"conformance/pi":     {},
 	// The canary runs the suite against the newest releases and reads
 	// their captures with the real parsers.
 	"conformance/canary": {"conformance/agents", "parsers", "parsers/all"},

@@ -1,4 +1,4 @@
-package conformance
+package claude_test
 
 import "syscall"
 

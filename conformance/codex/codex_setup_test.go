@@ -1,4 +1,4 @@
-package conformance
+package codex_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/logwatch/logwatch/conformance"
 
 	"github.com/logwatch/logwatch/parsers"
 	codexagent "github.com/logwatch/logwatch/parsers/codex"

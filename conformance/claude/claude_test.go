@@ -1,4 +1,4 @@
-package conformance
+package claude_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/logwatch/logwatch/conformance"
 
 	"github.com/logwatch/logwatch/parsers"
 	claudeagent "github.com/logwatch/logwatch/parsers/claude"
@@ -503,7 +505,7 @@ func TestClaudeNoHooks(t *testing.T) {
 	t.Run("under-a-shell/kill", func(t *testing.T) {
 		c := newClaude(t, false)
 		p := c.StartPane(PaneOptions{Name: "main", Wrap: true,
-			Argv: []string{"sh", "-c", shellQuote(c.bin) + " --permission-mode default; sleep 600"}})
+			Argv: []string{"sh", "-c", ShellQuote(c.bin) + " --permission-mode default; sleep 600"}})
 		p.WaitScreen("for shortcuts", tStart)
 		c.plainNoHooks(p, p.Tab)
 		if err := syscallKill(c.claudePID(p)); err != nil {
@@ -581,7 +583,7 @@ func (c *claude) claudePID(p *Pane) int {
 	}
 	pid := walk(p.PID())
 	if pid == 0 {
-		c.T.Fatalf("no claude process under the pane:\n%s", processTree(p.PID()))
+		c.T.Fatalf("no claude process under the pane:\n%s", ProcessTree(p.PID()))
 	}
 	return pid
 }

@@ -1,4 +1,4 @@
-package conformance
+package codex_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	. "github.com/logwatch/logwatch/conformance"
 )
 
 // The Codex 0.169 scenarios. Each asserts the exact published timeline:

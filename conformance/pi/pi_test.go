@@ -1,4 +1,4 @@
-package conformance
+package pi_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	. "github.com/logwatch/logwatch/conformance"
 )
 
 // The pi 0.73.1 scenarios (../shared/formats/pi.md). pi runs offline
