@@ -118,10 +118,10 @@ func (m *machine) retract(tab string, at time.Time) bool {
 		m.store.changed = true
 		m.counters.BindsAmbiguous++
 		m.counters.BindsRetracted++
-		m.log.Debug().Str("session", e.s.ID).Str("tab", b.tab).Str("late_tab", tab).Str("rule", "codex.bind.ambiguous").
+		m.log.Debug().Str("session", e.s.ID).Str("tab", b.tab).Str("late_tab", tab).Str("rule", "bind.ambiguous").
 			Msg("a late submit in another tab made the binding ambiguous: undone")
 		ch := sessionChange(e)
-		ch.Rule = "codex.bind.ambiguous"
+		ch.Rule = "bind.ambiguous"
 		m.publish(e, ch, false)
 		return true
 	}
@@ -166,7 +166,7 @@ func (m *machine) lateSubmit(tab string, at time.Time) {
 	if cands := m.candidates(found.unbound.at); len(cands) != 1 || cands[0] != tab {
 		return
 	}
-	m.bindBySubmit(found, tab, found.unbound.at, "codex.bind.submit_late", true)
+	m.bindBySubmit(found, tab, found.unbound.at, "bind.submit_late", true)
 }
 
 // inWindow reports whether a submit at at may have started a turn stamped
@@ -222,7 +222,7 @@ func (m *machine) turnStarted(e *entry, at time.Time) {
 	case 1:
 		// A new turn's own change, folded next, carries the tab; an echo
 		// publishes nothing, so the session is published again.
-		m.bindBySubmit(e, cands[0], u.at, "codex.bind.submit", !fresh)
+		m.bindBySubmit(e, cands[0], u.at, "bind.submit", !fresh)
 	default:
 		u.ambiguous = true
 		// The submits are spent on turn starts we cannot tell apart: none
@@ -232,7 +232,7 @@ func (m *machine) turnStarted(e *entry, at time.Time) {
 		}
 		m.bind.ambiguousAt = u.at
 		m.counters.BindsAmbiguous++
-		m.log.Debug().Str("session", e.s.ID).Strs("tabs", cands).Str("rule", "codex.bind.ambiguous").
+		m.log.Debug().Str("session", e.s.ID).Strs("tabs", cands).Str("rule", "bind.ambiguous").
 			Msg("turn start follows submits in several tabs: no tab bound")
 	}
 }

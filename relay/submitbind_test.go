@@ -57,7 +57,7 @@ func TestCodexBindSubmit(t *testing.T) {
 		name string
 		run  func(h *harness)
 	}{
-		{"codex.bind.submit: the turn start after a tab's Enter binds the session to it", func(h *harness) {
+		{"bind.submit: the turn start after a tab's Enter binds the session to it", func(h *harness) {
 			h.enter("B", 30*time.Millisecond)
 			h.codexTurn("b", "t1")
 			// The hooks, run in the shared server, name no tab.
@@ -69,13 +69,13 @@ func TestCodexBindSubmit(t *testing.T) {
 				h.t.Fatalf("counters %+v", st)
 			}
 		}},
-		{"codex.bind.submit: a hook's turn start binds when it comes before the rollout", func(h *harness) {
+		{"bind.submit: a hook's turn start binds when it comes before the rollout", func(h *harness) {
 			h.enter("B", 10*time.Millisecond)
 			must(h.t, h.hook("", "codex", claudeHook("UserPromptSubmit", "b", "turn_id", "t1")))
 			h.codexTurn("b", "t1")
 			h.expectTabbed("b working/prompt/hook.prompt@B")
 		}},
-		{"codex.bind.ambiguous: submits in two tabs bind neither turn start", func(h *harness) {
+		{"bind.ambiguous: submits in two tabs bind neither turn start", func(h *harness) {
 			h.enter("A", 40*time.Millisecond)
 			h.enter("B", 20*time.Millisecond)
 			h.codexTurn("a", "t1")
@@ -94,7 +94,7 @@ func TestCodexBindSubmit(t *testing.T) {
 			h.line(codex, "a", xAt(h.clock.Now(), "task_started", `,"turn_id":"t2"`), false)
 			h.expectTabbed("a working/prompt/log.turn_start@A")
 		}},
-		{"codex.bind.ambiguous: a late submit beside an ambiguous turn start binds nothing", func(h *harness) {
+		{"bind.ambiguous: a late submit beside an ambiguous turn start binds nothing", func(h *harness) {
 			h.enter("A", 40*time.Millisecond)
 			h.enter("B", 20*time.Millisecond)
 			h.codexTurn("a", "t1") // ambiguous: A and B
@@ -102,12 +102,12 @@ func TestCodexBindSubmit(t *testing.T) {
 			h.enter("C", 10*time.Millisecond)
 			h.expectTabbed("a working/prompt/log.turn_start@", "b working/prompt/log.turn_start@")
 		}},
-		{"codex.bind.ambiguous: another tab's Enter, pressed before a bound turn start but reported after it, undoes the binding", func(h *harness) {
+		{"bind.ambiguous: another tab's Enter, pressed before a bound turn start but reported after it, undoes the binding", func(h *harness) {
 			h.enter("A", 20*time.Millisecond)
 			h.codexTurn("a", "t1")
 			h.enter("B", 10*time.Millisecond) // pressed 10 ms before a's stamp
 			h.codexTurn("b", "t1")            // B's Enter is spent: no tab either
-			h.expectTabbed("a working/prompt/log.turn_start@A", "a working/prompt/codex.bind.ambiguous@", "b working/prompt/log.turn_start@")
+			h.expectTabbed("a working/prompt/log.turn_start@A", "a working/prompt/bind.ambiguous@", "b working/prompt/log.turn_start@")
 			if c := h.sync().Counters; c.BindsRetracted != 1 || c.BindsAmbiguous != 1 {
 				h.t.Fatalf("counters %+v", c)
 			}
@@ -115,7 +115,7 @@ func TestCodexBindSubmit(t *testing.T) {
 				h.t.Fatalf("session a still in tab %q", st.Tab)
 			}
 		}},
-		{"codex.bind.submit: another tab's Enter after the bound turn start's skew undoes nothing", func(h *harness) {
+		{"bind.submit: another tab's Enter after the bound turn start's skew undoes nothing", func(h *harness) {
 			h.enter("A", 20*time.Millisecond)
 			h.codexTurn("a", "t1")
 			h.clock.Advance(submitSkew + 10*time.Millisecond)
@@ -123,7 +123,7 @@ func TestCodexBindSubmit(t *testing.T) {
 			h.codexTurn("b", "t1")
 			h.expectTabbed("a working/prompt/log.turn_start@A", "b working/prompt/log.turn_start@B")
 		}},
-		{"codex.bind.submit: a tab bound to a live session is no candidate", func(h *harness) {
+		{"bind.submit: a tab bound to a live session is no candidate", func(h *harness) {
 			h.enter("A", 20*time.Millisecond)
 			h.codexTurn("a", "t1")
 			must(h.t, h.hook("", "codex", claudeHook("Stop", "a", "turn_id", "t1")))
@@ -135,14 +135,14 @@ func TestCodexBindSubmit(t *testing.T) {
 			h.codexTurn("x", "t1")
 			h.expectTabbed("a working/prompt/log.turn_start@A", "a done/turn_end/hook.stop@A", "x working/prompt/log.turn_start@")
 		}},
-		{"codex.bind.submit: a submit binds once", func(h *harness) {
+		{"bind.submit: a submit binds once", func(h *harness) {
 			h.enter("B", 20*time.Millisecond)
 			h.codexTurn("b", "t1")
 			must(h.t, h.hook("", "codex", claudeHook("SessionEnd", "b")))
 			h.codexTurn("x", "t1") // within the window, after B's submit was used
 			h.expectTabbed("b working/prompt/log.turn_start@B", "b ended/session_end/hook.session_end@B", "x working/prompt/log.turn_start@")
 		}},
-		{"codex.bind.submit: the bound session's own turn start uses up its tab's submit", func(h *harness) {
+		{"bind.submit: the bound session's own turn start uses up its tab's submit", func(h *harness) {
 			h.enter("B", 20*time.Millisecond)
 			h.codexTurn("b", "t1")
 			must(h.t, h.hook("", "codex", claudeHook("Stop", "b", "turn_id", "t1")))
@@ -154,7 +154,7 @@ func TestCodexBindSubmit(t *testing.T) {
 			h.expectTabbed("b working/prompt/log.turn_start@B", "b done/turn_end/hook.stop@B", "b ended/session_end/hook.session_end@B",
 				"b working/prompt/hook.prompt@B", "x working/prompt/log.turn_start@")
 		}},
-		{"codex.bind.submit: a submit too long before the turn start, or after it, binds nothing", func(h *harness) {
+		{"bind.submit: a submit too long before the turn start, or after it, binds nothing", func(h *harness) {
 			h.enter("A", submitWindow+time.Millisecond)
 			h.codexTurn("a", "t1")
 			h.codexTurn("b", "t1")
@@ -162,25 +162,25 @@ func TestCodexBindSubmit(t *testing.T) {
 			must(h.t, h.r.Key(h.ctx, "B", KeyEnter, time.Time{}))
 			h.expectTabbed("a working/prompt/log.turn_start@", "b working/prompt/log.turn_start@")
 		}},
-		{"codex.bind.submit: history read at start-up binds nothing", func(h *harness) {
+		{"bind.submit: history read at start-up binds nothing", func(h *harness) {
 			h.enter("B", 20*time.Millisecond)
 			h.line(codex, "b", xMeta("b"), true)
 			h.line(codex, "b", xAt(h.clock.Now(), "task_started", `,"turn_id":"t1"`), true)
 			h.r.BootstrapDone()
 			h.expectTabbed("b working/prompt/log.turn_start@")
 		}},
-		{"codex.bind.submit: Claude sessions are bound by their hooks and registry, not by submits", func(h *harness) {
+		{"bind.submit: Claude sessions are bound by their hooks and registry, not by submits", func(h *harness) {
 			h.enter("B", 20*time.Millisecond)
 			h.line(claude, "s", cPrompt("s", "hi"), false)
 			h.expectTabbed("s working/prompt/log.turn_start@")
 		}},
-		{"codex.bind.submit_late: a submit reported after its turn start binds it and shows it again", func(h *harness) {
+		{"bind.submit_late: a submit reported after its turn start binds it and shows it again", func(h *harness) {
 			h.codexTurn("b", "t1")
 			h.enter("B", 30*time.Millisecond) // pressed before the turn start, reported after it
 			must(h.t, h.hook("", "codex", claudeHook("UserPromptSubmit", "b", "turn_id", "t1")))
-			h.expectTabbed("b working/prompt/log.turn_start@", "b working/prompt/codex.bind.submit_late@B")
+			h.expectTabbed("b working/prompt/log.turn_start@", "b working/prompt/bind.submit_late@B")
 		}},
-		{"codex.bind.submit_late: a resumed session, its SessionStart first, bound by its new tab's late Enter", func(h *harness) {
+		{"bind.submit_late: a resumed session, its SessionStart first, bound by its new tab's late Enter", func(h *harness) {
 			h.enter("A", 20*time.Millisecond)
 			h.codexTurn("a", "t1")
 			h.line(codex, "a", xAt(h.clock.Now(), "task_complete", `,"turn_id":"t1"`), false)
@@ -194,15 +194,15 @@ func TestCodexBindSubmit(t *testing.T) {
 			h.line(codex, "a", xAt(h.clock.Now(), "task_started", `,"turn_id":"t2"`), false)
 			h.enter("B", 30*time.Millisecond)
 			h.expectTabbed("a working/prompt/log.turn_start@A", "a done/turn_end/log.turn_end@A", "a ended/tab_closed/api.tab_closed@A",
-				"a ready/session_start/hook.session_start@", "a working/prompt/log.turn_start@", "a working/prompt/codex.bind.submit_late@B")
+				"a ready/session_start/hook.session_start@", "a working/prompt/log.turn_start@", "a working/prompt/bind.submit_late@B")
 		}},
-		{"codex.bind.submit_late: two tabless turn starts in the submit's window bind neither", func(h *harness) {
+		{"bind.submit_late: two tabless turn starts in the submit's window bind neither", func(h *harness) {
 			h.codexTurn("a", "t1")
 			h.codexTurn("b", "t1")
 			h.enter("B", 30*time.Millisecond)
 			h.expectTabbed("a working/prompt/log.turn_start@", "b working/prompt/log.turn_start@")
 		}},
-		{"codex.bind.submit_late: an ambiguous turn start stays unbound", func(h *harness) {
+		{"bind.submit_late: an ambiguous turn start stays unbound", func(h *harness) {
 			h.enter("A", 40*time.Millisecond)
 			h.enter("B", 20*time.Millisecond)
 			h.codexTurn("b", "t1")
@@ -210,12 +210,12 @@ func TestCodexBindSubmit(t *testing.T) {
 			must(h.t, h.hook("", "codex", claudeHook("UserPromptSubmit", "b", "turn_id", "t1")))
 			h.expectTabbed("b working/prompt/log.turn_start@")
 		}},
-		{"codex.bind.submit_late: a submit long before the turn start binds nothing", func(h *harness) {
+		{"bind.submit_late: a submit long before the turn start binds nothing", func(h *harness) {
 			h.codexTurn("b", "t1")
 			h.enter("B", submitWindow+10*time.Millisecond)
 			h.expectTabbed("b working/prompt/log.turn_start@")
 		}},
-		{"codex.bind.submit: an Esc in the bound tab confirms that session only", func(h *harness) {
+		{"bind.submit: an Esc in the bound tab confirms that session only", func(h *harness) {
 			h.enter("A", 20*time.Millisecond)
 			h.codexTurn("a", "t1")
 			h.clock.Advance(3 * time.Second)

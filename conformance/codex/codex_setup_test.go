@@ -203,7 +203,7 @@ func (w *codexWorld) quiet() {
 
 // take consumes the next change, which must match one of alts (it returns
 // which), allowing for the race between an Enter's report and the rollout
-// (codex.bind.submit_late): a step that names a tab also matches its
+// (bind.submit_late): a step that names a tab also matches its
 // session's change published with no tab while the session is in no tab
 // (never yet, or since its tab closed); the late binding must then follow,
 // repeating the last change in that tab, and is consumed here (or by
@@ -213,7 +213,7 @@ func (w *codexWorld) take(timeout time.Duration, alts ...Step) (Event, int) {
 	all := Step{State: Any, Reason: Any, Source: Any, Tab: Any, Detail: Any, Session: Any}
 	for {
 		e := w.Timeline.Next(all, timeout)
-		if want := w.late[e.Session]; want != "" && e.Rule == "codex.bind.submit_late" {
+		if want := w.late[e.Session]; want != "" && e.Rule == "bind.submit_late" {
 			if e.Tab != want || e.State+"/"+e.Reason != w.last[e.Session] {
 				w.t.Fatalf("change %s: a late binding, want one repeating %s in tab %q\ntimeline:\n%s", e, w.last[e.Session], want, w.Timeline)
 			}
@@ -236,7 +236,7 @@ func (w *codexWorld) take(timeout time.Duration, alts ...Step) (Event, int) {
 				w.late[e.Session] = st.Tab
 			}
 			switch {
-			case e.State == "ended" && e.Reason == "tab_closed", e.Tab == "" && e.Rule == "codex.bind.ambiguous":
+			case e.State == "ended" && e.Reason == "tab_closed", e.Tab == "" && e.Rule == "bind.ambiguous":
 				w.shown[e.Session] = false // its tab is gone, or its binding undone
 			case e.Tab != "":
 				w.shown[e.Session] = true

@@ -31,12 +31,12 @@ var logOrHook = []string{"log", "hook"}
 // the session appears working, with the late SessionStart changing
 // nothing; or the SessionStart hook wins, and the session appears ready,
 // then working. Either way in its tab: the Enter wrap reported just
-// before binds it (codex.bind.submit); the hooks, run in Codex's shared
+// before binds it (bind.submit); the hooks, run in Codex's shared
 // server, name no tab.
 // The Enter's report and the rollout travel apart: when the report comes
 // second (wrap's report slowed on a loaded machine), the first change is
 // published with no tab and the same state follows at once in the tab
-// (codex.bind.submit_late; take allows for it).
+// (bind.submit_late; take allows for it).
 func (w *codexWorld) opening(tab string, hooks bool) {
 	w.t.Helper()
 	logFirst := Step{State: "working", Reason: "prompt", Source: "log", Tab: tab}
@@ -348,7 +348,7 @@ func TestCodexPhantom(t *testing.T) {
 // TestCodexResume: /quit, then `codex resume --last` in a second tab. 0.169
 // writes nothing to the rollout and fires no hook until the first prompt
 // of the resumed TUI; from then on the session is announced again and its
-// turn tracked, in the second tab: its Enter binds it (codex.bind.submit).
+// turn tracked, in the second tab: its Enter binds it (bind.submit).
 // Its hooks run in the background server the first TUI started, with that
 // TUI's LOGWATCH_TAB: the resumed session is never shown in the closed
 // first tab (SPEC: a wrong tab is worse than none).
@@ -379,7 +379,7 @@ func TestCodexResume(t *testing.T) {
 // tab's LOGWATCH_TAB (and, while the first TUI lives, under the first
 // wrap's process tree). The hook client drops a tab under the shared
 // server, and each session is bound to its tab by its own submit
-// (codex.bind.submit): every change of the second session is published in
+// (bind.submit): every change of the second session is published in
 // the second tab, none in the first.
 func TestCodexSecondTab(t *testing.T) {
 	w := newCodex(t, true)
@@ -525,7 +525,7 @@ func TestCodexSimultaneousSubmits(t *testing.T) {
 		case e.State == "done" && e.Reason == "turn_end":
 			done++
 		case e.State == "working" && e.Reason == "prompt", e.State == "ready" && e.Reason == "session_start":
-		case e.Rule == "codex.bind.ambiguous" && e.Tab == "": // a binding undone by a late Enter
+		case e.Rule == "bind.ambiguous" && e.Tab == "": // a binding undone by a late Enter
 		default:
 			t.Fatalf("unexpected change %s\ntimeline:\n%s", e, w.Timeline)
 		}
@@ -583,7 +583,7 @@ func (w *codexWorld) status(session string) Event {
 
 // No hooks: the rollout alone drives the state, with and without wrap.
 // Under wrap the Enter it reports binds the session to its tab
-// (codex.bind.submit), so the Esc opens a confirmation window and the
+// (bind.submit), so the Esc opens a confirmation window and the
 // rollout's turn_aborted confirms it (key+log) when the key's report wins
 // the race. Bare, nothing names a tab: turn_aborted alone is the interrupt
 // (SPEC §5.5, source log).
