@@ -90,7 +90,7 @@ startup:
   setupWizard: false
   checkUpdate: false
 compaction:
-  keepRecentTokens: 1000
+  keepRecentTokens: 10
 `)
 	if hooks {
 		s.InstallHooks("omp")
