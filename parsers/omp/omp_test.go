@@ -89,7 +89,7 @@ func TestDetect(t *testing.T) {
 
 func TestClaims(t *testing.T) {
 	for path, want := range map[string]bool{
-		"/home/a/.omp/agent/sessions/-proj/2026-12-02T08-19-14-108Z_01a235d6.jsonl":    true,
+		"/home/a/.omp/agent/sessions/-proj/2026-12-02T08-19-14-108Z_01a235d6.jsonl":     true,
 		"/home/a/.omp/agent/sessions/--srv-x--/2026-12-02T08-19-14-108Z_01a235d6.jsonl": true,
 		"/home/a/.pi/agent/sessions/--srv-x--/2026-12-02T08-19-14-108Z_01a235d6.jsonl":  false,
 		"/home/a/.omp/agent/sessions/-proj/2026-12-02T08-19-14-108Z_01a235d6/x.jsonl":   false, // artifacts
