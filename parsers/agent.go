@@ -159,6 +159,12 @@ type Traits struct {
 	// Header: the log names its session on its first line only, so a read
 	// that starts in the middle reads that line first.
 	Header bool
+	// Slot is the byte length of a fixed-width record on the log's first
+	// line (newline included) that the agent rewrites in place, keeping
+	// its length (omp's title): the check that a file is still the
+	// generation read skips it, and the header is the line after it. 0:
+	// none.
+	Slot int
 	// LazyLog reports whether a release creates its log at the first
 	// prompt, so that a log holding only metadata is a session nobody used.
 	LazyLog func(version string) bool

@@ -94,6 +94,26 @@ func (c agentCode) agent() parsers.Agent {
 // only (Traits.Header).
 func (c agentCode) header() bool { return parsers.TraitsOf(c.agent()).Header }
 
+// headerLines are the lines a read that starts mid-file reads first: the
+// header, and the slot before it.
+func (c agentCode) headerLines() int {
+	if parsers.TraitsOf(c.agent()).Slot > 0 {
+		return 2
+	}
+	return 1
+}
+
+// sigFrom is where the generation's signature starts: past the agent's
+// slot (Traits.Slot), which it rewrites in place, but for the slot's
+// newline, so that a file whose first line is another length is still
+// another generation.
+func (c agentCode) sigFrom() int {
+	if n := parsers.TraitsOf(c.agent()).Slot; n > 0 {
+		return n - 1
+	}
+	return 0
+}
+
 // file is one followed log. Most files are read once at start-up and then
 // stay idle for the daemon's life: a file holds no buffer, goroutine, timer,
 // wake channel (Watcher.wakes) or mutex while idle, no map entry (its dir,
@@ -375,9 +395,14 @@ func (r *reader) start(off int64, num int, known bool) {
 	r.fillHead(int64(r.f.position().sigLen))
 	if off > 0 && r.f.agent.header() {
 		// The parser takes the header as the session's identity; feed it
-		// line 1 so a later copy (a fork's) is not taken.
-		if l, ok := r.firstLine(); ok {
-			_, _ = r.parserFor(l.Bytes).Parse(l.Bytes)
+		// the header so a later copy (a fork's) is not taken.
+		for _, l := range r.firstLines(r.f.agent.headerLines()) {
+			if l.Offset >= off {
+				break
+			}
+			if p := r.parserFor(l.Bytes); p != nil {
+				_, _ = p.Parse(l.Bytes)
+			}
 		}
 	}
 	fol, err := r.w.opener.Open(r.fd, off, num)
@@ -394,19 +419,23 @@ func (r *reader) start(off int64, num int, known bool) {
 	}
 }
 
-// firstLine reads line 1 with its own follower.
-func (r *reader) firstLine() (lines.Line, bool) {
+// firstLines reads up to n lines from the start with its own follower.
+func (r *reader) firstLines(n int) []lines.Line {
 	fol, err := r.w.opener.Open(r.fd, 0, 0)
 	if err != nil {
-		return lines.Line{}, false
+		return nil
 	}
 	defer fol.Close()
-	l, err := fol.Next()
-	if err != nil || l.Num != 1 {
-		return lines.Line{}, false
+	var out []lines.Line
+	for i := 1; i <= n; i++ {
+		l, err := fol.Next()
+		if err != nil || l.Num != i {
+			break
+		}
+		l.Bytes = append([]byte(nil), l.Bytes...)
+		out = append(out, l)
 	}
-	l.Bytes = append([]byte(nil), l.Bytes...)
-	return l, true
+	return out
 }
 
 // confirm checks a presumed agent against the line's content: the first
@@ -485,11 +514,17 @@ func (r *reader) bootstrap(fi os.FileInfo) {
 	r.parser = nil
 	if start > 0 && (r.f.agent == codeUnknown || r.f.agent.header()) {
 		// The header names the session (and an unknown log's first line
-		// may tell its agent).
-		if l, ok := r.firstLine(); ok {
-			rec := r.lineRecord(l, 1)
+		// may tell its agent, and so whether a slot comes before the
+		// header). A line the window holds from its start is read there.
+		n := 1
+		for i, l := range r.firstLines(2) {
+			if i >= n || l.Offset >= start {
+				break
+			}
+			rec := r.lineRecord(l, i+1)
 			rec.Replay = r.resume >= l.End
 			r.emit(rec)
+			n = r.f.agent.headerLines()
 		}
 	}
 	fol, err := r.w.opener.Open(r.fd, start, 0)
@@ -530,7 +565,8 @@ func (r *reader) prefixOK(p filePos, size int64) bool {
 		return false
 	}
 	if p.sigLen > 0 {
-		if n, _ := r.fd.ReadAt(r.sig[:p.sigLen], 0); n < int(p.sigLen) || hash(r.sig[:p.sigLen]) != p.sig {
+		from := min(r.f.agent.sigFrom(), int(p.sigLen))
+		if n, _ := r.fd.ReadAt(r.sig[from:p.sigLen], int64(from)); n < int(p.sigLen)-from || hash(r.sig[from:p.sigLen]) != p.sig {
 			return false
 		}
 	}
@@ -586,15 +622,20 @@ func (r *reader) fillHead(to int64) {
 	}
 }
 
-// headOK reports whether the file still starts with the consumed head.
+// headOK reports whether the file still starts with the consumed head
+// (past the agent's slot).
 func (r *reader) headOK() bool {
 	n := len(r.head)
-	if n == 0 {
+	from := min(r.f.agent.sigFrom(), n)
+	if n == from {
 		return true
 	}
-	m, _ := r.fd.ReadAt(r.sig[:n], 0)
-	return m == n && bytes.Equal(r.sig[:n], r.head)
+	m, _ := r.fd.ReadAt(r.sig[from:n], int64(from))
+	return m == n-from && bytes.Equal(r.sig[from:n], r.head[from:])
 }
+
+// headSig is the signature of the consumed head (past the agent's slot).
+func (r *reader) headSig() uint64 { return hash(r.head[min(r.f.agent.sigFrom(), len(r.head)):]) }
 
 func hash(b []byte) uint64 {
 	h := fnv.New64a()
@@ -653,7 +694,7 @@ func (r *reader) pump() {
 			r.drop()
 			return
 		}
-		sig, n := hash(r.head), uint16(len(r.head))
+		sig, n := r.headSig(), uint16(len(r.head))
 		r.f.update(func(fp *filePos) { fp.size, fp.sig, fp.sigLen = size, sig, n })
 		if !more {
 			return

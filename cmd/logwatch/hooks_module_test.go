@@ -164,6 +164,12 @@ func TestHooksModuleProjectScope(t *testing.T) {
 // directory is in it).
 func piDoctor(t *testing.T, env []string) doctor.Finding {
 	t.Helper()
+	return agentDoctor(t, env, "pi hooks")
+}
+
+// agentDoctor is doctor's finding named name.
+func agentDoctor(t *testing.T, env []string, name string) doctor.Finding {
+	t.Helper()
 	stdout, stderr, _ := cli(t, env, "doctor", "--json")
 	var rep struct {
 		Checks []doctor.Finding `json:"checks"`
@@ -171,7 +177,7 @@ func piDoctor(t *testing.T, env []string) doctor.Finding {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("doctor --json: %v\n%s\n%s", err, stdout, stderr)
 	}
-	return findingOf(rep.Checks, "pi hooks")
+	return findingOf(rep.Checks, name)
 }
 
 // TestVerifyPiCaptures: verify reads the real pi's files through the seam
@@ -181,5 +187,53 @@ func TestVerifyPiCaptures(t *testing.T) {
 	stdout, stderr, code := cli(t, nil, "verify", filepath.Join("..", "..", "parsers", "pi", "testdata", "captures"))
 	if code != 0 || !strings.Contains(stdout, "(pi=6)") || strings.Contains(stdout, "MISMATCH") {
 		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestVerifyOmpCaptures: verify reads the real omp's files through the seam
+// (parsers/omp, registered in parsers/all: told from pi's by the title
+// record) and every hand-written expectation beside them holds.
+func TestVerifyOmpCaptures(t *testing.T) {
+	stdout, stderr, code := cli(t, nil, "verify", filepath.Join("..", "..", "parsers", "omp", "testdata", "captures"))
+	if code != 0 || !strings.Contains(stdout, "(omp=8)") || strings.Contains(stdout, "MISMATCH") {
+		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestHooksModuleOmp: `logwatch hooks install --agent omp` writes omp's own
+// extension into ~/.omp/agent/extensions (pi's install kind, omp's
+// events), doctor checks it through the seam, uninstall removes it, and
+// pi's extension is neither written nor taken for it.
+func TestHooksModuleOmp(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "LOGWATCH_SOCKET=/nonexistent/lw.sock"}
+	ext := filepath.Join(home, ".omp", "agent", "extensions", "logwatch.ts")
+	stdout, stderr, code := cli(t, env, "hooks", "install", "--agent", "omp")
+	if code != 0 || !strings.Contains(stdout, "installed logwatch's extension") || !strings.Contains(stdout, "restart omp") {
+		t.Fatalf("install: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	installed, err := os.ReadFile(ext)
+	if err != nil || !bytes.HasPrefix(installed, []byte("// logwatch: omp extension")) || !bytes.Contains(installed, []byte(`"hook", "--agent", "omp"`)) ||
+		!bytes.Contains(installed, []byte(`"tool_approval_requested"`)) {
+		t.Fatalf("installed extension (%v):\n%.400s", err, installed)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".pi")); !os.IsNotExist(err) {
+		t.Fatalf("omp's install wrote under ~/.pi: %v", err)
+	}
+	if f := agentDoctor(t, env, "omp hooks"); f.Status != doctor.OK || !strings.Contains(f.Summary, "installed and current") {
+		t.Fatalf("doctor after install: %+v", f)
+	}
+	if _, _, code = cli(t, env, "hooks", "uninstall", "--agent", "pi"); code != 0 {
+		t.Fatalf("pi's uninstall: exit %d", code)
+	}
+	if _, err := os.Stat(ext); err != nil {
+		t.Fatalf("pi's uninstall touched omp's extension: %v", err)
+	}
+	stdout, _, code = cli(t, env, "hooks", "uninstall", "--agent", "omp")
+	if _, err := os.Stat(ext); code != 0 || !os.IsNotExist(err) || !strings.Contains(stdout, "removed logwatch's extension") {
+		t.Fatalf("uninstall: exit %d, %v\n%s", code, err, stdout)
+	}
+	if f := agentDoctor(t, env, "omp hooks"); f.Status != doctor.Fail || !strings.Contains(f.Summary, "not installed") {
+		t.Fatalf("doctor after uninstall: %+v", f)
 	}
 }

@@ -19,10 +19,12 @@ const EnvDir = "LOGWATCH_AGENTS_DIR"
 
 // Agent is one pinned agent CLI.
 type Agent struct {
-	Name     string   `json:"name"`     // logwatch's agent name: claude, codex
-	Version  string   `json:"version"`  // the release the suite passed with
-	Bin      string   `json:"bin"`      // the executable npm links in node_modules/.bin
-	Packages []string `json:"packages"` // npm package specs to install
+	Name    string `json:"name"`    // logwatch's agent name: claude, codex
+	Version string `json:"version"` // the release the suite passed with
+	Bin     string `json:"bin"`     // the executable npm links in node_modules/.bin
+	// Packages are the npm package specs to install: the agent's own
+	// first, at Version; then what it runs on (omp: bun), each pinned.
+	Packages []string `json:"packages"`
 }
 
 type file struct {

@@ -20,9 +20,14 @@ func TestPinnedFile(t *testing.T) {
 		if a.Bin == "" || len(a.Packages) == 0 {
 			t.Errorf("%s: bin and packages are required", a.Name)
 		}
-		for _, p := range a.Packages {
-			if !strings.HasSuffix(p, "@"+a.Version) {
+		// The agent's own package at its version; what it runs on (omp:
+		// bun) at an exact release of its own.
+		for i, p := range a.Packages {
+			if i == 0 && !strings.HasSuffix(p, "@"+a.Version) {
 				t.Errorf("%s: package %q is not pinned to %s", a.Name, p, a.Version)
+			}
+			if _, v, _ := strings.Cut(p[1:], "@"); !semver.MatchString(v) {
+				t.Errorf("%s: package %q is not pinned to a release", a.Name, p)
 			}
 		}
 	}

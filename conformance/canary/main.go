@@ -206,8 +206,13 @@ func install(prefix string, vs []version, w io.Writer) error {
 			v.Installed = v.Want
 			continue
 		}
-		for _, p := range v.Agent.Packages {
-			want = append(want, pkgName(p)+"@"+v.Want)
+		// The agent's own package at the wanted release; what it runs on
+		// (omp: bun) as pinned.
+		for j, p := range v.Agent.Packages {
+			if j == 0 {
+				p = pkgName(p) + "@" + v.Want
+			}
+			want = append(want, p)
 		}
 	}
 	if len(want) > 0 {
@@ -230,7 +235,10 @@ func install(prefix string, vs []version, w io.Writer) error {
 }
 
 func binVersion(bin string) string {
-	out, _ := exec.Command(bin, "--version").CombinedOutput()
+	cmd := exec.Command(bin, "--version")
+	// A script for a runtime installed beside it (omp: bun) finds it.
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, _ := cmd.CombinedOutput()
 	line, _, _ := strings.Cut(string(out), "\n")
 	return strings.TrimSpace(line)
 }
@@ -376,9 +384,8 @@ func raisePins(path string, vs []version) error {
 			return fmt.Errorf("%s: no version line for %s", path, v.Agent.Name)
 		}
 		s = block.ReplaceAllString(s, "${1}"+v.Installed+`"`)
-		for _, p := range v.Agent.Packages {
-			s = strings.ReplaceAll(s, `"`+p+`"`, `"`+pkgName(p)+"@"+v.Installed+`"`)
-		}
+		p := v.Agent.Packages[0] // the agent's own; the rest are its runtime's
+		s = strings.ReplaceAll(s, `"`+p+`"`, `"`+pkgName(p)+"@"+v.Installed+`"`)
 	}
 	return os.WriteFile(path, []byte(s), 0o644)
 }

@@ -28,8 +28,10 @@ var allowed = map[string][]string{
 	"parsers":            {},
 	"parsers/claude":     {"conformance/agents", "parsers"},
 	"parsers/codex":      {"conformance/agents", "parsers"},
-	"parsers/pi":         {"conformance/agents", "parsers"},
-	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/pi"},
+	"parsers/pisession":  {"parsers"},
+	"parsers/pi":         {"conformance/agents", "parsers", "parsers/pisession"},
+	"parsers/omp":        {"conformance/agents", "parsers", "parsers/pisession"},
+	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/pi"},
 	"parsers/parsertest": {"parsers"},
 	// A third agent declared in its test's testdata and built into the
 	// binary by that test alone (go build -overlay): the seam's proof.
@@ -288,7 +290,7 @@ func TestCircleFinds(t *testing.T) {
 }
 
 // infraUnderParsers are the packages under parsers/ that are not an agent.
-var infraUnderParsers = []string{"parsers/lines", "parsers/all", "parsers/parsertest"}
+var infraUnderParsers = []string{"parsers/lines", "parsers/all", "parsers/parsertest", "parsers/pisession"}
 
 // TestCoreNamesNoAgent: an agent's package (parsers/<agent>) is imported
 // only by parsers/all, which registers it (cmd/ imports that), and by

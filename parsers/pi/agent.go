@@ -5,9 +5,7 @@
 package pi
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/pisession"
 )
 
 // Name is pi's agent name.
@@ -56,8 +55,8 @@ func Spec() parsers.Spec {
 				Dir:        "${PI_CODING_AGENT_DIR:-~/.pi/agent}/extensions",
 				ProjectDir: filepath.Join(".pi", "extensions"),
 				File:       "logwatch.ts",
-				Source:     extensionSource,
-				BinOf:      extensionBin,
+				Source:     extension.Source,
+				BinOf:      extension.Bin,
 			},
 			InstallNote: "pi loads extensions at start: restart pi (or /reload) for it to take effect.",
 			DoctorNote:  "pi loads it at start (a running pi needs /reload)",
@@ -78,8 +77,7 @@ func detect(v *fastjson.Value) bool {
 	if typ == "session" {
 		return v.GetStringBytes("id") != nil && v.GetStringBytes("cwd") != nil
 	}
-	_, known := piTypes[typ]
-	return known && v.Get("parentId") != nil && v.Get("payload") == nil
+	return pisession.PiType(typ) && v.Get("parentId") != nil && v.Get("payload") == nil
 }
 
 // claims recognises a pi session file by its path:
@@ -105,35 +103,8 @@ func resumes(ev parsers.Evidence) bool {
 //go:embed extension.ts
 var extensionTemplate []byte
 
-// binPlaceholder is where the template names the binary, as a JS string.
-const binPlaceholder = `"__LOGWATCH_BIN__"`
+// extension is pi's extension as logwatch writes it.
+var extension = pisession.Module{Template: extensionTemplate, Marker: []byte("// logwatch: pi extension")}
 
-// extensionMarker opens every extension logwatch writes.
-var extensionMarker = []byte("// logwatch: pi extension")
-
-// extensionSource is the extension that runs bin.
-func extensionSource(bin string) []byte {
-	q, _ := json.Marshal(bin) // a JSON string is a JS string literal
-	return bytes.Replace(extensionTemplate, []byte(binPlaceholder), q, 1)
-}
-
-// extensionBin reads the binary back from an extension logwatch wrote.
-func extensionBin(src []byte) (string, bool) {
-	if !bytes.HasPrefix(src, extensionMarker) {
-		return "", false
-	}
-	const decl = "\nconst LOGWATCH = "
-	i := bytes.Index(src, []byte(decl))
-	if i < 0 {
-		return "", true
-	}
-	rest := src[i+len(decl):]
-	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
-		rest = rest[:j]
-	}
-	var bin string
-	if json.Unmarshal(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(";")), &bin) != nil {
-		return "", true
-	}
-	return bin, true
-}
+// NewParser returns a pi session parser.
+func NewParser() *pisession.Parser { return pisession.NewParser(pisession.Dialect{Agent: Name}) }

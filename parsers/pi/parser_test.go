@@ -170,16 +170,16 @@ func TestPiResumes(t *testing.T) {
 
 func TestExtensionSource(t *testing.T) {
 	for _, bin := range []string{"/usr/local/bin/logwatch", `/opt/it's "here"/logwatch`, "/tmp/\u2028/logwatch"} {
-		src := extensionSource(bin)
-		if bytes.Contains(src, []byte(binPlaceholder)) {
+		src := extension.Source(bin)
+		if bytes.Contains(src, []byte("__LOGWATCH_BIN__")) {
 			t.Fatalf("placeholder left in the extension for %q", bin)
 		}
-		got, ours := extensionBin(src)
+		got, ours := extension.Bin(src)
 		if !ours || got != bin {
-			t.Errorf("extensionBin = %q, %v; want %q, true", got, ours, bin)
+			t.Errorf("Bin = %q, %v; want %q, true", got, ours, bin)
 		}
 	}
-	if _, ours := extensionBin([]byte("export default function (pi) {}\n")); ours {
+	if _, ours := extension.Bin([]byte("export default function (pi) {}\n")); ours {
 		t.Error("a user's extension taken for logwatch's")
 	}
 	for _, ev := range Spec().Hooks.Events {

@@ -404,9 +404,10 @@ func openaiChunks(text string, n int) []string {
 	return out
 }
 
-// openaiChatClassify reads what a chat-completions client (pi) asked for:
-// the last user message's text, a tool result when the conversation ends
-// on one, a compaction when the system prompt is a summariser's.
+// openaiChatClassify reads what a chat-completions client (pi, omp) asked
+// for: the last user message's text, a tool result when the conversation
+// ends on one, a compaction when the system prompt is a summariser's, a
+// title when it is omp's title writer's.
 func openaiChatClassify(body []byte) OpenAIRequest {
 	var in struct {
 		Tools    []json.RawMessage `json:"tools"`
@@ -424,9 +425,16 @@ func openaiChatClassify(body []byte) OpenAIRequest {
 			req.LastUser = openaiInputText(m.Content)
 		}
 	}
+	var sys string
+	if r := in.Messages[0].Role; r == "system" || r == "developer" {
+		sys = openaiInputText(in.Messages[0].Content)
+	}
 	switch last := in.Messages[len(in.Messages)-1]; {
-	case in.Messages[0].Role == "system" && strings.Contains(openaiInputText(in.Messages[0].Content), "context summarization assistant"):
+	// pi's summariser, and omp's (summarization-system.md).
+	case strings.Contains(sys, "context summarization assistant") || strings.Contains(sys, "coding-assistant conversations"):
 		req.Kind = OpenAIReqCompact
+	case strings.Contains(sys, "word title") && len(in.Tools) == 0: // omp's title-system.md
+		req.Kind = OpenAIReqTitle
 	case last.Role == "tool":
 		req.Kind = OpenAIReqToolResult
 	}

@@ -1,7 +1,13 @@
-package pi
+// Package pisession reads the session files of pi (@mariozechner/pi-coding-
+// agent) and of its forks (omp), which write pi's format with more line
+// types: a line's evidence, by the Dialect each agent's package declares
+// (formats/pi.md). It is the format, not an agent: parsers/pi and
+// parsers/omp are.
+package pisession
 
 import (
 	"bytes"
+	"maps"
 
 	"github.com/valyala/fastjson"
 
@@ -10,6 +16,9 @@ import (
 
 // piTypes are the line types pi 0.73.1 writes (session-manager.d.ts), each
 // with what it means when it is not a message.
+// PiType reports whether typ is a line type pi writes.
+func PiType(typ string) bool { _, ok := piTypes[typ]; return ok }
+
 var piTypes = map[string]parsers.Kind{
 	"session": parsers.KindNone, "message": parsers.KindNone, "compaction": parsers.KindCompaction,
 	"model_change": parsers.KindNone, "thinking_level_change": parsers.KindNone,
@@ -27,12 +36,6 @@ var piRoles = map[string]parsers.Kind{
 	"branchSummary": parsers.KindNone, "compactionSummary": parsers.KindNone,
 }
 
-var (
-	typeNames = parsers.Table(keys(piTypes)...)
-	roleNames = parsers.Table(keys(piRoles)...)
-	roleTypes = parsers.PrefixAll(roleNames, "message/")
-)
-
 func keys(m map[string]parsers.Kind) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -41,11 +44,56 @@ func keys(m map[string]parsers.Kind) []string {
 	return out
 }
 
+// Dialect is how an agent writes pi's session format (pi itself: the
+// zero Dialect but its Agent; a fork, omp: the same
+// lines, with more line types and roles, a custom entry that starts a tool,
+// and its own words on an answer the user aborted.
+type Dialect struct {
+	Agent parsers.Agent
+	// Types and Roles are the fork's line types and message roles beyond
+	// pi's, each with what it means.
+	Types, Roles map[string]parsers.Kind
+	// Customs are the customTypes of custom entries that are the fork's
+	// own records, typed "custom/<customType>"; ToolStart, one of them, is
+	// the entry written as a tool starts (data: toolName, args), which is
+	// then the tool's evidence: the answer that holds the call is not.
+	Customs   []string
+	ToolStart string
+	// Interrupt is the errorMessage of an answer the user's interrupt
+	// aborted; "": every aborted answer is one.
+	Interrupt string
+}
+
+// dialect is a Dialect compiled into the parser's tables.
+type dialect struct {
+	agent                           parsers.Agent
+	types, roles                    map[string]parsers.Kind
+	typeNames, roleNames, roleTypes map[string]string
+	customTypes                     map[string]string
+	toolStart, interrupt            string
+}
+
+func compile(d Dialect) *dialect {
+	c := &dialect{agent: d.Agent, types: map[string]parsers.Kind{}, roles: map[string]parsers.Kind{},
+		toolStart: d.ToolStart, interrupt: d.Interrupt}
+	maps.Copy(c.types, piTypes)
+	maps.Copy(c.types, d.Types)
+	maps.Copy(c.roles, piRoles)
+	maps.Copy(c.roles, d.Roles)
+	c.typeNames, c.roleNames = parsers.Table(keys(c.types)...), parsers.Table(keys(c.roles)...)
+	c.roleTypes = parsers.PrefixAll(c.roleNames, "message/")
+	if len(d.Customs) > 0 {
+		c.customTypes = parsers.PrefixAll(parsers.Table(d.Customs...), "custom/")
+	}
+	return c
+}
+
 // Parser reads pi session lines (format version 1 to 3). Most bytes of a
 // pi log are tool results and answers whose role alone decides their
 // evidence: those lines are scanned, never parsed into values; an
 // assistant line's content is parsed only when it holds a tool call.
 type Parser struct {
+	d       *dialect
 	p       fastjson.Parser
 	pc      fastjson.Parser // the content of a tool call's line
 	unknown parsers.UnknownNames
@@ -53,11 +101,12 @@ type Parser struct {
 	s       parsers.Scanned
 }
 
-// NewParser returns a pi session parser.
-func NewParser() *Parser { return &Parser{} }
+// NewParser returns a parser of an agent's session files in dialect d
+// (pi's own: a Dialect with only the Agent).
+func NewParser(d Dialect) *Parser { return &Parser{d: compile(d)} }
 
 // Agent implements parsers.Parser.
-func (*Parser) Agent() parsers.Agent { return Name }
+func (p *Parser) Agent() parsers.Agent { return p.d.agent }
 
 // Reset implements parsers.Parser.
 func (p *Parser) Reset() { p.id, p.cwd = parsers.Field{}, parsers.Field{} }
@@ -66,7 +115,7 @@ func (p *Parser) Reset() { p.id, p.cwd = parsers.Field{}, parsers.Field{} }
 // found them, without escapes) or from a parse.
 type fields struct {
 	typ, ts, id, cwd []byte
-	role, stop       []byte
+	role, stop, errm []byte
 	content          []byte          // the raw content value (scan)
 	contentV         *fastjson.Value // or the parsed one (parse)
 	contentOK        bool            // message had a content member
@@ -105,7 +154,10 @@ func (p *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence
 	if m == nil || !s.H.Exact || !m.exact {
 		return p.ParseFull(line)
 	}
-	f := fields{typ: s.H.Typ, ts: s.H.TS, id: m.id, cwd: m.cwd, role: m.role, stop: m.stop,
+	if p.d.customTypes != nil && string(s.H.Typ) == "custom" {
+		return p.ParseFull(line) // a fork's custom entry is read by its customType and data
+	}
+	f := fields{typ: s.H.Typ, ts: s.H.TS, id: m.id, cwd: m.cwd, role: m.role, stop: m.stop, errm: m.errm,
 		content: m.content, contentOK: m.content != nil}
 	return p.evidence(&f), nil
 }
@@ -119,14 +171,18 @@ func (p *Parser) ParseFull(line []byte) (parsers.Evidence, error) {
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return parsers.Evidence{}, parsers.ErrMalformed
 	}
-	return p.evidence(valueFields(v)), nil
+	f := valueFields(v)
+	if p.d.customTypes != nil && string(f.typ) == "custom" {
+		return p.custom(v, f), nil
+	}
+	return p.evidence(f), nil
 }
 
 func valueFields(v *fastjson.Value) *fields {
 	f := &fields{typ: v.GetStringBytes("type"), ts: v.GetStringBytes("timestamp"),
 		id: v.GetStringBytes("id"), cwd: v.GetStringBytes("cwd")}
 	if m := v.Get("message"); m != nil && m.Type() == fastjson.TypeObject {
-		f.role, f.stop = m.GetStringBytes("role"), m.GetStringBytes("stopReason")
+		f.role, f.stop, f.errm = m.GetStringBytes("role"), m.GetStringBytes("stopReason"), m.GetStringBytes("errorMessage")
 		f.contentV = m.Get("content")
 		f.contentOK = f.contentV != nil
 	}
@@ -135,7 +191,8 @@ func valueFields(v *fastjson.Value) *fields {
 
 // evidence is what a line's fields say (pi.md §2.3).
 func (p *Parser) evidence(f *fields) parsers.Evidence {
-	typ, known := p.unknown.Intern(f.typ, typeNames)
+	d := p.d
+	typ, known := p.unknown.Intern(f.typ, d.typeNames)
 	ev := parsers.Evidence{Type: typ, Unknown: !known, At: string(f.ts)}
 	if !known {
 		return ev
@@ -148,16 +205,16 @@ func (p *Parser) evidence(f *fields) parsers.Evidence {
 		return ev
 	case "message":
 	default:
-		ev.Kind = piTypes[typ]
+		ev.Kind = d.types[typ]
 		return ev
 	}
-	role, ok := roleNames[string(f.role)]
+	role, ok := d.roleNames[string(f.role)]
 	if !ok {
 		ev.Type, _ = p.unknown.Intern(append([]byte("message/"), f.role...), nil)
 		ev.Unknown = true
 		return ev
 	}
-	ev.Type, ev.Kind = roleTypes[role], piRoles[role]
+	ev.Type, ev.Kind = d.roleTypes[role], d.roles[role]
 	if role != "assistant" {
 		return ev
 	}
@@ -168,12 +225,43 @@ func (p *Parser) evidence(f *fields) parsers.Evidence {
 	// ends (pi.md §2.7), so a turn left open on it would never end when
 	// the retries are used up.
 	switch {
-	case string(f.stop) == "aborted":
+	case string(f.stop) == "aborted" && (d.interrupt == "" || string(f.errm) == d.interrupt):
 		ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptAborted
+	case string(f.stop) == "aborted":
+		// Aborted by something else than the user (omp: the answer a new
+		// process writes for the turn its predecessor left open): the
+		// turn is over all the same.
+		ev.Final = true
+	case d.toolStart != "":
+		// The tool's own entry started it; an answer with a call goes on.
+		ev.Final = !p.tool(f, &parsers.Evidence{})
 	case p.tool(f, &ev):
 		ev.Kind = parsers.KindTool
 	default:
 		ev.Final = true
+	}
+	return ev
+}
+
+// custom is a fork's custom entry: its own records by customType, the
+// tool start with the tool and its input.
+func (p *Parser) custom(v *fastjson.Value, f *fields) parsers.Evidence {
+	ev := parsers.Evidence{Type: "custom", At: string(f.ts)}
+	ct, ok := p.d.customTypes[string(v.GetStringBytes("customType"))]
+	if !ok {
+		return ev // an extension's entry
+	}
+	ev.Type = ct
+	if ct != "custom/"+p.d.toolStart {
+		return ev
+	}
+	data := v.Get("data")
+	if data == nil || data.Type() != fastjson.TypeObject {
+		return ev
+	}
+	ev.Kind, ev.Tool = parsers.KindTool, string(data.GetStringBytes("toolName"))
+	if in := data.Get("args"); in != nil && in.Type() == fastjson.TypeObject {
+		ev.ToolInput = parsers.ToolInputOf(in)
 	}
 	return ev
 }
@@ -220,10 +308,10 @@ func mayHoldToolCall(content []byte) bool {
 // role, stopReason and content, the first of each as fastjson's Get finds
 // them.
 type head struct {
-	exact                  bool
-	seenID, seenCwd, seenM bool
-	id, cwd                []byte
-	role, stop, content    []byte
+	exact                     bool
+	seenID, seenCwd, seenM    bool
+	id, cwd                   []byte
+	role, stop, errm, content []byte
 }
 
 func (h *head) Stop([]byte) bool { return false }
@@ -260,15 +348,18 @@ func (h *head) str(b []byte, i int, seen *bool, dst *[]byte, depth int) int {
 	return end
 }
 
-// message reads role, stopReason and the content's extent (depth 2).
+// message reads role, stopReason, errorMessage and the content's extent
+// (depth 2).
 func (h *head) message(b []byte, i int) int {
-	var role, stop, content bool
+	var role, stop, errm, content bool
 	return parsers.ObjectKeys(b, i, 2, &h.exact, func(key []byte, i int) int {
 		switch string(key) {
 		case "role":
 			return h.str(b, i, &role, &h.role, 3)
 		case "stopReason":
 			return h.str(b, i, &stop, &h.stop, 3)
+		case "errorMessage":
+			return h.str(b, i, &errm, &h.errm, 3)
 		case "content":
 			end := parsers.SkipValue(b, i, 3)
 			if !content && end >= 0 {

@@ -1,0 +1,397 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The omp 18.2.3 scenarios (../shared/formats/pi.md §5). omp is a bun
+// script: the agents dir's .bin (where bun is installed beside it) is on
+// the PATH. It runs against the fake chat-completions server, named in its
+// models.yml as the provider "fake"; it asks the model for a title beside
+// the first prompt. With hooks, logwatch's extension (installed by the real
+// `logwatch hooks install --agent omp`) forwards omp's events; without,
+// the session file alone speaks, written at the end of each message (the
+// first prompt's file only at the first answer's end).
+
+const (
+	ompTab   = "T1"
+	ompStart = 60 * time.Second
+	ompStep  = 30 * time.Second
+	ompQuiet = 3500 * time.Millisecond // past the 2 s interrupt window and the 3 s turn quiet
+	ompReady = "Fake Model"            // the status line names the model once omp is ready
+)
+
+// ompScript: TOOL runs piToolCommand, SLOW streams for 8 s, a compaction
+// gets a summary, omp's title request a title, anything else one short
+// sentence.
+func ompScript(r OpenAIRequest) OpenAIReply {
+	switch {
+	case r.Kind == OpenAIReqTitle:
+		// Late, so that the file exists and omp rewrites its title record
+		// in place.
+		return OpenAIReply{Text: "<title>Fake study session</title>", Chunks: 2, Delay: 2 * time.Second}
+	case r.Kind == OpenAIReqCompact:
+		return OpenAIReply{Text: "## Goal\nGreetings. Nothing else is pending.", Chunks: 4, Delay: 300 * time.Millisecond}
+	case r.Kind == OpenAIReqToolResult:
+		return OpenAIReply{Text: "The command ran. Done."}
+	case strings.Contains(r.LastUser, OpenAITool):
+		return OpenAIReply{Exec: piToolCommand}
+	}
+	return DefaultOpenAIScript(r)
+}
+
+type ompWorld struct {
+	*Scenario
+	t     *testing.T
+	api   *OpenAI
+	omp   string
+	hooks bool
+}
+
+func newOmp(t *testing.T, hooks bool) *ompWorld {
+	t.Helper()
+	_, bin := RequireAgent(t, "omp")
+	t.Parallel()
+	s := NewScenario(t, "omp")
+	ctx, cancel := context.WithCancel(context.Background())
+	api, err := StartOpenAI(ctx, s.Dir, ompScript)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(cancel)
+	w := &ompWorld{Scenario: s, t: t, api: api, omp: bin, hooks: hooks}
+	s.SetEnv("PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"))
+	s.WriteFile(".omp/agent/models.yml", fmt.Sprintf(`providers:
+  fake:
+    baseUrl: %q
+    api: openai-completions
+    apiKey: fake-key
+    compat:
+      supportsDeveloperRole: false
+      supportsReasoningEffort: false
+    models:
+      - id: fake-model
+        name: Fake Model
+        contextWindow: 128000
+        maxTokens: 4096
+`, api.URL))
+	s.WriteFile(".omp/agent/config.yml", `modelRoles:
+  default: fake/fake-model
+startup:
+  setupWizard: false
+  checkUpdate: false
+compaction:
+  keepRecentTokens: 10
+`)
+	if hooks {
+		s.InstallHooks("omp")
+	}
+	return w
+}
+
+// start runs omp ARGS… in a new pane under `logwatch wrap --tab TAB` and
+// waits for its status line. With hooks the extension's SessionStart
+// announces the session, ready, in its tab.
+func (w *ompWorld) start(name, tab string, args ...string) *Pane {
+	w.t.Helper()
+	p := w.StartPane(PaneOptions{Name: name, Argv: append([]string{w.omp}, args...), Wrap: true, Tab: tab})
+	p.WaitScreen(ompReady, ompStart)
+	return p
+}
+
+func (w *ompWorld) step(st Step) Event {
+	w.t.Helper()
+	return w.Timeline.Next(st, ompStep)
+}
+
+// either consumes the next change, which must be st from one of sources.
+func (w *ompWorld) either(st Step, sources ...string) Event {
+	w.t.Helper()
+	st.Source = Any
+	e := w.Timeline.Next(st, ompStep)
+	if !slices.Contains(sources, e.Source) {
+		w.t.Fatalf("change %s: source %q, want one of %q\ntimeline:\n%s", e, e.Source, sources, w.Timeline)
+	}
+	return e
+}
+
+func (w *ompWorld) quiet() { w.t.Helper(); w.Timeline.Quiet(ompQuiet) }
+
+func (w *ompWorld) opened(tab string) {
+	w.t.Helper()
+	w.step(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: tab})
+}
+
+// prompt submits text and consumes the turn's start: the extension's
+// agent_start, or the user line omp appends at Enter once the file exists.
+func (w *ompWorld) prompt(p *Pane, tab, text string) {
+	w.t.Helper()
+	p.Submit(text)
+	if w.hooks {
+		w.either(Step{State: "working", Reason: "prompt", Tab: tab}, "hook", "log")
+		return
+	}
+	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: tab})
+}
+
+func (w *ompWorld) turnEnd(tab string) {
+	w.t.Helper()
+	src := "log"
+	if w.hooks {
+		src = "hook"
+	}
+	w.step(Step{State: "done", Reason: "turn_end", Source: src, Tab: tab})
+}
+
+func (w *ompWorld) hello(p *Pane, tab string) {
+	w.t.Helper()
+	w.prompt(p, tab, "say hello")
+	w.turnEnd(tab)
+	p.WaitScreen("Hello from the fake model", ompStep)
+}
+
+// keep copies the scenario's omp session files into
+// $LOGWATCH_OMP_CAPTURE/<name>-N.jsonl: the parser's goldens are recorded so.
+func (w *ompWorld) keep(name string) {
+	dst := os.Getenv("LOGWATCH_OMP_CAPTURE")
+	if dst == "" {
+		return
+	}
+	files, _ := filepath.Glob(filepath.Join(w.Home, ".omp", "agent", "sessions", "*", "*.jsonl"))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		out := filepath.Join(dst, fmt.Sprintf("%s-%d.jsonl", name, i+1))
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+}
+
+func TestOmpPrompt(t *testing.T) {
+	w := newOmp(t, true)
+	p := w.start("a", ompTab)
+	w.opened(ompTab)
+	w.hello(p, ompTab)
+	// The title arrives after the first answer and omp writes it into the
+	// file's first line in place: no line read again, nothing published.
+	w.quiet()
+	w.quiet()
+	w.titleInPlace()
+	w.keep("prompt")
+}
+
+// titleInPlace checks that omp rewrote the title record of a file that
+// existed without a title (its header has none), and that the daemon did
+// not take the rewrite for a new generation of the file.
+func (w *ompWorld) titleInPlace() {
+	w.t.Helper()
+	files, _ := filepath.Glob(filepath.Join(w.Home, ".omp", "agent", "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		w.t.Fatalf("session files %q, want one", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	lines := strings.SplitN(string(b), "\n", 3)
+	if len(lines) < 3 || !strings.Contains(lines[0], `"title":"Fake study session"`) || strings.Contains(lines[1], `"title"`) {
+		w.t.Fatalf("the title was not written in place after the file was created:\n%.600s", b)
+	}
+	log, err := os.ReadFile(filepath.Join(w.Dir, "daemon.log"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if strings.Contains(string(log), "log truncated or rewritten") {
+		w.t.Errorf("the daemon read omp's title rewrite as a new generation of the file")
+	}
+}
+
+func TestOmpTool(t *testing.T) {
+	w := newOmp(t, true)
+	p := w.start("a", ompTab)
+	w.opened(ompTab)
+	w.prompt(p, ompTab, "please run a "+OpenAITool)
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ompTab, Detail: piToolCommand})
+	w.turnEnd(ompTab)
+	p.WaitScreen("The command ran", ompStep)
+	w.quiet()
+	w.keep("tool")
+}
+
+// --approval-mode always-ask: omp asks before it runs the call; the wait
+// is the extension's PermissionRequest, approving it goes on with the tool.
+func TestOmpApproval(t *testing.T) {
+	w := newOmp(t, true)
+	p := w.start("a", ompTab, "--approval-mode", "always-ask")
+	w.opened(ompTab)
+	w.prompt(p, ompTab, "please run a "+OpenAITool)
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ompTab, Detail: piToolCommand})
+	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: ompTab, Detail: "bash: " + piToolCommand})
+	p.WaitScreen("Allow tool", ompStep)
+	p.Key("Enter")
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ompTab, Detail: piToolCommand})
+	w.turnEnd(ompTab)
+	p.WaitScreen("The command ran", ompStep)
+	w.quiet()
+	w.keep("approval")
+}
+
+// Esc while the answer streams: omp aborts and writes the aborted answer
+// ("Interrupted by user"); the key and that marker (or the extension's
+// Stop marked an interrupt) make it ready, once.
+func TestOmpEscStreaming(t *testing.T) {
+	for _, hooks := range []bool{true, false} {
+		t.Run(map[bool]string{true: "extension", false: "log_only"}[hooks], func(t *testing.T) {
+			w := newOmp(t, hooks)
+			p := w.start("a", ompTab)
+			if hooks {
+				w.opened(ompTab)
+			} else {
+				// The file exists only from the first answer on.
+				p.Submit("say hello")
+				p.WaitScreen("Hello from the fake model", ompStep)
+				w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: ompTab})
+				w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: ompTab})
+			}
+			w.prompt(p, ompTab, OpenAISlow+" stream please")
+			p.WaitScreen("streaming slowly", ompStep)
+			p.Press("Escape")
+			e := w.step(Step{State: "ready", Reason: "interrupted", Source: Any, Tab: ompTab})
+			if want := []string{"key+log", "hook"}; !slices.Contains(want, e.Source) || !hooks && e.Source != "key+log" {
+				t.Fatalf("interrupt %s: source %q", e, e.Source)
+			}
+			w.quiet()
+			w.keep("esc-" + map[bool]string{true: "extension", false: "log"}[hooks])
+		})
+	}
+}
+
+// Esc at an idle prompt is a key logwatch sees and must not act on.
+func TestOmpEscIdle(t *testing.T) {
+	w := newOmp(t, true)
+	p := w.start("a", ompTab)
+	w.opened(ompTab)
+	w.hello(p, ompTab)
+	p.Key("Escape")
+	w.quiet()
+}
+
+// /compact: compacting from the extension's PreCompact, done when the
+// compaction ends (outside a turn).
+func TestOmpCompact(t *testing.T) {
+	w := newOmp(t, true)
+	p := w.start("a", ompTab)
+	w.opened(ompTab)
+	w.hello(p, ompTab)
+	w.hello(p, ompTab)
+	p.Submit("/compact")
+	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: ompTab})
+	w.either(Step{State: "done", Reason: "compaction", Tab: ompTab}, "hook", "log")
+	w.quiet()
+	if !slices.ContainsFunc(w.api.Requests(), func(r OpenAIRequest) bool { return r.Kind == OpenAIReqCompact }) {
+		t.Errorf("no compaction request reached the model")
+	}
+	w.keep("compact")
+}
+
+// Quitting (Ctrl+D) and killing the pane each end the session once; omp
+// writes its session_exit entry on the way out, which is no resume.
+func TestOmpEnd(t *testing.T) {
+	t.Run("quit", func(t *testing.T) {
+		w := newOmp(t, true)
+		p := w.start("a", ompTab)
+		w.opened(ompTab)
+		w.hello(p, ompTab)
+		p.Key("C-d")
+		e := w.step(Step{State: "ended", Reason: Any, Source: Any, Tab: ompTab})
+		if e.Reason != "session_end" && e.Reason != "tab_closed" {
+			t.Fatalf("ended: %s", e)
+		}
+		p.WaitExit(ompStep)
+		w.quiet()
+		w.keep("quit")
+	})
+	t.Run("pane_kill", func(t *testing.T) {
+		w := newOmp(t, true)
+		p := w.start("a", ompTab)
+		w.opened(ompTab)
+		w.hello(p, ompTab)
+		if err := syscall.Kill(p.PID(), syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		e := w.step(Step{State: "ended", Reason: Any, Source: Any, Tab: ompTab})
+		if e.Reason != "session_end" && e.Reason != "tab_closed" {
+			t.Fatalf("ended: %s", e)
+		}
+		w.quiet()
+	})
+}
+
+// omp -c takes the last session of the directory up again: the same
+// session, ready in its new tab, then its turns.
+func TestOmpResume(t *testing.T) {
+	w := newOmp(t, true)
+	p := w.start("a", ompTab)
+	w.opened(ompTab)
+	w.hello(p, ompTab)
+	first := w.Timeline.Session()
+	p.Key("C-d")
+	w.step(Step{State: "ended", Reason: Any, Source: Any, Tab: ompTab})
+	p.WaitExit(ompStep)
+	w.quiet()
+	q := w.start("b", "T2", "-c")
+	e := w.step(Step{State: "ready", Reason: Any, Source: "hook", Tab: "T2"})
+	if e.Session != first {
+		t.Fatalf("omp -c: session %s, want %s", e.Session, first)
+	}
+	w.hello(q, "T2")
+	w.quiet()
+}
+
+// Two tabs, two sessions, each in its own tab.
+func TestOmpTwoTabs(t *testing.T) {
+	w := newOmp(t, true)
+	a := w.start("a", "T1")
+	w.step(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: "T1", Session: Any})
+	b := w.start("b", "T2")
+	e2 := w.step(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: "T2", Session: Any})
+	// A first prompt's file comes with its answer: under load its lines
+	// can beat the extension's spawned hook.
+	a.Submit("say hello")
+	w.either(Step{State: "working", Reason: "prompt", Tab: "T1", Session: Any}, "hook", "log")
+	w.step(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: "T1", Session: Any})
+	b.Submit("say hello")
+	e := w.either(Step{State: "working", Reason: "prompt", Tab: "T2", Session: Any}, "hook", "log")
+	if e.Session != e2.Session || e.Session == w.Timeline.Session() {
+		t.Fatalf("T2's turn in session %s; T2's session %s, T1's %s", e.Session, e2.Session, w.Timeline.Session())
+	}
+	w.step(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: "T2", Session: Any})
+	w.quiet()
+}
+
+// Without the extension: the log alone, bound to its tab by the Enter
+// before each turn start.
+func TestOmpNoHooks(t *testing.T) {
+	w := newOmp(t, false)
+	p := w.start("a", ompTab)
+	p.Submit("say hello")
+	p.WaitScreen("Hello from the fake model", ompStep)
+	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: ompTab})
+	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: ompTab})
+	w.prompt(p, ompTab, "say hello again")
+	w.turnEnd(ompTab)
+	w.quiet()
+	w.keep("nohooks")
+}
