@@ -98,6 +98,7 @@ var allowed = map[string][]string{
 	"conformance/claude": {},
 	"conformance/codex":  {},
 	"conformance/pi":     {},
+	"conformance/omp":    {},
 	// The canary runs the suite against the newest releases and reads
 	// their captures with the real parsers.
 	"conformance/canary": {"conformance/agents", "parsers", "parsers/all"},

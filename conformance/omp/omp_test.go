@@ -1,4 +1,4 @@
-package conformance
+package omp_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	. "github.com/logwatch/logwatch/conformance"
 )
 
 // The omp 18.2.3 scenarios (../shared/formats/pi.md §5). omp is a bun
@@ -29,7 +31,10 @@ const (
 	ompReady = "Fake Model"            // the status line names the model once omp is ready
 )
 
-// ompScript: TOOL runs piToolCommand, SLOW streams for 8 s, a compaction
+// ompToolCommand is what a TOOL prompt makes omp's bash tool run.
+const ompToolCommand = "echo TOOL-START; sleep 2; echo TOOL-END"
+
+// ompScript: TOOL runs ompToolCommand, SLOW streams for 8 s, a compaction
 // gets a summary, omp's title request a title, anything else one short
 // sentence.
 func ompScript(r OpenAIRequest) OpenAIReply {
@@ -43,7 +48,7 @@ func ompScript(r OpenAIRequest) OpenAIReply {
 	case r.Kind == OpenAIReqToolResult:
 		return OpenAIReply{Text: "The command ran. Done."}
 	case strings.Contains(r.LastUser, OpenAITool):
-		return OpenAIReply{Exec: piToolCommand}
+		return OpenAIReply{Exec: ompToolCommand}
 	}
 	return DefaultOpenAIScript(r)
 }
@@ -223,7 +228,7 @@ func TestOmpTool(t *testing.T) {
 	p := w.start("a", ompTab)
 	w.opened(ompTab)
 	w.prompt(p, ompTab, "please run a "+OpenAITool)
-	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ompTab, Detail: piToolCommand})
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ompTab, Detail: ompToolCommand})
 	w.turnEnd(ompTab)
 	p.WaitScreen("The command ran", ompStep)
 	w.quiet()
@@ -237,11 +242,11 @@ func TestOmpApproval(t *testing.T) {
 	p := w.start("a", ompTab, "--approval-mode", "always-ask")
 	w.opened(ompTab)
 	w.prompt(p, ompTab, "please run a "+OpenAITool)
-	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ompTab, Detail: piToolCommand})
-	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: ompTab, Detail: "bash: " + piToolCommand})
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ompTab, Detail: ompToolCommand})
+	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: ompTab, Detail: "bash: " + ompToolCommand})
 	p.WaitScreen("Allow tool", ompStep)
 	p.Key("Enter")
-	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ompTab, Detail: piToolCommand})
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ompTab, Detail: ompToolCommand})
 	w.turnEnd(ompTab)
 	p.WaitScreen("The command ran", ompStep)
 	w.quiet()
