@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,8 +53,8 @@ func main() {
 
 // daemon is a running `logwatch run` over fresh roots in a temp dir.
 type daemon struct {
-	dir, claude, codex, socket string
-	cmd                        *exec.Cmd
+	dir, claude, codex, pi, socket string
+	cmd                            *exec.Cmd
 }
 
 func newDaemon(bin string) *daemon {
@@ -63,9 +64,10 @@ func newDaemon(bin string) *daemon {
 	dir, err := os.MkdirTemp("", "lwdaemon")
 	stats.Check(err)
 	d := &daemon{dir: dir, claude: filepath.Join(dir, "claude"), codex: filepath.Join(dir, "codex"),
-		socket: filepath.Join(dir, "lw.sock")}
+		pi: filepath.Join(dir, "pi"), socket: filepath.Join(dir, "lw.sock")}
 	stats.Check(os.MkdirAll(d.claude, 0o755))
 	stats.Check(os.MkdirAll(d.codex, 0o755))
+	stats.Check(os.MkdirAll(d.pi, 0o755))
 	return d
 }
 
@@ -73,7 +75,7 @@ func (d *daemon) start(bin string) {
 	d.cmd = exec.Command(bin, "run")
 	d.cmd.Env = append(os.Environ(), "LOGWATCH_SOCKET="+d.socket, "HOME="+d.dir,
 		"LOGWATCH_AGENTS_CLAUDE_ROOTS="+d.claude, "LOGWATCH_AGENTS_CODEX_ROOTS="+d.codex,
-		"LOGWATCH_LOG_LEVEL=warn")
+		"LOGWATCH_AGENTS_PI_ROOTS="+d.pi, "LOGWATCH_LOG_LEVEL=warn")
 	d.cmd.Stderr = os.Stderr
 	stats.Check(d.cmd.Start())
 }
@@ -344,6 +346,33 @@ func codexSession(root string, k int, newDir bool) *liveSession {
 	return s
 }
 
+// piSession is a pi session file (formats/pi.md): its header, then a
+// prompt opens each turn and an answer Esc cut short ends it (pi writes no
+// turn-end record: a finished answer ends the turn only after the quiet
+// period, which is not what this measures).
+func piSession(root string, k int) *liveSession {
+	id := fmt.Sprintf("33333333-0000-4000-8000-%012d", k)
+	now := time.Now().UTC()
+	dir := filepath.Join(root, "--w-live--")
+	stats.Check(os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, now.Format("2006-01-02T15-04-05-000Z")+"_"+id+".jsonl")
+	n := 0
+	entry := func(msg string) string {
+		n++
+		return fmt.Sprintf(`{"type":"message","id":"%08x","parentId":"%08x","timestamp":%q,"message":%s}`+"\n",
+			n, n-1, time.Now().UTC().Format(time.RFC3339Nano), msg)
+	}
+	head := fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":%q,"cwd":"/w/live"}`+"\n", id, now.Format(time.RFC3339Nano))
+	stats.Check(os.WriteFile(path, []byte(head), 0o644))
+	return &liveSession{id: id, w: writer{path: path},
+		start: func(i int) string {
+			return entry(fmt.Sprintf(`{"role":"user","content":[{"type":"text","text":"prompt %d"}],"timestamp":1}`, i))
+		},
+		finish: func(i int) string {
+			return entry(`{"role":"assistant","content":[{"type":"text","text":"part"}],"stopReason":"aborted","errorMessage":"Operation aborted","timestamp":1}`)
+		}}
+}
+
 // measure appends alternately a turn start and a turn end to each session in
 // turn and times each append until the daemon publishes the state it implies.
 func measure(evs <-chan wire.Event, ss []*liveSession, n int, keep bool) []time.Duration {
@@ -401,27 +430,30 @@ func latency(bin string, n, sessions int) {
 		if !keep {
 			mode = "open-append-close per write"
 		}
-		var cl, cx []*liveSession
+		var cl, cx, cp []*liveSession
 		for j := 0; j < sessions; j++ {
 			cl = append(cl, claudeSession(d.claude, k, false))
 			cx = append(cx, codexSession(d.codex, k, false))
+			cp = append(cp, piSession(d.pi, k))
 			k++
 		}
 		// Let the daemon find the new files before timing (discovery of a
 		// new file is not what this measures).
-		for _, s := range append(append([]*liveSession{}, cl...), cx...) {
+		all := slices.Concat(cl, cx, cp)
+		for _, s := range all {
 			s.w.write(keep, s.start(-1))
 		}
 		settle(evs, 2*time.Second)
-		for _, s := range append(append([]*liveSession{}, cl...), cx...) {
+		for _, s := range all {
 			s.w.write(keep, s.finish(-1))
 		}
 		settle(evs, 2*time.Second)
-		// Interleave the agents so both see the same machine.
-		var tc, tx []time.Duration
+		// Interleave the agents so all see the same machine.
+		var tc, tx, tp []time.Duration
 		for r := 0; r < 10; r++ {
 			tc = append(tc, measure(evs, cl, n/10, keep)...)
 			tx = append(tx, measure(evs, cx, n/10, keep)...)
+			tp = append(tp, measure(evs, cp, n/10, keep)...)
 		}
 		row := func(name string, t []time.Duration) {
 			fmt.Printf("  %-34s %9.2f %9.2f %9.2f\n", name, stats.Ms(stats.Pct(t, 50)), stats.Ms(stats.Pct(t, 99)), stats.Ms(stats.Pct(t, 100)))
@@ -429,6 +461,7 @@ func latency(bin string, n, sessions int) {
 		fmt.Printf(" %s\n", mode)
 		row("claude", tc)
 		row("codex", tx)
+		row("pi", tp)
 		// A session that starts while the daemon runs: its file is created
 		// with the line that opens the turn.
 		var nc, nx, dc, dx []time.Duration
@@ -452,6 +485,8 @@ func latency(bin string, n, sessions int) {
 		r := float64(stats.Pct(tx, 99)) / float64(stats.Pct(tc, 99))
 		ok := stats.Pct(tx, 99) <= 10*time.Millisecond
 		fmt.Printf("  codex/claude p99 %.2f   target codex p99 ≤ 10 ms, as claude   %s\n", r, stats.Verdict(ok))
+		rp := float64(stats.Pct(tp, 99)) / float64(stats.Pct(tc, 99))
+		fmt.Printf("  pi/claude p99 %.2f   target pi p99 ≤ 10 ms   %s\n", rp, stats.Verdict(stats.Pct(tp, 99) <= 10*time.Millisecond))
 	}
 	afterStart(bin, 5)
 }
