@@ -156,6 +156,9 @@ type Traits struct {
 	// TurnsOutliveProcess: a turn running when the agent's process ended
 	// goes on and finishes elsewhere (a background server).
 	TurnsOutliveProcess bool
+	// CompactsBetweenRuns: the agent compacts only once a run is over, so a
+	// compaction line after a final answer means that answer ended the run.
+	CompactsBetweenRuns bool
 	// Header: the log names its session on its first line only, so a read
 	// that starts in the middle reads that line first.
 	Header bool

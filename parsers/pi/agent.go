@@ -38,6 +38,9 @@ func Spec() parsers.Spec {
 		Resumes: resumes,
 		Traits: parsers.Traits{
 			Header: true,
+			// /compact and auto-compaction both run after agent_end
+			// (pi.md §2.8, measured): never inside a run.
+			CompactsBetweenRuns: true,
 			// 0.73.1 writes the file at the first finished answer, the
 			// prompt with it: a file of metadata alone is nobody's session.
 			// (So the first turn of a session without the extension is

@@ -237,6 +237,13 @@ func (s *Session) Log(ev parsers.Evidence) (Change, bool) {
 		s.lastFinal = false
 		return s.end(&s.log, Ready, ReasonInterrupted, SourceLog, "log.interrupt")
 	case parsers.KindCompaction:
+		if s.turnOpen && s.lastFinal && s.State == Working && parsers.TraitsOf(s.Agent).CompactsBetweenRuns {
+			// The agent compacts only once a run is over: the final answer
+			// before this line ended the run (its quiet period had not run
+			// out yet).
+			s.lastFinal = false
+			return s.end(&s.log, Done, ReasonTurnEnd, SourceLog, "log.compaction_after_final")
+		}
 		s.lastFinal = false
 		return s.compactionEnded(SourceLog, "log.compaction")
 	case parsers.KindTool:

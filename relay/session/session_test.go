@@ -338,3 +338,27 @@ func TestRegistryStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactionAfterFinalEndsTheRun: for an agent that compacts only
+// between runs (pi), a compaction line that comes after the final answer,
+// before the quiet period ran out, ends the run; for one that compacts
+// inside turns (Claude Code) the turn goes on.
+func TestCompactionAfterFinalEndsTheRun(t *testing.T) {
+	for _, c := range []struct {
+		agent parsers.Agent
+		want  State
+		rule  string
+	}{
+		{"pi", Done, "log.compaction_after_final"},
+		{"claude", Working, ""},
+	} {
+		s := New(c.agent)
+		s.ID = "s"
+		s.Log(parsers.Evidence{Kind: parsers.KindTurnStart})
+		s.Log(parsers.Evidence{Kind: parsers.KindActivity, Final: true})
+		ch, ok := s.Log(parsers.Evidence{Kind: parsers.KindCompaction})
+		if s.State != c.want || ok != (c.rule != "") || ch.Rule != c.rule {
+			t.Errorf("%s: state %s, change %+v %v; want %s by %q", c.agent, s.State, ch, ok, c.want, c.rule)
+		}
+	}
+}
