@@ -275,7 +275,7 @@ func (m *machine) logTurnStart(e *entry, l LogLine) {
 	m.turnStarted(e, at)
 }
 
-// hookTurnStart applies codex.bind.submit to a hook that starts a turn:
+// hookTurnStart applies bind.submit to a hook that starts a turn:
 // UserPromptSubmit, and Codex 0.169's SessionStart, fired at the first
 // prompt.
 func (m *machine) hookTurnStart(e *entry, h parsers.Hook) {

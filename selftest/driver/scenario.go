@@ -84,6 +84,13 @@ type Scenario struct {
 func New(t TB, o Options) *Scenario {
 	t.Helper()
 	s := &Scenario{T: t, Agent: o.Agent, Bin: o.Bin, keepDir: o.Dir != "", verbose: o.Verbose}
+	// One of the machine's scenario slots, given back after everything the
+	// scenario started is stopped (cleanups run last registered first).
+	release, err := acquireSlot(t.Context())
+	if err != nil {
+		t.Fatalf("waiting for a scenario slot: %v", err)
+	}
+	t.Cleanup(release)
 	short, err := os.MkdirTemp("", "lwc") // unix socket paths are short
 	if err != nil {
 		t.Fatal(err)

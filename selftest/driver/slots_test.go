@@ -1,0 +1,86 @@
+package driver
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestSlots: no more than Slots scenarios hold a slot at once, a waiter
+// gets the slot a release gives back, and a waiter gives up with its
+// context.
+func TestSlots(t *testing.T) {
+	t.Setenv(EnvSlots, "2")
+	t.Setenv("TMPDIR", t.TempDir())
+	ctx := context.Background()
+	r1, err := acquireSlot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := acquireSlot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := acquireSlot(short); err == nil {
+		t.Fatal("a third slot of two")
+	}
+	got := make(chan error, 1)
+	go func() {
+		r, err := acquireSlot(ctx)
+		if err == nil {
+			r()
+		}
+		got <- err
+	}()
+	r1()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the released slot was not taken")
+	}
+	r2()
+}
+
+// TestSlotsAcrossProcesses: a slot another process holds is not taken, and
+// is free again once that process is gone.
+func TestSlotsAcrossProcesses(t *testing.T) {
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("no flock(1)")
+	}
+	t.Setenv(EnvSlots, "1")
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	r, err := acquireSlot(context.Background()) // creates the lock file
+	if err != nil {
+		t.Fatal(err)
+	}
+	r()
+	lock := dir + "/logwatch-scenario-slots-" + uidString() + "/0.lock"
+	holder := exec.Command("flock", "-o", lock, "sleep", "30") // -o: the lock dies with flock, not its child
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := acquireSlot(short); err == nil {
+		t.Fatal("took the slot another process holds")
+	}
+	holder.Process.Kill()
+	holder.Wait()
+	r, err = acquireSlot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r()
+}
+
+func uidString() string { return strconv.Itoa(os.Getuid()) }
