@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -217,6 +218,11 @@ const (
 // they are also written to summary-<package>.txt there). The scenarios are
 // one package per agent so that each has go test's whole time budget.
 func Main(m *testing.M) {
+	// Every scenario of the suite's packages (and of selftest's test beside
+	// them) takes one of the machine's slots.
+	if os.Getenv(driver.EnvSlots) == "" {
+		os.Setenv(driver.EnvSlots, strconv.Itoa(driver.DefaultSlots()))
+	}
 	flag.Parse()
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })

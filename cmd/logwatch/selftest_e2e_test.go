@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/testsupport"
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/selftest/driver"
 	"github.com/logwatch/logwatch/setup/knowngood"
 )
 
@@ -43,7 +45,10 @@ func newSelftestRun(t *testing.T, pathDirs ...string) *selftestRun {
 
 func (r *selftestRun) cmd(args ...string) *exec.Cmd {
 	cmd := exec.Command(bin, append([]string{"selftest"}, args...)...)
+	// The scenarios share the machine's slots with the conformance suite
+	// that go test runs beside this test.
 	cmd.Env = []string{"HOME=" + r.state, "PATH=" + r.path, "TMPDIR=" + r.tmp, "XDG_STATE_HOME=" + r.state,
+		driver.EnvSlots + "=" + strconv.Itoa(driver.DefaultSlots()),
 		"XDG_CONFIG_HOME=" + filepath.Join(r.state, ".config"), "USER=selftest"}
 	return cmd
 }

@@ -11,30 +11,47 @@ import (
 	"time"
 )
 
-// EnvSlots overrides how many scenarios may run at once on this machine.
-const EnvSlots = "LOGWATCH_SCENARIO_SLOTS"
+// EnvSlots, when set to a count, makes every scenario take one of that
+// many machine-wide slots first; EnvSlotsDir names where their lock files
+// are (default /tmp/logwatch-scenario-slots-<uid>: not $TMPDIR, which a
+// test points at a private folder of its own).
+const (
+	EnvSlots    = "LOGWATCH_SCENARIO_SLOTS"
+	EnvSlotsDir = "LOGWATCH_SCENARIO_SLOTS_DIR"
+)
 
 // Slots is how many scenarios may run at once on this machine, across
-// processes: the conformance suite is one test binary per agent and go test
-// runs two at once, beside selftest's own test. Agents starting together
-// on two cores miss the time bounds of their screens and binds, so the
-// machine's scenarios share twice as many slots as it has CPUs.
+// processes, when EnvSlots asks for slots at all (0: no limit). The
+// conformance suite is one test binary per agent and go test runs two at
+// once, beside the test of selftest: agents starting together on two cores
+// miss the time bounds of their screens and binds. DefaultSlots is twice the
+// CPUs.
 func Slots() int {
-	if n, err := strconv.Atoi(os.Getenv(EnvSlots)); err == nil && n > 0 {
-		return n
+	n, err := strconv.Atoi(os.Getenv(EnvSlots))
+	if err != nil || n < 0 {
+		return 0
 	}
-	return 2 * runtime.NumCPU()
+	return n
 }
+
+// DefaultSlots is what the suite asks for: twice as many as CPUs.
+func DefaultSlots() int { return 2 * runtime.NumCPU() }
 
 // acquireSlot waits for one of the machine's scenario slots (a lock file
 // held with flock, so a process that dies gives its slot back) and returns
 // its release.
 func acquireSlot(ctx context.Context) (release func(), err error) {
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("logwatch-scenario-slots-%d", os.Getuid()))
+	n := Slots()
+	if n == 0 {
+		return func() {}, nil
+	}
+	dir := os.Getenv(EnvSlotsDir)
+	if dir == "" {
+		dir = filepath.Join("/tmp", fmt.Sprintf("logwatch-scenario-slots-%d", os.Getuid()))
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	n := Slots()
 	for {
 		for i := 0; i < n; i++ {
 			f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(i)+".lock"), os.O_CREATE|os.O_RDWR, 0o600)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -14,7 +13,7 @@ import (
 // context.
 func TestSlots(t *testing.T) {
 	t.Setenv(EnvSlots, "2")
-	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv(EnvSlotsDir, t.TempDir())
 	ctx := context.Background()
 	r1, err := acquireSlot(ctx)
 	if err != nil {
@@ -57,13 +56,13 @@ func TestSlotsAcrossProcesses(t *testing.T) {
 	}
 	t.Setenv(EnvSlots, "1")
 	dir := t.TempDir()
-	t.Setenv("TMPDIR", dir)
+	t.Setenv(EnvSlotsDir, dir)
 	r, err := acquireSlot(context.Background()) // creates the lock file
 	if err != nil {
 		t.Fatal(err)
 	}
 	r()
-	lock := dir + "/logwatch-scenario-slots-" + uidString() + "/0.lock"
+	lock := dir + "/0.lock"
 	holder := exec.Command("flock", "-o", lock, "sleep", "30") // -o: the lock dies with flock, not its child
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
@@ -83,4 +82,18 @@ func TestSlotsAcrossProcesses(t *testing.T) {
 	r()
 }
 
-func uidString() string { return strconv.Itoa(os.Getuid()) }
+// TestNoSlotsUnlessAsked: without EnvSlots a scenario takes no slot and
+// makes no lock file (selftest run by a user leaves nothing behind).
+func TestNoSlotsUnlessAsked(t *testing.T) {
+	t.Setenv(EnvSlots, "")
+	dir := t.TempDir()
+	t.Setenv(EnvSlotsDir, dir)
+	r, err := acquireSlot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("made %v", ents)
+	}
+}
