@@ -39,13 +39,7 @@ const EnvArtifacts = "LOGWATCH_CONFORMANCE_ARTIFACTS"
 
 // AgentsDir is where the pinned agents are looked for: $LOGWATCH_AGENTS_DIR,
 // else the install script's default, ~/.cache/logwatch/agents.
-func AgentsDir() string {
-	if d := os.Getenv(agents.EnvDir); d != "" {
-		return d
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "logwatch", "agents")
-}
+func AgentsDir() string { return agents.Dir() }
 
 // RequireAgent returns the pinned agent's executable. Without it the test
 // is skipped with the command that installs it, or fails under CI=true.

@@ -389,7 +389,8 @@ func TestE2EStaleSocket(t *testing.T) {
 }
 
 // TestE2EHookClientNeverBlocks: with no daemon, or a daemon that accepts
-// and never answers, the hook client exits 0 and prints nothing.
+// and never answers, the hook client exits 0 and prints nothing (the
+// extensions' --detached client too, after its longer bound).
 func TestE2EHookClientNeverBlocks(t *testing.T) {
 	dir, _ := os.MkdirTemp("", "lwhk")
 	defer os.RemoveAll(dir)
@@ -409,7 +410,7 @@ func TestE2EHookClientNeverBlocks(t *testing.T) {
 		}
 	}()
 	for _, socket := range []string{filepath.Join(dir, "absent.sock"), hung} {
-		for _, args := range [][]string{{"hook"}, {"hook", "--agent", "codex"}, {"hook", "--bogus-flag"}} {
+		for _, args := range [][]string{{"hook"}, {"hook", "--agent", "codex"}, {"hook", "--bogus-flag"}, {"hook", "--agent", "omp", "--detached"}} {
 			cmd := exec.Command(bin, args...)
 			cmd.Env = []string{"LOGWATCH_SOCKET=" + socket, "HOME=" + dir, "LOGWATCH_INTERRUPT_WINDOW=bad"}
 			cmd.Stdin = strings.NewReader(hookJSON("Stop", "s"))

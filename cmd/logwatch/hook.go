@@ -25,6 +25,11 @@ const (
 	// Connect, send and answer, all told. 500 ms is the promise for the
 	// whole process; starting the binary takes some of it.
 	hookRelayCap = 450 * time.Millisecond
+	// The same for a sender that never waits for the hook process (the pi
+	// and omp extensions, --detached): the agent loses no time to it, while
+	// a busy machine can take longer than 450 ms to start the binary, and
+	// a hook given up on is a state never shown.
+	hookDetachedCap = 5 * time.Second
 )
 
 // runHook is `logwatch hook [--agent NAME]`: read the hook payload
@@ -34,18 +39,24 @@ const (
 func runHook(args []string, stdin *os.File) int {
 	start := time.Now()
 	var agent, socket string
+	var detached bool
 	fs := pflag.NewFlagSet("hook", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.ParseErrorsAllowlist.UnknownFlags = true
 	fs.StringVar(&agent, "agent", "", "")
 	fs.StringVar(&socket, "socket", "", "")
+	fs.BoolVar(&detached, "detached", false, "")
 	configFile := fs.String("config", "", "")
 	_ = fs.Parse(args)
 	if socket == "" {
 		socket = hookSocket(*configFile)
 	}
+	limit := hookRelayCap
+	if detached {
+		limit = hookDetachedCap
+	}
 
-	ctx, cancel := context.WithDeadline(context.Background(), start.Add(hookRelayCap))
+	ctx, cancel := context.WithDeadline(context.Background(), start.Add(limit))
 	defer cancel()
 	c, err := client.Dial(ctx, socket)
 	if err != nil {
@@ -58,7 +69,7 @@ func runHook(args []string, stdin *os.File) int {
 		return 0
 	}
 	// Slow stdin may have used up the cap; the send still gets a moment.
-	deadline := start.Add(hookRelayCap)
+	deadline := start.Add(limit)
 	if min := time.Now().Add(100 * time.Millisecond); deadline.Before(min) {
 		deadline = min
 	}

@@ -213,7 +213,7 @@ func TestHooksModuleOmp(t *testing.T) {
 		t.Fatalf("install: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	installed, err := os.ReadFile(ext)
-	if err != nil || !bytes.HasPrefix(installed, []byte("// logwatch: omp extension")) || !bytes.Contains(installed, []byte(`"hook", "--agent", "omp"`)) ||
+	if err != nil || !bytes.HasPrefix(installed, []byte("// logwatch: omp extension")) || !bytes.Contains(installed, []byte(`const AGENT = "omp";`)) ||
 		!bytes.Contains(installed, []byte(`"tool_approval_requested"`)) {
 		t.Fatalf("installed extension (%v):\n%.400s", err, installed)
 	}

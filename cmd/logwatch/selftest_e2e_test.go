@@ -266,11 +266,7 @@ func TestSelftestInterrupted(t *testing.T) {
 // pinned agents (conformance/install-agents), as CI does: every scenario
 // passes, the table says so, and each release is recorded as known-good.
 func TestSelftestPinnedAgents(t *testing.T) {
-	dir := os.Getenv(agents.EnvDir)
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "logwatch", "agents")
-	}
+	dir := agents.Dir()
 	var names []string
 	for _, a := range agents.Pinned() {
 		if s := parsers.Lookup(parsers.Agent(a.Name)); s == nil || s.Offline == nil {

@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 )
 
@@ -59,6 +60,16 @@ func Get(name string) (Agent, bool) {
 func KnownGood(name string) string {
 	a, _ := Get(name)
 	return a.Version
+}
+
+// Dir is where the pinned agents are installed: $LOGWATCH_AGENTS_DIR, else
+// the install script's default, ~/.cache/logwatch/agents.
+func Dir() string {
+	if d := os.Getenv(EnvDir); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "logwatch", "agents")
 }
 
 // BinPath returns where the agent's executable is under an npm prefix dir.

@@ -29,8 +29,9 @@ var allowed = map[string][]string{
 	"parsers/claude":     {"conformance/agents", "parsers"},
 	"parsers/codex":      {"conformance/agents", "parsers"},
 	"parsers/pisession":  {"parsers"},
-	"parsers/pi":         {"conformance/agents", "parsers", "parsers/pisession"},
-	"parsers/omp":        {"conformance/agents", "parsers", "parsers/pisession"},
+	"parsers/hookmodule": {},
+	"parsers/pi":         {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
+	"parsers/omp":        {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
 	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/pi"},
 	"parsers/parsertest": {"parsers"},
 	// A third agent declared in its test's testdata and built into the
@@ -291,7 +292,7 @@ func TestCircleFinds(t *testing.T) {
 }
 
 // infraUnderParsers are the packages under parsers/ that are not an agent.
-var infraUnderParsers = []string{"parsers/lines", "parsers/all", "parsers/parsertest", "parsers/pisession"}
+var infraUnderParsers = []string{"parsers/lines", "parsers/all", "parsers/parsertest", "parsers/pisession", "parsers/hookmodule"}
 
 // TestCoreNamesNoAgent: an agent's package (parsers/<agent>) is imported
 // only by parsers/all, which registers it (cmd/ imports that), and by

@@ -15,6 +15,7 @@ import (
 
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/hookmodule"
 	"github.com/logwatch/logwatch/parsers/pisession"
 )
 
@@ -110,7 +111,7 @@ func Spec() parsers.Spec {
 //go:embed extension.ts
 var extensionTemplate []byte
 
-var extension = pisession.Module{Template: extensionTemplate, Marker: []byte("// logwatch: omp extension")}
+var extension = hookmodule.Module{Template: extensionTemplate, Marker: []byte("// logwatch: omp extension"), Agent: string(Name)}
 
 // ompTypes are the line types only omp writes: a line of one is omp's.
 // (Its other lines are pi's, which pi's Detect takes after this one.)

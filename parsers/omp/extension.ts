@@ -3,74 +3,19 @@
 // not edit it: a changed file is no longer logwatch's to update).
 //
 // It forwards omp's lifecycle events to the logwatch daemon as the hook
-// events logwatch knows (`logwatch hook --agent omp`, the payload on stdin),
-// each in a detached process it never waits for. It never throws into omp:
-// with no daemon, or no binary, omp loses nothing.
-import { spawn } from "node:child_process";
+// events logwatch knows (`logwatch hook --agent omp`, the payload on
+// stdin), one after the other, each in a detached process omp never waits
+// for (the session's end excepted, for at most 200 ms). It never throws into
+// omp: with no daemon, or no binary, omp loses nothing.
+// __LOGWATCH_SENDER__ (parsers/hookmodule/sender.ts)
 
-const LOGWATCH = "__LOGWATCH_BIN__";
-
-// The fields of a tool's input that say what the call acts on (SPEC §6):
-// only these are sent, each bounded.
-const DETAIL_FIELDS = ["command", "CommandLine", "cmd", "file_path", "path", "filePath", "TargetFile", "url", "query", "Query"];
-const MAX_FIELD = 4096;
 // omp's tool that asks the user a question and waits for the answer.
 const QUESTION_TOOL = "ask";
-
-function toolInput(args: unknown): Record<string, string> {
-	const out: Record<string, string> = {};
-	if (!args || typeof args !== "object") return out;
-	for (const k of DETAIL_FIELDS) {
-		const v = (args as Record<string, unknown>)[k];
-		if (typeof v === "string") out[k] = v.length > MAX_FIELD ? v.slice(0, MAX_FIELD) : v;
-	}
-	return out;
-}
 
 // question is the ask tool's first question, bounded, for the waiting detail.
 function question(args: any): string {
 	const q = args?.questions?.[0]?.question ?? args?.question;
 	return typeof q === "string" ? q.slice(0, MAX_FIELD) : "";
-}
-
-// send starts `logwatch hook --agent omp` with the event's payload and
-// returns at once; the promise (awaited only at shutdown, so that the
-// payload is written before omp exits) resolves when the payload is handed
-// over, or after 200 ms, whatever happens.
-function send(ctx: any, event: string, extra: Record<string, unknown> = {}): Promise<void> {
-	return new Promise((resolve) => {
-		try {
-			const sm = ctx?.sessionManager;
-			const payload = JSON.stringify({
-				hook_event_name: event,
-				session_id: String(sm?.getSessionId?.() ?? ""),
-				transcript_path: String(sm?.getSessionFile?.() ?? ""),
-				cwd: String(ctx?.cwd ?? process.cwd()),
-				...extra,
-			});
-			const child = spawn(LOGWATCH, ["hook", "--agent", "omp"], {
-				detached: true,
-				stdio: ["pipe", "ignore", "ignore"],
-				env: process.env,
-			});
-			child.on("error", () => resolve());
-			child.stdin?.on("error", () => resolve());
-			child.unref();
-			child.stdin?.end(payload, () => resolve());
-			setTimeout(resolve, 200).unref?.();
-		} catch {
-			resolve();
-		}
-	});
-}
-
-// lastAssistant is the run's last answer, which says how the run ended.
-function lastAssistant(messages: unknown): any {
-	if (!Array.isArray(messages)) return undefined;
-	for (let i = messages.length - 1; i >= 0; i--) {
-		if (messages[i]?.role === "assistant") return messages[i];
-	}
-	return undefined;
 }
 
 export default function (omp: any) {
@@ -80,19 +25,7 @@ export default function (omp: any) {
 		if (inputs.size > 256) inputs.clear();
 		inputs.set(String(id), toolInput(args));
 	};
-	const on = (name: string, handler: (event: any, ctx: any) => unknown) => {
-		try {
-			omp.on(name, (event: any, ctx: any) => {
-				try {
-					return handler(event, ctx);
-				} catch {
-					return undefined;
-				}
-			});
-		} catch {
-			// An event this omp does not have.
-		}
-	};
+	const on = guarded(omp);
 
 	// omp's session_start carries no reason.
 	on("session_start", (_e, ctx) => {
@@ -153,5 +86,5 @@ export default function (omp: any) {
 		}
 	});
 	// Ctrl+D and SIGTERM (after omp wrote its session_exit entry).
-	on("session_shutdown", (_e, ctx) => send(ctx, "SessionEnd", { reason: "exit" }));
+	on("session_shutdown", (_e, ctx) => sendNow(ctx, "SessionEnd", { reason: "exit" }));
 }

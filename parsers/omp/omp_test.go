@@ -121,7 +121,7 @@ func TestResumes(t *testing.T) {
 
 func TestExtensionSource(t *testing.T) {
 	src := extension.Source("/opt/it's \"here\"/logwatch")
-	if bytes.Contains(src, []byte("__LOGWATCH_BIN__")) || !bytes.Contains(src, []byte(`"hook", "--agent", "omp"`)) {
+	if bytes.Contains(src, []byte("__LOGWATCH_")) || !bytes.Contains(src, []byte(`const AGENT = "omp";`)) {
 		t.Fatalf("extension:\n%s", src)
 	}
 	if got, ours := extension.Bin(src); !ours || got != "/opt/it's \"here\"/logwatch" {

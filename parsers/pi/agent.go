@@ -13,6 +13,7 @@ import (
 
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/hookmodule"
 	"github.com/logwatch/logwatch/parsers/pisession"
 )
 
@@ -107,7 +108,7 @@ func resumes(ev parsers.Evidence) bool {
 var extensionTemplate []byte
 
 // extension is pi's extension as logwatch writes it.
-var extension = pisession.Module{Template: extensionTemplate, Marker: []byte("// logwatch: pi extension")}
+var extension = hookmodule.Module{Template: extensionTemplate, Marker: []byte("// logwatch: pi extension"), Agent: string(Name)}
 
 // NewParser returns a pi session parser.
 func NewParser() *pisession.Parser { return pisession.NewParser(pisession.Dialect{Agent: Name}) }

@@ -171,8 +171,8 @@ func TestPiResumes(t *testing.T) {
 func TestExtensionSource(t *testing.T) {
 	for _, bin := range []string{"/usr/local/bin/logwatch", `/opt/it's "here"/logwatch`, "/tmp/\u2028/logwatch"} {
 		src := extension.Source(bin)
-		if bytes.Contains(src, []byte("__LOGWATCH_BIN__")) {
-			t.Fatalf("placeholder left in the extension for %q", bin)
+		if bytes.Contains(src, []byte("__LOGWATCH_")) || !bytes.Contains(src, []byte(`const AGENT = "pi";`)) {
+			t.Fatalf("extension for %q:\n%s", bin, src)
 		}
 		got, ours := extension.Bin(src)
 		if !ours || got != bin {

@@ -1,0 +1,38 @@
+// Drives the probe extension (ext.ts, written by module_test.go) through a
+// fake agent API, as pi or omp would call it; the fake logwatch appends
+// each hook it gets to $OUT. Phases are printed as they end.
+import ext from "./ext.ts";
+import { readFileSync, existsSync } from "node:fs";
+
+const out = process.env.OUT as string;
+const handlers = new Map<string, (e: any, ctx: any) => unknown>();
+ext({
+	on(name: string, h: (e: any, ctx: any) => unknown) {
+		if (name === "missing") throw new Error("no such event");
+		handlers.set(name, h);
+	},
+});
+const ctx = { cwd: "/w", sessionManager: { getSessionId: () => "s1", getSessionFile: () => "/s1.jsonl" } };
+const fire = (name: string, e: any = {}) => handlers.get(name)!(e, ctx);
+const lines = () => (existsSync(out) ? readFileSync(out, "utf8").split("\n").filter((l) => l).length : 0);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(n: number) {
+	for (let i = 0; i < 600 && lines() < n; i++) await sleep(50);
+}
+
+// 1: order. The fake logwatch takes a second over SessionStart.
+fire("start");
+fire("prompt");
+fire("tool", { command: "x".repeat(5000), other: "dropped" });
+if (fire("boom") !== undefined) throw new Error("a throwing handler returned something");
+fire("end");
+await fire("quit");
+await until(5);
+console.log("phase1", lines());
+
+// 2: the bound. 100 events behind a slow one: the queue holds 64.
+fire("start");
+for (let i = 0; i < 100; i++) fire("tool", { command: `c${i}` });
+await until(5 + 64);
+await sleep(2000); // anything past the bound would arrive now
+console.log("phase2", lines());
