@@ -1,0 +1,198 @@
+package opencode
+
+import (
+	"github.com/valyala/fastjson"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// A line is one row of OpenCode's event table as the store reader writes
+// it (store.Row.Line):
+//
+//	{"type":"message.updated.1","session":"ses_…","parent":"","seq":7,"rowid":1234,"data":{…}}
+//
+// data is the row's full content after the change: "info" for sessions and
+// messages, "part" for parts (formats/opencode.md §3.4).
+
+// The event types 1.18.33 writes, by what they are about.
+var eventTypes = parsers.Table(
+	"session.created.1", "session.updated.1", "session.deleted.1",
+	"message.updated.1", "message.removed.1",
+	"message.part.updated.1", "message.part.removed.1",
+)
+
+// Part types (data.part.type) and what they are, tools aside.
+var partTypes = map[string]parsers.Kind{
+	"text": parsers.KindActivity, "reasoning": parsers.KindActivity,
+	"step-start": parsers.KindActivity, "step-finish": parsers.KindActivity,
+	"patch": parsers.KindActivity, "file": parsers.KindNone, "agent": parsers.KindNone,
+	"snapshot": parsers.KindNone, "subtask": parsers.KindNone, "retry": parsers.KindActivity,
+	// The user message of /compact carries it; the compaction's own
+	// answer says when it is over.
+	"compaction": parsers.KindNone,
+}
+
+var partNames = parsers.Table(keys(partTypes)...)
+
+func keys(m map[string]parsers.Kind) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// What an answer the user stopped carries (Esc Esc, Ctrl+C while busy).
+const abortedError = "MessageAbortedError"
+
+// seenMax bounds the user messages a parser remembers: a user message row
+// is written at the prompt and again when the turn ends (its diff summary),
+// and only the first is the turn's start. The newest messages are the ones
+// rewritten, so forgetting the oldest loses nothing.
+const seenMax = 4096
+
+// Parser reads OpenCode's event rows. One reads the rows of one database,
+// every session's, in rowid order.
+type Parser struct {
+	p       fastjson.Parser
+	unknown parsers.UnknownNames
+	// seen are the user messages whose first row was read (their turn
+	// started), old and cur two generations of at most seenMax/2.
+	old, cur map[string]struct{}
+}
+
+// NewParser returns an OpenCode event row parser.
+func NewParser() *Parser { return &Parser{} }
+
+// Agent implements parsers.Parser.
+func (p *Parser) Agent() parsers.Agent { return Name }
+
+// Reset implements parsers.Parser.
+func (p *Parser) Reset() { p.old, p.cur = nil, nil }
+
+// Parse implements parsers.Parser.
+func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
+	v, err := p.p.ParseBytes(line)
+	defer parsers.DropBig(&p.p, len(line))
+	if err != nil || v.Type() != fastjson.TypeObject {
+		return parsers.Evidence{}, parsers.ErrMalformed
+	}
+	typ, known := p.unknown.Intern(v.GetStringBytes("type"), eventTypes)
+	ev := parsers.Evidence{Type: typ, Unknown: !known, SessionID: string(v.GetStringBytes("session"))}
+	data := v.Get("data")
+	if !known || data == nil || data.Type() != fastjson.TypeObject {
+		ev.Unknown = true
+		return ev, nil
+	}
+	switch typ {
+	case "session.created.1", "session.updated.1":
+		ev.Cwd = string(data.GetStringBytes("info", "directory"))
+		ev.AgentVersion = string(data.GetStringBytes("info", "version"))
+	case "message.updated.1":
+		p.message(&ev, data.Get("info"))
+	case "message.part.updated.1":
+		p.part(&ev, data.Get("part"))
+	}
+	return ev, nil
+}
+
+// message reads a message row: a user message's first row starts a turn;
+// an answer's row says whether the turn goes on or how it ended (§3.6).
+func (p *Parser) message(ev *parsers.Evidence, info *fastjson.Value) {
+	if info == nil {
+		ev.Unknown = true
+		return
+	}
+	role := string(info.GetStringBytes("role"))
+	ev.Type += "/" + role
+	switch role {
+	case "user":
+		if p.first(string(info.GetStringBytes("id")), ev) {
+			ev.Kind = parsers.KindTurnStart
+		}
+		return
+	case "assistant":
+	default:
+		ev.Type, ev.Unknown = "message.updated.1/?", true
+		return
+	}
+	ev.Kind = parsers.KindActivity
+	completed := info.Exists("time", "completed")
+	finish := string(info.GetStringBytes("finish"))
+	if e := info.Get("error"); e != nil && e.Type() == fastjson.TypeObject {
+		if string(e.GetStringBytes("name")) == abortedError {
+			ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptAborted
+		} else if completed {
+			ev.Kind, ev.End = parsers.KindTurnEnd, parsers.EndAPIError
+		}
+		return
+	}
+	switch {
+	case string(info.GetStringBytes("agent")) == "compaction" && info.GetBool("summary"):
+		if completed {
+			ev.Kind = parsers.KindCompaction
+		}
+	case !completed:
+		// An answer that will go on, or its last step written before its
+		// completion (finish "stop" comes 100-200 ms before it).
+		ev.Final = finish == "stop"
+	case finish == "stop" || finish == "length" || finish == "content-filter" || finish == "other":
+		ev.Kind, ev.End = parsers.KindTurnEnd, parsers.EndNormal
+	default:
+		// "tool-calls": the next step's answer follows within
+		// milliseconds, unless the user rejected the tool or dismissed
+		// its question; then it was the turn's last word. No finish: the
+		// user stopped a provider retry (§5), which writes no marker, so
+		// that quiet ends the turn.
+		ev.Final = true
+	}
+}
+
+// part reads a part row: a tool's call with what it acts on, or output.
+func (p *Parser) part(ev *parsers.Evidence, part *fastjson.Value) {
+	if part == nil {
+		ev.Unknown = true
+		return
+	}
+	t := part.GetStringBytes("type")
+	if string(t) == "tool" {
+		ev.Type += "/tool"
+		ev.Kind = parsers.KindActivity
+		st := part.Get("state")
+		if string(st.GetStringBytes("status")) == "running" {
+			ev.Kind = parsers.KindTool
+			ev.Tool = string(part.GetStringBytes("tool"))
+			if in := st.Get("input"); in != nil && in.Type() == fastjson.TypeObject {
+				ev.ToolInput = parsers.ToolInputOf(in)
+			}
+		}
+		return
+	}
+	name, known := p.unknown.Intern(t, partNames)
+	ev.Type += "/" + name
+	if !known {
+		ev.Unknown = true
+		return
+	}
+	ev.Kind = partTypes[name]
+}
+
+// first reports whether the user message id is seen for the first time,
+// and remembers it.
+func (p *Parser) first(id string, ev *parsers.Evidence) bool {
+	if id == "" {
+		ev.Unknown = true
+		return false
+	}
+	if _, ok := p.cur[id]; ok {
+		return false
+	}
+	if _, ok := p.old[id]; ok {
+		return false
+	}
+	if p.cur == nil || len(p.cur) >= seenMax/2 {
+		p.old, p.cur = p.cur, make(map[string]struct{}, seenMax/2)
+	}
+	p.cur[id] = struct{}{}
+	return true
+}
