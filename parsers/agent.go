@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -30,6 +31,10 @@ type Spec struct {
 	// test registers first.
 	Detect func(v *fastjson.Value) bool
 	Layout Layout
+	// Store, when set, is the agent's session database, which is its log
+	// instead of files under Layout: its Roots are the directories that
+	// hold one.
+	Store *Store
 	// Roots are the default log roots, as configuration paths (~ and
 	// ${VAR:-default} expand).
 	Roots []string
@@ -126,6 +131,44 @@ type Layout struct {
 	// does not (the relay then keeps such a session's log path in full).
 	Name *LogName
 }
+
+// Store is an agent's session database read as its log: every change is a
+// row whose Line the agent's parser reads, in the order of their cursors.
+type Store struct {
+	// Files are the databases' names in a root.
+	Files []string
+	// Wakes reports whether a file event on name, in the directory of the
+	// database file db, can mean new rows (the database, its journal).
+	Wakes func(db, name string) bool
+	// Open opens the database at path for reading only: never a write, a
+	// write lock or a checkpoint of the agent's journal.
+	Open func(path string) (StoreDB, error)
+}
+
+// StoreDB is an open session database. Errors that wrap ErrStoreBusy mean
+// "not now" (locked, being created or migrated); others, that it cannot be
+// read as it is (an unknown schema).
+type StoreDB interface {
+	// Changes are the rows after cursor, oldest first, at most max.
+	Changes(after int64, max int) ([]StoreRow, error)
+	// Current are, for each session changed since, the rows that give its
+	// present state (its current turn's), at most max, and the cursor to
+	// follow on from.
+	Current(since time.Time, max int) (rows []StoreRow, cursor int64, err error)
+	Close() error
+}
+
+// StoreRow is one change to Session (a subagent's, with its Parent), as a
+// line for the agent's parser.
+type StoreRow struct {
+	Cursor          int64
+	Session, Parent string
+	Line            []byte
+}
+
+// ErrStoreBusy is a session database that cannot be read now; a later
+// change brings it.
+var ErrStoreBusy = errors.New("session database busy")
 
 // LogName packs what a log's file name holds besides its session's id
 // into a number, so that a session at rest keeps its log's name in four

@@ -57,6 +57,9 @@ type Record struct {
 
 	Evidence  parsers.Evidence
 	Malformed bool // the line is not valid JSON; Evidence is empty
+	// Raw is the line itself when no file holds it to be read back (a
+	// session database's row: storefeed); nil for a log's lines.
+	Raw []byte
 
 	// Bootstrap marks history: lines already in the file at start-up, or
 	// written while the watcher was down. Fold them into state; never

@@ -21,6 +21,7 @@ import (
 	"github.com/logwatch/logwatch/relay/server"
 	"github.com/logwatch/logwatch/watcher"
 	"github.com/logwatch/logwatch/watcher/registry"
+	"github.com/logwatch/logwatch/watcher/storefeed"
 )
 
 func newRunCmd(a *app) *cobra.Command {
@@ -84,8 +85,9 @@ func (a *app) serve(ctx context.Context, record string) error {
 		}
 		defer httpLn.Close()
 	}
+	logRoots, storeRoots := storefeed.Split(a.cfg.AgentRoots())
 	w, err := watcher.New(watcher.Config{
-		Roots:          a.cfg.AgentRoots(),
+		Roots:          logRoots,
 		MaxLineBytes:   a.cfg.MaxLineBytes,
 		LineBudget:     budget,
 		CheckpointFile: a.cfg.Checkpoint,
@@ -131,7 +133,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 	relayCtx, stopRelay := context.WithCancel(context.Background())
 	defer stopRelay()
 	var wg sync.WaitGroup
-	errs := make(chan error, 6)
+	errs := make(chan error, 7) // one per goRun
 	goRun := func(name string, f func() error) {
 		wg.Add(1)
 		go func() {
@@ -160,7 +162,12 @@ func (a *app) serve(ctx context.Context, record string) error {
 	watched := make(chan struct{})
 	goRun("relay", func() error { return r.Run(relayCtx) })
 	goRun("watcher", func() error { defer close(watched); return w.Run(ctx) })
-	goRun("pump", func() error { ingest.Pump(relayCtx, w, r, ingest.Options{Raw: record != ""}); return nil })
+	pump := ingest.Options{Raw: record != ""}
+	if feed := storefeed.New(storefeed.Config{Roots: storeRoots, MaxLineBytes: a.cfg.MaxLineBytes}, a.log); !feed.Empty() {
+		pump.Stores = feed
+		goRun("stores", func() error { return feed.Run(ctx) })
+	}
+	goRun("pump", func() error { ingest.Pump(relayCtx, w, r, pump); return nil })
 	// Requests wait (queued on the listener) until the saved state is back:
 	// a hook served before it would be overwritten by the older state.
 	restored := func() bool {

@@ -32,14 +32,16 @@ var allowed = map[string][]string{
 	"parsers/hookmodule": {},
 	"parsers/pi":         {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
 	"parsers/omp":        {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
+	"parsers/opencode":   {"conformance/agents", "parsers", "parsers/hookmodule", "parsers/opencode/store"},
 	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/pi"},
 	"parsers/parsertest": {"parsers"},
 	// A third agent declared in its test's testdata and built into the
 	// binary by that test alone (go build -overlay): the seam's proof.
-	"parsers/toyagent": {},
-	"watcher/follow":   {"parsers/lines"},
-	"watcher":          {"internal/safeopen", "parsers", "parsers/lines", "watcher/follow"},
-	"keytap":           {},
+	"parsers/toyagent":  {},
+	"watcher/follow":    {"parsers/lines"},
+	"watcher":           {"internal/safeopen", "parsers", "parsers/lines", "watcher/follow"},
+	"watcher/storefeed": {"parsers", "watcher"},
+	"keytap":            {},
 	// The agents' live session registries, a source beside the logs.
 	"watcher/registry": {"internal/safeopen", "parsers", "watcher"},
 

@@ -23,10 +23,15 @@ type Options struct {
 	// Raw reads each line's bytes back from its file for the relay's
 	// recorder (a recording must hold the log bytes to replay them).
 	Raw bool
+	// Stores, when set, is a second source (storefeed: the agents' session
+	// databases) whose records go to the relay beside the watcher's. They
+	// start once the watcher's first record (its saved state) is handed
+	// over, and the history is complete once both are ready.
+	Stores Source
 }
 
-// Pump hands the watcher's records to the relay, in order, until the
-// watcher closes its output or ctx ends (with watcher.Config.SaveState, give
+// Pump hands the watcher's records (and opt.Stores') to the relay, in
+// order, until the watcher closes its output or ctx ends (with watcher.Config.SaveState, give
 // it a context that outlives the watcher's: the final checkpoint passes
 // through it). The relay's inbox applies
 // back-pressure: a busy relay slows the watcher, nothing is dropped. When
@@ -41,24 +46,68 @@ func Pump(ctx context.Context, src Source, r *relay.Relay, opt Options) {
 		}
 	}()
 	records := src.Records()
+	// The stores' records and readiness, once the watcher's first record
+	// (its saved state, with SaveState) is handed over or it is ready.
+	var stores <-chan watcher.Record
+	var storesReady <-chan struct{}
+	started := opt.Stores == nil
+	start := func() {
+		if !started {
+			started = true
+			stores, storesReady = opt.Stores.Records(), opt.Stores.Ready()
+		}
+	}
+	waiting := 1 // sources not ready yet
+	if opt.Stores != nil {
+		waiting++
+	}
+	isReady := func() {
+		if waiting--; waiting == 0 {
+			r.BootstrapDone()
+		}
+	}
+	// drain hands over what a source sent before it said it was ready:
+	// all of it is in the channel now (select picks at random between a
+	// source's records and its readiness).
+	// It is false when the source's channel closed.
+	drain := func(ch <-chan watcher.Record) bool {
+		ok := true
+		for n := len(ch); n > 0 && ok; n-- {
+			var rec watcher.Record
+			if rec, ok = <-ch; ok {
+				handle(r, files, rec, opt)
+			}
+		}
+		isReady()
+		return ok
+	}
 	for {
 		select {
 		case <-ready:
-			// Every start-up record was sent before Ready closed, so they
-			// are all in the channel now: hand them over before saying the
-			// history is complete (select picks at random between the two).
-			for n := len(records); n > 0; n-- {
-				rec, ok := <-records
-				if !ok {
-					return
-				}
-				handle(r, files, rec, opt)
+			if !drain(records) {
+				return
 			}
-			r.BootstrapDone()
 			ready = nil
+			start()
+		case <-storesReady:
+			if !drain(stores) {
+				stores = nil // a feed that stopped holds nothing up
+			}
+			storesReady = nil
 		case rec, ok := <-records:
 			if !ok {
 				return
+			}
+			handle(r, files, rec, opt)
+			start()
+		case rec, ok := <-stores:
+			if !ok {
+				// A feed that stopped holds nothing up.
+				if storesReady != nil {
+					isReady()
+				}
+				stores, storesReady = nil, nil
+				continue
 			}
 			handle(r, files, rec, opt)
 		case <-ctx.Done():
@@ -77,7 +126,10 @@ func handle(r *relay.Relay, files map[string]*os.File, rec watcher.Record, opt O
 			Malformed: rec.Malformed, Bootstrap: rec.Bootstrap, Replay: rec.Replay, Gen: rec.Gen,
 		}
 		if opt.Raw {
-			l.Raw = readRaw(files, rec)
+			l.Raw = rec.Raw
+			if l.Raw == nil {
+				l.Raw = readRaw(files, rec)
+			}
 		}
 		r.Log(l)
 	case watcher.KindOversized:

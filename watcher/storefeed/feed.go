@@ -1,0 +1,365 @@
+// Package storefeed follows the agents that keep their sessions in a
+// database (parsers.Store) instead of log files, and turns every change row
+// into a watcher.Record line, as the watcher does for a log's lines: the
+// relay cannot tell the two apart.
+//
+// It is woken by file events on the databases' directories, never by a
+// timer (an idle agent costs nothing); only a database that answered busy
+// is tried again after a pause, until it answers. At start-up each
+// database gives its sessions' present state as Bootstrap rows (history,
+// never published as live changes) and is followed from there.
+package storefeed
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/watcher"
+)
+
+// Config says which databases to follow.
+type Config struct {
+	// Roots are, per agent with a Store, the directories its databases
+	// are in. Agents without a Store are ignored.
+	Roots map[parsers.Agent][]string
+	// Since is how far back a session's last change may be for its state
+	// to be read at start-up; default 7 days.
+	Since time.Duration
+	// MaxBootstrap bounds the rows read at start-up per database; default
+	// 20 000.
+	MaxBootstrap int
+	// MaxLineBytes: longer rows are skipped and counted (KindOversized);
+	// default 32 MiB, as the watcher's.
+	MaxLineBytes int
+	// Buffer is the capacity of Records; default 256. A full channel
+	// blocks the feed (back-pressure), it never drops.
+	Buffer int
+}
+
+const (
+	defaultSince     = 7 * 24 * time.Hour
+	defaultBootstrap = 20000
+	defaultMaxLine   = 32 << 20
+	defaultBuffer    = 256
+	// batch is how many rows one read asks for.
+	batch = 512
+	// A busy database is asked again after retryMin, doubling to retryMax.
+	retryMin = 100 * time.Millisecond
+	retryMax = 5 * time.Second
+)
+
+// Feed follows the databases. Use New, then Run once.
+type Feed struct {
+	cfg   Config
+	log   zerolog.Logger // component=storefeed
+	out   chan watcher.Record
+	ready chan struct{}
+	dbs   []*db
+	stats struct {
+		rows, malformed, oversized, errors atomic.Int64
+		open                               atomic.Int64
+	}
+	now func() time.Time
+}
+
+// db is one database the feed follows; owned by Run.
+type db struct {
+	agent   parsers.Agent
+	store   *parsers.Store
+	path    string
+	parser  parsers.Parser
+	conn    parsers.StoreDB
+	cursor  int64
+	started bool          // its present state was read (or it did not exist at start)
+	retry   time.Duration // the pause before the next try while busy; 0: not busy
+	failed  string        // the last error logged, not repeated
+}
+
+// Stats are counters for status output.
+type Stats struct {
+	Databases, Open            int
+	Rows, Malformed, Oversized int64
+	Errors                     int64
+}
+
+// New returns a Feed for the store agents among cfg.Roots.
+func New(cfg Config, log zerolog.Logger) *Feed {
+	if cfg.Since == 0 {
+		cfg.Since = defaultSince
+	}
+	if cfg.MaxBootstrap == 0 {
+		cfg.MaxBootstrap = defaultBootstrap
+	}
+	if cfg.MaxLineBytes == 0 {
+		cfg.MaxLineBytes = defaultMaxLine
+	}
+	if cfg.Buffer == 0 {
+		cfg.Buffer = defaultBuffer
+	}
+	f := &Feed{cfg: cfg, log: log.With().Str("component", "storefeed").Logger(),
+		out: make(chan watcher.Record, cfg.Buffer), ready: make(chan struct{}), now: time.Now}
+	for _, s := range parsers.All() {
+		if s.Store == nil {
+			continue
+		}
+		for _, root := range cfg.Roots[s.Name] {
+			for _, name := range s.Store.Files {
+				f.dbs = append(f.dbs, &db{agent: s.Name, store: s.Store, path: filepath.Join(root, name), parser: s.NewParser()})
+			}
+		}
+	}
+	return f
+}
+
+// Empty reports whether there is no database to follow.
+func (f *Feed) Empty() bool { return len(f.dbs) == 0 }
+
+// Records are the rows as lines; closed when Run returns.
+func (f *Feed) Records() <-chan watcher.Record { return f.out }
+
+// Ready is closed once every database's present state was sent.
+func (f *Feed) Ready() <-chan struct{} { return f.ready }
+
+// Stats returns the counters; safe from any goroutine.
+func (f *Feed) Stats() Stats {
+	return Stats{Databases: len(f.dbs), Open: int(f.stats.open.Load()), Rows: f.stats.rows.Load(),
+		Malformed: f.stats.malformed.Load(), Oversized: f.stats.oversized.Load(), Errors: f.stats.errors.Load()}
+}
+
+// Run follows the databases until ctx ends.
+func (f *Feed) Run(ctx context.Context) error {
+	defer close(f.out)
+	defer func() {
+		for _, d := range f.dbs {
+			f.close(d)
+		}
+	}()
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer fw.Close()
+	watched := map[string]bool{}
+	// watch watches each database's directory, or while it is missing its
+	// nearest ancestor that exists (whose events then say when to look
+	// again).
+	watch := func() {
+		for _, d := range f.dbs {
+			for dir := filepath.Dir(d.path); ; dir = filepath.Dir(dir) {
+				if watched[dir] {
+					break
+				}
+				if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+					if fw.Add(dir) == nil {
+						watched[dir] = true
+					}
+					break
+				}
+				if dir == filepath.Dir(dir) {
+					break
+				}
+			}
+		}
+	}
+	watch()
+	for _, d := range f.dbs {
+		if _, err := os.Lstat(d.path); errors.Is(err, os.ErrNotExist) {
+			d.started = true // created later: every row of it is new
+			continue
+		}
+		if !f.read(ctx, d, true) {
+			return nil
+		}
+	}
+	close(f.ready)
+	var retry *time.Timer
+	var retryC <-chan time.Time
+	arm := func() {
+		var next time.Duration
+		for _, d := range f.dbs {
+			if d.retry > 0 && (next == 0 || d.retry < next) {
+				next = d.retry
+			}
+		}
+		if next == 0 || retryC != nil {
+			return
+		}
+		retry = time.NewTimer(next)
+		retryC = retry.C
+	}
+	arm()
+	for {
+		select {
+		case <-ctx.Done():
+			if retry != nil {
+				retry.Stop()
+			}
+			return nil
+		case err, ok := <-fw.Errors:
+			if !ok {
+				return nil
+			}
+			// An overflow lost events: read every database.
+			f.log.Warn().Err(err).Msg("file events lost; reading every database")
+			for _, d := range f.dbs {
+				if !f.read(ctx, d, false) {
+					return nil
+				}
+			}
+		case ev, ok := <-fw.Events:
+			if !ok {
+				return nil
+			}
+			if ev.Op&fsnotify.Create != 0 {
+				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+					watch() // a directory on the way to a database appeared
+				}
+			}
+			if ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename|fsnotify.Remove) == 0 {
+				continue
+			}
+			for _, d := range f.dbs {
+				if filepath.Dir(d.path) != filepath.Dir(ev.Name) || !d.store.Wakes(d.path, filepath.Base(ev.Name)) {
+					continue
+				}
+				if ev.Name == d.path && ev.Op&(fsnotify.Create|fsnotify.Rename|fsnotify.Remove) != 0 {
+					// Created, replaced or gone: the next one is read anew,
+					// every row of it new.
+					f.close(d)
+					d.started, d.cursor = true, 0
+					if ev.Op&fsnotify.Create == 0 {
+						continue
+					}
+				}
+				if !f.read(ctx, d, false) {
+					return nil
+				}
+			}
+		case <-retryC:
+			retryC = nil
+			for _, d := range f.dbs {
+				if d.retry > 0 && !f.read(ctx, d, false) {
+					return nil
+				}
+			}
+		}
+		arm()
+	}
+}
+
+// read opens d if needed and sends its rows past the cursor (at start-up:
+// its present state). It is false when ctx ended.
+func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
+	if d.conn == nil {
+		conn, err := d.store.Open(d.path)
+		if err != nil {
+			f.fail(d, err)
+			return true
+		}
+		d.conn = conn
+		f.stats.open.Add(1)
+	}
+	if !d.started {
+		rows, cursor, err := d.conn.Current(f.now().Add(-f.cfg.Since), f.cfg.MaxBootstrap)
+		if err != nil {
+			f.fail(d, err)
+			return true
+		}
+		d.started, d.cursor = true, cursor
+		if !f.send(ctx, d, rows, true) {
+			return false
+		}
+	}
+	if startup {
+		d.retry, d.failed = 0, ""
+		return true
+	}
+	for {
+		rows, err := d.conn.Changes(d.cursor, batch)
+		if err != nil {
+			f.fail(d, err)
+			return true
+		}
+		if len(rows) > 0 {
+			if !f.send(ctx, d, rows, false) {
+				return false
+			}
+			d.cursor = rows[len(rows)-1].Cursor
+		}
+		if len(rows) < batch {
+			d.retry, d.failed = 0, ""
+			return true
+		}
+	}
+}
+
+// send turns rows into records.
+func (f *Feed) send(ctx context.Context, d *db, rows []parsers.StoreRow, bootstrap bool) bool {
+	for _, r := range rows {
+		rec := watcher.Record{Kind: watcher.KindLine, Path: d.path, Agent: d.agent, Session: r.Session,
+			Subagent: r.Parent != "", Offset: r.Cursor - 1, End: r.Cursor, Bootstrap: bootstrap}
+		if len(r.Line) > f.cfg.MaxLineBytes {
+			f.stats.oversized.Add(1)
+			rec.Kind, rec.Count = watcher.KindOversized, 1
+		} else {
+			ev, err := d.parser.Parse(r.Line)
+			rec.Evidence, rec.Malformed, rec.Raw = ev, err != nil, r.Line
+			if err != nil {
+				f.stats.malformed.Add(1)
+			}
+		}
+		f.stats.rows.Add(1)
+		select {
+		case f.out <- rec:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// fail notes an error: busy is tried again soon; anything else waits for
+// the database's next change, logged once until it reads again.
+func (f *Feed) fail(d *db, err error) {
+	f.stats.errors.Add(1)
+	if errors.Is(err, parsers.ErrStoreBusy) {
+		d.retry = min(max(2*d.retry, retryMin), retryMax)
+	} else {
+		d.retry = 0
+		f.close(d) // a schema it does not know may be migrated next
+	}
+	if msg := err.Error(); msg != d.failed {
+		d.failed = msg
+		f.log.Warn().Err(err).Str("agent", string(d.agent)).Str("path", d.path).Msg("session database not read")
+	}
+}
+
+func (f *Feed) close(d *db) {
+	if d.conn != nil {
+		d.conn.Close()
+		d.conn = nil
+		f.stats.open.Add(-1)
+	}
+}
+
+// Split divides the agents' roots into those of log files, for the
+// watcher, and those of session databases, for a Feed.
+func Split(roots map[parsers.Agent][]string) (logs, stores map[parsers.Agent][]string) {
+	logs, stores = map[parsers.Agent][]string{}, map[parsers.Agent][]string{}
+	for a, r := range roots {
+		if s := parsers.Lookup(a); s != nil && s.Store != nil {
+			stores[a] = r
+		} else {
+			logs[a] = r
+		}
+	}
+	return logs, stores
+}

@@ -1,0 +1,320 @@
+package storefeed
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/watcher"
+)
+
+// The tests follow a toy store: a file whose lines are
+// "<session> <parent> <json>", a row each (its cursor is its line number),
+// read whole on every call. A file "<db>.lock" beside it makes it busy, and
+// a first line "schema 2" makes it a schema it does not know.
+const toy parsers.Agent = "toystore"
+
+type toyDB struct{ path string }
+
+func (d toyDB) rows() ([]parsers.StoreRow, error) {
+	if _, err := os.Stat(d.path + ".lock"); err == nil {
+		return nil, fmt.Errorf("%w: locked", parsers.ErrStoreBusy)
+	}
+	b, err := os.ReadFile(d.path)
+	if err != nil {
+		return nil, err
+	}
+	var out []parsers.StoreRow
+	for i, l := range strings.Split(string(b), "\n") {
+		if i == 0 && l == "schema 2" {
+			return nil, fmt.Errorf("schema 2 is unknown")
+		}
+		f := strings.SplitN(l, " ", 3)
+		if len(f) < 3 {
+			continue // a row being written
+		}
+		parent := f[1]
+		if parent == "-" {
+			parent = ""
+		}
+		out = append(out, parsers.StoreRow{Cursor: int64(i + 1), Session: f[0], Parent: parent, Line: []byte(f[2])})
+	}
+	return out, nil
+}
+
+func (d toyDB) Changes(after int64, max int) ([]parsers.StoreRow, error) {
+	rows, err := d.rows()
+	var out []parsers.StoreRow
+	for _, r := range rows {
+		if r.Cursor > after && len(out) < max {
+			out = append(out, r)
+		}
+	}
+	return out, err
+}
+
+// Current: a session's rows from its last "turn" row on.
+func (d toyDB) Current(_ time.Time, max int) ([]parsers.StoreRow, int64, error) {
+	rows, err := d.rows()
+	if err != nil {
+		return nil, 0, err
+	}
+	from := map[string]int{}
+	for i, r := range rows {
+		if bytes.Contains(r.Line, []byte(`"turn"`)) {
+			from[r.Session] = i
+		}
+	}
+	var out []parsers.StoreRow
+	for i, r := range rows {
+		if i >= from[r.Session] && len(out) < max {
+			out = append(out, r)
+		}
+	}
+	var cursor int64
+	if len(rows) > 0 {
+		cursor = rows[len(rows)-1].Cursor
+	}
+	return out, cursor, nil
+}
+
+func (toyDB) Close() error { return nil }
+
+// toyParser: {"kind":"turn"} starts a turn, {"kind":"end"} ends it,
+// anything else that is JSON is activity.
+type toyParser struct{}
+
+func (toyParser) Agent() parsers.Agent { return toy }
+func (toyParser) Reset()               {}
+func (toyParser) Parse(line []byte) (parsers.Evidence, error) {
+	switch {
+	case bytes.Contains(line, []byte(`"turn"`)):
+		return parsers.Evidence{Kind: parsers.KindTurnStart, Type: "turn"}, nil
+	case bytes.Contains(line, []byte(`"end"`)):
+		return parsers.Evidence{Kind: parsers.KindTurnEnd, Type: "end"}, nil
+	case len(line) > 0 && line[0] == '{':
+		return parsers.Evidence{Kind: parsers.KindActivity, Type: "other"}, nil
+	}
+	return parsers.Evidence{}, parsers.ErrMalformed
+}
+
+func init() {
+	parsers.Register(parsers.Spec{
+		Name:      toy,
+		NewParser: func() parsers.Parser { return toyParser{} },
+		Store: &parsers.Store{
+			Files: []string{"toy.db"},
+			Wakes: func(db, name string) bool { return name == filepath.Base(db) || name == filepath.Base(db)+".lock" },
+			Open: func(path string) (parsers.StoreDB, error) {
+				fi, err := os.Stat(path)
+				if err != nil {
+					return nil, err
+				}
+				if !fi.Mode().IsRegular() {
+					return nil, fmt.Errorf("%s is not a regular file", path)
+				}
+				return toyDB{path}, nil
+			},
+		},
+	})
+}
+
+type run struct {
+	t    *testing.T
+	f    *Feed
+	dir  string
+	db   string
+	stop func()
+}
+
+func start(t *testing.T, dir string, setup func(db string)) *run {
+	t.Helper()
+	db := filepath.Join(dir, "toy.db")
+	if setup != nil {
+		setup(db)
+	}
+	f := New(Config{Roots: map[parsers.Agent][]string{toy: {dir}}, MaxLineBytes: 64}, zerolog.Nop())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(ctx) }()
+	r := &run{t: t, f: f, dir: dir, db: db, stop: func() { cancel(); <-done }}
+	t.Cleanup(r.stop)
+	select {
+	case <-f.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("feed never ready")
+	}
+	return r
+}
+
+// next is the next record, as "session/kind/type cursor [bootstrap] [sub]".
+func (r *run) next() string {
+	r.t.Helper()
+	select {
+	case rec := <-r.f.Records():
+		s := fmt.Sprintf("%s/%s/%s %d", rec.Session, rec.Kind, rec.Evidence.Type, rec.End)
+		if rec.Malformed {
+			s += " malformed"
+		}
+		if rec.Bootstrap {
+			s += " bootstrap"
+		}
+		if rec.Subagent {
+			s += " sub"
+		}
+		if rec.Kind == watcher.KindLine && string(rec.Raw) == "" {
+			s += " no-raw"
+		}
+		return s
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("no record within 10 s")
+		return ""
+	}
+}
+
+func (r *run) expect(want ...string) {
+	r.t.Helper()
+	for _, w := range want {
+		if got := r.next(); got != w {
+			r.t.Fatalf("record %q, want %q", got, w)
+		}
+	}
+}
+
+// none checks nothing more comes (a bounded wait: a record that came late
+// would fail a later expect anyway).
+func (r *run) none() {
+	r.t.Helper()
+	select {
+	case rec := <-r.f.Records():
+		r.t.Fatalf("unexpected record %+v", rec)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+func appendRows(t *testing.T, path string, rows ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, r := range rows {
+		if _, err := f.WriteString(r + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestFeedBootstrapThenFollow(t *testing.T) {
+	r := start(t, t.TempDir(), func(db string) {
+		appendRows(t, db,
+			`s1 - {"kind":"turn"}`, `s1 - {"kind":"end"}`, // an old turn: not read
+			`s1 - {"kind":"turn"}`, `s1 - {"x":1}`,
+			`s2 - {"kind":"turn"}`, `c1 s2 {"kind":"turn"}`)
+	})
+	r.expect("s1/line/turn 3 bootstrap", "s1/line/other 4 bootstrap", "s2/line/turn 5 bootstrap", "c1/line/turn 6 bootstrap sub")
+	r.none()
+	appendRows(t, r.db, `s1 - {"kind":"end"}`, `s2 - not json`)
+	r.expect("s1/line/end 7", "s2/line/ 8 malformed")
+	// A row over MaxLineBytes is skipped and counted, never held.
+	appendRows(t, r.db, `s2 - {"kind":"other","pad":"`+strings.Repeat("x", 100)+`"}`, `s2 - {"kind":"end"}`)
+	r.expect("s2/oversized/ 9", "s2/line/end 10")
+	if st := r.f.Stats(); st.Rows != 8 || st.Malformed != 1 || st.Oversized != 1 || st.Open != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// A database's directory that does not exist yet is waited for through
+// its nearest ancestor; every row of a database created while the feed
+// runs is new.
+func TestFeedDatabaseCreatedLater(t *testing.T) {
+	base := t.TempDir()
+	r := start(t, filepath.Join(base, "share", "toy"), nil)
+	r.none()
+	if err := os.MkdirAll(filepath.Join(base, "share", "toy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The directory's watch is taken on its creation event: write until
+	// the feed hears (an empty line is no row; the row before the watch is
+	// read with the next write).
+	deadline := time.Now().Add(10 * time.Second)
+	appendRows(t, r.db, `s1 - {"kind":"turn"}`)
+	for {
+		select {
+		case rec := <-r.f.Records():
+			if rec.Session != "s1" || rec.Bootstrap || rec.End != 1 {
+				t.Fatalf("first record %+v", rec)
+			}
+			appendRows(t, r.db, `s1 - {"kind":"end"}`)
+			if got := r.next(); !strings.HasPrefix(got, "s1/line/end ") || strings.Contains(got, "bootstrap") {
+				t.Fatalf("record %q, want s1's end", got)
+			}
+			return
+		case <-time.After(100 * time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("the new database was never read")
+			}
+			appendRows(t, r.db, "")
+		}
+	}
+}
+
+// A busy database is tried again until it answers; a schema the reader
+// does not know is waited out to its next change, never a crash.
+func TestFeedBusyAndUnknownSchema(t *testing.T) {
+	dir := t.TempDir()
+	r := start(t, dir, func(db string) {
+		appendRows(t, db, `s1 - {"kind":"turn"}`)
+		appendRows(t, db+".lock")
+	})
+	r.none() // busy at start: nothing yet, and ready all the same
+	os.Remove(r.db + ".lock")
+	r.expect("s1/line/turn 1 bootstrap")
+	appendRows(t, r.db, `s1 - {"kind":"end"}`)
+	r.expect("s1/line/end 2")
+
+	// Migrated to a schema it does not know: nothing read, nothing lost.
+	if err := os.WriteFile(r.db, []byte("schema 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.none()
+	if st := r.f.Stats(); st.Errors == 0 || st.Open != 0 {
+		t.Fatalf("stats after the unknown schema: %+v", st)
+	}
+	// Back to a known one: read from where it stood.
+	b := strings.Join([]string{`s1 - {"kind":"turn"}`, `s1 - {"kind":"end"}`, `s1 - {"kind":"turn"}`}, "\n") + "\n"
+	if err := os.WriteFile(r.db, []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("s1/line/turn 3")
+}
+
+// A database replaced by another is read from its first row.
+func TestFeedDatabaseReplaced(t *testing.T) {
+	dir := t.TempDir()
+	r := start(t, dir, func(db string) { appendRows(t, db, `s1 - {"kind":"turn"}`, `s1 - {"kind":"end"}`) })
+	r.expect("s1/line/turn 1 bootstrap", "s1/line/end 2 bootstrap")
+	next := filepath.Join(dir, "next")
+	appendRows(t, next, `s9 - {"kind":"turn"}`)
+	if err := os.Rename(next, r.db); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("s9/line/turn 1")
+}
+
+func TestSplit(t *testing.T) {
+	logs, stores := Split(map[parsers.Agent][]string{toy: {"/a"}, "claude": {"/b"}})
+	if strconv.Itoa(len(logs)) != "1" || logs["claude"][0] != "/b" || stores[toy][0] != "/a" || len(stores) != 1 {
+		t.Fatalf("logs %v, stores %v", logs, stores)
+	}
+}
