@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"parsers/hookmodule": {},
 	"parsers/pi":         {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
 	"parsers/omp":        {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
-	"parsers/opencode":   {"conformance/agents", "parsers", "parsers/hookmodule", "parsers/opencode/store"},
+	"parsers/opencode":   {"conformance/agents", "parsers", "parsers/hookmodule"},
 	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/pi"},
 	"parsers/parsertest": {"parsers"},
 	// A third agent declared in its test's testdata and built into the
