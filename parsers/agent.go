@@ -166,9 +166,16 @@ type StoreRow struct {
 	Line            []byte
 }
 
-// ErrStoreBusy is a session database that cannot be read now; a later
-// change brings it.
-var ErrStoreBusy = errors.New("session database busy")
+// Errors a StoreDB's reads wrap.
+var (
+	// ErrStoreBusy is a session database that cannot be read now; a later
+	// change brings it.
+	ErrStoreBusy = errors.New("session database busy")
+	// ErrStoreReset is a cursor that no longer points into the database's
+	// changes (renumbered, or another database): read its present state
+	// again.
+	ErrStoreReset = errors.New("session database changes renumbered")
+)
 
 // LogName packs what a log's file name holds besides its session's id
 // into a number, so that a session at rest keeps its log's name in four

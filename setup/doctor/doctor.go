@@ -77,6 +77,9 @@ type Env struct {
 // Run runs every check that applies on this OS, in order.
 func Run(env Env) []Finding {
 	out := []Finding{checkDaemon(env), checkSocket(env), checkRoots(env)}
+	if f, ok := checkStores(env); ok {
+		out = append(out, f)
+	}
 	if runtime.GOOS == "linux" {
 		out = append(out, checkInotify(env))
 	}
@@ -231,6 +234,58 @@ func checkRoots(env Env) Finding {
 		f.Status, f.Summary = OK, fmt.Sprintf("%d log root(s) readable", present)
 	}
 	return f
+}
+
+// checkStores opens the session databases of the agents that keep one
+// (parsers.Store) as the daemon does, read-only: found, readable, of a
+// schema logwatch reads. It is false when no such agent has a root.
+func checkStores(env Env) (Finding, bool) {
+	f := Finding{Check: "databases"}
+	var found, bad, busy int
+	for _, r := range env.Roots {
+		s := parsers.Lookup(parsers.Agent(r.Agent))
+		if s == nil || s.Store == nil {
+			continue
+		}
+		for _, name := range s.Store.Files {
+			path := filepath.Join(r.Path, name)
+			if _, err := os.Stat(path); err != nil {
+				f.Details = append(f.Details, r.Agent+": "+path+" does not exist yet (waited for)")
+				continue
+			}
+			found++
+			db, err := s.Store.Open(path)
+			if err == nil {
+				_, _, err = db.Current(env.Now, 1)
+				db.Close()
+			}
+			switch {
+			case errors.Is(err, parsers.ErrStoreBusy):
+				busy++
+				f.Details = append(f.Details, r.Agent+": "+path+" is busy now: "+err.Error())
+			case err != nil:
+				bad++
+				f.Details = append(f.Details, r.Agent+": "+path+": "+err.Error())
+			default:
+				f.Details = append(f.Details, r.Agent+": "+path+" readable")
+			}
+		}
+	}
+	if len(f.Details) == 0 {
+		return f, false
+	}
+	switch {
+	case bad > 0:
+		f.Status, f.Summary = Fail, fmt.Sprintf("%d session database(s) cannot be read: their sessions have no dot unless the agent's hooks report them", bad)
+		f.Fix = "a schema logwatch does not know means a newer agent: run `logwatch selftest`, and update logwatch; a permission error: chmod u+r the file"
+	case busy > 0:
+		f.Status, f.Summary = Warn, fmt.Sprintf("%d session database(s) busy (being created or migrated): the daemon reads them once they answer", busy)
+	case found == 0:
+		f.Status, f.Summary = OK, "no session database exists yet (waited for)"
+	default:
+		f.Status, f.Summary = OK, fmt.Sprintf("%d session database(s) readable", found)
+	}
+	return f, true
 }
 
 // watchedDirs counts the directories the watcher would watch: the layout

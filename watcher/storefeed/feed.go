@@ -330,9 +330,13 @@ func (f *Feed) send(ctx context.Context, d *db, rows []parsers.StoreRow, bootstr
 // the database's next change, logged once until it reads again.
 func (f *Feed) fail(d *db, err error) {
 	f.stats.errors.Add(1)
-	if errors.Is(err, parsers.ErrStoreBusy) {
+	switch {
+	case errors.Is(err, parsers.ErrStoreBusy):
 		d.retry = min(max(2*d.retry, retryMin), retryMax)
-	} else {
+	case errors.Is(err, parsers.ErrStoreReset):
+		// Its present state again, at once: nothing changed it yet.
+		d.started, d.retry = false, retryMin
+	default:
 		d.retry = 0
 		f.close(d) // a schema it does not know may be migrated next
 	}

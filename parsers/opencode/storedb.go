@@ -1,0 +1,74 @@
+package opencode
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/opencode/store"
+)
+
+// dataDir is where OpenCode keeps its database (a configuration path).
+const dataDir = "${XDG_DATA_HOME:-~/.local/share}/opencode"
+
+// dbFile is the database of OpenCode's release channels (latest, beta,
+// prod); another channel's is opencode-<channel>.db, and OPENCODE_DB names
+// any other (formats/opencode.md §3.1): a root's databases are listed here.
+const dbFile = "opencode.db"
+
+// storeSpec is OpenCode's database as parsers.Store: its event rows, woken
+// by writes to the database or its WAL (where every write lands first).
+func storeSpec() *parsers.Store {
+	return &parsers.Store{
+		Files: []string{dbFile},
+		Wakes: func(db, name string) bool {
+			base := db[strings.LastIndexByte(db, '/')+1:]
+			return name == base || name == base+"-wal"
+		},
+		Open: func(path string) (parsers.StoreDB, error) {
+			d, err := store.Open(path)
+			if err != nil {
+				return nil, wrap(err)
+			}
+			return storeDB{d}, nil
+		},
+	}
+}
+
+// storeDB is store.DB as parsers.StoreDB.
+type storeDB struct{ d *store.DB }
+
+func (s storeDB) Changes(after int64, max int) ([]parsers.StoreRow, error) {
+	rows, err := s.d.Changes(after, max)
+	return storeRows(rows), wrap(err)
+}
+
+func (s storeDB) Current(since time.Time, max int) ([]parsers.StoreRow, int64, error) {
+	rows, cursor, err := s.d.Current(since, max)
+	return storeRows(rows), cursor, wrap(err)
+}
+
+func (s storeDB) Close() error { return s.d.Close() }
+
+func storeRows(rows []store.Row) []parsers.StoreRow {
+	out := make([]parsers.StoreRow, len(rows))
+	for i, r := range rows {
+		out[i] = parsers.StoreRow{Cursor: r.RowID, Session: r.Session, Parent: r.Parent, Line: r.Line()}
+	}
+	return out
+}
+
+// wrap says the store's "not now" and "start again" in the seam's words.
+func wrap(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrBusy):
+		return fmt.Errorf("%w: %w", parsers.ErrStoreBusy, err)
+	case errors.Is(err, store.ErrReset):
+		return fmt.Errorf("%w: %w", parsers.ErrStoreReset, err)
+	}
+	return err
+}
