@@ -32,7 +32,8 @@ var allowed = map[string][]string{
 	"parsers/hookmodule": {},
 	"parsers/pi":         {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
 	"parsers/omp":        {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
-	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/pi"},
+	"parsers/opencode":   {"conformance/agents", "parsers", "parsers/hookmodule"},
+	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/opencode", "parsers/pi"},
 	"parsers/parsertest": {"parsers"},
 	// A third agent declared in its test's testdata and built into the
 	// binary by that test alone (go build -overlay): the seam's proof.
@@ -96,10 +97,11 @@ var allowed = map[string][]string{
 	"conformance":        {"conformance/agents", "internal/testsupport", "selftest/driver", "selftest/fakemodel"},
 	"conformance/agents": {},
 	// The scenarios, one package per agent (test files only).
-	"conformance/claude": {},
-	"conformance/codex":  {},
-	"conformance/pi":     {},
-	"conformance/omp":    {},
+	"conformance/claude":   {},
+	"conformance/codex":    {},
+	"conformance/pi":       {},
+	"conformance/omp":      {},
+	"conformance/opencode": {},
 	// The canary runs the suite against the newest releases and reads
 	// their captures with the real parsers.
 	"conformance/canary": {"conformance/agents", "parsers", "parsers/all"},
