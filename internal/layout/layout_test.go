@@ -32,8 +32,8 @@ var allowed = map[string][]string{
 	"parsers/hookmodule": {},
 	"parsers/pi":         {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
 	"parsers/omp":        {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
-	"parsers/opencode":   {"conformance/agents", "parsers", "parsers/hookmodule"},
-	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/pi"},
+	"parsers/opencode":   {"conformance/agents", "parsers", "parsers/hookmodule", "parsers/opencode/store"},
+	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/opencode", "parsers/pi"},
 	"parsers/parsertest": {"parsers"},
 	// OpenCode's SQLite store read as a change feed: the driver and the
 	// house's file checks only, so the parser above it stays testable
@@ -102,10 +102,11 @@ var allowed = map[string][]string{
 	"conformance":        {"conformance/agents", "internal/testsupport", "selftest/driver", "selftest/fakemodel"},
 	"conformance/agents": {},
 	// The scenarios, one package per agent (test files only).
-	"conformance/claude": {},
-	"conformance/codex":  {},
-	"conformance/pi":     {},
-	"conformance/omp":    {},
+	"conformance/claude":   {},
+	"conformance/codex":    {},
+	"conformance/pi":       {},
+	"conformance/omp":      {},
+	"conformance/opencode": {},
 	// The canary runs the suite against the newest releases and reads
 	// their captures with the real parsers.
 	"conformance/canary": {"conformance/agents", "parsers", "parsers/all"},

@@ -9,12 +9,14 @@ import (
 	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/parsers/codex"
 	"github.com/logwatch/logwatch/parsers/omp"
+	"github.com/logwatch/logwatch/parsers/opencode"
 	"github.com/logwatch/logwatch/parsers/pi"
 )
 
 func init() {
 	parsers.Register(claude.Spec())
-	parsers.Register(omp.Spec()) // before pi, whose lines omp's share: only omp's own lines say omp
-	parsers.Register(pi.Spec())  // before Codex, whose bare items share pi's "message" type
+	parsers.Register(opencode.Spec()) // its rows (rowid, seq, session, data) are like no other agent's line
+	parsers.Register(omp.Spec())      // before pi, whose lines omp's share: only omp's own lines say omp
+	parsers.Register(pi.Spec())       // before Codex, whose bare items share pi's "message" type
 	parsers.Register(codex.Spec())
 }

@@ -5,10 +5,15 @@
 package opencode
 
 import (
+	_ "embed"
+	"path/filepath"
+	"strings"
+
 	"github.com/valyala/fastjson"
 
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/hookmodule"
 )
 
 // Name is OpenCode's agent name.
@@ -25,9 +30,47 @@ func Spec() parsers.Spec {
 		Title:     "OpenCode",
 		NewParser: func() parsers.Parser { return NewParser() },
 		Detect:    detect,
+		Hooks: parsers.Hooks{
+			// What the plugin sends (plugin.ts): OpenCode's bus events and
+			// hooks under the names the relay knows; a child session's as
+			// its root's subagent.
+			Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+				"PermissionRequest", "Notification", "PreCompact", "PostCompact", "Stop", "StopFailure",
+				"SubagentStart", "SubagentStop"},
+			Claims: func(h *parsers.Hook) bool { return IsSessionID(h.SessionID) },
+			Extension: &parsers.Extension{
+				// OpenCode loads {plugin,plugins}/*.{ts,js} of each config dir.
+				Dir:        configDir + "/plugins",
+				ProjectDir: filepath.Join(".opencode", "plugins"),
+				File:       "logwatch.ts",
+				Source:     plugin.Source,
+				BinOf:      plugin.Bin,
+			},
+			InstallNote: "OpenCode loads plugins at start: restart OpenCode for it to take effect.",
+			DoctorNote:  "OpenCode loads it at start (a running OpenCode needs a restart)",
+		},
 		Home:      configDir,
 		KnownGood: agents.KnownGood(string(Name)),
 	}
+}
+
+//go:embed plugin.ts
+var pluginTemplate []byte
+
+var plugin = hookmodule.Module{Template: pluginTemplate, Marker: []byte("// logwatch: opencode plugin"), Agent: string(Name)}
+
+// IsSessionID reports whether id is an OpenCode session id: "ses_" and 26
+// characters (12 hex digits of time, 14 random), formats/opencode.md §3.3.
+func IsSessionID(id string) bool {
+	if len(id) != 30 || !strings.HasPrefix(id, "ses_") {
+		return false
+	}
+	for _, c := range []byte(id[4:]) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // detect recognises a line of the store reader's (store.Row.Line): an event

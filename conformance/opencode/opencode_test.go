@@ -1,0 +1,229 @@
+package opencode_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/logwatch/logwatch/conformance"
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/opencode"
+)
+
+// The OpenCode 1.18.33 scenarios (../shared/formats/opencode.md,
+// docs/opencode.md), with logwatch's plugin installed by the real `logwatch
+// hooks install --agent opencode`: OpenCode's bus events are the only
+// source until the store reader is wired. OpenCode runs offline against the
+// fake chat-completions server as the provider "fake"
+// (opencode.OfflineSetup). A start takes about 9 s and the first prompt of
+// each process 6 to 8 s more (a lazy init), so each scenario does what it
+// can in one start.
+
+const (
+	ocTab   = "T1"
+	ocStart = 90 * time.Second
+	ocStep  = 40 * time.Second
+	ocQuiet = 3500 * time.Millisecond // past the 2 s interrupt window
+	// The TUI's footer once it takes keys: keys typed before are lost.
+	ocReady = "ctrl+p commands"
+	// What an ASK prompt makes the bash tool run: not allowed by the
+	// config's rules, so OpenCode asks.
+	ocAskCommand = "touch asked.txt"
+)
+
+// ocScript: OpenCode's title request (the small model, no tools) gets a
+// title; ASK runs ocAskCommand; the rest is the default script's (SLOW
+// streams for 8 s, anything else one short sentence).
+func ocScript(r OpenAIRequest) OpenAIReply {
+	switch {
+	case r.Tools == 0:
+		return OpenAIReply{Text: "Fake title"}
+	case r.Kind == OpenAIReqToolResult:
+		return OpenAIReply{Text: "The command ran. Done."}
+	case strings.Contains(r.LastUser, "ASK"):
+		return OpenAIReply{Exec: ocAskCommand}
+	}
+	return DefaultOpenAIScript(r)
+}
+
+type ocWorld struct {
+	*Scenario
+	t   *testing.T
+	api *OpenAI
+	bin string
+}
+
+func newOpenCode(t *testing.T) *ocWorld {
+	t.Helper()
+	_, bin := RequireAgent(t, "opencode")
+	t.Parallel()
+	s := NewScenario(t, "opencode")
+	ctx, cancel := context.WithCancel(context.Background())
+	api, err := StartOpenAI(ctx, s.Dir, ocScript)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(cancel)
+	env, err := opencode.OfflineSetup(parsers.OfflineHome{Home: s.Home, Work: s.Work, URL: api.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEnv(env...)
+	// A git work dir: OpenCode keys its project by the repository.
+	if out, err := exec.Command("git", "init", "-q", s.Work).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	s.InstallHooks("opencode")
+	if _, err := os.Stat(filepath.Join(opencode.OfflineConfigDir(s.Home), "plugins", "logwatch.ts")); err != nil {
+		t.Fatalf("the plugin is not where OpenCode loads it: %v", err)
+	}
+	return &ocWorld{Scenario: s, t: t, api: api, bin: bin}
+}
+
+// start runs opencode ARGS… in a new pane under `logwatch wrap --tab TAB`
+// and waits until the TUI takes keys. The plugin says nothing until a
+// session does something.
+func (w *ocWorld) start(name, tab string, args ...string) *Pane {
+	w.t.Helper()
+	p := w.StartPane(PaneOptions{Name: name, Argv: append([]string{w.bin}, args...), Wrap: true, Tab: tab})
+	p.WaitScreen(ocReady, ocStart)
+	return p
+}
+
+func (w *ocWorld) step(st Step) Event {
+	w.t.Helper()
+	return w.Timeline.Next(st, ocStep)
+}
+
+func (w *ocWorld) quiet() { w.t.Helper(); w.Timeline.Quiet(ocQuiet) }
+
+// first submits a session's first prompt in this process: the plugin's
+// SessionStart (the session created, or taken up by --continue), then its
+// prompt. A first prompt waits out OpenCode's lazy init.
+func (w *ocWorld) first(p *Pane, tab, session, text string) Event {
+	w.t.Helper()
+	p.Submit(text)
+	e := w.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: tab, Session: session}, ocStart)
+	w.step(Step{State: "working", Reason: "prompt", Source: "hook", Tab: tab, Session: e.Session})
+	return e
+}
+
+func (w *ocWorld) prompt(p *Pane, tab, session, text string) {
+	w.t.Helper()
+	p.Submit(text)
+	w.step(Step{State: "working", Reason: "prompt", Source: "hook", Tab: tab, Session: session})
+}
+
+func (w *ocWorld) done(tab, session string) {
+	w.t.Helper()
+	w.step(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: tab, Session: session})
+}
+
+// escEsc interrupts a busy session: OpenCode wants two presses within 5 s
+// (the first only shows the hint).
+func (w *ocWorld) escEsc(p *Pane) {
+	w.t.Helper()
+	p.Press("Escape")
+	p.WaitScreen("esc again", ocStep)
+	p.Key("Escape")
+}
+
+// One start: a prompt's turn, Esc at the idle prompt (nothing), Esc Esc
+// mid-stream (interrupted, and no done after it), the next prompt.
+func TestOpenCodePromptAndEsc(t *testing.T) {
+	w := newOpenCode(t)
+	p := w.start("a", ocTab)
+	s := w.first(p, ocTab, "", "say hello").Session
+	w.done(ocTab, s)
+	p.WaitScreen("Hello from the fake model", ocStep)
+	p.Key("Escape")
+	w.quiet()
+
+	w.prompt(p, ocTab, s, OpenAISlow+" stream please")
+	p.WaitScreen("streaming slowly", ocStep)
+	w.escEsc(p)
+	e := w.step(Step{State: "ready", Reason: "interrupted", Source: Any, Tab: ocTab, Session: s})
+	if !slices.Contains([]string{"hook", "key+hook", "key+log"}, e.Source) {
+		t.Fatalf("interrupt %s: source %q", e, e.Source)
+	}
+	// OpenCode idles twice after an abort: neither may finish the turn.
+	w.quiet()
+	w.prompt(p, ocTab, s, "say hello again")
+	w.done(ocTab, s)
+	w.quiet()
+}
+
+// One start: bash asks (waiting, with the command), Enter approves it
+// (working), the turn ends; /compact (compacting, then the relay's end of
+// it); /exit ends the session once.
+func TestOpenCodePermissionCompactExit(t *testing.T) {
+	w := newOpenCode(t)
+	p := w.start("a", ocTab)
+	s := w.first(p, ocTab, "", "please ASK")
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ocTab, Session: s.Session, Detail: ocAskCommand})
+	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: ocTab, Session: s.Session, Detail: "bash: " + ocAskCommand})
+	p.WaitScreen("Permission required", ocStep)
+	p.Choose("Enter", "Permission required", ocStep)
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ocTab, Session: s.Session, Detail: ocAskCommand})
+	w.done(ocTab, s.Session)
+	p.WaitScreen("The command ran", ocStep)
+	if _, err := os.Stat(filepath.Join(w.Work, "asked.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	w.quiet()
+
+	p.Submit("/compact")
+	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: ocTab, Session: s.Session})
+	w.step(Step{State: "done", Reason: "compaction", Source: "hook", Tab: ocTab, Session: s.Session})
+	w.quiet()
+
+	p.Submit("/exit")
+	w.step(Step{State: "ended", Reason: "tab_closed", Source: Any, Tab: ocTab, Session: s.Session})
+	p.WaitExit(ocStep)
+	w.quiet()
+}
+
+// Killing the pane ends the session once; `opencode --continue` in a new
+// tab takes it up at its next prompt, in the same session.
+func TestOpenCodeKillResume(t *testing.T) {
+	w := newOpenCode(t)
+	p := w.start("a", ocTab)
+	s := w.first(p, ocTab, "", "say hello").Session
+	w.done(ocTab, s)
+	p.WaitScreen("Hello from the fake model", ocStep)
+	if err := syscall.Kill(p.PID(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	w.step(Step{State: "ended", Reason: "tab_closed", Source: Any, Tab: ocTab, Session: s})
+	w.quiet()
+
+	q := w.start("b", "T2", "--continue")
+	e := w.first(q, "T2", Any, "say hello again")
+	if e.Session != s {
+		t.Fatalf("opencode --continue: session %s, want %s", e.Session, s)
+	}
+	w.done("T2", s)
+	w.quiet()
+}
+
+// Two tabs, two sessions, each in its own tab.
+func TestOpenCodeTwoTabs(t *testing.T) {
+	w := newOpenCode(t)
+	a := w.start("a", "T1")
+	b := w.start("b", "T2")
+	s1 := w.first(a, "T1", "", "say hello").Session
+	w.done("T1", s1)
+	s2 := w.first(b, "T2", Any, "say hello").Session
+	if s2 == s1 {
+		t.Fatalf("both tabs in session %s", s1)
+	}
+	w.done("T2", s2)
+	w.quiet()
+}
