@@ -159,8 +159,8 @@ type DB struct {
 
 	mu      sync.Mutex
 	parents map[string]string // session → parent_id, for sessions found
-	// last is the newest row Changes returned, to tell a renumbered feed
-	// from a continued one.
+	// lastRow and lastID are the newest row Changes returned (or Current's
+	// cursor), to tell a renumbered feed from a continued one.
 	lastRow int64
 	lastID  string
 }
@@ -492,9 +492,15 @@ func (d *DB) sessionsSince(ctx context.Context, since time.Time) ([]session, int
 		return nil, 0, classify(d.path, "begin", err)
 	}
 	defer tx.Rollback()
-	var cursor sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT max(rowid) FROM event`).Scan(&cursor); err != nil {
+	// The cursor row's id too, so Changes can tell the feed it follows.
+	var cursor int64
+	var id sql.NullString
+	switch err := tx.QueryRowContext(ctx, `SELECT rowid, id FROM event ORDER BY rowid DESC LIMIT 1`).Scan(&cursor, &id); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
 		return nil, 0, classify(d.path, "cursor", err)
+	default:
+		d.lastRow, d.lastID = cursor, id.String
 	}
 	q, err := tx.QueryContext(ctx, `SELECT id, parent_id FROM session WHERE time_updated >= ? ORDER BY time_updated DESC, id`, since.UnixMilli())
 	if err != nil {
@@ -513,7 +519,7 @@ func (d *DB) sessionsSince(ctx context.Context, since time.Time) ([]session, int
 	if err := q.Err(); err != nil {
 		return nil, 0, classify(d.path, "sessions", err)
 	}
-	return out, cursor.Int64, nil
+	return out, cursor, nil
 }
 
 // classify wraps a driver error: locks, a file not (yet) a database or
