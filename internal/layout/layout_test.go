@@ -68,7 +68,7 @@ var allowed = map[string][]string{
 
 	// Above watcher and relay: what runs the pipeline.
 	"pipeline/ingest": {"internal/safeopen", "relay", "watcher", "watcher/registry"},
-	"pipeline/replay": {"internal/safeopen", "parsers", "pipeline/ingest", "relay", "relay/vclock", "watcher"},
+	"pipeline/replay": {"internal/safeopen", "parsers", "pipeline/ingest", "relay", "relay/vclock", "watcher", "watcher/storefeed"},
 	"pipeline/verify": {"internal/safeopen", "parsers", "parsers/lines", "relay/session"},
 
 	// The machine's setup: the agents' settings files, the service, doctor.

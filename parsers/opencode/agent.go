@@ -30,6 +30,17 @@ func Spec() parsers.Spec {
 		Title:     "OpenCode",
 		NewParser: func() parsers.Parser { return NewParser() },
 		Detect:    detect,
+		// Its log is its database: every session of the user in one file.
+		Store: storeSpec(),
+		Roots: []string{dataDir},
+		Traits: parsers.Traits{
+			PromptedTurns: true,
+			// The session's row is written at its first prompt, its user
+			// message 40 ms later, and the plugin's session.created comes
+			// through a spawned hook: the start that arrives after the turn
+			// began closes nothing.
+			LateStartHook: true,
+		},
 		Hooks: parsers.Hooks{
 			// What the plugin sends (plugin.ts): OpenCode's bus events and
 			// hooks under the names the relay knows; a child session's as
@@ -51,6 +62,9 @@ func Spec() parsers.Spec {
 		},
 		Home:      configDir,
 		KnownGood: agents.KnownGood(string(Name)),
+		// Without the plugin nothing in the database names a tab: a turn
+		// start binds to the tab whose Enter came just before it.
+		BindBySubmit: true,
 	}
 }
 

@@ -32,6 +32,14 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 			}
 		case relay.RecLog:
 			agent := parsers.Agent(l.Agent)
+			if isStore(agent) {
+				// A database's row: no file to write, the line as the feed
+				// handed it over.
+				out = append(out, Input{At: l.T, Kind: relay.RecLog, Agent: agent, Rel: filepath.Base(l.Path),
+					Data: []byte(l.Raw), Bootstrap: l.Bootstrap, Session: l.Session, Subagent: l.Subagent,
+					Offset: l.Offset, End: l.End})
+				continue
+			}
 			out = append(out, Input{At: l.T, Kind: relay.RecLog, Agent: agent, Rel: LayoutPath(agent, l.Path),
 				Data: []byte(l.Raw + "\n"), Bootstrap: l.Bootstrap})
 		case relay.RecHook:

@@ -25,6 +25,7 @@ import (
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/vclock"
 	"github.com/logwatch/logwatch/watcher"
+	"github.com/logwatch/logwatch/watcher/storefeed"
 )
 
 // Input is one thing that happened to the relay, at its recorded time.
@@ -32,11 +33,16 @@ type Input struct {
 	At   time.Time
 	Kind string // relay.RecLog, RecHook, RecKey, RecAck, RecTabClosed, RecBootstrapDone
 
-	// log: Data is appended to the file at Rel under the Agent's root.
+	// log: Data is appended to the file at Rel under the Agent's root. An
+	// agent whose log is a database (parsers.Store) has no file to append
+	// to: Data is the row's line, handed to the relay as the feed would,
+	// with the recorded Session, Subagent, Offset and End.
 	Agent     parsers.Agent
 	Rel       string
 	Data      []byte
 	Bootstrap bool // history present before the relay started
+	Subagent  bool
+	Offset    int64
 
 	// hook, key, ack, tab_closed
 	HookAgent string
@@ -129,7 +135,12 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 	// History the recording started with is on disk before the watcher
 	// starts, to be bootstrapped like at a real start.
 	rest := inputs[:0:0]
+	var storeBoot []Input
 	for _, in := range inputs {
+		if in.Kind == relay.RecLog && in.Bootstrap && isStore(in.Agent) {
+			storeBoot = append(storeBoot, in)
+			continue
+		}
 		if in.Kind == relay.RecLog && in.Bootstrap {
 			if err := appendTo(roots, in); err != nil {
 				return nil, err
@@ -145,8 +156,9 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 	defer cancel()
 	start := inputs[0].At
 	clock := vclock.New(start)
+	logRoots, _ := storefeed.Split(watcherRoots(roots))
 	w, err := watcher.New(watcher.Config{
-		Roots:        watcherRoots(roots),
+		Roots:        logRoots,
 		PollInterval: 20 * time.Millisecond,
 	}, opt.Log)
 	if err != nil {
@@ -169,6 +181,10 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 	runErr := make(chan error, 2)
 	go func() { runErr <- r.Run(ctx) }()
 	go func() { runErr <- w.Run(ctx) }()
+	stores := storeLines{roots: roots, parsers: map[string]parsers.Parser{}}
+	for _, in := range storeBoot {
+		r.Log(stores.line(in)) // before the pump can say the history is complete
+	}
 	go ingest.Pump(ctx, w, r, ingest.Options{})
 	sub, err := r.Subscribe(ctx)
 	if err != nil {
@@ -218,7 +234,7 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 		if err := drain(); err != nil {
 			return nil, err
 		}
-		if err := apply(ctx, r, w, roots, in, opt.Wait); err != nil {
+		if err := apply(ctx, r, w, &stores, in, opt.Wait); err != nil {
 			return nil, err
 		}
 		if err := drain(); err != nil {
@@ -232,9 +248,18 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 	return timeline, nil
 }
 
-func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, roots map[parsers.Agent]string, in Input, wait time.Duration) error {
+func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, stores *storeLines, in Input, wait time.Duration) error {
+	roots := stores.roots
 	switch in.Kind {
 	case relay.RecLog:
+		if isStore(in.Agent) {
+			l := stores.line(in)
+			r.Log(l)
+			if _, err := r.LogOffset(ctx, l.Path); err != nil { // the relay took it
+				return err
+			}
+			return nil
+		}
 		if err := appendTo(roots, in); err != nil {
 			return err
 		}
@@ -294,6 +319,32 @@ func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, roots map[pa
 			End: in.End, Line: in.Line}, in.N)
 	}
 	return nil
+}
+
+// isStore reports whether the agent's log is a database (parsers.Store).
+func isStore(a parsers.Agent) bool {
+	s := parsers.Lookup(a)
+	return s != nil && s.Store != nil
+}
+
+// storeLines hands a database agent's recorded rows to the relay as its
+// feed would (watcher/storefeed): parsed by the agent's parser, one per
+// database, in the order they were recorded.
+type storeLines struct {
+	roots   map[parsers.Agent]string
+	parsers map[string]parsers.Parser
+}
+
+func (s *storeLines) line(in Input) relay.LogLine {
+	path := filepath.Join(s.roots[in.Agent], filepath.Base(in.Rel))
+	p := s.parsers[path]
+	if p == nil {
+		p = parsers.New(in.Agent)
+		s.parsers[path] = p
+	}
+	ev, err := p.Parse(in.Data)
+	return relay.LogLine{Path: path, Session: in.Session, Agent: in.Agent, Subagent: in.Subagent,
+		Offset: in.Offset, End: in.End, Evidence: ev, Malformed: err != nil, Bootstrap: in.Bootstrap}
 }
 
 // relocate points a hook's transcript_path at the replayed copy of the file,
