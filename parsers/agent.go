@@ -221,6 +221,10 @@ type Traits struct {
 	// LazyLog reports whether a release creates its log at the first
 	// prompt, so that a log holding only metadata is a session nobody used.
 	LazyLog func(version string) bool
+	// SubmitLag is how long after the Enter that submitted it a turn start
+	// may be stamped (BindBySubmit), when that is over the relay's default
+	// second.
+	SubmitLag time.Duration
 }
 
 // Hooks is how the agent reports through hooks and how logwatch installs

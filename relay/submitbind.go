@@ -31,7 +31,23 @@ import (
 // submitWindow is how far before a turn start a submit may lie to have
 // started it. Measured: 20–40 ms idle; the margin is for a loaded machine,
 // kept short so a stray Enter in another tab rarely makes a start ambiguous.
+// An agent that stamps its turn starts later (Traits.SubmitLag) has its own.
 const submitWindow = time.Second
+
+// windowOf is the submit window of agent's turn starts.
+func windowOf(agent parsers.Agent) time.Duration {
+	return max(submitWindow, parsers.TraitsOf(agent).SubmitLag)
+}
+
+// widestWindow is the widest submit window of any agent: a submit older
+// than twice it can bind nothing.
+func widestWindow() time.Duration {
+	w := submitWindow
+	for _, s := range parsers.All() {
+		w = max(w, s.Traits.SubmitLag)
+	}
+	return w
+}
 
 // submitSkew is how far after a turn start's stamp a submit may lie: the
 // rollout stamps in milliseconds, the key is stamped when wrap read it.
@@ -48,6 +64,7 @@ const maxSubmits = 256
 func (m *machine) submitted(tab string, at time.Time) {
 	m.counters.Submits++
 	now := m.now
+	submitWindow := widestWindow()
 	if m.bind.submits == nil {
 		m.bind.submits = map[string]time.Time{}
 	}
@@ -100,11 +117,11 @@ func (m *machine) retract(tab string, at time.Time) bool {
 		return false
 	}
 	for i, b := range m.bind.recentBinds {
-		if b.tab == tab || !inWindow(at, b.at) {
+		e := m.store.get(b.session)
+		if b.tab == tab || e == nil || !inWindow(at, b.at, windowOf(e.s.Agent)) {
 			continue
 		}
-		e := m.store.get(b.session)
-		if e == nil || e.tab != b.tab || e.s.State == session.Ended {
+		if e.tab != b.tab || e.s.State == session.Ended {
 			continue // gone, rebound, or ended: republishing it would be a repeat
 		}
 		m.bind.recentBinds = append(m.bind.recentBinds[:i], m.bind.recentBinds[i+1:]...)
@@ -151,7 +168,7 @@ func (m *machine) lateSubmit(tab string, at time.Time) {
 	var found *entry
 	for _, e := range m.store.sessions {
 		u := e.unbound
-		if e.tab != "" || u.at.IsZero() || u.ambiguous || !inWindow(at, u.at) {
+		if e.tab != "" || u.at.IsZero() || u.ambiguous || !inWindow(at, u.at, windowOf(e.s.Agent)) {
 			continue
 		}
 		if found != nil {
@@ -163,24 +180,25 @@ func (m *machine) lateSubmit(tab string, at time.Time) {
 	if found == nil {
 		return
 	}
-	if cands := m.candidates(found.unbound.at); len(cands) != 1 || cands[0] != tab {
+	if cands := m.candidates(found.unbound.at, windowOf(found.s.Agent)); len(cands) != 1 || cands[0] != tab {
 		return
 	}
 	m.bindBySubmit(found, tab, found.unbound.at, "bind.submit_late", true)
 }
 
 // inWindow reports whether a submit at at may have started a turn stamped
-// start.
-func inWindow(at, start time.Time) bool {
-	return !at.Before(start.Add(-submitWindow)) && !at.After(start.Add(submitSkew))
+// start, by a window of w.
+func inWindow(at, start time.Time, w time.Duration) bool {
+	return !at.Before(start.Add(-w)) && !at.After(start.Add(submitSkew))
 }
 
 // candidates are the tabs whose unused submit may have started a turn
-// stamped at: tabs bound to a session that has not ended are none.
-func (m *machine) candidates(at time.Time) []string {
+// stamped at (by a window of w): tabs bound to a session that has not
+// ended are none.
+func (m *machine) candidates(at time.Time, w time.Duration) []string {
 	var cands []string
 	for tab, s := range m.bind.submits {
-		if !inWindow(s, at) {
+		if !inWindow(s, at, w) {
 			continue
 		}
 		if b := m.store.get(m.bind.tabs[tab]); b != nil && b.s.State != session.Ended {
@@ -212,9 +230,10 @@ func (m *machine) turnStarted(e *entry, at time.Time) {
 	if u.ambiguous {
 		return
 	}
-	switch cands := m.candidates(u.at); len(cands) {
+	w := windowOf(e.s.Agent)
+	switch cands := m.candidates(u.at, w); len(cands) {
 	case 0:
-		if d := u.at.Sub(m.bind.ambiguousAt); d >= -submitWindow && d <= submitWindow {
+		if d := u.at.Sub(m.bind.ambiguousAt); d >= -w && d <= w {
 			// Beside an ambiguous turn start: the submits it saw may be
 			// this one's too, so no late one binds it either.
 			u.ambiguous = true

@@ -59,7 +59,9 @@ type ocWorld struct {
 	bin string
 }
 
-func newOpenCode(t *testing.T) *ocWorld {
+// newOpenCode is a scenario world; plugin: logwatch's plugin installed
+// (else the database alone says everything).
+func newOpenCode(t *testing.T, plugin bool) *ocWorld {
 	t.Helper()
 	_, bin := RequireAgent(t, "opencode")
 	t.Parallel()
@@ -80,9 +82,11 @@ func newOpenCode(t *testing.T) *ocWorld {
 	if out, err := exec.Command("git", "init", "-q", s.Work).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	s.InstallHooks("opencode")
-	if _, err := os.Stat(filepath.Join(opencode.OfflineConfigDir(s.Home), "plugins", "logwatch.ts")); err != nil {
-		t.Fatalf("the plugin is not where OpenCode loads it: %v", err)
+	if plugin {
+		s.InstallHooks("opencode")
+		if _, err := os.Stat(filepath.Join(opencode.OfflineConfigDir(s.Home), "plugins", "logwatch.ts")); err != nil {
+			t.Fatalf("the plugin is not where OpenCode loads it: %v", err)
+		}
 	}
 	return &ocWorld{Scenario: s, t: t, api: api, bin: bin}
 }
@@ -104,26 +108,49 @@ func (w *ocWorld) step(st Step) Event {
 
 func (w *ocWorld) quiet() { w.t.Helper(); w.Timeline.Quiet(ocQuiet) }
 
-// first submits a session's first prompt in this process: the plugin's
-// SessionStart (the session created, or taken up by --continue), then its
-// prompt. A first prompt waits out OpenCode's lazy init.
-func (w *ocWorld) first(p *Pane, tab, session, text string) Event {
+// either consumes the next change, which must be st from one of sources:
+// the database and the plugin race (its row is written a few ms before
+// the bus event; a spawned hook takes longer to arrive).
+func (w *ocWorld) either(st Step, timeout time.Duration, sources ...string) Event {
+	w.t.Helper()
+	st.Source = Any
+	e := w.Timeline.Next(st, timeout)
+	if !slices.Contains(sources, e.Source) {
+		w.t.Fatalf("change %s: source %q, want one of %q\ntimeline:\n%s", e, e.Source, sources, w.Timeline)
+	}
+	return e
+}
+
+// first submits a new session's first prompt: its row announces it (the
+// database's, with no tab yet: a session row names none; or the plugin's
+// start), then its turn starts in the tab. A first prompt waits out
+// OpenCode's lazy init.
+func (w *ocWorld) first(p *Pane, tab, text string) string {
 	w.t.Helper()
 	p.Submit(text)
-	e := w.Timeline.Next(Step{State: "ready", Reason: "session_start", Source: "hook", Tab: tab, Session: session}, ocStart)
-	w.step(Step{State: "working", Reason: "prompt", Source: "hook", Tab: tab, Session: e.Session})
-	return e
+	e := w.either(Step{State: "ready", Reason: "session_start", Tab: Any, Session: Any}, ocStart, "log", "hook")
+	if e.Source == "hook" && e.Tab != tab {
+		w.t.Fatalf("the plugin's start %s: tab %q, want %q", e, e.Tab, tab)
+	}
+	w.prompted(tab, e.Session)
+	return e.Session
+}
+
+// prompted consumes the turn's start in tab.
+func (w *ocWorld) prompted(tab, session string) {
+	w.t.Helper()
+	w.either(Step{State: "working", Reason: "prompt", Tab: tab, Session: session}, ocStart, "log", "hook")
 }
 
 func (w *ocWorld) prompt(p *Pane, tab, session, text string) {
 	w.t.Helper()
 	p.Submit(text)
-	w.step(Step{State: "working", Reason: "prompt", Source: "hook", Tab: tab, Session: session})
+	w.prompted(tab, session)
 }
 
 func (w *ocWorld) done(tab, session string) {
 	w.t.Helper()
-	w.step(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: tab, Session: session})
+	w.either(Step{State: "done", Reason: "turn_end", Tab: tab, Session: session}, ocStep, "log", "hook")
 }
 
 // escEsc interrupts a busy session: OpenCode wants two presses within 5 s
@@ -138,9 +165,9 @@ func (w *ocWorld) escEsc(p *Pane) {
 // One start: a prompt's turn, Esc at the idle prompt (nothing), Esc Esc
 // mid-stream (interrupted, and no done after it), the next prompt.
 func TestOpenCodePromptAndEsc(t *testing.T) {
-	w := newOpenCode(t)
+	w := newOpenCode(t, true)
 	p := w.start("a", ocTab)
-	s := w.first(p, ocTab, "", "say hello").Session
+	s := w.first(p, ocTab, "say hello")
 	w.done(ocTab, s)
 	p.WaitScreen("Hello from the fake model", ocStep)
 	p.Key("Escape")
@@ -164,15 +191,15 @@ func TestOpenCodePromptAndEsc(t *testing.T) {
 // (working), the turn ends; /compact (compacting, then the relay's end of
 // it); /exit ends the session once.
 func TestOpenCodePermissionCompactExit(t *testing.T) {
-	w := newOpenCode(t)
+	w := newOpenCode(t, true)
 	p := w.start("a", ocTab)
-	s := w.first(p, ocTab, "", "please ASK")
-	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ocTab, Session: s.Session, Detail: ocAskCommand})
-	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: ocTab, Session: s.Session, Detail: "bash: " + ocAskCommand})
+	s := w.first(p, ocTab, "please ASK")
+	w.either(Step{State: "working", Reason: "tool", Tab: ocTab, Session: s, Detail: ocAskCommand}, ocStep, "log", "hook")
+	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: ocTab, Session: s, Detail: "bash: " + ocAskCommand})
 	p.WaitScreen("Permission required", ocStep)
 	p.Choose("Enter", "Permission required", ocStep)
-	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ocTab, Session: s.Session, Detail: ocAskCommand})
-	w.done(ocTab, s.Session)
+	w.either(Step{State: "working", Reason: "tool", Tab: ocTab, Session: s, Detail: ocAskCommand}, ocStep, "log", "hook")
+	w.done(ocTab, s)
 	p.WaitScreen("The command ran", ocStep)
 	if _, err := os.Stat(filepath.Join(w.Work, "asked.txt")); err != nil {
 		t.Errorf("the approved command did not run: %v", err)
@@ -180,12 +207,12 @@ func TestOpenCodePermissionCompactExit(t *testing.T) {
 	w.quiet()
 
 	p.Submit("/compact")
-	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: ocTab, Session: s.Session})
-	w.step(Step{State: "done", Reason: "compaction", Source: "hook", Tab: ocTab, Session: s.Session})
+	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: ocTab, Session: s})
+	w.either(Step{State: "done", Reason: "compaction", Tab: ocTab, Session: s}, ocStep, "log", "hook")
 	w.quiet()
 
 	p.Submit("/exit")
-	w.step(Step{State: "ended", Reason: "tab_closed", Source: Any, Tab: ocTab, Session: s.Session})
+	w.step(Step{State: "ended", Reason: "tab_closed", Source: Any, Tab: ocTab, Session: s})
 	p.WaitExit(ocStep)
 	w.quiet()
 }
@@ -193,9 +220,9 @@ func TestOpenCodePermissionCompactExit(t *testing.T) {
 // Killing the pane ends the session once; `opencode --continue` in a new
 // tab takes it up at its next prompt, in the same session.
 func TestOpenCodeKillResume(t *testing.T) {
-	w := newOpenCode(t)
+	w := newOpenCode(t, true)
 	p := w.start("a", ocTab)
-	s := w.first(p, ocTab, "", "say hello").Session
+	s := w.first(p, ocTab, "say hello")
 	w.done(ocTab, s)
 	p.WaitScreen("Hello from the fake model", ocStep)
 	if err := syscall.Kill(p.PID(), syscall.SIGHUP); err != nil {
@@ -205,25 +232,48 @@ func TestOpenCodeKillResume(t *testing.T) {
 	w.quiet()
 
 	q := w.start("b", "T2", "--continue")
-	e := w.first(q, "T2", Any, "say hello again")
-	if e.Session != s {
-		t.Fatalf("opencode --continue: session %s, want %s", e.Session, s)
-	}
+	// The ended session is taken up again at its next prompt, in T2.
+	q.Submit("say hello again")
+	w.either(Step{State: "ready", Reason: Any, Tab: Any, Session: s}, ocStart, "log", "hook")
+	w.prompted("T2", s)
 	w.done("T2", s)
 	w.quiet()
 }
 
 // Two tabs, two sessions, each in its own tab.
 func TestOpenCodeTwoTabs(t *testing.T) {
-	w := newOpenCode(t)
+	w := newOpenCode(t, true)
 	a := w.start("a", "T1")
 	b := w.start("b", "T2")
-	s1 := w.first(a, "T1", "", "say hello").Session
+	s1 := w.first(a, "T1", "say hello")
 	w.done("T1", s1)
-	s2 := w.first(b, "T2", Any, "say hello").Session
+	s2 := w.first(b, "T2", "say hello")
 	if s2 == s1 {
 		t.Fatalf("both tabs in session %s", s1)
 	}
 	w.done("T2", s2)
+	w.quiet()
+}
+
+// Without the plugin: the database alone. A turn binds to the tab whose
+// Enter came just before it; Esc Esc is confirmed by the aborted answer
+// the store writes; Esc at the idle prompt changes nothing.
+func TestOpenCodeNoPlugin(t *testing.T) {
+	w := newOpenCode(t, false)
+	p := w.start("a", ocTab)
+	p.Submit("say hello")
+	e := w.either(Step{State: "ready", Reason: "session_start", Tab: Any, Session: Any}, ocStart, "log")
+	s := e.Session
+	w.either(Step{State: "working", Reason: "prompt", Tab: ocTab, Session: s}, ocStart, "log")
+	w.either(Step{State: "done", Reason: "turn_end", Tab: ocTab, Session: s}, ocStep, "log")
+	p.WaitScreen("Hello from the fake model", ocStep)
+	p.Key("Escape")
+	w.quiet()
+
+	p.Submit(OpenAISlow + " stream please")
+	w.either(Step{State: "working", Reason: "prompt", Tab: ocTab, Session: s}, ocStep, "log")
+	p.WaitScreen("streaming slowly", ocStep)
+	w.escEsc(p)
+	w.either(Step{State: "ready", Reason: "interrupted", Tab: ocTab, Session: s}, ocStep, "key+log")
 	w.quiet()
 }

@@ -8,6 +8,7 @@ import (
 	_ "embed"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/valyala/fastjson"
 
@@ -33,6 +34,10 @@ func Spec() parsers.Spec {
 		// Its log is its database: every session of the user in one file.
 		Store: storeSpec(),
 		Roots: []string{dataDir},
+		// --continue and --session write nothing until the next prompt;
+		// what the old process wrote on its way out (an aborted answer)
+		// takes nothing up.
+		Resumes: func(ev parsers.Evidence) bool { return ev.Kind == parsers.KindTurnStart },
 		Traits: parsers.Traits{
 			PromptedTurns: true,
 			// The session's row is written at its first prompt, its user
@@ -40,6 +45,10 @@ func Spec() parsers.Spec {
 			// through a spawned hook: the start that arrives after the turn
 			// began closes nothing.
 			LateStartHook: true,
+			// Its user message is stamped when made, up to about 2 s after
+			// the Enter (the first prompt of a process on a loaded machine,
+			// measured 1.9 s): without the plugin that is what binds the tab.
+			SubmitLag: 3 * time.Second,
 		},
 		Hooks: parsers.Hooks{
 			// What the plugin sends (plugin.ts): OpenCode's bus events and

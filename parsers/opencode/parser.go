@@ -1,6 +1,8 @@
 package opencode
 
 import (
+	"time"
+
 	"github.com/valyala/fastjson"
 
 	"github.com/logwatch/logwatch/parsers"
@@ -109,6 +111,12 @@ func (p *Parser) message(ev *parsers.Evidence, info *fastjson.Value) {
 	case "user":
 		if p.first(string(info.GetStringBytes("id")), ev) {
 			ev.Kind = parsers.KindTurnStart
+			// Stamped when OpenCode made it: the row can be written
+			// seconds later (the first prompt of a process waits on a
+			// lazy start), and the tab's Enter is judged by the stamp.
+			if ms := info.GetInt64("time", "created"); ms > 0 {
+				ev.At = time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)
+			}
 		}
 		return
 	case "assistant":

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -94,10 +95,20 @@ type Report struct {
 var ErrUnreadable = errors.New("unreadable path")
 
 // Run verifies every path: a file, or a directory walked recursively for
-// *.jsonl. Each file with a NAME.expect.json sidecar is compared with it.
+// *.jsonl and session databases (one report per session in them). Each file with a NAME.expect.json sidecar is compared with it.
 // The error wraps ErrUnreadable when some path could not be read.
 func Run(paths []string, opt Options) (*Report, error) {
 	files, walkErr := Collect(paths)
+	// Session databases hold many sessions each: read here, one report per
+	// session, after the log files.
+	var dbs []string
+	files = slices.DeleteFunc(files, func(p string) bool {
+		if storeOf(p) != nil {
+			dbs = append(dbs, p)
+			return true
+		}
+		return false
+	})
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -124,6 +135,9 @@ func Run(paths []string, opt Options) (*Report, error) {
 	}
 	close(next)
 	wg.Wait()
+	for _, p := range dbs {
+		rep.Files = append(rep.Files, storeFiles(p, storeOf(p), opt.MaxLineBytes)...)
+	}
 	rep.Totals = total(rep.Files)
 	errs := walkErr
 	for _, f := range rep.Files {
@@ -139,7 +153,8 @@ func Run(paths []string, opt Options) (*Report, error) {
 }
 
 // Collect expands paths into the log files to read, in a stable order: each
-// argument in turn, directories walked in lexical order for *.jsonl.
+// argument in turn, directories walked in lexical order for *.jsonl and
+// the agents' session databases (parsers.Store.Files).
 func Collect(paths []string) ([]string, []error) {
 	var files []string
 	var errs []error
@@ -161,7 +176,7 @@ func Collect(paths []string) ([]string, []error) {
 				}
 				return nil
 			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".jsonl") {
+			if !d.IsDir() && (strings.HasSuffix(d.Name(), ".jsonl") || storeOf(path) != nil) {
 				files = append(files, path)
 			}
 			return nil
