@@ -59,10 +59,21 @@ type ocWorld struct {
 	bin string
 }
 
+// starts bounds the scenarios that run at once: an OpenCode start is a
+// Bun bundle of about 700 MB loading on its CPU, and four at once beside
+// other work on 2 cores kept the TUI from drawing within 90 s.
+var starts = make(chan struct{}, 2)
+
 func newOpenCode(t *testing.T) *ocWorld {
 	t.Helper()
 	_, bin := RequireAgent(t, "opencode")
 	t.Parallel()
+	select {
+	case starts <- struct{}{}:
+	case <-t.Context().Done():
+		t.Fatal(t.Context().Err())
+	}
+	t.Cleanup(func() { <-starts })
 	s := NewScenario(t, "opencode")
 	ctx, cancel := context.WithCancel(context.Background())
 	api, err := StartOpenAI(ctx, s.Dir, ocScript)
@@ -100,6 +111,13 @@ func (w *ocWorld) start(name, tab string, args ...string) *Pane {
 func (w *ocWorld) step(st Step) Event {
 	w.t.Helper()
 	return w.Timeline.Next(st, ocStep)
+}
+
+// lazy waits for the first change after a process's first prompt, which
+// waits out OpenCode's lazy init (6 to 8 s idle, 40 s and more under load).
+func (w *ocWorld) lazy(st Step) Event {
+	w.t.Helper()
+	return w.Timeline.Next(st, ocStart)
 }
 
 func (w *ocWorld) quiet() { w.t.Helper(); w.Timeline.Quiet(ocQuiet) }
@@ -141,7 +159,7 @@ func TestOpenCodePromptAndEsc(t *testing.T) {
 	w := newOpenCode(t)
 	p := w.start("a", ocTab)
 	s := w.first(p, ocTab, "", "say hello").Session
-	w.done(ocTab, s)
+	w.lazy(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: ocTab, Session: s})
 	p.WaitScreen("Hello from the fake model", ocStep)
 	p.Key("Escape")
 	w.quiet()
@@ -167,7 +185,7 @@ func TestOpenCodePermissionCompactExit(t *testing.T) {
 	w := newOpenCode(t)
 	p := w.start("a", ocTab)
 	s := w.first(p, ocTab, "", "please ASK")
-	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: ocTab, Session: s.Session, Detail: ocAskCommand})
+	w.lazy(Step{State: "working", Reason: "tool", Source: "hook", Tab: ocTab, Session: s.Session, Detail: ocAskCommand})
 	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: ocTab, Session: s.Session, Detail: "bash: " + ocAskCommand})
 	p.WaitScreen("Permission required", ocStep)
 	p.Choose("Enter", "Permission required", ocStep)
@@ -196,7 +214,7 @@ func TestOpenCodeKillResume(t *testing.T) {
 	w := newOpenCode(t)
 	p := w.start("a", ocTab)
 	s := w.first(p, ocTab, "", "say hello").Session
-	w.done(ocTab, s)
+	w.lazy(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: ocTab, Session: s})
 	p.WaitScreen("Hello from the fake model", ocStep)
 	if err := syscall.Kill(p.PID(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)
@@ -209,7 +227,7 @@ func TestOpenCodeKillResume(t *testing.T) {
 	if e.Session != s {
 		t.Fatalf("opencode --continue: session %s, want %s", e.Session, s)
 	}
-	w.done("T2", s)
+	w.lazy(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: "T2", Session: s})
 	w.quiet()
 }
 
@@ -219,11 +237,11 @@ func TestOpenCodeTwoTabs(t *testing.T) {
 	a := w.start("a", "T1")
 	b := w.start("b", "T2")
 	s1 := w.first(a, "T1", "", "say hello").Session
-	w.done("T1", s1)
+	w.lazy(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: "T1", Session: s1})
 	s2 := w.first(b, "T2", Any, "say hello").Session
 	if s2 == s1 {
 		t.Fatalf("both tabs in session %s", s1)
 	}
-	w.done("T2", s2)
+	w.lazy(Step{State: "done", Reason: "turn_end", Source: "hook", Tab: "T2", Session: s2})
 	w.quiet()
 }
