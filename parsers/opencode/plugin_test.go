@@ -129,9 +129,9 @@ func TestPlugin(t *testing.T) {
 			status(sesA, "busy"), status(sesA, "idle"), idle(sesA), noise(sesA)),
 		want: []string{"SessionStart " + sesA + " source=startup", "UserPromptSubmit " + sesA, "Stop " + sesA},
 	}, {
-		name: "session_directory",
+		name:  "session_directory",
 		steps: seq(created(sesA, "", "/p"), chat(sesA), idle(sesA)),
-		want: []string{"SessionStart " + sesA + " cwd=/p source=startup", "UserPromptSubmit " + sesA + " cwd=/p", "Stop " + sesA + " cwd=/p"},
+		want:  []string{"SessionStart " + sesA + " cwd=/p source=startup", "UserPromptSubmit " + sesA + " cwd=/p", "Stop " + sesA + " cwd=/p"},
 	}, {
 		// --continue: nothing of the session until its first prompt.
 		name:  "resume",
