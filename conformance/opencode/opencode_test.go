@@ -59,12 +59,23 @@ type ocWorld struct {
 	bin string
 }
 
+// starts bounds the scenarios that run at once: an OpenCode start is a
+// Bun bundle of about 700 MB loading on its CPU, and four at once beside
+// other work on 2 cores kept the TUI from drawing within 90 s.
+var starts = make(chan struct{}, 2)
+
 // newOpenCode is a scenario world; plugin: logwatch's plugin installed
 // (else the database alone says everything).
 func newOpenCode(t *testing.T, plugin bool) *ocWorld {
 	t.Helper()
 	_, bin := RequireAgent(t, "opencode")
 	t.Parallel()
+	select {
+	case starts <- struct{}{}:
+	case <-t.Context().Done():
+		t.Fatal(t.Context().Err())
+	}
+	t.Cleanup(func() { <-starts })
 	s := NewScenario(t, "opencode")
 	ctx, cancel := context.WithCancel(context.Background())
 	api, err := StartOpenAI(ctx, s.Dir, ocScript)
@@ -148,9 +159,12 @@ func (w *ocWorld) prompt(p *Pane, tab, session, text string) {
 	w.prompted(tab, session)
 }
 
+// done consumes the turn's end, waited for as long as a start: the first
+// prompt of a process waits out OpenCode's lazy init (6 to 8 s idle, 40 s
+// and more under load).
 func (w *ocWorld) done(tab, session string) {
 	w.t.Helper()
-	w.either(Step{State: "done", Reason: "turn_end", Tab: tab, Session: session}, ocStep, "log", "hook")
+	w.either(Step{State: "done", Reason: "turn_end", Tab: tab, Session: session}, ocStart, "log", "hook")
 }
 
 // escEsc interrupts a busy session: OpenCode wants two presses within 5 s
@@ -194,7 +208,7 @@ func TestOpenCodePermissionCompactExit(t *testing.T) {
 	w := newOpenCode(t, true)
 	p := w.start("a", ocTab)
 	s := w.first(p, ocTab, "please ASK")
-	w.either(Step{State: "working", Reason: "tool", Tab: ocTab, Session: s, Detail: ocAskCommand}, ocStep, "log", "hook")
+	w.either(Step{State: "working", Reason: "tool", Tab: ocTab, Session: s, Detail: ocAskCommand}, ocStart, "log", "hook")
 	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: ocTab, Session: s, Detail: "bash: " + ocAskCommand})
 	p.WaitScreen("Permission required", ocStep)
 	p.Choose("Enter", "Permission required", ocStep)
@@ -265,7 +279,7 @@ func TestOpenCodeNoPlugin(t *testing.T) {
 	e := w.either(Step{State: "ready", Reason: "session_start", Tab: Any, Session: Any}, ocStart, "log")
 	s := e.Session
 	w.either(Step{State: "working", Reason: "prompt", Tab: ocTab, Session: s}, ocStart, "log")
-	w.either(Step{State: "done", Reason: "turn_end", Tab: ocTab, Session: s}, ocStep, "log")
+	w.either(Step{State: "done", Reason: "turn_end", Tab: ocTab, Session: s}, ocStart, "log")
 	p.WaitScreen("Hello from the fake model", ocStep)
 	p.Key("Escape")
 	w.quiet()

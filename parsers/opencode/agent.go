@@ -56,7 +56,7 @@ func Spec() parsers.Spec {
 			// its root's subagent.
 			Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
 				"PermissionRequest", "Notification", "PreCompact", "PostCompact", "Stop", "StopFailure",
-				"SubagentStart", "SubagentStop"},
+				"SubagentStart", "SubagentStop", "SessionEnd"},
 			Claims: func(h *parsers.Hook) bool { return IsSessionID(h.SessionID) },
 			Extension: &parsers.Extension{
 				// OpenCode loads {plugin,plugins}/*.{ts,js} of each config dir.

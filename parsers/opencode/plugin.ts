@@ -94,6 +94,14 @@ export default async function (ctx: any) {
 				children.set(sid, { root: top, running: false });
 				return subagent(sid, true);
 			}
+			case "session.deleted":
+				// A deleted root session is over (the event is the binary's;
+				// 1.18.33 was not seen sending it in the measured scenarios).
+				if (child || !roots.has(sid)) return;
+				emit(sid, "SessionEnd", { reason: "deleted" });
+				roots.delete(sid);
+				errored.delete(sid);
+				return;
 			case "session.status":
 				if (p.status?.type === "busy") {
 					if (child) return subagent(sid, true);

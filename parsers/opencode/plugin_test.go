@@ -253,6 +253,12 @@ func TestPlugin(t *testing.T) {
 			"SubagentStop " + sesA + " agent_id=" + sesC,
 			`PostToolUse ` + sesA + ` tool_input={} tool_name=task`, "Stop " + sesA},
 	}, {
+		// A deleted session ends; a later idle of it is nothing.
+		name:  "deleted",
+		steps: seq(created(sesA, "", "/p"), chat(sesA), idle(sesA), ev("session.deleted", obj{"sessionID": sesA, "info": obj{"id": sesA}}), idle(sesA)),
+		want: []string{"SessionStart " + sesA + " cwd=/p source=startup", "UserPromptSubmit " + sesA + " cwd=/p", "Stop " + sesA + " cwd=/p",
+			"SessionEnd " + sesA + " cwd=/p reason=deleted"},
+	}, {
 		// What carries no session, or is not a session's at all, or is
 		// shaped wrong, sends nothing and throws nothing into OpenCode.
 		name: "nothing",
