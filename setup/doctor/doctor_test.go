@@ -12,6 +12,7 @@ import (
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/opencode/store/storetest"
 	"github.com/logwatch/logwatch/setup/agentsettings"
 	"github.com/logwatch/logwatch/setup/knowngood"
 )
@@ -120,6 +121,36 @@ func TestDoctorRoots(t *testing.T) {
 	defer os.Chmod(claude, 0o755)
 	if f := checkRoots(env); f.Status != Fail || !strings.Contains(strings.Join(f.Details, "\n"), "cannot be read") {
 		t.Errorf("chmod 000 root: %+v", f)
+	}
+}
+
+// TestDoctorDatabases opens OpenCode's database as the daemon would: no
+// check without a root of it, waited for while missing, readable when it is
+// OpenCode's, a failure with a fix when it is not a database logwatch reads.
+func TestDoctorDatabases(t *testing.T) {
+	env, home := testEnv(t)
+	if _, ok := checkStores(env); ok {
+		t.Fatal("a databases check with no database root")
+	}
+	dir := filepath.Join(home, ".local", "share", "opencode")
+	env.Roots = append(env.Roots, config.AgentRoot{Agent: "opencode", Path: dir})
+	if f, ok := checkStores(env); !ok || f.Status != OK || !strings.Contains(strings.Join(f.Details, "\n"), "does not exist yet") {
+		t.Fatalf("missing database: %+v", f)
+	}
+	storetest.RealDB(t, filepath.Join(dir, "opencode.db"))
+	if f, _ := checkStores(env); f.Status != OK || f.Summary != "1 session database(s) readable" {
+		t.Fatalf("OpenCode's database: %+v", f)
+	}
+	other := filepath.Join(home, "other")
+	mkdirs(t, other)
+	write(t, filepath.Join(other, "opencode.db"), "SQLite format 3\x00 but nothing after")
+	env.Roots = append(env.Roots, config.AgentRoot{Agent: "opencode", Path: other})
+	f, _ := checkStores(env)
+	if f.Status == OK || !strings.Contains(strings.Join(f.Details, "\n"), filepath.Join(other, "opencode.db")) {
+		t.Fatalf("a file that is no database: %+v", f)
+	}
+	if fs := Run(env); findingOf(fs, "databases").Status != f.Status {
+		t.Fatalf("Run's databases check: %+v", findingOf(fs, "databases"))
 	}
 }
 
