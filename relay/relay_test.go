@@ -260,7 +260,8 @@ func TestHookRules(t *testing.T) {
 			must(h.t, h.hook("A1", "codex", claudeHook("UserPromptSubmit", "x", "turn_id", "t1", "prompt", "say hello")))
 			must(h.t, h.hook("A1", "codex", claudeHook("Stop", "x", "turn_id", "t1")))
 			h.line(codex, "x", xEvent("task_complete", `,"turn_id":"t1"`), false)
-			h.expect("working/prompt/log.turn_start", "done/turn_end/hook.stop")
+			// The hook brings the tab the log could not: shown in it at once.
+			h.expect("working/prompt/log.turn_start", "working/prompt/hook.tab", "done/turn_end/hook.stop")
 			if st := h.state("x"); st.Tab != "A1" || st.State != "done" {
 				h.t.Fatalf("after the turn: %+v", st)
 			}
@@ -286,7 +287,7 @@ func TestHookRules(t *testing.T) {
 			must(h.t, h.hook("", "codex", claudeHook("PostToolUse", "x", "turn_id", "t1", "tool_name", "Bash", "tool_input", `{"command":"ls"}`)))
 			must(h.t, h.hook("", "codex", claudeHook("Stop", "x", "turn_id", "t1")))
 			h.line(codex, "x", xEvent("task_complete", `,"turn_id":"t1"`), false)
-			h.expect("working/prompt/log.turn_start", "ended/tab_closed/api.tab_closed",
+			h.expect("working/prompt/log.turn_start", "working/prompt/hook.tab", "ended/tab_closed/api.tab_closed",
 				"working/resumed/log.turn_outlived_tab", "working/tool/hook.post_tool", "done/turn_end/hook.stop")
 			if st := h.state("x"); st.Tab != "" {
 				h.t.Fatalf("the outlived turn is shown in its closed tab %q", st.Tab)

@@ -41,7 +41,9 @@ func (m *machine) hook(h parsers.Hook, tab string, underRoots bool) {
 		}
 	}
 	e := m.entry(h.SessionID, h.Agent)
+	tabbed := false // this hook gave a session shown with no tab its tab
 	if tab != "" && e.tab != tab {
+		tabbed = e.tab == "" && e.tabless
 		e.tab = tab
 		m.store.changed = true
 	}
@@ -84,6 +86,12 @@ func (m *machine) hook(h parsers.Hook, tab string, underRoots bool) {
 	m.store.locate(e)
 	if ok {
 		m.moved(e)
+		m.publish(e, ch, false)
+	} else if tabbed && !e.s.Phantom() {
+		// Its log got ahead of its hooks (OpenCode writes its database
+		// before its plugin reports): the state stands, now in its tab.
+		ch := sessionChange(e)
+		ch.Rule = "hook.tab"
 		m.publish(e, ch, false)
 	}
 }

@@ -2,6 +2,7 @@ package opencode_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	. "github.com/logwatch/logwatch/conformance"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/opencode"
+	"github.com/logwatch/logwatch/parsers/opencode/store"
 )
 
 // The OpenCode 1.18.33 scenarios (../shared/formats/opencode.md,
@@ -119,6 +121,41 @@ func (w *ocWorld) step(st Step) Event {
 
 func (w *ocWorld) quiet() { w.t.Helper(); w.Timeline.Quiet(ocQuiet) }
 
+// keep writes each root session's rows, as the store reader gives them
+// (store.Row.Line), to <name>-<n>.jsonl in $LOGWATCH_OPENCODE_CAPTURE:
+// the parser's goldens are recorded so (parsers/opencode/testdata/captures).
+func (w *ocWorld) keep(name string) {
+	dst := os.Getenv("LOGWATCH_OPENCODE_CAPTURE")
+	if dst == "" {
+		return
+	}
+	d, err := store.Open(filepath.Join(opencode.OfflineDataDir(w.Home), "opencode.db"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer d.Close()
+	rows, err := d.Changes(0, 1<<20)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var order []string
+	bySession := map[string][]byte{}
+	for _, r := range rows {
+		if r.Parent != "" {
+			continue
+		}
+		if _, ok := bySession[r.Session]; !ok {
+			order = append(order, r.Session)
+		}
+		bySession[r.Session] = append(append(bySession[r.Session], r.Line()...), '\n')
+	}
+	for i, s := range order {
+		if err := os.WriteFile(filepath.Join(dst, fmt.Sprintf("%s-%d.jsonl", name, i+1)), bySession[s], 0o644); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+}
+
 // either consumes the next change, which must be st from one of sources:
 // the database and the plugin race (its row is written a few ms before
 // the bus event; a spawned hook takes longer to arrive).
@@ -199,6 +236,7 @@ func TestOpenCodePromptAndEsc(t *testing.T) {
 	w.prompt(p, ocTab, s, "say hello again")
 	w.done(ocTab, s)
 	w.quiet()
+	w.keep("prompt-esc")
 }
 
 // One start: bash asks (waiting, with the command), Enter approves it
@@ -229,6 +267,7 @@ func TestOpenCodePermissionCompactExit(t *testing.T) {
 	w.step(Step{State: "ended", Reason: "tab_closed", Source: Any, Tab: ocTab, Session: s})
 	p.WaitExit(ocStep)
 	w.quiet()
+	w.keep("permission-compact")
 }
 
 // Killing the pane ends the session once; `opencode --continue` in a new
@@ -252,6 +291,7 @@ func TestOpenCodeKillResume(t *testing.T) {
 	w.prompted("T2", s)
 	w.done("T2", s)
 	w.quiet()
+	w.keep("kill-resume")
 }
 
 // Two tabs, two sessions, each in its own tab.
@@ -267,6 +307,7 @@ func TestOpenCodeTwoTabs(t *testing.T) {
 	}
 	w.done("T2", s2)
 	w.quiet()
+	w.keep("two-tabs")
 }
 
 // Without the plugin: the database alone. A turn binds to the tab whose
@@ -290,4 +331,5 @@ func TestOpenCodeNoPlugin(t *testing.T) {
 	w.escEsc(p)
 	w.either(Step{State: "ready", Reason: "interrupted", Tab: ocTab, Session: s}, ocStep, "key+log")
 	w.quiet()
+	w.keep("noplugin")
 }
