@@ -45,10 +45,13 @@ func Spec() parsers.Spec {
 			// through a spawned hook: the start that arrives after the turn
 			// began closes nothing.
 			LateStartHook: true,
-			// Its user message is stamped when made, up to about 2 s after
-			// the Enter (the first prompt of a process on a loaded machine,
-			// measured 1.9 s): without the plugin that is what binds the tab.
-			SubmitLag: 3 * time.Second,
+			// A prompt is stamped when its user message is made: a new
+			// session's first by the session's row, made at the Enter
+			// (0.3-0.5 s after it, measured under load); the first prompt
+			// of a process taking an old session up (--continue) only after
+			// its lazy start, 1.9 s after the Enter on a loaded machine,
+			// measured. Without the plugin that is what binds the tab.
+			SubmitLag: 5 * time.Second,
 		},
 		Hooks: parsers.Hooks{
 			// What the plugin sends (plugin.ts): OpenCode's bus events and

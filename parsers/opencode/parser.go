@@ -61,6 +61,9 @@ type Parser struct {
 	// seen are the user messages whose first row was read (their turn
 	// started), old and cur two generations of at most seenMax/2.
 	old, cur map[string]struct{}
+	// created are the sessions whose row was read and whose first prompt
+	// was not yet, with the row's creation time (ms), at most seenMax.
+	created map[string]int64
 }
 
 // NewParser returns an OpenCode event row parser.
@@ -70,7 +73,7 @@ func NewParser() *Parser { return &Parser{} }
 func (p *Parser) Agent() parsers.Agent { return Name }
 
 // Reset implements parsers.Parser.
-func (p *Parser) Reset() { p.old, p.cur = nil, nil }
+func (p *Parser) Reset() { p.old, p.cur, p.created = nil, nil, nil }
 
 // Parse implements parsers.Parser.
 func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
@@ -90,6 +93,12 @@ func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
 	case "session.created.1", "session.updated.1":
 		ev.Cwd = string(data.GetStringBytes("info", "directory"))
 		ev.AgentVersion = string(data.GetStringBytes("info", "version"))
+		if ms := data.GetInt64("info", "time", "created"); typ == "session.created.1" && ms > 0 && ev.SessionID != "" {
+			if p.created == nil || len(p.created) >= seenMax {
+				p.created = map[string]int64{}
+			}
+			p.created[ev.SessionID] = ms
+		}
 	case "message.updated.1":
 		p.message(&ev, data.Get("info"))
 	case "message.part.updated.1":
@@ -111,10 +120,17 @@ func (p *Parser) message(ev *parsers.Evidence, info *fastjson.Value) {
 	case "user":
 		if p.first(string(info.GetStringBytes("id")), ev) {
 			ev.Kind = parsers.KindTurnStart
-			// Stamped when OpenCode made it: the row can be written
-			// seconds later (the first prompt of a process waits on a
-			// lazy start), and the tab's Enter is judged by the stamp.
-			if ms := info.GetInt64("time", "created"); ms > 0 {
+			// Stamped when its Enter was read, as near as the database
+			// tells (the tab's Enter is judged by the stamp): a new
+			// session's row is made then, its first prompt's only after
+			// the process's lazy start (seconds, on a loaded machine);
+			// a later prompt is made at once.
+			ms, ok := p.created[ev.SessionID]
+			delete(p.created, ev.SessionID)
+			if !ok {
+				ms = info.GetInt64("time", "created")
+			}
+			if ms > 0 {
 				ev.At = time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)
 			}
 		}

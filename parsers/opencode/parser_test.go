@@ -106,3 +106,27 @@ func FuzzOpenCodeParse(f *testing.F) {
 		parsertest.Fuzz(t, NewParser(), line, abortedError)
 	})
 }
+
+// A prompt is stamped when its Enter was read, as near as the database
+// tells: a new session's first by the session's row (its own is made after
+// the process's lazy start), a later one by its own.
+func TestOpenCodePromptStamps(t *testing.T) {
+	created := `{"type":"session.created.1","session":"ses_1","parent":"","seq":0,"rowid":1,"data":{"info":{"id":"ses_1","directory":"/w","time":{"created":1796218799878}}}}`
+	first := `{"type":"message.updated.1","session":"ses_1","parent":"","seq":1,"rowid":2,"data":{"info":{"id":"msg_1","role":"user","time":{"created":1796218802989}}}}`
+	next := `{"type":"message.updated.1","session":"ses_1","parent":"","seq":9,"rowid":10,"data":{"info":{"id":"msg_2","role":"user","time":{"created":1796218810000}}}}`
+	p := NewParser()
+	var got []string
+	for _, l := range []string{created, first, next} {
+		ev, err := p.Parse([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev.At)
+	}
+	want := []string{"", "2026-12-02T13:39:59.878Z", "2026-12-02T13:40:10Z"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("stamp %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
