@@ -209,6 +209,9 @@ type Traits struct {
 	// CompactsBetweenRuns: the agent compacts only once a run is over, so a
 	// compaction line after a final answer means that answer ended the run.
 	CompactsBetweenRuns bool
+	// CompactionTurns: a compaction is a turn of its own (a prompt, then
+	// the summary), so the compaction's end ends the turn.
+	CompactionTurns bool
 	// Header: the log names its session on its first line only, so a read
 	// that starts in the middle reads that line first.
 	Header bool

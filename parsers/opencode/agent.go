@@ -45,6 +45,8 @@ func Spec() parsers.Spec {
 			// through a spawned hook: the start that arrives after the turn
 			// began closes nothing.
 			LateStartHook: true,
+			// /compact writes a user message, then the summary's answer.
+			CompactionTurns: true,
 			// A prompt is stamped when its user message is made: a new
 			// session's first by the session's row, made at the Enter
 			// (0.3-0.5 s after it, measured under load); the first prompt

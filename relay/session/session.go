@@ -245,6 +245,11 @@ func (s *Session) Log(ev parsers.Evidence) (Change, bool) {
 			return s.end(&s.log, Done, ReasonTurnEnd, SourceLog, "log.compaction_after_final")
 		}
 		s.lastFinal = false
+		if s.turnOpen && parsers.TraitsOf(s.Agent).CompactionTurns {
+			// The compaction was the turn (OpenCode's /compact writes a
+			// prompt, then the summary): its end ends it, compacting or not.
+			return s.end(&s.log, Done, ReasonCompaction, SourceLog, "log.compaction_turn")
+		}
 		return s.compactionEnded(SourceLog, "log.compaction")
 	case parsers.KindTool:
 		s.lastFinal = false

@@ -362,3 +362,27 @@ func TestCompactionAfterFinalEndsTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactionTurn: for an agent whose compaction is a turn of its own
+// (OpenCode's /compact: a prompt, then the summary), the compaction's end
+// ends the turn, whether a hook said compacting or the log alone tells;
+// the plugin's PostCompact and Stop after it change nothing.
+func TestCompactionTurn(t *testing.T) {
+	for _, hooked := range []bool{false, true} {
+		s := New("opencode")
+		s.ID = "ses_1"
+		s.Log(parsers.Evidence{Kind: parsers.KindTurnStart})
+		if hooked {
+			s.Hook(parsers.Hook{Event: "PreCompact", SessionID: "ses_1"})
+		}
+		ch, ok := s.Log(parsers.Evidence{Kind: parsers.KindCompaction})
+		if !ok || s.State != Done || s.Reason != ReasonCompaction || ch.Rule != "log.compaction_turn" {
+			t.Fatalf("hooked %v: %s/%s by %q (%v)", hooked, s.State, s.Reason, ch.Rule, ok)
+		}
+		for _, ev := range []string{"PostCompact", "Stop"} {
+			if ch, ok := s.Hook(parsers.Hook{Event: ev, SessionID: "ses_1"}); ok {
+				t.Fatalf("hooked %v: %s after the compaction's end changed %+v", hooked, ev, ch)
+			}
+		}
+	}
+}

@@ -56,6 +56,13 @@ const (
 	retryMax = 5 * time.Second
 )
 
+// settle are the pauses of the reads that follow a database's last file
+// event: SQLite publishes a commit in its WAL index (-shm, a shared
+// mapping: no file event) after writing the WAL (the event), so a read
+// woken by the WAL's last write can come too early to see its commit, and
+// nothing else would wake the feed for it.
+var settle = []time.Duration{50 * time.Millisecond, time.Second}
+
 // Feed follows the databases. Use New, then Run once.
 type Feed struct {
 	cfg   Config
@@ -79,7 +86,8 @@ type db struct {
 	conn    parsers.StoreDB
 	cursor  int64
 	started bool          // its present state was read (or it did not exist at start)
-	retry   time.Duration // the pause before the next try while busy; 0: not busy
+	retry   time.Duration // the pause before the next read (busy, or settling); 0: none due
+	settle  int           // settling reads still to come (settle)
 	failed  string        // the last error logged, not repeated
 }
 
@@ -182,6 +190,8 @@ func (f *Feed) Run(ctx context.Context) error {
 	close(f.ready)
 	var retry *time.Timer
 	var retryC <-chan time.Time
+	var due time.Time
+	// arm sets the timer for the soonest read due, unless it is set sooner.
 	arm := func() {
 		var next time.Duration
 		for _, d := range f.dbs {
@@ -189,10 +199,14 @@ func (f *Feed) Run(ctx context.Context) error {
 				next = d.retry
 			}
 		}
-		if next == 0 || retryC != nil {
+		at := time.Now().Add(next)
+		if next == 0 || retryC != nil && !at.Before(due) {
 			return
 		}
-		retry = time.NewTimer(next)
+		if retry != nil {
+			retry.Stop()
+		}
+		retry, due = time.NewTimer(next), at
 		retryC = retry.C
 	}
 	arm()
@@ -242,12 +256,24 @@ func (f *Feed) Run(ctx context.Context) error {
 				if !f.read(ctx, d, false) {
 					return nil
 				}
+				if d.retry == 0 { // read: settle it
+					d.settle, d.retry = len(settle), settle[0]
+				}
 			}
 		case <-retryC:
 			retryC = nil
 			for _, d := range f.dbs {
-				if d.retry > 0 && !f.read(ctx, d, false) {
+				if d.retry == 0 {
+					continue
+				}
+				settling := d.settle > 0
+				if !f.read(ctx, d, false) {
 					return nil
+				}
+				if d.retry == 0 && settling {
+					if d.settle--; d.settle > 0 {
+						d.retry = settle[len(settle)-d.settle]
+					}
 				}
 			}
 		}

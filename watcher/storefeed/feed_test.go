@@ -20,7 +20,9 @@ import (
 // The tests follow a toy store: a file whose lines are
 // "<session> <parent> <json>", a row each (its cursor is its line number),
 // read whole on every call. A file "<db>.lock" beside it makes it busy, and
-// a first line "schema 2" makes it a schema it does not know.
+// a first line "schema 2" makes it a schema it does not know. A row
+// prefixed "@<unix ns> " is not committed before then (SQLite publishes a
+// commit in its WAL index, with no file event, after the WAL's write).
 const toy parsers.Agent = "toystore"
 
 type toyDB struct{ path string }
@@ -37,6 +39,13 @@ func (d toyDB) rows() ([]parsers.StoreRow, error) {
 	for i, l := range strings.Split(string(b), "\n") {
 		if i == 0 && l == "schema 2" {
 			return nil, fmt.Errorf("schema 2 is unknown")
+		}
+		if at, rest, ok := strings.Cut(l, " "); ok && strings.HasPrefix(at, "@") {
+			ns, _ := strconv.ParseInt(at[1:], 10, 64)
+			if time.Now().UnixNano() < ns {
+				break // not committed yet: neither it nor what follows
+			}
+			l = rest
 		}
 		f := strings.SplitN(l, " ", 3)
 		if len(f) < 3 {
@@ -232,6 +241,16 @@ func TestFeedBootstrapThenFollow(t *testing.T) {
 	if st := r.f.Stats(); st.Rows != 8 || st.Malformed != 1 || st.Oversized != 1 || st.Open != 1 {
 		t.Fatalf("stats %+v", st)
 	}
+}
+
+// A commit published after the file's last write is read all the same: a
+// read follows the last event, without another write to wake it.
+func TestFeedCommitAfterTheWrite(t *testing.T) {
+	r := start(t, t.TempDir(), func(db string) { appendRows(t, db, `s1 - {"kind":"turn"}`) })
+	r.expect("s1/line/turn 1 bootstrap")
+	at := time.Now().Add(200 * time.Millisecond).UnixNano()
+	appendRows(t, r.db, fmt.Sprintf(`@%d s1 - {"kind":"end"}`, at))
+	r.expect("s1/line/end 2")
 }
 
 // A database's directory that does not exist yet is waited for through
