@@ -3,6 +3,7 @@ package storefeed
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,8 +20,11 @@ import (
 
 // The tests follow a toy store: a file whose lines are
 // "<session> <parent> <json>", a row each (its cursor is its line number),
-// read whole on every call. A file "<db>.lock" beside it makes it busy, and
-// a first line "schema 2" makes it a schema it does not know.
+// read whole on every call. A file "<db>.lock" beside it makes it busy, a
+// first line "schema 2" makes it a schema it does not know, and a file
+// "<db>.late" hides the last row from the next read (and is removed by
+// it), as a SQLite commit is not visible yet to the read its own file
+// writes woke.
 const toy parsers.Agent = "toystore"
 
 type toyDB struct{ path string }
@@ -47,6 +51,9 @@ func (d toyDB) rows() ([]parsers.StoreRow, error) {
 			parent = ""
 		}
 		out = append(out, parsers.StoreRow{Cursor: int64(i + 1), Session: f[0], Parent: parent, Line: []byte(f[2])})
+	}
+	if os.Remove(d.path+".late") == nil && len(out) > 0 {
+		out = out[:len(out)-1]
 	}
 	return out, nil
 }
@@ -297,6 +304,20 @@ func TestFeedBusyAndUnknownSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.expect("s1/line/turn 3")
+}
+
+// A commit that was not visible yet to the read its file event woke is
+// read all the same, with no later file event (the removal of "<db>.late"
+// wakes nothing).
+func TestFeedCommitVisibleAfterItsEvent(t *testing.T) {
+	r := start(t, t.TempDir(), func(db string) { appendRows(t, db, `s1 - {"kind":"turn"}`) })
+	r.expect("s1/line/turn 1 bootstrap")
+	appendRows(t, r.db+".late")
+	appendRows(t, r.db, `s1 - {"kind":"end"}`)
+	r.expect("s1/line/end 2")
+	if _, err := os.Stat(r.db + ".late"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the woken read did not come first: %v", err)
+	}
 }
 
 // A database replaced by another is read from its first row.
