@@ -59,9 +59,9 @@ const (
 	// memory map, which no file event reports. A read woken by the writes
 	// can come first, and no later event would say so (measured: 1 commit
 	// in 40 with the real driver, BenchmarkFeedLatency). So a database a
-	// file event woke is read again recheckMin later, then 4 times as long
-	// up to recheckMax: four short reads after a burst of writes, none
-	// while the agent is idle.
+	// file event woke is read again recheckMin later, then twice as long
+	// up to recheckMax (a commit late by d is read by 2d): seven short
+	// reads after a burst of writes, none while the agent is idle.
 	recheckMin = 2 * time.Millisecond
 	recheckMax = 128 * time.Millisecond
 )
@@ -241,7 +241,7 @@ func (f *Feed) Run(ctx context.Context) error {
 				if !f.read(ctx, d, false) {
 					return nil
 				}
-				if d.recheck *= 4; d.recheck > recheckMax {
+				if d.recheck *= 2; d.recheck > recheckMax {
 					d.recheck = 0
 				}
 				d.checkAt = now.Add(d.recheck)
