@@ -5,7 +5,9 @@
 //
 // It is woken by file events on the databases' directories, never by a
 // timer (an idle agent costs nothing); only a database that answered busy
-// is tried again after a pause, until it answers. At start-up each
+// is tried again after a pause, until it answers, and one a file event
+// woke is read again a few times shortly after (a commit can become
+// readable after the writes that announced it). At start-up each
 // database gives its sessions' present state as Bootstrap rows (history,
 // never published as live changes) and is followed from there.
 package storefeed
