@@ -1,8 +1,9 @@
 // Command daemonbench measures the real daemon (`logwatch run`) for
 // bench/daemon.sh:
 //
-//	daemonbench rss     [-files 10000 -dirs 500]  anonymous memory after start-up over existing transcripts
-//	daemonbench latency [-n 200 -sessions 3]       append → published state, Codex beside Claude
+//	daemonbench rss      [-files 10000 -dirs 500]  anonymous memory after start-up over existing transcripts
+//	daemonbench latency  [-n 200 -sessions 3]       append (or OpenCode's commit) → published state, beside Claude
+//	daemonbench opencode [-sessions 1000 -idle 30s] start-up, memory and idle CPU over OpenCode's stored sessions
 //
 // Each prints its numbers next to a baseline measured in the same run.
 package main
@@ -23,13 +24,14 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/bench/stats"
+	"github.com/logwatch/logwatch/parsers/opencode/store/storetest"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/relay/wire"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		stats.Fail("usage: daemonbench rss|latency [flags]")
+		stats.Fail("usage: daemonbench rss|latency|opencode [flags]")
 	}
 	bin := os.Getenv("LOGWATCH_BIN")
 	switch os.Args[1] {
@@ -46,6 +48,13 @@ func main() {
 		sessions := fs.Int("sessions", 3, "live sessions per agent")
 		fs.Parse(os.Args[2:])
 		latency(bin, *n, *sessions)
+	case "opencode":
+		fs := flag.NewFlagSet("opencode", flag.ExitOnError)
+		sessions := fs.Int("sessions", 1000, "stored root sessions (every fourth with a child session), 2 turns each; memory also at twice as many")
+		idle := fs.Duration("idle", 30*time.Second, "how long CPU and memory are watched while the daemons idle")
+		rounds := fs.Int("rounds", 3, "start-ups timed per database")
+		fs.Parse(os.Args[2:])
+		opencodeRun(bin, *sessions, *idle, *rounds)
 	default:
 		stats.Fail("unknown command " + os.Args[1])
 	}
@@ -54,7 +63,12 @@ func main() {
 // daemon is a running `logwatch run` over fresh roots in a temp dir.
 type daemon struct {
 	dir, claude, codex, pi, socket string
-	cmd                            *exec.Cmd
+	// opencode is OpenCode's root: the folder its database is in.
+	opencode string
+	// debug, when set, is called with each line the daemon logs, at debug
+	// level (start-up's end: bootLine).
+	debug func(line string)
+	cmd   *exec.Cmd
 }
 
 func newDaemon(bin string) *daemon {
@@ -64,8 +78,9 @@ func newDaemon(bin string) *daemon {
 	dir, err := os.MkdirTemp("", "lwdaemon")
 	stats.Check(err)
 	d := &daemon{dir: dir, claude: filepath.Join(dir, "claude"), codex: filepath.Join(dir, "codex"),
-		pi: filepath.Join(dir, "pi"), socket: filepath.Join(dir, "lw.sock")}
+		pi: filepath.Join(dir, "pi"), opencode: filepath.Join(dir, "opencode"), socket: filepath.Join(dir, "lw.sock")}
 	stats.Check(os.MkdirAll(d.claude, 0o755))
+	stats.Check(os.MkdirAll(d.opencode, 0o755))
 	stats.Check(os.MkdirAll(d.codex, 0o755))
 	stats.Check(os.MkdirAll(d.pi, 0o755))
 	return d
@@ -75,8 +90,21 @@ func (d *daemon) start(bin string) {
 	d.cmd = exec.Command(bin, "run")
 	d.cmd.Env = append(os.Environ(), "LOGWATCH_SOCKET="+d.socket, "HOME="+d.dir,
 		"LOGWATCH_AGENTS_CLAUDE_ROOTS="+d.claude, "LOGWATCH_AGENTS_CODEX_ROOTS="+d.codex,
-		"LOGWATCH_AGENTS_PI_ROOTS="+d.pi, "LOGWATCH_LOG_LEVEL=warn")
-	d.cmd.Stderr = os.Stderr
+		"LOGWATCH_AGENTS_PI_ROOTS="+d.pi, "LOGWATCH_AGENTS_OPENCODE_ROOTS="+d.opencode, "LOGWATCH_LOG_LEVEL=warn")
+	if d.debug == nil {
+		d.cmd.Stderr = os.Stderr
+	} else {
+		d.cmd.Env = append(d.cmd.Env, "LOGWATCH_LOG_LEVEL=debug") // the later one counts
+		r, err := d.cmd.StderrPipe()
+		stats.Check(err)
+		go func(f func(string)) {
+			sc := bufio.NewScanner(r)
+			sc.Buffer(nil, 1<<20)
+			for sc.Scan() {
+				f(sc.Text())
+			}
+		}(d.debug)
+	}
 	stats.Check(d.cmd.Start())
 }
 
@@ -97,6 +125,40 @@ func (d *daemon) stop() {
 		d.cmd.Wait()
 	}
 	os.RemoveAll(d.dir)
+}
+
+// bootLine is what the daemon logs (at debug level) once its relay booted:
+// the present state of every log and database folded and published.
+const bootLine = "start-up memory released"
+
+// startup starts d and returns how long it took to give its first status
+// answer and to boot, and the sessions it knows once booted; c is left
+// connected.
+func (d *daemon) startup(bin string) (c *client.Client, answer, booted time.Duration, known int) {
+	bootC := make(chan time.Time, 1)
+	d.debug = func(l string) {
+		if strings.Contains(l, bootLine) {
+			select {
+			case bootC <- time.Now():
+			default:
+			}
+		}
+	}
+	t0 := time.Now()
+	d.start(bin)
+	c = d.dial()
+	_, err := c.Status(context.Background())
+	stats.Check(err)
+	answer = time.Since(t0)
+	select {
+	case t := <-bootC:
+		booted = t.Sub(t0)
+	case <-time.After(2 * time.Minute):
+		stats.Fail("daemon not booted after 2 minutes")
+	}
+	st, err := c.Status(context.Background())
+	stats.Check(err)
+	return c, answer, booted, len(st.Sessions)
 }
 
 // cpuTicks is a process's user+system CPU time in clock ticks.
@@ -281,6 +343,9 @@ type liveSession struct {
 	start  func(i int) string
 	finish func(i int) string
 	turn   int // appends so far: even opens a turn, odd ends it
+	// commit, when set, is the write instead of start/finish (a database):
+	// it opens (start) or ends the turn and returns when it committed.
+	commit func(start bool) time.Time
 }
 
 func claudeSession(root string, k int, newDir bool) *liveSession {
@@ -373,6 +438,53 @@ func piSession(root string, k int) *liveSession {
 		}}
 }
 
+// write opens (start) or ends turn i: it appends the line that does or
+// commits it to the database. It returns when the write began (for a
+// database: its commit) and what it wrote.
+func (s *liveSession) write(keep, start bool, turn int) (time.Time, string) {
+	if s.commit != nil {
+		if start {
+			return s.commit(true), "opencode: a prompt (its user message)"
+		}
+		return s.commit(false), "opencode: its answer completed"
+	}
+	line := s.finish(turn)
+	if start {
+		line = s.start(turn)
+	}
+	t0 := time.Now()
+	s.w.write(keep, line)
+	return t0, line
+}
+
+// opencodeSession is a session in OpenCode's database, written as OpenCode
+// does (storetest.Writer: its schema, WAL, its connection settings): a
+// prompt is its user message's row, a turn's end its answer completed,
+// each one transaction with its event row.
+func opencodeSession(w *storetest.Writer) *liveSession {
+	id := w.Session("")
+	return &liveSession{id: id, commit: func(start bool) time.Time {
+		var t0 time.Time
+		w.BeforeCommit = func() { t0 = time.Now() }
+		defer func() { w.BeforeCommit = nil }()
+		if start {
+			w.Prompt(id)
+		} else {
+			w.Finish(id)
+		}
+		return t0
+	}}
+}
+
+// benchT is what storetest needs of its caller, for a program: a failure
+// ends it.
+type benchT struct{}
+
+func (benchT) Helper() {}
+func (benchT) Fatalf(format string, args ...any) {
+	stats.Fail(fmt.Sprintf(format, args...))
+}
+
 // measure appends alternately a turn start and a turn end to each session in
 // turn and times each append until the daemon publishes the state it implies.
 func measure(evs <-chan wire.Event, ss []*liveSession, n int, keep bool) []time.Duration {
@@ -381,12 +493,11 @@ func measure(evs <-chan wire.Event, ss []*liveSession, n int, keep bool) []time.
 		s := ss[i%len(ss)]
 		turn := s.turn
 		s.turn++
-		line, want := s.start(turn), "working"
+		want := "working"
 		if turn%2 == 1 {
-			line, want = s.finish(turn), ""
+			want = ""
 		}
-		t0 := time.Now()
-		s.w.write(keep, line)
+		t0, line := s.write(keep, turn%2 == 0, turn)
 		deadline := time.After(5 * time.Second)
 	wait:
 		for {
@@ -396,7 +507,8 @@ func measure(evs <-chan wire.Event, ss []*liveSession, n int, keep bool) []time.
 					continue
 				}
 				if os.Getenv("DAEMONBENCH_TRACE") != "" {
-					fmt.Fprintf(os.Stderr, "%s +%v %s %s %s %s\n", e.Agent, time.Since(t0), e.State, e.Reason, e.Rule, strings.TrimSpace(line)[:60])
+					l := strings.TrimSpace(line)
+					fmt.Fprintf(os.Stderr, "%s +%v %s %s %s %s\n", e.Agent, time.Since(t0), e.State, e.Reason, e.Rule, l[:min(len(l), 60)])
 				}
 				if want == "" && e.State != "working" || want != "" && e.State == want {
 					out = append(out, time.Since(t0))
@@ -416,13 +528,19 @@ func measure(evs <-chan wire.Event, ss []*liveSession, n int, keep bool) []time.
 func latency(bin string, n, sessions int) {
 	d := newDaemon(bin)
 	defer d.stop()
+	// OpenCode's database is there before the daemon, as on a machine
+	// where OpenCode ran before.
+	ow := storetest.NewWriter(benchT{}, filepath.Join(d.opencode, "opencode.db"))
+	defer ow.Close()
+	ow.Now = time.Now().UnixMilli()
 	d.start(bin)
 	c := d.dial()
 	defer c.Close()
 	evs, _, err := c.Subscribe(context.Background())
 	stats.Check(err)
 
-	fmt.Printf("append → published state, %d live sessions per agent, %d appends each (turn start / turn end alternating)\n", sessions, n)
+	fmt.Printf("append → published state, %d live sessions per agent, %d appends each (turn start / turn end alternating;\n", sessions, n)
+	fmt.Printf("  OpenCode: commits to its database in WAL mode, timed from the commit)\n")
 	fmt.Printf("  %-34s %9s %9s %9s\n", "", "p50 ms", "p99 ms", "max ms")
 	k := 0
 	for _, keep := range []bool{true, false} {
@@ -430,30 +548,32 @@ func latency(bin string, n, sessions int) {
 		if !keep {
 			mode = "open-append-close per write"
 		}
-		var cl, cx, cp []*liveSession
+		var cl, cx, cp, co []*liveSession
 		for j := 0; j < sessions; j++ {
 			cl = append(cl, claudeSession(d.claude, k, false))
 			cx = append(cx, codexSession(d.codex, k, false))
 			cp = append(cp, piSession(d.pi, k))
+			co = append(co, opencodeSession(ow))
 			k++
 		}
 		// Let the daemon find the new files before timing (discovery of a
 		// new file is not what this measures).
-		all := slices.Concat(cl, cx, cp)
+		all := slices.Concat(cl, cx, cp, co)
 		for _, s := range all {
-			s.w.write(keep, s.start(-1))
+			s.write(keep, true, -1)
 		}
 		settle(evs, 2*time.Second)
 		for _, s := range all {
-			s.w.write(keep, s.finish(-1))
+			s.write(keep, false, -1)
 		}
 		settle(evs, 2*time.Second)
 		// Interleave the agents so all see the same machine.
-		var tc, tx, tp []time.Duration
+		var tc, tx, tp, to []time.Duration
 		for r := 0; r < 10; r++ {
 			tc = append(tc, measure(evs, cl, n/10, keep)...)
 			tx = append(tx, measure(evs, cx, n/10, keep)...)
 			tp = append(tp, measure(evs, cp, n/10, keep)...)
+			to = append(to, measure(evs, co, n/10, keep)...)
 		}
 		row := func(name string, t []time.Duration) {
 			fmt.Printf("  %-34s %9.2f %9.2f %9.2f\n", name, stats.Ms(stats.Pct(t, 50)), stats.Ms(stats.Pct(t, 99)), stats.Ms(stats.Pct(t, 100)))
@@ -462,6 +582,7 @@ func latency(bin string, n, sessions int) {
 		row("claude", tc)
 		row("codex", tx)
 		row("pi", tp)
+		row("opencode (database commit)", to)
 		// A session that starts while the daemon runs: its file is created
 		// with the line that opens the turn.
 		var nc, nx, dc, dx []time.Duration
@@ -487,6 +608,8 @@ func latency(bin string, n, sessions int) {
 		fmt.Printf("  codex/claude p99 %.2f   target codex p99 ≤ 10 ms, as claude   %s\n", r, stats.Verdict(ok))
 		rp := float64(stats.Pct(tp, 99)) / float64(stats.Pct(tc, 99))
 		fmt.Printf("  pi/claude p99 %.2f   target pi p99 ≤ 10 ms   %s\n", rp, stats.Verdict(stats.Pct(tp, 99) <= 10*time.Millisecond))
+		ro := float64(stats.Pct(to, 99)) / float64(stats.Pct(tc, 99))
+		fmt.Printf("  opencode/claude p99 %.2f   target opencode p99 ≤ 10 ms   %s\n", ro, stats.Verdict(stats.Pct(to, 99) <= 10*time.Millisecond))
 	}
 	afterStart(bin, 5)
 }
@@ -543,4 +666,151 @@ func settle(evs <-chan wire.Event, d time.Duration) {
 			return
 		}
 	}
+}
+
+// opencodeDB writes a database as OpenCode leaves it in dir: sessions root
+// sessions (every fourth with a child) of 2 turns, all within the last
+// hour. The writer stays open, as an idle OpenCode's connection does.
+func opencodeDB(dir string, sessions int) (w *storetest.Writer, rows int64, mb float64) {
+	w = storetest.NewWriter(benchT{}, filepath.Join(dir, "opencode.db"))
+	w.Now = time.Now().Add(-time.Hour).UnixMilli()
+	rows = w.Fixture(sessions, 2)
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(w.Path + suffix); err == nil {
+			mb += float64(fi.Size()) / (1 << 20)
+		}
+	}
+	return w, rows, mb
+}
+
+// opencodeRun measures the daemon over OpenCode's stored sessions beside
+// the same daemon with an empty root: start-up (to its first status answer
+// and to its relay's boot), anonymous memory with sessions and twice as
+// many, and CPU while the database is present and untouched.
+func opencodeRun(bin string, sessions int, idle time.Duration, rounds int) {
+	var dirs []string
+	defer func() {
+		for _, d := range dirs {
+			os.RemoveAll(d)
+		}
+	}()
+	fixture := func(n int) (string, *storetest.Writer, int64, float64) {
+		dir, err := os.MkdirTemp("", "lwopencode")
+		stats.Check(err)
+		dirs = append(dirs, dir)
+		w, rows, mb := opencodeDB(dir, n)
+		return dir, w, rows, mb
+	}
+	one, w1, rows1, mb1 := fixture(sessions)
+	defer w1.Close()
+	two, w2, rows2, mb2 := fixture(2 * sessions)
+	defer w2.Close()
+	fmt.Printf("OpenCode's database: %d root sessions (and %d children) of 2 turns, %d event rows, %.0f MiB; twice as many: %d rows, %.0f MiB\n",
+		sessions, sessions/4, rows1, mb1, rows2, mb2)
+
+	// Start-up, fresh daemons alternating between an empty OpenCode root
+	// and the database's.
+	var ea, eb, oa, ob []time.Duration
+	known := 0
+	for r := 0; r < rounds; r++ {
+		for _, root := range []string{"", one} {
+			d := newDaemon(bin)
+			if root != "" {
+				d.opencode = root
+			}
+			c, answer, booted, n := d.startup(bin)
+			c.Close()
+			d.stop()
+			if root == "" {
+				ea, eb = append(ea, answer), append(eb, booted)
+			} else {
+				oa, ob, known = append(oa, answer), append(ob, booted), n
+			}
+		}
+	}
+	med := func(t []time.Duration) string {
+		return fmt.Sprintf("%6.0f [%.0f-%.0f]", stats.Ms(stats.Pct(t, 50)), stats.Ms(stats.Pct(t, 0)), stats.Ms(stats.Pct(t, 100)))
+	}
+	fmt.Printf(" start-up, %d fresh daemons each (ms: median [min-max])  %-20s %-20s %s\n", rounds, "first status answer", "booted", "sessions known")
+	fmt.Printf("  %-51s %-20s %-20s %d\n", "empty OpenCode root (baseline)", med(ea), med(eb), 0)
+	fmt.Printf("  %-51s %-20s %-20s %d\n", fmt.Sprintf("%d stored sessions", sessions), med(oa), med(ob), known)
+	added := stats.Pct(ob, 50) - stats.Pct(eb, 50)
+	fmt.Printf("  booted: %.2f× the baseline, +%.0f ms   target start-up over %d sessions ≤ 1 s (beyond the baseline)   %s\n",
+		float64(stats.Pct(ob, 50))/float64(stats.Pct(eb, 50)), stats.Ms(added), sessions, stats.Verdict(added <= time.Second))
+
+	// Memory and idle CPU: three daemons side by side, so each sees the
+	// same machine.
+	type run struct {
+		name      string
+		d         *daemon
+		anon, pss float64
+		most      float64
+		ticks     int64
+		known     int
+	}
+	runs := []*run{{name: "empty OpenCode root (baseline)"}, {name: fmt.Sprintf("%d stored sessions", sessions)}, {name: fmt.Sprintf("%d stored sessions", 2*sessions)}}
+	for i, root := range []string{"", one, two} {
+		d := newDaemon(bin)
+		if root != "" {
+			d.opencode = root
+		}
+		defer d.stop()
+		c, _, _, n := d.startup(bin)
+		c.Close()
+		runs[i].d, runs[i].known = d, n
+	}
+	// Start-up is over when none of them uses CPU for a second.
+	last, still := make([]int64, len(runs)), 0
+	for t0 := time.Now(); still < 10; {
+		time.Sleep(100 * time.Millisecond)
+		moved := false
+		for i, r := range runs {
+			now := cpuTicks(r.d.cmd.Process.Pid)
+			moved = moved || now != last[i]
+			last[i] = now
+		}
+		if moved {
+			still = 0
+		} else {
+			still++
+		}
+		if time.Since(t0) > 2*time.Minute {
+			stats.Fail("daemons still busy after 2 minutes")
+		}
+	}
+	time.Sleep(5 * time.Second) // settle: the runtime returns what start-up freed
+	for _, r := range runs {
+		r.anon, r.pss = anon(r.d.cmd.Process.Pid)
+		r.most = r.anon
+		r.ticks = cpuTicks(r.d.cmd.Process.Pid)
+	}
+	for t := time.Now(); time.Since(t) < idle; {
+		time.Sleep(time.Second)
+		for _, r := range runs {
+			if now, _ := anon(r.d.cmd.Process.Pid); now > r.most {
+				r.most = now
+			}
+		}
+	}
+	for _, r := range runs {
+		r.ticks = cpuTicks(r.d.cmd.Process.Pid) - r.ticks
+	}
+	base := runs[0]
+	fmt.Printf(" anonymous memory (MiB), three daemons side by side, after start-up and at most while idle for %s\n", idle)
+	for i, r := range runs {
+		extra := ""
+		if i > 0 {
+			extra = fmt.Sprintf("   +%.2f MiB (+%.2f per 1 000 sessions), at most +%.2f", r.anon-base.anon, (r.anon-base.anon)*1000/float64(sessions*i), r.most-base.most)
+		}
+		fmt.Printf("  %-36s anon %5.1f (Pss_Anon %5.1f), at most %5.1f; %d sessions known%s\n", r.name+":", r.anon, r.pss, r.most, r.known, extra)
+	}
+	perK := max(runs[1].most-base.most, (runs[2].most-base.most)/2) * 1000 / float64(sessions)
+	fmt.Printf("  at most +%.2f MiB per 1 000 sessions   target ≤ +1 MiB per 1 000 sessions   %s\n", perK, stats.Verdict(perK <= 1))
+	fmt.Printf(" CPU while idle for %s, the database present and untouched (its writer's connection open): utime+stime, ms\n", idle)
+	for _, r := range runs {
+		fmt.Printf("  %-36s %5d\n", r.name+":", r.ticks*10)
+	}
+	worst := max(runs[1].ticks, runs[2].ticks)
+	fmt.Printf("  beside the baseline: %+d ms   target nothing measurable (≤ 1 tick of 10 ms beyond it)   %s\n",
+		(worst-base.ticks)*10, stats.Verdict(worst <= base.ticks+1))
 }

@@ -3,12 +3,15 @@ package store
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/logwatch/logwatch/parsers/opencode/store/storetest"
 )
 
 // The benchmarks share one fixture: 1 000 root sessions of 2 turns each
@@ -28,7 +31,9 @@ func benchDB(b *testing.B) string {
 			b.Fatal(err)
 		}
 		bench.dir = dir
-		bench.path, bench.rows = fixture(b, dir, 1000, 2)
+		bench.path = filepath.Join(dir, "opencode.db")
+		w := storetest.NewWriter(b, bench.path)
+		bench.rows = w.Fixture(1000, 2)
 	})
 	if bench.path == "" {
 		b.Fatal("no fixture")

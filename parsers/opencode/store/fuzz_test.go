@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/logwatch/logwatch/parsers/opencode/store/storetest"
 )
 
 // FuzzLine: every row makes one valid JSON line that ParseLine reads
@@ -62,11 +64,11 @@ func FuzzLine(f *testing.F) {
 // corrupted, or none), Open and the reads return rows or an error, never
 // panic or hang.
 func FuzzOpenBytes(f *testing.F) {
-	w := openWriter(f, filepath.Join(f.TempDir(), "opencode.db"), false)
-	w.exec(`PRAGMA foreign_keys = OFF`)
-	w.exec(realDump)
-	w.exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
-	whole, err := os.ReadFile(w.path)
+	w := storetest.OpenWriter(f, filepath.Join(f.TempDir(), "opencode.db"))
+	w.Exec(`PRAGMA foreign_keys = OFF`)
+	w.Exec(realDump)
+	w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	whole, err := os.ReadFile(w.Path)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/internal/safeopen"
+	"github.com/logwatch/logwatch/parsers/opencode/store/storetest"
 )
 
 func open(t *testing.T, path string) *DB {
@@ -29,9 +30,9 @@ func open(t *testing.T, path string) *DB {
 }
 
 // allRows is the event table as the writer sees it, in rowid order.
-func allRows(t *testing.T, w *writer) []Row {
+func allRows(t *testing.T, w *storetest.Writer) []Row {
 	t.Helper()
-	q, err := w.db.Query(`SELECT rowid, aggregate_id, seq, type, data FROM event ORDER BY rowid`)
+	q, err := w.DB.Query(`SELECT rowid, aggregate_id, seq, type, data FROM event ORDER BY rowid`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,17 +55,17 @@ func key(r Row) string {
 }
 
 func TestChangesFeed(t *testing.T) {
-	w := openWriter(t, filepath.Join(t.TempDir(), "opencode.db"), true)
-	a := w.session("")
-	b := w.session("")
-	w.turn(a, 2, 1)
-	c := w.session(a)
-	w.turn(b, 1, 0)
-	w.turn(c, 2, 2)
-	w.turn(a, 1, 0)
+	w := storetest.NewWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
+	a := w.Session("")
+	b := w.Session("")
+	w.Turn(a, 2, 1)
+	c := w.Session(a)
+	w.Turn(b, 1, 0)
+	w.Turn(c, 2, 2)
+	w.Turn(a, 1, 0)
 	want := allRows(t, w)
 
-	d := open(t, w.path)
+	d := open(t, w.Path)
 	all, err := d.Changes(0, 100000)
 	if err != nil {
 		t.Fatal(err)
@@ -116,8 +117,8 @@ func TestChangesFeed(t *testing.T) {
 
 	// New rows, of a new session too, come after the cursor.
 	cursor := all[len(all)-1].RowID
-	e := w.session(c)
-	w.turn(e, 1, 0)
+	e := w.Session(c)
+	w.Turn(e, 1, 0)
 	more, err := d.Changes(cursor, 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -139,16 +140,16 @@ func TestChangesFeed(t *testing.T) {
 // TestReaderNeverBlocksWriter: OpenCode's writes, with its 5 s
 // busy_timeout, never fail while the reader reads as fast as it can.
 func TestReaderNeverBlocksWriter(t *testing.T) {
-	w := openWriter(t, filepath.Join(t.TempDir(), "opencode.db"), true)
-	s := w.session("")
-	w.turn(s, 1, 0)
-	d := open(t, w.path)
+	w := storetest.NewWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
+	s := w.Session("")
+	w.Turn(s, 1, 0)
+	d := open(t, w.Path)
 
 	const writes = 1000
 	done := make(chan error, 1)
 	go func() {
 		for i := 0; i < writes; i++ {
-			tx, err := w.db.Begin()
+			tx, err := w.DB.Begin()
 			if err != nil {
 				done <- err
 				return
@@ -169,7 +170,7 @@ func TestReaderNeverBlocksWriter(t *testing.T) {
 				return
 			}
 			if i%50 == 0 { // OpenCode's checkpoints, which a reader must not stop
-				if _, err := w.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`); err != nil {
+				if _, err := w.DB.Exec(`PRAGMA wal_checkpoint(PASSIVE)`); err != nil {
 					done <- err
 					return
 				}
@@ -236,20 +237,20 @@ func snapshot(t *testing.T, path string) fileState {
 // running and after it has gone (its -wal left behind, as it leaves it).
 func TestReaderNeverCheckpoints(t *testing.T) {
 	dir := t.TempDir()
-	w := openWriter(t, filepath.Join(dir, "opencode.db"), true)
+	w := storetest.NewWriter(t, filepath.Join(dir, "opencode.db"))
 	// Checkpoint the schema into the db, then leave turns in the WAL only.
-	w.exec(`PRAGMA wal_autocheckpoint = 0`)
-	w.exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
-	s := w.session("")
-	w.turn(s, 2, 1)
-	w.turn(w.session(s), 1, 0)
+	w.Exec(`PRAGMA wal_autocheckpoint = 0`)
+	w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	s := w.Session("")
+	w.Turn(s, 2, 1)
+	w.Turn(w.Session(s), 1, 0)
 
 	gone := filepath.Join(dir, "gone")
 	if err := os.Mkdir(gone, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, suffix := range []string{"", "-wal", "-shm"} {
-		b, err := os.ReadFile(w.path + suffix)
+		b, err := os.ReadFile(w.Path + suffix)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +258,7 @@ func TestReaderNeverCheckpoints(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for name, path := range map[string]string{"running": w.path, "gone": filepath.Join(gone, "opencode.db")} {
+	for name, path := range map[string]string{"running": w.Path, "gone": filepath.Join(gone, "opencode.db")} {
 		t.Run(name, func(t *testing.T) {
 			db, wal := snapshot(t, path), snapshot(t, path+"-wal")
 			if len(wal.data) == 0 {
@@ -300,20 +301,20 @@ func TestReaderNeverCheckpoints(t *testing.T) {
 // TestWALReset: OpenCode's checkpoint(TRUNCATE) restarts the WAL; the feed
 // goes on after the cursor.
 func TestWALReset(t *testing.T) {
-	w := openWriter(t, filepath.Join(t.TempDir(), "opencode.db"), true)
-	s := w.session("")
-	w.turn(s, 2, 1)
-	d := open(t, w.path)
+	w := storetest.NewWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
+	s := w.Session("")
+	w.Turn(s, 2, 1)
+	d := open(t, w.Path)
 	rows, err := d.Changes(0, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cursor := rows[len(rows)-1].RowID
-	w.exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
-	if fi, err := os.Stat(w.path + "-wal"); err != nil || fi.Size() != 0 {
+	w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	if fi, err := os.Stat(w.Path + "-wal"); err != nil || fi.Size() != 0 {
 		t.Fatalf("the WAL was not reset: %v %v", fi, err)
 	}
-	w.turn(s, 1, 0)
+	w.Turn(s, 1, 0)
 	more, err := d.Changes(cursor, 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -328,19 +329,19 @@ func TestWALReset(t *testing.T) {
 // so (ErrReset); it never hands back wrong rows. Deleted and reinserted
 // rows under the cursor are ErrReset; Current starts again.
 func TestVacuum(t *testing.T) {
-	w := openWriter(t, filepath.Join(t.TempDir(), "opencode.db"), true)
-	a, b := w.session(""), w.session("")
-	w.turn(a, 2, 1)
-	w.turn(b, 2, 1)
-	d := open(t, w.path)
+	w := storetest.NewWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
+	a, b := w.Session(""), w.Session("")
+	w.Turn(a, 2, 1)
+	w.Turn(b, 2, 1)
+	d := open(t, w.Path)
 	rows, err := d.Changes(0, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cursor := rows[len(rows)-1].RowID
 
-	w.exec(`VACUUM`)
-	w.turn(a, 1, 0)
+	w.Exec(`VACUUM`)
+	w.Turn(a, 1, 0)
 	more, err := d.Changes(cursor, 1000)
 	if err != nil {
 		t.Fatalf("after a VACUUM: %v", err)
@@ -354,9 +355,9 @@ func TestVacuum(t *testing.T) {
 	cursor = more[len(more)-1].RowID
 
 	// Rows deleted and VACUUMed: renumbered or not, never wrong.
-	w.exec(`DELETE FROM event WHERE aggregate_id = ?`, b)
-	w.exec(`VACUUM`)
-	w.turn(a, 1, 0)
+	w.Exec(`DELETE FROM event WHERE aggregate_id = ?`, b)
+	w.Exec(`VACUUM`)
+	w.Turn(a, 1, 0)
 	after, err := d.Changes(cursor, 1000)
 	switch {
 	case errors.Is(err, ErrReset):
@@ -378,11 +379,11 @@ func TestVacuum(t *testing.T) {
 	}
 
 	// The same rowids, other rows: ErrReset.
-	w.exec(`DELETE FROM event`)
-	w.seq = map[string]int64{}
-	w.exec(`DELETE FROM event_sequence`)
+	w.Exec(`DELETE FROM event`)
+	w.ForgetSequences()
+	w.Exec(`DELETE FROM event_sequence`)
 	for rows := allRows(t, w); len(rows) == 0 || rows[len(rows)-1].RowID < cursor; rows = allRows(t, w) {
-		w.turn(a, 1, 0)
+		w.Turn(a, 1, 0)
 	}
 	if _, err := d.Changes(cursor, 10); !errors.Is(err, ErrReset) {
 		t.Fatalf("rows replaced under the cursor: %v, want ErrReset", err)
@@ -395,7 +396,7 @@ func TestVacuum(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A cursor past the end of a fresh reader's feed: ErrReset.
-	d2 := open(t, w.path)
+	d2 := open(t, w.Path)
 	if _, err := d2.Changes(c2+1000, 10); !errors.Is(err, ErrReset) {
 		t.Fatalf("a cursor past the end: %v, want ErrReset", err)
 	}
@@ -404,18 +405,18 @@ func TestVacuum(t *testing.T) {
 func TestOpenRefuses(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real.db")
-	w := openWriter(t, real, true)
-	w.turn(w.session(""), 1, 0)
-	w.exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	w := storetest.NewWriter(t, real)
+	w.Turn(w.Session(""), 1, 0)
+	w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	whole, err := os.ReadFile(real)
 	if err != nil {
 		t.Fatal(err)
 	}
 	schemaWith := func(ddl string) func(t *testing.T, path string) {
 		return func(t *testing.T, path string) {
-			w := openWriter(t, path, false)
-			w.exec(ddl)
-			w.db.Close()
+			w := storetest.OpenWriter(t, path)
+			w.Exec(ddl)
+			w.DB.Close()
 		}
 	}
 	bytesOf := func(b []byte) func(t *testing.T, path string) {
@@ -431,7 +432,7 @@ func TestOpenRefuses(t *testing.T) {
 		want error // nil: opens
 		says string
 	}{
-		{"extra columns and tables", schemaWith(schemaSQL + `ALTER TABLE event ADD COLUMN origin TEXT; ALTER TABLE session ADD COLUMN color TEXT; CREATE TABLE future(x);`), nil, ""},
+		{"extra columns and tables", schemaWith(storetest.Schema(t) + `ALTER TABLE event ADD COLUMN origin TEXT; ALTER TABLE session ADD COLUMN color TEXT; CREATE TABLE future(x);`), nil, ""},
 		{"no session table", schemaWith(`CREATE TABLE event(id TEXT PRIMARY KEY, aggregate_id TEXT, seq INT, type TEXT, data TEXT);`), ErrSchema, "no table session"},
 		{"no event.type", schemaWith(`CREATE TABLE event(id TEXT PRIMARY KEY, aggregate_id TEXT, seq INT, data TEXT); CREATE TABLE session(id TEXT PRIMARY KEY, parent_id TEXT, time_updated INT);`), ErrSchema, "no column event.type"},
 		{"event without rowid", schemaWith(`CREATE TABLE event(id TEXT PRIMARY KEY, aggregate_id TEXT, seq INT, type TEXT, data TEXT) WITHOUT ROWID; CREATE TABLE session(id TEXT PRIMARY KEY, parent_id TEXT, time_updated INT);`), ErrSchema, "rowid"},
@@ -496,26 +497,26 @@ func TestOpenRefuses(t *testing.T) {
 // TestCurrent: the latest turn of each session updated since, newest
 // sessions first under max, and the cursor to follow.
 func TestCurrent(t *testing.T) {
-	w := openWriter(t, filepath.Join(t.TempDir(), "opencode.db"), true)
-	old := w.session("")
-	w.turn(old, 1, 0)
-	since := time.UnixMilli(w.now + 1)
-	w.now += 10
+	w := storetest.NewWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
+	old := w.Session("")
+	w.Turn(old, 1, 0)
+	since := time.UnixMilli(w.Now + 1)
+	w.Now += 10
 
-	a := w.session("")
-	w.turn(a, 2, 1)
-	latestA := w.turn(a, 2, 1)
-	child := w.session(a)
-	w.turn(child, 1, 0)
-	bare := w.session("") // no user message yet
+	a := w.Session("")
+	w.Turn(a, 2, 1)
+	latestA := w.Turn(a, 2, 1)
+	child := w.Session(a)
+	w.Turn(child, 1, 0)
+	bare := w.Session("") // no user message yet
 	// b's turn is in progress: a user message and an assistant one open.
-	b := w.session("")
-	w.turn(b, 1, 0)
-	userB := w.id("msg")
-	w.tx(func(tx *sql.Tx) {
-		w.message(tx, b, userB, fmt.Sprintf(`{"role":"user","time":{"created":%d}}`, w.now))
-		w.touch(tx, b)
-		w.message(tx, b, w.id("msg"), fmt.Sprintf(`{"role":"assistant","parentID":%q,"time":{"created":%d}}`, userB, w.now))
+	b := w.Session("")
+	w.Turn(b, 1, 0)
+	userB := w.ID("msg")
+	w.Tx(func(tx *sql.Tx) {
+		w.Message(tx, b, userB, fmt.Sprintf(`{"role":"user","time":{"created":%d}}`, w.Now))
+		w.Touch(tx, b)
+		w.Message(tx, b, w.ID("msg"), fmt.Sprintf(`{"role":"assistant","parentID":%q,"time":{"created":%d}}`, userB, w.Now))
 	})
 	all := allRows(t, w)
 
@@ -552,7 +553,7 @@ func TestCurrent(t *testing.T) {
 		}
 	}
 
-	d := open(t, w.path)
+	d := open(t, w.Path)
 	rows, cursor, err := d.Current(since, 100000)
 	if err != nil {
 		t.Fatal(err)
@@ -626,7 +627,7 @@ func TestCurrent(t *testing.T) {
 	}
 
 	// Following the cursor.
-	w.turn(bare, 1, 0)
+	w.Turn(bare, 1, 0)
 	next, err := d.Changes(cursor, 1000)
 	if err != nil || len(next) == 0 || next[0].RowID != cursor+1 {
 		t.Fatalf("Changes after Current: %d rows, %v", len(next), err)
@@ -639,17 +640,17 @@ var realDump string
 // TestRealOpenCode reads the database the real OpenCode 1.18.33 wrote
 // (two turns of `opencode run`, testdata/PROVENANCE).
 func TestRealOpenCode(t *testing.T) {
-	w := openWriter(t, filepath.Join(t.TempDir(), "opencode.db"), false)
-	w.exec(`PRAGMA foreign_keys = OFF`) // the dump's tables come in name order
-	w.exec(realDump)
-	s, err := Check(w.path)
+	w := storetest.OpenWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
+	w.Exec(`PRAGMA foreign_keys = OFF`) // the dump's tables come in name order
+	w.Exec(realDump)
+	s, err := Check(w.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Migrations != 38 || s.Newest != "20260622202450_simplify_session_input" {
 		t.Errorf("Schema = %+v", s)
 	}
-	d := open(t, w.path)
+	d := open(t, w.Path)
 	rows, err := d.Changes(0, 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -702,11 +703,11 @@ func TestLine(t *testing.T) {
 
 // TestOversizedData: data over MaxData comes back nil with its size.
 func TestOversizedData(t *testing.T) {
-	w := openWriter(t, filepath.Join(t.TempDir(), "opencode.db"), true)
-	s := w.session("")
+	w := storetest.NewWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
+	s := w.Session("")
 	big := `{"part":{"text":"` + strings.Repeat("x", MaxData) + `"}}`
-	w.tx(func(tx *sql.Tx) { w.event(tx, s, "message.part.updated.1", big) })
-	rows, err := open(t, w.path).Changes(0, 10)
+	w.Tx(func(tx *sql.Tx) { w.Event(tx, s, "message.part.updated.1", big) })
+	rows, err := open(t, w.Path).Changes(0, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -717,9 +718,9 @@ func TestOversizedData(t *testing.T) {
 
 // TestConcurrentUse: the methods take turns on the one connection.
 func TestConcurrentUse(t *testing.T) {
-	w := openWriter(t, filepath.Join(t.TempDir(), "opencode.db"), true)
-	w.turn(w.session(""), 2, 1)
-	d := open(t, w.path)
+	w := storetest.NewWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
+	w.Turn(w.Session(""), 2, 1)
+	d := open(t, w.Path)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for i := 0; i < 4; i++ {
