@@ -181,9 +181,14 @@ func Open(path string) (*DB, error) {
 		return nil, fmt.Errorf("opencode store: %w", err)
 	}
 	f.Close()
+	// cache_size: SQLite's default page cache (2 MB) was most of the
+	// daemon's anonymous memory over OpenCode's database (+5.7 MB after the
+	// present state of 1 000 sessions, measured, held by the driver's heap
+	// after the read); 64 KiB made that +1.9 MB, as fast (the file's pages
+	// are in the OS's cache anyway).
 	u := url.URL{Scheme: "file", Path: abs, RawQuery: url.Values{
 		"mode":    {"ro"},
-		"_pragma": {"busy_timeout(" + strconv.Itoa(busyTimeoutMS) + ")", "query_only(1)"},
+		"_pragma": {"busy_timeout(" + strconv.Itoa(busyTimeoutMS) + ")", "query_only(1)", "cache_size(-64)"},
 	}.Encode()}
 	db, err := sql.Open(driverName, u.String())
 	if err != nil {
