@@ -31,9 +31,9 @@ type Options struct {
 }
 
 // Pump hands the watcher's records (and opt.Stores') to the relay, in
-// order, until the watcher closes its output or ctx ends (with watcher.Config.SaveState, give
-// it a context that outlives the watcher's: the final checkpoint passes
-// through it). The relay's inbox applies
+// order, until the watcher closes its output or ctx ends (with
+// watcher.Config.SaveState, give it a context that outlives the watcher's:
+// the final checkpoint passes through it). The relay's inbox applies
 // back-pressure: a busy relay slows the watcher, nothing is dropped. When
 // the watcher has bootstrapped every file it found at start, the relay is
 // told its history is complete.
@@ -66,10 +66,9 @@ func Pump(ctx context.Context, src Source, r *relay.Relay, opt Options) {
 			r.BootstrapDone()
 		}
 	}
-	// drain hands over what a source sent before it said it was ready:
-	// all of it is in the channel now (select picks at random between a
-	// source's records and its readiness).
-	// It is false when the source's channel closed.
+	// drain hands over what a source sent before it said it was ready
+	// (all of it is in the channel now: select picks at random between a
+	// source's records and its readiness); false when the channel closed.
 	drain := func(ch <-chan watcher.Record) bool {
 		ok := true
 		for n := len(ch); n > 0 && ok; n-- {
