@@ -198,7 +198,6 @@ func (w *ocWorld) prompted(tab, session string) {
 	}
 }
 
-
 func (w *ocWorld) prompt(p *Pane, tab, session, text string) {
 	w.t.Helper()
 	p.Submit(text)
