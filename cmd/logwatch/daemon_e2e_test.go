@@ -511,6 +511,10 @@ func TestE2ERealAgentFixes(t *testing.T) {
 	e.append(rollout, meta(x), `{"timestamp":"2026-12-01T06:57:40.152Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t1"}}`)
 	e.want(x, "working", "prompt", "log")
 	e.hook("A1", "codex", hookJSON("SessionStart", x, "source", "startup"))
+	// The hook names the tab the log could not: the same state, in A1.
+	if ev := e.want(x, "working", "prompt", "log"); ev["rule"] != "hook.tab" || ev["tab"] != "A1" {
+		t.Fatalf("the hook's tab: %v", ev)
+	}
 	e.hook("A1", "codex", hookJSON("UserPromptSubmit", x, "turn_id", "t1", "prompt", "say hello"))
 	e.quiet(x, 500*time.Millisecond)
 	e.hook("A1", "codex", hookJSON("Stop", x, "turn_id", "t1"))

@@ -210,8 +210,8 @@ func TestE2EEmptyAnswers(t *testing.T) {
 		Roots     []string `json:"roots"`
 	}
 	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Sessions == nil || st.Worktrees == nil ||
-		!strings.Contains(out, `"sessions": []`) || len(st.Roots) != 4 || st.Roots[0] != e.claude || !strings.HasSuffix(st.Roots[1], "/.omp/agent/sessions") ||
-		!strings.HasSuffix(st.Roots[2], "/.pi/agent/sessions") || st.Roots[3] != e.codex {
+		!strings.Contains(out, `"sessions": []`) || len(st.Roots) != 5 || st.Roots[0] != e.claude || !strings.HasSuffix(st.Roots[1], "/.local/share/opencode") ||
+		!strings.HasSuffix(st.Roots[2], "/.omp/agent/sessions") || !strings.HasSuffix(st.Roots[3], "/.pi/agent/sessions") || st.Roots[4] != e.codex {
 		t.Fatalf("status --json: %v\n%s", err, out)
 	}
 	out, _, _ = cli(t, e.env, "status")

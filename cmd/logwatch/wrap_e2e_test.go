@@ -161,8 +161,13 @@ func begin(t *testing.T, e *e2e, agent string, args ...string) *wrapped {
 		root = e.codex
 	}
 	w := startWrapped(t, e.env, agent, root, args...)
-	// Codex's session_meta line may announce the session before the hook.
-	e.want(w.session, "ready", "session_start", "")
+	// Codex's session_meta line may announce the session before the hook,
+	// which then shows it in its tab (hook.tab).
+	if ev := e.want(w.session, "ready", "session_start", ""); ev["source"] == "log" {
+		if ev := e.want(w.session, "ready", "session_start", "log"); ev["rule"] != "hook.tab" || ev["tab"] == "" {
+			t.Fatalf("the hook's start of a session its log announced: %v", ev)
+		}
+	}
 	w.prompt("refactor the parser")
 	e.want(w.session, "working", "prompt", "hook")
 	return w

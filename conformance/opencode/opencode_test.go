@@ -184,16 +184,24 @@ func (w *ocWorld) first(p *Pane, tab, text string) string {
 	return e.Session
 }
 
-// prompted consumes the turn's start in tab; a session announced with no
-// tab (its database row) may first be shown again in its tab, when the
-// plugin's start names it before the turn's first row is read (hook.tab).
+// prompted consumes the turn's start in tab. The database and the plugin
+// race: a session announced with no tab (its row) may first be shown again
+// in its tab when the plugin names it (hook.tab), and a turn start read
+// from the database before the plugin's report and before its tab was
+// known is shown again in its tab when the report comes.
 func (w *ocWorld) prompted(tab, session string) {
 	w.t.Helper()
-	e := w.either(Step{State: Any, Reason: Any, Tab: tab, Session: session}, ocStart, "log", "hook")
-	if e.State == "ready" && e.Reason == "session_start" && e.Rule == "hook.tab" {
-		e = w.either(Step{State: "working", Reason: "prompt", Tab: tab, Session: session}, ocStart, "log", "hook")
+	e := w.either(Step{State: Any, Reason: Any, Tab: Any, Session: session}, ocStart, "log", "hook")
+	if e.State == "ready" && e.Reason == "session_start" && e.Rule == "hook.tab" && e.Tab == tab {
+		e = w.either(Step{State: Any, Reason: Any, Tab: Any, Session: session}, ocStart, "log", "hook")
 	}
-	if e.State != "working" || e.Reason != "prompt" {
+	if e.State == "working" && e.Reason == "prompt" && e.Tab == "" {
+		e = w.either(Step{State: "working", Reason: "prompt", Tab: tab, Session: session}, ocStart, "log", "hook")
+		if e.Rule != "hook.tab" {
+			w.t.Fatalf("change %s, want its tab from the plugin (hook.tab)\ntimeline:\n%s", e, w.Timeline)
+		}
+	}
+	if e.State != "working" || e.Reason != "prompt" || e.Tab != tab {
 		w.t.Fatalf("change %s, want working/prompt in %s\ntimeline:\n%s", e, tab, w.Timeline)
 	}
 }
