@@ -218,6 +218,10 @@ func TestSelftestInterrupted(t *testing.T) {
 	// The agent never shows its prompt: every scenario waits up to 2 min.
 	r := newSelftestRun(t, fakeClaude(t, fmt.Sprintf(`exec %s -agent claude -root "$HOME/.claude/projects" -logwatch %s`, fa, bin)))
 	cmd := r.cmd("--agent", "claude", "--step-timeout", "60s")
+	// Slots of its own: it needs two scenarios running at once, and a fake
+	// agent's are light, while the live suite beside it can hold the
+	// machine's slots for minutes (OpenCode's scenarios run that long).
+	cmd.Env = append(cmd.Env, driver.EnvSlotsDir+"="+t.TempDir())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a terminal's job
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
