@@ -64,9 +64,7 @@ func FuzzLine(f *testing.F) {
 // corrupted, or none), Open and the reads return rows or an error, never
 // panic or hang.
 func FuzzOpenBytes(f *testing.F) {
-	w := storetest.OpenWriter(f, filepath.Join(f.TempDir(), "opencode.db"))
-	w.Exec(`PRAGMA foreign_keys = OFF`)
-	w.Exec(realDump)
+	w := storetest.RealDB(f, filepath.Join(f.TempDir(), "opencode.db"))
 	w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	whole, err := os.ReadFile(w.Path)
 	if err != nil {

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"database/sql"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -634,15 +633,10 @@ func TestCurrent(t *testing.T) {
 	}
 }
 
-//go:embed testdata/opencode-1.18.33.sql
-var realDump string
-
 // TestRealOpenCode reads the database the real OpenCode 1.18.33 wrote
 // (two turns of `opencode run`, testdata/PROVENANCE).
 func TestRealOpenCode(t *testing.T) {
-	w := storetest.OpenWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
-	w.Exec(`PRAGMA foreign_keys = OFF`) // the dump's tables come in name order
-	w.Exec(realDump)
+	w := storetest.RealDB(t, filepath.Join(t.TempDir(), "opencode.db"))
 	s, err := Check(w.Path)
 	if err != nil {
 		t.Fatal(err)
