@@ -3,7 +3,7 @@ package opencode
 import (
 	"errors"
 	"fmt"
-	"strings"
+	"path/filepath"
 	"time"
 
 	"github.com/logwatch/logwatch/parsers"
@@ -24,7 +24,7 @@ func storeSpec() *parsers.Store {
 	return &parsers.Store{
 		Files: []string{dbFile},
 		Wakes: func(db, name string) bool {
-			base := db[strings.LastIndexByte(db, '/')+1:]
+			base := filepath.Base(db)
 			return name == base || name == base+"-wal"
 		},
 		Open: func(path string) (parsers.StoreDB, error) {

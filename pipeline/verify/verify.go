@@ -101,10 +101,14 @@ func Run(paths []string, opt Options) (*Report, error) {
 	files, walkErr := Collect(paths)
 	// Session databases hold many sessions each: read here, one report per
 	// session, after the log files.
-	var dbs []string
+	type db struct {
+		path string
+		spec *parsers.Spec
+	}
+	var dbs []db
 	files = slices.DeleteFunc(files, func(p string) bool {
-		if storeOf(p) != nil {
-			dbs = append(dbs, p)
+		if s := storeOf(p); s != nil {
+			dbs = append(dbs, db{p, s})
 			return true
 		}
 		return false
@@ -135,8 +139,8 @@ func Run(paths []string, opt Options) (*Report, error) {
 	}
 	close(next)
 	wg.Wait()
-	for _, p := range dbs {
-		rep.Files = append(rep.Files, storeFiles(p, storeOf(p), opt.MaxLineBytes)...)
+	for _, d := range dbs {
+		rep.Files = append(rep.Files, storeFiles(d.path, d.spec, opt.MaxLineBytes)...)
 	}
 	rep.Totals = total(rep.Files)
 	errs := walkErr
