@@ -83,7 +83,7 @@ func (r *Relay) Handle(ctx context.Context, req Request) Response {
 		}
 		err = r.KeyPid(ctx, req.Tab, req.Pid, req.Key, at)
 	case OpAck:
-		err = r.Ack(ctx, req.Session)
+		err = r.AckHost(ctx, req.Host, req.Session)
 	case OpTabClosed:
 		resp.Ended, err = r.TabClosedPid(ctx, req.Tab, req.Pid)
 	case OpStatus:

@@ -165,3 +165,14 @@ func (r *Relay) Restore(state []byte) {
 // Restored is closed once Restore has run: requests served before it would
 // be overwritten by the older saved state.
 func (r *Relay) Restored() <-chan struct{} { return r.loop.restoredCh }
+
+// Remote takes what a remote's link reports (package remote): its state,
+// the remote daemon's snapshot and its changes (remote.go).
+func (r *Relay) Remote(u RemoteUpdate) {
+	r.enqueue(func() {
+		if r.rec != nil {
+			r.record(RecordLine{Kind: RecRemote, Remote: &u})
+		}
+		r.m.remote(u)
+	})
+}

@@ -25,6 +25,7 @@ type machine struct {
 	bind     binder             // which tab shows which session (bind.go)
 	reg      registry           // the agents' registry processes (registry.go)
 	windows  map[string]*window // tab → open interrupt-confirmation window (window.go)
+	rem      remotes            // the remote hosts' sessions (remote.go)
 	seq      uint64             // of the last published change
 	counters Counters
 }
@@ -74,6 +75,9 @@ type effect struct {
 	d    time.Duration // fxArm
 	t    firer         // fxArm, fxStop
 	path string        // fxFollow, fxPoke
+	// fxRemote: the request to forward to the remote's daemon
+	remote string
+	req    Request
 	// unrecorded: fxArm of a timer that changes no state (timers.go)
 	unrecorded bool
 }
@@ -85,6 +89,7 @@ const (
 	fxStop                     // stop t
 	fxFollow                   // follow the log at path
 	fxPoke                     // re-read the log at path now
+	fxRemote                   // forward req to the remote's daemon
 )
 
 // timer is a timer the edge armed for the machine.

@@ -58,11 +58,12 @@ func (m *machine) publish(e *entry, ch session.Change, bootstrap bool) {
 // status is every session shown (phantoms are not) and the counters.
 func (m *machine) status() Status {
 	st := Status{Roots: append([]string{}, m.cfg.Roots...)}
-	st.Sessions = make([]Event, 0, m.store.rowCount()) // appending grew 5 MB of garbage for 1.3 MB at 5 000 sessions
+	st.Sessions = make([]Event, 0, m.store.rowCount()+m.remoteRows()) // appending grew 5 MB of garbage for 1.3 MB at 5 000 sessions
 	m.store.eachRow(func(e *entry) {
 		st.Sessions = append(st.Sessions, m.event(e, sessionChange(e)))
 	})
 	st.Worktrees = m.store.worktreeStates()
+	m.remoteStatus(&st)
 	st.Counters = m.counters
 	st.Counters.Drift = maps.Clone(m.counters.Drift) // encoded off this goroutine
 	st.Counters.RegistryProcesses = int64(m.reg.files())
@@ -78,6 +79,10 @@ func (m *machine) snapshot(fn func(Event)) {
 		if e.worktree != "" {
 			ev.WorktreeState = m.store.rowState(e.worktree)
 		}
+		fn(ev)
+	})
+	m.eachRemoteRow(func(ev Event) {
+		ev.Seq, ev.Snapshot = m.seq, true
 		fn(ev)
 	})
 }

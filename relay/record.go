@@ -58,6 +58,7 @@ const (
 	RecOversized       = "oversized"        // lines skipped for their length
 	RecProc            = "proc"             // an answer about a process (ProcFacts)
 	RecTimer           = "timer"            // an armed timer ran (timers.go)
+	RecRemote          = "remote"           // a remote's link reported (remote.go)
 )
 
 // RecordLine is one line of a recording.
@@ -102,6 +103,9 @@ type RecordLine struct {
 	Timer uint64 `json:"timer,omitempty"`
 	// change
 	Event *Event `json:"event,omitempty"`
+	// ack: the remote named; remote: what its link reported
+	Host   string        `json:"host,omitempty"`
+	Remote *RemoteUpdate `json:"remote,omitempty"`
 }
 
 // Recorder receives what the relay records. It is called only from the

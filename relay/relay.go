@@ -124,7 +124,19 @@ type Relay struct {
 	loop   loop
 	subs   subscribers
 	timers timers // the machine's armed timers (timers.go)
+	// remotes forwards requests to remote daemons (nil: no remote).
+	remotes RemoteSender
 }
+
+// RemoteSender is what the relay needs of the remote links: forward a
+// request to a remote's daemon, without waiting (its answer is the
+// remote's next change).
+type RemoteSender interface {
+	Send(remote string, req Request) error
+}
+
+// SetRemotes gives the relay the remote links' sender. Call before Run.
+func (r *Relay) SetRemotes(s RemoteSender) { r.remotes = s }
 
 // loop is how inputs reach the owner goroutine, and what it tells of its
 // progress.
@@ -250,6 +262,13 @@ func (r *Relay) endStep() {
 		case fxPoke:
 			if r.follow != nil {
 				r.follow.Poke(fx.path)
+			}
+		case fxRemote:
+			if r.remotes == nil {
+				break // a replay: the remote's answer is in the recording
+			}
+			if err := r.remotes.Send(fx.remote, fx.req); err != nil {
+				r.log.Warn().Err(err).Str("host", fx.remote).Str("op", fx.req.Op).Msg("request not forwarded to the remote")
 			}
 		}
 	}

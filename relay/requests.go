@@ -116,15 +116,24 @@ func resolvePath(path string) string {
 }
 
 // Ack acknowledges a finished turn: done → ready.
-func (r *Relay) Ack(ctx context.Context, id string) error {
+func (r *Relay) Ack(ctx context.Context, id string) error { return r.AckHost(ctx, "", id) }
+
+// AckHost is Ack of a session on a remote host ("": here, or the one
+// remote that has it): the remote's daemon is asked, and its change brings
+// the answer.
+func (r *Relay) AckHost(ctx context.Context, host, id string) error {
 	if err := validID("session", id); err != nil {
+		r.countBad()
+		return err
+	}
+	if err := validID("host", host); err != nil {
 		r.countBad()
 		return err
 	}
 	var err error
 	if e := r.do(ctx, func() {
-		r.record(RecordLine{Kind: RecAck, Session: id})
-		err = r.m.ack(id)
+		r.record(RecordLine{Kind: RecAck, Session: id, Host: host})
+		err = r.m.ack(host, id)
 	}); e != nil {
 		return e
 	}
@@ -181,7 +190,7 @@ func (r *Relay) Status(ctx context.Context) (Status, error) {
 		}
 	})
 	if err != nil {
-		st = Status{Sessions: []Event{}, Worktrees: []WorktreeState{}, Roots: append([]string{}, r.m.cfg.Roots...)}
+		st = Status{Sessions: []Event{}, Worktrees: []WorktreeState{}, Roots: append([]string{}, r.m.cfg.Roots...), Remotes: []RemoteState{}}
 	}
 	return st, err
 }

@@ -240,10 +240,17 @@ func (m *machine) settle(e *entry) {
 	}
 }
 
-// ack acknowledges a session's finished turn.
-func (m *machine) ack(id string) error {
+// ack acknowledges a session's finished turn; host names the remote it
+// runs on ("": here, or the one remote that has it).
+func (m *machine) ack(host, id string) error {
 	e := m.store.get(id)
-	if e == nil {
+	if host != "" || e == nil {
+		if ok, err := m.remoteAck(host, id); ok || err != nil {
+			return err
+		}
+		if host != "" {
+			return fmt.Errorf("%w: %s on %s", ErrUnknownSession, id, host)
+		}
 		return fmt.Errorf("%w: %s", ErrUnknownSession, id)
 	}
 	if ch, ok := e.s.Acknowledge(); ok {
@@ -266,6 +273,17 @@ func (m *machine) tabClosed(tab string) int {
 	}
 	m.closeWindow(tab)
 	delete(m.bind.submits, tab)
+	if k, ok := m.rem.tabs[tab]; ok {
+		// The ssh in it is gone: the remote says what became of its
+		// session; here it is shown in no tab.
+		m.unbindRemoteTab(tab)
+		if h := m.rem.hosts[k.host]; h != nil && h.sessions[k.id] != nil {
+			rs := h.sessions[k.id]
+			ev := rs.ev
+			ev.Rule = "remote.tab_closed"
+			m.publishRemote(h, rs, ev, false)
+		}
+	}
 	for _, e := range m.store.sortedLive() { // a frozen session has no tab
 		if e.tab != tab {
 			continue

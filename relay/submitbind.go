@@ -194,7 +194,7 @@ func inWindow(at, start time.Time, w time.Duration) bool {
 
 // candidates are the tabs whose unused submit may have started a turn
 // stamped at (by a window of w): tabs bound to a session that has not
-// ended are none.
+// ended, or to a remote session that has not, are none.
 func (m *machine) candidates(at time.Time, w time.Duration) []string {
 	var cands []string
 	for tab, s := range m.bind.submits {
@@ -203,6 +203,9 @@ func (m *machine) candidates(at time.Time, w time.Duration) []string {
 		}
 		if b := m.store.get(m.bind.tabs[tab]); b != nil && b.s.State != session.Ended {
 			continue
+		}
+		if m.remoteShows(tab) != nil {
+			continue // its Enter answers the remote session it shows
 		}
 		cands = append(cands, tab)
 	}

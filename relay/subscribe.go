@@ -27,7 +27,7 @@ type Subscription struct {
 	snapshot int // how many snapshot events C starts with
 
 	mu      sync.Mutex
-	pending map[string]Event // coalesced while ch is full: the latest change per session
+	pending map[string]Event // coalesced while ch is full: the latest change per session (by host and id)
 	more    chan struct{}    // capacity 1: pending has changes
 }
 
@@ -77,7 +77,7 @@ func (s *Subscription) Cancel() {
 func (r *Relay) Subscribe(ctx context.Context) (*Subscription, error) {
 	var sub *Subscription
 	err := r.do(ctx, func() {
-		n := r.m.store.rowCount()
+		n := r.m.store.rowCount() + r.m.remoteRows()
 		sub = &Subscription{ch: make(chan Event, n+r.m.cfg.Backlog), r: r, snapshot: n, more: make(chan struct{}, 1)}
 		r.m.snapshot(func(ev Event) { sub.ch <- ev })
 		r.subs.set[sub] = true
@@ -99,7 +99,7 @@ func (r *Relay) send(sub *Subscription, ev Event) {
 		r.m.counters.SubscriberResyncs++
 	}
 	ev.Resync = true
-	sub.pending[ev.Session] = ev
+	sub.pending[ev.Host+"\x00"+ev.Session] = ev
 	sub.mu.Unlock()
 	select {
 	case sub.more <- struct{}{}:

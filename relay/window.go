@@ -41,15 +41,27 @@ func (m *machine) key(tab, key string, at time.Time) {
 		return // repeated presses within the window are one candidate
 	}
 	e := m.store.get(m.bind.tabs[tab])
+	if e == nil || e.s.State == session.Ended {
+		if rs := m.remoteShows(tab); rs != nil {
+			m.remoteKey(tab, m.rem.tabs[tab].host, rs, key, at)
+			return
+		}
+	}
 	if e == nil || (e.s.State != session.Working && e.s.State != session.Waiting) {
 		return // a key alone never changes state; idle keys mean nothing
 	}
 	m.counters.InterruptCandidates++
 	m.closeWindow(tab) // an expired one
 	w := &window{session: e.s.ID, key: key, at: at, baseline: m.store.files[e.path].offset}
+	m.openWindow(tab, w)
+	m.poke(tab, w, e.path)
+}
+
+// openWindow opens tab's window w, closing unconfirmed when its time is up.
+func (m *machine) openWindow(tab string, w *window) {
 	m.windows[tab] = w
 	// The window runs from the press, not from when its report arrived.
-	left := max(m.cfg.InterruptWindow-m.now.Sub(at), 0)
+	left := max(m.cfg.InterruptWindow-m.now.Sub(w.at), 0)
 	w.stop = append(w.stop, m.after(left, func() {
 		if m.windows[tab] == w && !w.expired {
 			m.counters.InterruptsUnconfirmed++
@@ -60,7 +72,6 @@ func (m *machine) key(tab, key string, at time.Time) {
 			m.log.Debug().Str("tab", tab).Str("session", w.session).Msg("key not confirmed by the log")
 		}
 	}))
-	m.poke(tab, w, e.path)
 }
 
 // poke re-reads the session's log now and again every pokeEvery while the

@@ -12,6 +12,8 @@ type (
 	WorktreeState = wire.WorktreeState
 	Counters      = wire.Counters
 	ConnCounters  = wire.ConnCounters
+	RemoteUpdate  = wire.RemoteUpdate
+	RemoteState   = wire.RemoteState
 )
 
 const (

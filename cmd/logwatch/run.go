@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/memtrim"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/lines"
@@ -19,6 +20,7 @@ import (
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/secret"
 	"github.com/logwatch/logwatch/relay/server"
+	"github.com/logwatch/logwatch/remote"
 	"github.com/logwatch/logwatch/watcher"
 	"github.com/logwatch/logwatch/watcher/registry"
 	"github.com/logwatch/logwatch/watcher/storefeed"
@@ -53,6 +55,15 @@ serves every session's state on the unix socket until SIGINT or SIGTERM.`,
 	}
 	cmd.Flags().StringVar(&record, "record", "", "record every input and change to this new `FILE` (0600), for logwatch replay")
 	return cmd
+}
+
+// remotesOf is the configuration's remotes as the links take them.
+func remotesOf(rs []config.RemoteConfig) []remote.Config {
+	out := make([]remote.Config, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, remote.Config{Name: r.Name, Dest: r.Dest, Command: r.Command, SSH: r.SSH})
+	}
+	return out
 }
 
 // bigCheckpoint is the checkpoint size (about 1 000 sessions) from which
@@ -115,6 +126,11 @@ func (a *app) serve(ctx context.Context, record string) error {
 		Roots:           a.roots(),
 	}, relay.SystemClock{}, w, a.log)
 	srv := server.New(r, a.log)
+	// The remote hosts' daemons, through ssh: their sessions with a host.
+	links := remote.New(remotesOf(a.cfg.Remotes), remote.Options{}, r, a.log)
+	if !links.Empty() {
+		r.SetRemotes(links)
+	}
 	if record != "" {
 		rec, err := relay.NewFileRecorder(record, a.cfg.RecordMaxBytes, a.log)
 		if err != nil {
@@ -133,7 +149,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 	relayCtx, stopRelay := context.WithCancel(context.Background())
 	defer stopRelay()
 	var wg sync.WaitGroup
-	errs := make(chan error, 7) // one per goRun
+	errs := make(chan error, 8) // one per goRun
 	goRun := func(name string, f func() error) {
 		wg.Add(1)
 		go func() {
@@ -209,6 +225,14 @@ func (a *app) serve(ctx context.Context, record string) error {
 				}
 			}()
 			return reg.Run(ctx)
+		})
+	}
+	if !links.Empty() {
+		goRun("remotes", func() error {
+			if !restored() {
+				return nil
+			}
+			return links.Run(ctx)
 		})
 	}
 	goRun("socket", func() error {

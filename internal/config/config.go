@@ -52,6 +52,9 @@ type Config struct {
 	// RecordMaxBytes bounds a `run --record` file; past it recording stops
 	// with a warning.
 	RecordMaxBytes int64 `mapstructure:"record_max_bytes"`
+	// Remotes are the hosts whose logwatch daemons this one subscribes to
+	// through ssh (SPEC §11).
+	Remotes []RemoteConfig `mapstructure:"remotes"`
 
 	// File is the configuration file that was read ("" for none) and Host
 	// the hostname whose overrides were merged ("" for none).
@@ -79,6 +82,40 @@ func (c AgentConfig) RegistryDirs() []string {
 	return out
 }
 
+// RemoteConfig is one remote host (remotes: in the configuration).
+type RemoteConfig struct {
+	Name string `mapstructure:"name"` // its sessions' host field
+	Dest string `mapstructure:"dest"` // the ssh destination
+	// Command is logwatch on the remote, as its shell finds it (default
+	// "logwatch").
+	Command string `mapstructure:"command"`
+	// SSH is extra ssh arguments, before the destination.
+	SSH []string `mapstructure:"ssh"`
+}
+
+// remoteName is what a remote may be called: it is shown in every one of
+// its sessions and typed on command lines.
+var remoteName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+// CheckRemote reports what is wrong with one remote's settings.
+func CheckRemote(r RemoteConfig) error {
+	var errs []error
+	if !remoteName.MatchString(r.Name) {
+		errs = append(errs, fmt.Errorf("name %q: want letters, digits, '.', '_' or '-' (at most 63, not starting with a sign)", r.Name))
+	}
+	switch {
+	case r.Dest == "":
+		errs = append(errs, errors.New("dest is empty (want [user@]host, or a Host of ~/.ssh/config)"))
+	case strings.HasPrefix(r.Dest, "-") || strings.ContainsAny(r.Dest, " \t\n\r\x00"):
+		// ssh would read it as an option (-oProxyCommand=…).
+		errs = append(errs, fmt.Errorf("dest %q is not an ssh destination", r.Dest))
+	}
+	if strings.ContainsAny(r.Command, "\n\r\x00") {
+		errs = append(errs, fmt.Errorf("command %q holds a line break", r.Command))
+	}
+	return errors.Join(errs...)
+}
+
 type InterruptConfig struct {
 	Window     time.Duration `mapstructure:"window"`
 	EscTimeout time.Duration `mapstructure:"esc_timeout"`
@@ -101,6 +138,7 @@ var defaults = map[string]any{
 	"worktrees":             []string{},
 	"turn_quiet":            "3s",
 	"record_max_bytes":      256 << 20,
+	"remotes":               []any{},
 	"http":                  "",
 	"checkpoint":            "${XDG_STATE_HOME:-~/.local/state}/logwatch/checkpoint.json",
 	"log.level":             "info",
@@ -564,6 +602,16 @@ func (c Config) validate() error {
 	case "auto", "console", "json":
 	default:
 		errs = append(errs, fmt.Errorf("log.format must be auto, console or json, got %q", c.Log.Format))
+	}
+	names := map[string]bool{}
+	for i, r := range c.Remotes {
+		if err := CheckRemote(r); err != nil {
+			errs = append(errs, fmt.Errorf("remotes[%d]: %w", i, err))
+		}
+		if names[r.Name] {
+			errs = append(errs, fmt.Errorf("remotes[%d]: name %q is used twice", i, r.Name))
+		}
+		names[r.Name] = true
 	}
 	return errors.Join(errs...)
 }

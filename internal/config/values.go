@@ -24,6 +24,7 @@ func (c Config) Values(socket string) map[string]any {
 		"checkpoint":            c.Checkpoint,
 		"log.level":             c.Log.Level,
 		"log.format":            c.Log.Format,
+		"remotes":               remoteValues(c.Remotes),
 	}
 	for _, s := range parsers.All() {
 		a := c.Agents[string(s.Name)]
@@ -31,6 +32,23 @@ func (c Config) Values(socket string) map[string]any {
 		v["agents."+string(s.Name)+".registry"] = a.RegistryDirs()
 	}
 	return v
+}
+
+// remoteValues shows each remote as "name=dest", with its command and ssh
+// arguments when set.
+func remoteValues(rs []RemoteConfig) []string {
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		s := r.Name + "=" + r.Dest
+		if r.Command != "" {
+			s += " (command " + r.Command + ")"
+		}
+		if len(r.SSH) > 0 {
+			s += " (ssh " + strings.Join(r.SSH, " ") + ")"
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // ShowValue is a value as `logwatch config` prints it.

@@ -68,6 +68,7 @@ var allowed = map[string][]string{
 	"relay/server":   {"parsers/lines", "relay", "relay/peercred", "relay/secret", "relay/wire"},
 	"relay/client":   {"relay/peercred", "relay/wire"},
 	"keytap/proxy":   {"internal/proctree", "keytap", "relay/client", "relay/wire"},
+	"remote":         {"relay/client", "relay/wire"},
 
 	// Above watcher and relay: what runs the pipeline.
 	"pipeline/ingest": {"internal/safeopen", "relay", "watcher", "watcher/registry"},
@@ -82,7 +83,7 @@ var allowed = map[string][]string{
 	"setup/knowngood":     {"internal/atomicfile", "internal/config", "internal/safeopen"},
 
 	// Shared leaves.
-	"internal/config":      {"internal/safeopen", "parsers", "relay/wire"},
+	"internal/config":      {"internal/atomicfile", "internal/safeopen", "parsers", "relay/wire"},
 	"internal/jsonc":       {},
 	"internal/statusview":  {"internal/termsafe", "relay/client", "relay/wire"},
 	"internal/proctree":    {},
@@ -92,6 +93,7 @@ var allowed = map[string][]string{
 	"internal/memtrim":     {},
 	"internal/termsafe":    {},
 	"internal/testsupport": {"internal/udiff"},
+	"internal/sshtest":     {"internal/proctree", "internal/testsupport"},
 	"internal/layout":      {},
 
 	// Driving an agent offline: the fake model servers, the scenario world

@@ -67,7 +67,10 @@ func Events(w io.Writer, ups <-chan client.Update, notice *Notice, asJSON bool, 
 		if ev.Snapshot {
 			tag = " (snapshot)"
 		}
-		fmt.Fprintf(w, "%s %-10s %s %s %s %s %s [%s %s]%s\n", ev.Since.Format("15:04:05.000"), termsafe.Line(ev.State),
+		if ev.Host != "" {
+			tag += " (host " + termsafe.Line(ev.Host) + ")"
+		}
+		fmt.Fprintf(w, "%s %-10s %s %s %s %s %s [%s %s]%s\n", ev.Since.Format("15:04:05.000"), termsafe.Line(StateText(ev)),
 			termsafe.Line(ShortIDs(keys(known))[ev.Session]), termsafe.Line(ev.Agent), orDash(termsafe.Line(ev.Tab)),
 			orDash(termsafe.Line(ev.Reason)), Short(termsafe.Line(ev.Detail), 60), termsafe.Line(ev.Source), termsafe.Line(ev.Rule), tag)
 	}
@@ -114,7 +117,7 @@ func (m *Watch) Apply(u client.Update) {
 	case client.UpdateLost:
 		m.notes.Note = fmt.Sprintf("(lost the daemon: %v; reconnecting)", u.Err)
 	case client.UpdateEvent:
-		m.sessions[u.Event.Session] = u.Event
+		m.sessions[u.Event.Host+"\x00"+u.Event.Session] = u.Event
 	}
 }
 

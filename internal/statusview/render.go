@@ -149,7 +149,7 @@ func Render(w io.Writer, sessions []wire.Event, now time.Time, width int, color 
 			detail := fit(s.Detail, detailW)
 			line := fmt.Sprintf("  %s %-*s %-*s %-*s %-*s %-*s %s%*s %*s",
 				paint(stateColor[s.State], "●"), idW, fit(shortID[s.Session], idW),
-				stateW, fit(s.State, stateW), agentW, fit(s.Agent, agentW), tabW, fit(orDash(s.Tab), tabW),
+				stateW, fit(StateText(s), stateW), agentW, fit(s.Agent, agentW), tabW, fit(orDash(s.Tab), tabW),
 				reasonW, fit(orDash(s.Reason), reasonW),
 				detail, detailW-runeLen(detail), "", ageW, shortAge(now.Sub(s.Since)))
 			fmt.Fprintln(w, strings.TrimRight(line, " "))

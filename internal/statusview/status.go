@@ -44,13 +44,10 @@ func WriteStatus(w io.Writer, st wire.Status, all bool, now time.Time) {
 			hidden++
 			continue
 		}
-		where := s.Worktree
-		if where == "" {
-			where = s.Cwd
-		}
+		where := whereOf(s)
 		// Every cell from the daemon is escaped: a tab or newline in one
 		// would also make a column or a line of its own.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(s.State), termsafe.Line(s.Agent),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(StateText(s)), termsafe.Line(s.Agent),
 			termsafe.Line(shortID[s.Session]), orDash(termsafe.Line(s.Tab)), process(s), orDash(termsafe.Line(where)),
 			orDash(termsafe.Line(s.Reason)), orDash(Short(termsafe.Line(s.Detail), 40)), age.Round(time.Second))
 	}
@@ -58,6 +55,12 @@ func WriteStatus(w io.Writer, st wire.Status, all bool, now time.Time) {
 	if hidden > 0 {
 		fmt.Fprintf(w, "(%d sessions of the history not shown: no live process, no change in the last %s; --all shows them)\n",
 			hidden, shortAge(RecentChange))
+	}
+	if len(st.Remotes) > 0 {
+		fmt.Fprintln(w)
+		for _, r := range st.Remotes {
+			fmt.Fprintf(w, "remote %s (%s): %s\n", termsafe.Line(r.Name), termsafe.Line(r.Dest), termsafe.Line(RemoteLine(r, now)))
+		}
 	}
 	c := st.Counters
 	fmt.Fprintf(w, "\nhooks %d received, %d dropped, %d unknown; lines %d, %d malformed, %d oversized\n",
@@ -130,10 +133,44 @@ func orDash(s string) string {
 	return s
 }
 
-// whereOf is the session's worktree, else its cwd.
+// whereOf is the session's worktree, else its cwd; a remote session's is
+// prefixed with its host, as ssh and scp write it.
 func whereOf(ev wire.Event) string {
-	if ev.Worktree != "" {
-		return ev.Worktree
+	where := ev.Worktree
+	if where == "" {
+		where = ev.Cwd
 	}
-	return ev.Cwd
+	if ev.Host != "" {
+		return ev.Host + ":" + where
+	}
+	return where
+}
+
+// StateText is the state as the views show it: a stale remote session's
+// (its link is down: the last state its host sent) with a question mark.
+func StateText(ev wire.Event) string {
+	if ev.Stale {
+		return ev.State + "?"
+	}
+	return ev.State
+}
+
+// RemoteLine says how a remote's link is: up with its release and
+// sessions, or since when it is not, why, and what to do.
+func RemoteLine(r wire.RemoteState, now time.Time) string {
+	since := now.Sub(r.Since).Round(time.Second)
+	switch r.State {
+	case wire.RemoteUp:
+		return fmt.Sprintf("up %s, logwatch %s, %d sessions", since, r.Version, r.Sessions)
+	case wire.RemoteConnecting:
+		return fmt.Sprintf("connecting (%s)", since)
+	}
+	line := fmt.Sprintf("%s %s: %s", r.State, since, r.Error)
+	if r.Sessions > 0 {
+		line += fmt.Sprintf("; its %d sessions show their last state, marked ?", r.Sessions)
+	}
+	if r.Fix != "" {
+		line += "; fix: " + r.Fix
+	}
+	return line
 }

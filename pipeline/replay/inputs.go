@@ -54,7 +54,11 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 			}
 			out = append(out, in)
 		case relay.RecAck:
-			out = append(out, Input{At: l.T, Kind: relay.RecAck, Session: l.Session})
+			out = append(out, Input{At: l.T, Kind: relay.RecAck, Session: l.Session, Host: l.Host})
+		case relay.RecRemote:
+			if l.Remote != nil {
+				out = append(out, Input{At: l.T, Kind: relay.RecRemote, Remote: l.Remote})
+			}
 		case relay.RecTabClosed:
 			out = append(out, Input{At: l.T, Kind: relay.RecTabClosed, Tab: l.Tab})
 		case relay.RecGone:

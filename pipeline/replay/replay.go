@@ -51,6 +51,10 @@ type Input struct {
 	Key       string
 	Pressed   time.Time // a key's press (zero: when applied)
 	Session   string
+	Host      string // ack: the remote named
+
+	// remote: what a remote's link reported
+	Remote *relay.RemoteUpdate
 
 	// registry, registry_removed, registry_listed, exit, tab_process,
 	// oversized, proc: the relay.RecordLine fields of the same names.
@@ -294,7 +298,11 @@ func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, stores *stor
 	case relay.RecKey:
 		_ = r.Key(ctx, in.Tab, in.Key, in.Pressed)
 	case relay.RecAck:
-		_ = r.Ack(ctx, in.Session)
+		_ = r.AckHost(ctx, in.Host, in.Session)
+	case relay.RecRemote:
+		if in.Remote != nil {
+			r.Remote(*in.Remote)
+		}
 	case relay.RecTabClosed:
 		_, _ = r.TabClosed(ctx, in.Tab)
 	case relay.RecGone:

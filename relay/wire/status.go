@@ -25,6 +25,14 @@ type Event struct {
 	// it (0: not known), Live whether it still runs.
 	Pid  int  `json:"pid,omitempty"`
 	Live bool `json:"live,omitempty"`
+	// Host is the remote (remotes: in the configuration) the session runs
+	// on, "" for this machine. Stale marks a remote session whose link is
+	// down: its state is the last the remote sent, since StaleSince, for
+	// StaleReason.
+	Host        string     `json:"host,omitempty"`
+	Stale       bool       `json:"stale,omitempty"`
+	StaleReason string     `json:"stale_reason,omitempty"`
+	StaleSince  *time.Time `json:"stale_since,omitempty"`
 }
 
 // Counters are the relay's running totals (`logwatch status`).
@@ -82,11 +90,33 @@ type Status struct {
 	Sessions  []Event         `json:"sessions"`  // never null: [] when there is none
 	Worktrees []WorktreeState `json:"worktrees"` // never null
 	Roots     []string        `json:"roots"`     // the log roots searched, never null
+	Remotes   []RemoteState   `json:"remotes"`   // the configured remotes, never null
 	Counters  Counters        `json:"counters"`
+}
+
+// RemoteState is one configured remote's link, as the daemon last saw it.
+type RemoteState struct {
+	Name string `json:"name"`
+	Dest string `json:"dest"`
+	// State is "connecting" (never up yet), "up", "down" (lost; its
+	// sessions are stale) or "unusable" (the remote's logwatch is missing
+	// or speaks another protocol: Error says which, Fix what to do).
+	State    string    `json:"state"`
+	Since    time.Time `json:"since"`
+	Error    string    `json:"error,omitempty"`
+	Fix      string    `json:"fix,omitempty"`
+	Version  string    `json:"version,omitempty"`  // the remote's logwatch
+	Protocol int       `json:"protocol,omitempty"` // the remote's socket protocol
+	Sessions int       `json:"sessions"`
+	// Links counts the subscriptions made (1 + the reconnects), Attempts
+	// the links that failed or dropped.
+	Links    int64 `json:"links"`
+	Attempts int64 `json:"attempts"`
 }
 
 // WorktreeState is one registered worktree's row: its most urgent session.
 type WorktreeState struct {
+	Host     string `json:"host,omitempty"` // a remote's worktree ("" here)
 	Path     string `json:"path"`
 	State    string `json:"state"`
 	Sessions int    `json:"sessions"`
@@ -106,3 +136,28 @@ type ConnCounters struct {
 	StatusServed int64 `json:"status_served"`
 	StatusBusy   int64 `json:"status_busy"`
 }
+
+// RemoteUpdate is what a remote's link (package remote) reports to the
+// daemon that subscribed through it: the link's state, the remote's
+// snapshot and its changes. Kind is one of the Remote* kinds.
+type RemoteUpdate struct {
+	Remote   string  `json:"remote"`
+	Dest     string  `json:"dest,omitempty"`
+	Kind     string  `json:"kind"`
+	Version  string  `json:"version,omitempty"`  // up: the remote's logwatch
+	Protocol int     `json:"protocol,omitempty"` // up, unusable: its protocol
+	Events   []Event `json:"events,omitempty"`   // snapshot
+	Event    *Event  `json:"event,omitempty"`    // event
+	Error    string  `json:"error,omitempty"`    // down, unusable
+	Fix      string  `json:"fix,omitempty"`      // unusable: what to do
+}
+
+// RemoteUpdate kinds, and RemoteState.State's values.
+const (
+	RemoteConnecting = "connecting" // a link is being made (never up yet)
+	RemoteUp         = "up"         // subscribed: the snapshot follows
+	RemoteSnapshot   = "snapshot"   // the remote's every session
+	RemoteEvent      = "event"      // one change
+	RemoteDown       = "down"       // the link dropped: its sessions are stale
+	RemoteUnusable   = "unusable"   // logwatch missing or too old there
+)

@@ -38,6 +38,7 @@ type Request struct {
 	Tab     string          `json:"tab,omitempty"`     // hook, key, tab_opened, tab_closed
 	Pid     int             `json:"pid,omitempty"`     // tab_opened; optional on key, tab_closed: the tab's child process
 	Session string          `json:"session,omitempty"` // ack
+	Host    string          `json:"host,omitempty"`    // ack: the remote the session runs on ("" here)
 	Key     string          `json:"key,omitempty"`     // key: esc, ctrl-c
 	At      *time.Time      `json:"at,omitempty"`      // key: when it was pressed (default: when received)
 	Payload json.RawMessage `json:"payload,omitempty"` // hook: the agent's payload, verbatim

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/internal/sshtest"
+)
+
+// A remote host, for real: an OpenSSH server on a loopback port letting in
+// a throwaway user, a second `logwatch run` as that user, and this
+// machine's daemon subscribed to it through the system's ssh client.
+
+// remoteHost is the remote side: its sshd, its user's logwatch daemon and
+// what that daemon watches.
+type remoteHost struct {
+	t       *testing.T
+	ssh     *sshtest.Server
+	bin     string // logwatch there
+	agent   string // the fake agent there
+	config  string // its logwatch configuration
+	claude  string // its Claude projects root
+	socket  string
+	daemon  *exec.Cmd
+	logFile string
+}
+
+// startRemoteHost starts sshd and the remote user's daemon.
+func startRemoteHost(t *testing.T) *remoteHost {
+	t.Helper()
+	s := sshtest.Start(t)
+	h := &remoteHost{t: t, ssh: s, bin: filepath.Join(s.Base, "logwatch"), agent: filepath.Join(s.Base, "fakeagent"),
+		config: filepath.Join(s.Base, "config.yaml"), claude: filepath.Join(s.Base, "claude"),
+		socket: filepath.Join(s.Base, "run", "lw.sock"), logFile: filepath.Join(s.Base, "daemon.log")}
+	copyFile(t, bin, h.bin)
+	copyFile(t, fakeAgent(t), h.agent)
+	if err := os.MkdirAll(filepath.Join(h.claude, "-w-app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, h.config, fmt.Sprintf(`socket: %s
+agents:
+  claude: {roots: [%s], registry: []}
+checkpoint: ""
+turn_quiet: 1s
+log: {level: debug}
+`, h.socket, h.claude))
+	s.Own(t, s.Base)
+	h.start()
+	return h
+}
+
+func (h *remoteHost) start() {
+	h.t.Helper()
+	logf, err := os.OpenFile(h.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	cmd := h.ssh.Command([]string{"LOGWATCH_CONFIG=" + h.config}, h.bin, "run")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	logf.Close()
+	h.daemon = cmd
+	h.t.Cleanup(func() {
+		h.stop()
+		if h.t.Failed() {
+			b, _ := os.ReadFile(h.logFile)
+			h.t.Logf("remote daemon log:\n%s", b)
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(h.socket); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatal("the remote daemon never made its socket")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (h *remoteHost) stop() {
+	if h.daemon != nil && h.daemon.ProcessState == nil {
+		h.daemon.Process.Signal(os.Interrupt)
+		h.daemon.Wait()
+	}
+}
+
+// command is the remote shell's command line that runs logwatch there.
+func (h *remoteHost) command() string { return "LOGWATCH_CONFIG=" + h.config + " " + h.bin }
+
+// localWithRemotes starts this machine's daemon with remotes: box (the
+// remote host's logwatch) and each of extra, "name=command".
+func localWithRemotes(t *testing.T, h *remoteHost, args []string, extra ...string) *e2e {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	var b strings.Builder
+	b.WriteString("remotes:\n")
+	entry := func(name, command string) {
+		fmt.Fprintf(&b, "  - {name: %s, dest: %s, command: %q, ssh: [\"-F\", %q]}\n", name, sshtest.Host, command, h.ssh.Config)
+	}
+	entry("box", h.command())
+	for _, x := range extra {
+		name, command, _ := strings.Cut(x, "=")
+		entry(name, command)
+	}
+	write(t, cfg, b.String())
+	return startE2EArgs(t, args, "LOGWATCH_CONFIG="+cfg)
+}
+
+// remoteState is the local status's view of a remote's link.
+func remoteState(e *e2e, name string) map[string]any {
+	rs, _ := e.status()["remotes"].([]any)
+	for _, r := range rs {
+		if m, _ := r.(map[string]any); m["name"] == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// waitRemote waits until the local daemon says the remote's link is state.
+func waitRemote(e *e2e, name, state string) map[string]any {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := remoteState(e, name)
+		if r["state"] == state {
+			return r
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("remote %s: never %s (now %v)", name, state, r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// wantHost is want for a remote session: its next change, with its host.
+func wantHost(e *e2e, host, session, state, reason, source string) map[string]any {
+	e.t.Helper()
+	ev := e.want(session, state, reason, source)
+	if ev["host"] != host {
+		e.t.Fatalf("%s: host %v, want %s (%v)", session, ev["host"], host, ev)
+	}
+	return ev
+}
+
+func TestRemoteHost(t *testing.T) {
+	h := startRemoteHost(t)
+	e := localWithRemotes(t, h, nil, "bare=/nonexistent/logwatch")
+	waitRemote(e, "box", "up")
+
+	// A remote session's turn, from its log there, shows here with its host.
+	sid := newUUID()
+	transcript := filepath.Join(h.claude, "-w-app", sid+".jsonl")
+	line := func(content string) string {
+		return fmt.Sprintf(`{"type":"user","sessionId":%q,"cwd":"/w/app","timestamp":%q,"message":{"role":"user","content":%q}}`,
+			sid, time.Now().UTC().Format(time.RFC3339Nano), content)
+	}
+	e.append(transcript, line("port the parser"))
+	ev := wantHost(e, "box", sid, "working", "prompt", "log")
+	if ev["tab"] != "" || ev["stale"] != nil {
+		t.Fatalf("a remote session nobody typed into: %v", ev)
+	}
+
+	// A remote without logwatch is reported with the fix, and not asked
+	// again in a tight loop.
+	bare := waitRemote(e, "bare", "unusable")
+	if !strings.Contains(fmt.Sprint(bare["error"]), "not found") || !strings.Contains(fmt.Sprint(bare["fix"]), "install logwatch") {
+		t.Fatalf("a remote without logwatch: %v", bare)
+	}
+	out, _, _ := cli(t, e.env, "status")
+	if !strings.Contains(out, "remote bare") || !strings.Contains(out, "fix: install logwatch") {
+		t.Fatalf("status does not report the unusable remote:\n%s", out)
+	}
+
+	// The link drops (sshd gone, the connection killed): the remote session
+	// keeps its last state, marked stale; nothing is made up meanwhile.
+	h.ssh.Stop(t)
+	ev = wantHost(e, "box", sid, "working", "prompt", "log")
+	if ev["stale"] != true || ev["stale_reason"] == "" || ev["stale_since"] == nil || ev["rule"] != "remote.stale" {
+		t.Fatalf("a remote session whose link dropped: %v", ev)
+	}
+	waitRemote(e, "box", "down")
+	// Its turn ends there while the link is down...
+	h.appendAssistantEnd(transcript, sid)
+	e.quiet(sid, time.Second)
+	// ...and the reconnect converges on the remote's snapshot.
+	h.ssh.Restart(t)
+	ev = wantHost(e, "box", sid, "done", "turn_end", "")
+	if ev["stale"] != nil {
+		t.Fatalf("the snapshot after the reconnect: %v", ev)
+	}
+	if r := waitRemote(e, "box", "up"); r["links"].(float64) < 2 {
+		t.Fatalf("the link was made once: %v", r)
+	}
+	if n := remoteState(e, "bare")["attempts"].(float64); n > 2 {
+		t.Fatalf("the remote without logwatch was asked %v times within seconds", n)
+	}
+
+	// An acknowledgement of the remote session goes to its host, whose
+	// change brings it back.
+	if _, stderr, code := cli(t, e.env, "ack", "--session", sid); code != 0 {
+		t.Fatalf("ack of a remote session: exit %d: %s", code, stderr)
+	}
+	wantHost(e, "box", sid, "ready", "acknowledged", "api")
+}
+
+func TestRemoteKeyConfirmed(t *testing.T) {
+	h := startRemoteHost(t)
+	rec := filepath.Join(t.TempDir(), "remote.rec.jsonl")
+	e := localWithRemotes(t, h, []string{"--record", rec})
+	waitRemote(e, "box", "up")
+
+	// A local tab runs ssh to the host, under wrap; the agent is there.
+	sid := newUUID()
+	remoteCmd := fmt.Sprintf("cd /tmp && LOGWATCH_CONFIG=%s %s --agent claude --logwatch %s --session %s --root %s",
+		h.config, h.agent, h.bin, sid, h.claude)
+	cmd := exec.Command(bin, "wrap", "--tab", "T1", "--", "ssh", "-F", h.ssh.Config, "-tt", sshtest.Host, remoteCmd)
+	cmd.Env = e.env
+	w := &wrapped{t: t, session: sid, cmd: cmd, exited: make(chan struct{})}
+	w.ptyScreen = startPTY(t, cmd, 24, 100)
+	go func() {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			w.code = ee.ExitCode()
+		}
+		close(w.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-w.exited:
+		default:
+			cmd.Process.Kill()
+			<-w.exited
+		}
+		w.close()
+		if t.Failed() {
+			t.Logf("screen:\n%q", w.text())
+		}
+	})
+	w.waitText("ready\r\n")
+	wantHost(e, "box", sid, "ready", "session_start", "hook")
+
+	// The Enter typed here binds the remote session whose turn it started.
+	w.prompt("refactor the parser")
+	ev := wantHost(e, "box", sid, "working", "prompt", "hook")
+	if ev["tab"] != "T1" {
+		t.Fatalf("the remote session's turn after an Enter in T1: %v", ev)
+	}
+	// Esc here; the marker in the log there confirms it: key+log.
+	w.typ("\x1b")
+	w.waitText("interrupted\r\n")
+	ev = wantHost(e, "box", sid, "ready", "interrupted", "key+log")
+	if ev["tab"] != "T1" || ev["rule"] != "key.confirmed" {
+		t.Fatalf("the remote interrupt: %v", ev)
+	}
+	st := e.status()
+	if counter(st, "interrupts_confirmed") != 1 || counter(st, "binds_submit") != 1 {
+		t.Fatalf("counters: %v", st["counters"])
+	}
+	// Esc at the idle prompt: nothing.
+	w.typ("\x1b")
+	e.quiet(sid, pastWindow)
+
+	// The recording replays to the same changes: what the link reported is
+	// an input like any other.
+	e.daemon.Process.Signal(syscall.SIGTERM)
+	e.daemon.Wait()
+	if n := strings.Count(strings.Join(recordedChanges(t, rec), "\n"), sid); n < 3 {
+		t.Fatalf("the recording holds %d changes of the remote session", n)
+	}
+	if out, stderr, code := cli(t, nil, "replay", "--check", rec); code != 0 {
+		t.Fatalf("replay --check of the recording: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// appendAssistantEnd writes a turn's final assistant message and Claude's
+// turn_duration record to the remote session's transcript.
+func (h *remoteHost) appendAssistantEnd(path, sid string) {
+	h.t.Helper()
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintf(f, `{"type":"assistant","sessionId":%q,"cwd":"/w/app","timestamp":%q,"message":{"role":"assistant","stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}}`+"\n", sid, now)
+	fmt.Fprintf(f, `{"type":"system","subtype":"turn_duration","sessionId":%q,"cwd":"/w/app","timestamp":%q,"durationMs":1200}`+"\n", sid, now)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,429 @@
+package relay
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/relay/session"
+	"github.com/logwatch/logwatch/relay/wire"
+)
+
+// Remote hosts (SPEC §11). Each configured remote runs a logwatch of its
+// own; a link (package remote) subscribes to it through ssh and reports
+// what it hears as RemoteUpdates. The machine keeps each remote session as
+// the remote last sent it and republishes it with its host. It never
+// decides a remote session's state: the remote does, from its own logs and
+// hooks. What is decided here is what only this machine can know:
+//
+//   - which local tab shows the session (rule remote.bind.submit: the
+//     submit correlation of submitbind.go, judged by the arrival of the
+//     remote's turn start, since the two hosts' clocks need not agree);
+//   - whether an interrupt the remote's log reported answers a key pressed
+//     here (key.confirmed, source key+log, as for a local session);
+//   - staleness: a link that drops leaves its sessions in their last
+//     state, marked stale with the reason and since when, until the next
+//     snapshot replaces them (rule remote.snapshot).
+
+const (
+	RemoteConnecting = wire.RemoteConnecting
+	RemoteUp         = wire.RemoteUp
+	RemoteSnapshot   = wire.RemoteSnapshot
+	RemoteEvent      = wire.RemoteEvent
+	RemoteDown       = wire.RemoteDown
+	RemoteUnusable   = wire.RemoteUnusable
+)
+
+// remotes is every remote link's view.
+type remotes struct {
+	hosts map[string]*remoteHost
+	tabs  map[string]rkey // local tab → the remote session it shows
+}
+
+type rkey struct{ host, id string }
+
+// String names the session in a window (window.session): hosts and ids
+// hold no NUL (validID refuses none, but a remote's ids went through its
+// own validID, and wire JSON escapes them).
+func (k rkey) String() string { return "\x00" + k.host + "\x00" + k.id }
+
+type remoteHost struct {
+	st       wire.RemoteState
+	sessions map[string]*rsession
+	snapped  bool // a snapshot was folded: later ones are changes, not start-up
+}
+
+// rsession is a remote session as last received, and what this machine
+// adds: its local tab and its staleness.
+type rsession struct {
+	ev         Event
+	tab        string
+	stale      string    // why its link is down ("": it is not)
+	staleSince time.Time // since when
+}
+
+func (m *machine) remoteHost(name string) *remoteHost {
+	if m.rem.hosts == nil {
+		m.rem.hosts = map[string]*remoteHost{}
+		m.rem.tabs = map[string]rkey{}
+	}
+	h := m.rem.hosts[name]
+	if h == nil {
+		h = &remoteHost{st: wire.RemoteState{Name: name, State: RemoteConnecting, Since: m.now},
+			sessions: map[string]*rsession{}}
+		m.rem.hosts[name] = h
+	}
+	return h
+}
+
+// remote folds one update of a remote's link.
+func (m *machine) remote(u wire.RemoteUpdate) {
+	h := m.remoteHost(u.Remote)
+	if u.Dest != "" {
+		h.st.Dest = u.Dest
+	}
+	switch u.Kind {
+	case RemoteConnecting:
+		h.st.State, h.st.Since = RemoteConnecting, m.now
+	case RemoteUp:
+		h.st.State, h.st.Since, h.st.Error, h.st.Fix = RemoteUp, m.now, "", ""
+		h.st.Version, h.st.Protocol = u.Version, u.Protocol
+		h.st.Links++
+	case RemoteSnapshot:
+		m.remoteSnapshot(h, u.Events)
+	case RemoteEvent:
+		if u.Event != nil && u.Event.Session != "" {
+			m.remoteEvent(h, *u.Event, false)
+		}
+	case RemoteDown, RemoteUnusable:
+		h.st.Attempts++
+		h.st.State, h.st.Since, h.st.Error, h.st.Fix = u.Kind, m.now, u.Error, u.Fix
+		if u.Kind == RemoteDown && u.Protocol != 0 {
+			h.st.Protocol = u.Protocol
+		}
+		m.remoteStale(h, u.Error)
+	}
+}
+
+// remoteStale marks every session of a remote whose link is down: the last
+// state it sent stands, flagged, never a state made up here.
+func (m *machine) remoteStale(h *remoteHost, why string) {
+	if why == "" {
+		why = "link down"
+	}
+	for _, id := range slices.Sorted(maps.Keys(h.sessions)) {
+		rs := h.sessions[id]
+		if rs.stale != "" {
+			continue
+		}
+		rs.stale, rs.staleSince = why, m.now
+		ev := rs.ev
+		ev.Rule = "remote.stale"
+		m.publishRemote(h, rs, ev, false)
+	}
+}
+
+// remoteSnapshot folds a (re)subscription's snapshot: it replaces what the
+// link knew. A session it lacks is gone from the remote (its daemon
+// forgot it): it is published once more, ended, and dropped.
+func (m *machine) remoteSnapshot(h *remoteHost, evs []Event) {
+	seen := make(map[string]bool, len(evs))
+	for _, ev := range evs {
+		if ev.Session == "" {
+			continue
+		}
+		seen[ev.Session] = true
+		m.remoteEvent(h, ev, !h.snapped)
+	}
+	for _, id := range slices.Sorted(maps.Keys(h.sessions)) {
+		if seen[id] {
+			continue
+		}
+		rs := h.sessions[id]
+		rs.stale = ""
+		ev := rs.ev
+		ev.State, ev.Reason, ev.Detail, ev.Source, ev.Rule = string(session.Ended), "gone_from_host", "", "remote", "remote.gone"
+		ev.Since = m.now
+		rs.ev = ev
+		m.publishRemote(h, rs, ev, false)
+		m.unbindRemote(rs)
+		delete(h.sessions, id)
+	}
+	h.snapped = true
+}
+
+// remoteEvent folds one session's state as the remote sent it (a change,
+// or a snapshot line).
+func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap bool) {
+	rs := h.sessions[ev.Session]
+	var prev *Event
+	if rs == nil {
+		rs = &rsession{}
+		h.sessions[ev.Session] = rs
+	} else {
+		p := rs.ev
+		prev = &p
+	}
+	wasStale := rs.stale != ""
+	rs.stale = ""
+	ev = remoteOwn(ev)
+	rs.ev = ev
+	if !bootstrap && ev.State == string(session.Working) && ev.Reason == session.ReasonPrompt &&
+		(prev == nil || prev.State != ev.State || !prev.Since.Equal(ev.Since)) {
+		m.remoteTurnStarted(h, rs)
+	}
+	m.remoteConfirm(h, rs, &ev, prev)
+	if prev != nil && !wasStale && sameRemote(*prev, ev) {
+		return // nothing new (a remote's republish of its own tab, say)
+	}
+	if wasStale && ev.Rule == "" {
+		ev.Rule = "remote.snapshot"
+	}
+	m.publishRemote(h, rs, ev, bootstrap)
+}
+
+// remoteOwn keeps of a remote's event what is the remote's to say: its
+// sequence, tab, pid and subscription flags mean nothing here.
+func remoteOwn(ev Event) Event {
+	ev.Seq, ev.Snapshot, ev.Bootstrap, ev.Resync = 0, false, false, false
+	ev.Tab, ev.Pid, ev.Live, ev.WorktreeState = "", 0, false, ""
+	ev.Host, ev.Stale, ev.StaleReason, ev.StaleSince = "", false, "", nil
+	return ev
+}
+
+// sameRemote reports whether two states of a remote session would be
+// published alike.
+func sameRemote(a, b Event) bool {
+	return a.State == b.State && a.Reason == b.Reason && a.Detail == b.Detail && a.Source == b.Source &&
+		a.Rule == b.Rule && a.Since.Equal(b.Since) && a.Cwd == b.Cwd && a.Worktree == b.Worktree && a.Agent == b.Agent
+}
+
+// remoteTurnStarted applies remote.bind.submit: a remote session's new turn
+// binds it to the one local tab with an unused submit within the agent's
+// submit window before the turn start arrived. The remote's log reached
+// its daemon, then crossed ssh: the submit, reported locally, is always
+// first. Its own stamps are the remote host's clock, so the arrival is
+// the measure. Two candidate tabs or more: none (a wrong tab is worse).
+func (m *machine) remoteTurnStarted(h *remoteHost, rs *rsession) {
+	if rs.tab != "" {
+		delete(m.bind.submits, rs.tab) // the tab's Enter that started this turn
+		return
+	}
+	w := windowOf(parsers.Agent(rs.ev.Agent))
+	switch cands := m.candidates(m.now, w); len(cands) {
+	case 0:
+	case 1:
+		tab := cands[0]
+		ms := m.now.Sub(m.bind.submits[tab]).Milliseconds()
+		delete(m.bind.submits, tab)
+		m.unbindRemoteTab(tab)
+		rs.tab = tab
+		m.rem.tabs[tab] = rkey{h.st.Name, rs.ev.Session}
+		m.counters.BindsSubmit++
+		m.counters.SubmitToTurnLastMs = ms
+		m.counters.SubmitToTurnMaxMs = max(m.counters.SubmitToTurnMaxMs, ms)
+		m.log.Debug().Str("host", h.st.Name).Str("session", rs.ev.Session).Str("tab", tab).
+			Int64("submit_to_turn_ms", ms).Str("rule", "remote.bind.submit").Msg("remote session bound to its tab by its submit")
+	default:
+		for _, tab := range cands {
+			delete(m.bind.submits, tab)
+		}
+		m.counters.BindsAmbiguous++
+		m.log.Debug().Str("host", h.st.Name).Str("session", rs.ev.Session).Strs("tabs", cands).
+			Str("rule", "bind.ambiguous").Msg("remote turn start follows submits in several tabs: no tab bound")
+	}
+}
+
+// remoteShows returns the live remote session tab shows, or nil.
+func (m *machine) remoteShows(tab string) *rsession {
+	k, ok := m.rem.tabs[tab]
+	if !ok {
+		return nil
+	}
+	h := m.rem.hosts[k.host]
+	if h == nil {
+		return nil
+	}
+	rs := h.sessions[k.id]
+	if rs == nil || rs.ev.State == string(session.Ended) {
+		return nil
+	}
+	return rs
+}
+
+// unbindRemoteTab frees tab of the remote session it showed.
+func (m *machine) unbindRemoteTab(tab string) {
+	k, ok := m.rem.tabs[tab]
+	if !ok {
+		return
+	}
+	delete(m.rem.tabs, tab)
+	if h := m.rem.hosts[k.host]; h != nil {
+		if rs := h.sessions[k.id]; rs != nil && rs.tab == tab {
+			rs.tab = ""
+		}
+	}
+}
+
+func (m *machine) unbindRemote(rs *rsession) {
+	if rs.tab != "" {
+		m.unbindRemoteTab(rs.tab)
+	}
+}
+
+// remoteKey opens tab's confirmation window for the remote session it
+// shows: the remote's next change, an interrupt its log reported within
+// the window, is the key's confirmation.
+func (m *machine) remoteKey(tab string, h string, rs *rsession, key string, at time.Time) {
+	if rs.stale != "" || rs.ev.State != string(session.Working) && rs.ev.State != string(session.Waiting) {
+		return
+	}
+	m.counters.InterruptCandidates++
+	m.closeWindow(tab)
+	m.openWindow(tab, &window{session: rkey{h, rs.ev.Session}.String(), key: key, at: at})
+}
+
+// remoteConfirm applies key.confirmed to a remote session's change: an
+// interrupt arriving while its tab's window is open answers the key; any
+// other move out of the turn closes the window unconfirmed.
+func (m *machine) remoteConfirm(h *remoteHost, rs *rsession, ev *Event, prev *Event) {
+	if rs.tab == "" {
+		return
+	}
+	w := m.windows[rs.tab]
+	if w == nil || w.expired || w.session != (rkey{h.st.Name, rs.ev.Session}).String() {
+		return
+	}
+	if prev != nil && sameRemote(*prev, *ev) {
+		return
+	}
+	switch {
+	case ev.State == string(session.Ready) && ev.Reason == session.ReasonInterrupted:
+		ms := m.now.Sub(w.at).Milliseconds()
+		m.counters.InterruptsConfirmed++
+		m.counters.KeyToMarkerLastMs = ms
+		m.counters.KeyToMarkerMaxMs = max(m.counters.KeyToMarkerMaxMs, ms)
+		ev.Source, ev.Rule = session.SourceKeyLog, "key.confirmed"
+		rs.ev.Source, rs.ev.Rule = ev.Source, ev.Rule
+		m.closeWindow(rs.tab)
+	case ev.State != string(session.Working) && ev.State != string(session.Waiting),
+		ev.Reason == session.ReasonPrompt && prev != nil && !prev.Since.Equal(ev.Since):
+		m.counters.InterruptsUnconfirmed++
+		m.closeWindow(rs.tab)
+	}
+}
+
+// publishRemote publishes a remote session's state with its host, its
+// local tab and its staleness.
+func (m *machine) publishRemote(h *remoteHost, rs *rsession, ev Event, bootstrap bool) {
+	m.seq++
+	ev = m.remoteView(h, rs, ev)
+	ev.Seq, ev.Bootstrap = m.seq, bootstrap
+	m.log.Debug().Str("host", ev.Host).Str("session", ev.Session).Str("state", ev.State).Str("reason", ev.Reason).
+		Str("source", ev.Source).Str("rule", ev.Rule).Bool("stale", ev.Stale).Uint64("seq", ev.Seq).Msg("state")
+	if len(m.out.events) >= outboxBatch && m.out.full != nil {
+		m.out.full()
+	}
+	m.out.events = append(m.out.events, ev)
+}
+
+// remoteView is a remote session as this machine shows it.
+func (m *machine) remoteView(h *remoteHost, rs *rsession, ev Event) Event {
+	ev.Host, ev.Tab = h.st.Name, rs.tab
+	if rs.stale != "" {
+		since := rs.staleSince
+		ev.Stale, ev.StaleReason, ev.StaleSince = true, rs.stale, &since
+	}
+	if ev.Worktree != "" {
+		ev.WorktreeState = h.rowState(ev.Worktree)
+	}
+	return ev
+}
+
+// rowState is the most urgent state of the remote's sessions in worktree wt.
+func (h *remoteHost) rowState(wt string) string {
+	best := session.State("")
+	for _, rs := range h.sessions {
+		if st := session.State(rs.ev.State); rs.ev.Worktree == wt && (best == "" || st.Urgency() > best.Urgency()) {
+			best = st
+		}
+	}
+	return string(best)
+}
+
+// sortedRemotes is every remote, by name.
+func (m *machine) sortedRemotes() []*remoteHost {
+	out := make([]*remoteHost, 0, len(m.rem.hosts))
+	for _, name := range slices.Sorted(maps.Keys(m.rem.hosts)) {
+		out = append(out, m.rem.hosts[name])
+	}
+	return out
+}
+
+// eachRemoteRow calls fn with each remote session as shown, by host and id.
+func (m *machine) eachRemoteRow(fn func(Event)) {
+	for _, h := range m.sortedRemotes() {
+		for _, id := range slices.Sorted(maps.Keys(h.sessions)) {
+			rs := h.sessions[id]
+			fn(m.remoteView(h, rs, rs.ev))
+		}
+	}
+}
+
+// remoteRows is how many remote sessions eachRemoteRow visits.
+func (m *machine) remoteRows() int {
+	n := 0
+	for _, h := range m.rem.hosts {
+		n += len(h.sessions)
+	}
+	return n
+}
+
+// remoteStatus adds the remotes, their sessions and worktree rows to st.
+func (m *machine) remoteStatus(st *Status) {
+	st.Remotes = []wire.RemoteState{}
+	for _, h := range m.sortedRemotes() {
+		rs := h.st
+		rs.Sessions = len(h.sessions)
+		st.Remotes = append(st.Remotes, rs)
+		wts := map[string]int{}
+		for _, s := range h.sessions {
+			if s.ev.Worktree != "" {
+				wts[s.ev.Worktree]++
+			}
+		}
+		for _, wt := range slices.Sorted(maps.Keys(wts)) {
+			st.Worktrees = append(st.Worktrees, WorktreeState{Host: h.st.Name, Path: wt, State: h.rowState(wt), Sessions: wts[wt]})
+		}
+	}
+	m.eachRemoteRow(func(ev Event) { st.Sessions = append(st.Sessions, ev) })
+}
+
+// ErrRemoteDown refuses a request for a remote session whose link is down.
+var ErrRemoteDown = fmt.Errorf("remote link down")
+
+// remoteAck forwards an acknowledgement to the remote the session runs on
+// (host "" : the one remote that has it). The remote's answer comes back
+// as its change, done → ready: nothing is made up here meanwhile.
+func (m *machine) remoteAck(host, id string) (bool, error) {
+	var found *remoteHost
+	for _, h := range m.sortedRemotes() {
+		if (host == "" || h.st.Name == host) && h.sessions[id] != nil {
+			if found != nil {
+				return true, fmt.Errorf("%w: %s runs on %s and %s: name the host", ErrBadRequest, id, found.st.Name, h.st.Name)
+			}
+			found = h
+		}
+	}
+	if found == nil {
+		return false, nil
+	}
+	if found.st.State != RemoteUp {
+		return true, fmt.Errorf("%w: %s (%s): acknowledge it once it is back", ErrRemoteDown, found.st.Name, found.st.State)
+	}
+	m.out.effects = append(m.out.effects, effect{kind: fxRemote, remote: found.st.Name,
+		req: wire.Request{Op: wire.OpAck, Session: id}})
+	return true, nil
+}

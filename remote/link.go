@@ -1,0 +1,457 @@
+// Package remote links this machine's daemon to the logwatch daemons of
+// remote hosts (SPEC §11), through the system's ssh client: each link runs
+// `ssh -T DEST logwatch remote serve`, so the user's keys, agent,
+// ProxyJump, ControlMaster and known_hosts apply, and nothing listens
+// anywhere. What the remote sends (its snapshot, its changes) and what
+// becomes of the link are reported to a Sink as wire.RemoteUpdates; the
+// relay turns them into sessions with a host. Requests for a remote
+// session (an acknowledgement) go back up the same ssh.
+package remote
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/relay/wire"
+)
+
+// Config is one remote.
+type Config struct {
+	Name string // how sessions name it (their host field)
+	Dest string // the ssh destination: [user@]host, or a Host of ~/.ssh/config
+	// Command is the remote's logwatch as its shell finds it (default
+	// "logwatch"; "~/go/bin/logwatch" works: the remote shell expands it).
+	Command string
+	// SSH is extra arguments for ssh, before the destination (-p 2222,
+	// -F FILE, -o …).
+	SSH []string
+}
+
+// Sink receives a link's updates (the relay).
+type Sink interface {
+	Remote(wire.RemoteUpdate)
+}
+
+// Options tune every link; zero values take the defaults.
+type Options struct {
+	SSH string // the ssh client (default "ssh" from PATH)
+	// Retry is the first wait after a link drops, doubling to RetryMax;
+	// Unusable the first wait after the remote's logwatch proved missing
+	// or foreign, doubling to UnusableMax: a human has to act there, so
+	// asking again often only costs.
+	Retry, RetryMax       time.Duration
+	Unusable, UnusableMax time.Duration
+	// Hello bounds the wait for the remote's first line (ssh's own
+	// connection, authentication and the remote's start).
+	Hello time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if o.SSH == "" {
+		o.SSH = "ssh"
+	}
+	def(&o.Retry, 500*time.Millisecond)
+	def(&o.RetryMax, 30*time.Second)
+	def(&o.Unusable, time.Minute)
+	def(&o.UnusableMax, 15*time.Minute)
+	def(&o.Hello, 30*time.Second)
+	return o
+}
+
+// stable is how long a link must have been up for its next drop to retry
+// from the first wait again.
+const stable = 30 * time.Second
+
+// maxLine bounds a line from the remote (an event is a few hundred bytes).
+const maxLine = wire.MaxRequest
+
+// stderrKeep is how much of ssh's stderr is kept to explain a failure.
+const stderrKeep = 2048
+
+// Links is every configured remote's link.
+type Links struct {
+	links map[string]*Link
+	order []*Link
+}
+
+// New makes the links; Run runs them.
+func New(remotes []Config, opt Options, sink Sink, log zerolog.Logger) *Links {
+	opt = opt.withDefaults()
+	ls := &Links{links: map[string]*Link{}}
+	for _, c := range remotes {
+		if c.Command == "" {
+			c.Command = "logwatch"
+		}
+		l := &Link{cfg: c, opt: opt, sink: sink, send: make(chan wire.Request, 64),
+			log: log.With().Str("component", "remote").Str("host", c.Name).Logger()}
+		ls.links[c.Name] = l
+		ls.order = append(ls.order, l)
+	}
+	return ls
+}
+
+// Empty reports whether no remote is configured.
+func (ls *Links) Empty() bool { return len(ls.order) == 0 }
+
+// Run runs every link until ctx ends.
+func (ls *Links) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, l := range ls.order {
+		wg.Add(1)
+		go func() { defer wg.Done(); l.Run(ctx) }()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// Send forwards req to the remote's daemon (relay.RemoteSender). It never
+// waits: a link that is down, or 64 requests behind, refuses.
+func (ls *Links) Send(remote string, req wire.Request) error {
+	l := ls.links[remote]
+	if l == nil {
+		return fmt.Errorf("no remote %q", remote)
+	}
+	return l.Send(req)
+}
+
+// Link is one remote's subscription through ssh.
+type Link struct {
+	cfg  Config
+	opt  Options
+	sink Sink
+	log  zerolog.Logger
+	send chan wire.Request
+	mu   sync.Mutex
+	up   bool
+}
+
+// Send queues req for the remote's daemon.
+func (l *Link) Send(req wire.Request) error {
+	l.mu.Lock()
+	up := l.up
+	l.mu.Unlock()
+	if !up {
+		return fmt.Errorf("remote %s: link down", l.cfg.Name)
+	}
+	select {
+	case l.send <- req:
+		return nil
+	default:
+		return fmt.Errorf("remote %s: 64 requests queued already", l.cfg.Name)
+	}
+}
+
+func (l *Link) setUp(up bool) {
+	l.mu.Lock()
+	l.up = up
+	l.mu.Unlock()
+}
+
+// failure is why a link ended: unusable ones wait long before the next try.
+type failure struct {
+	err      error
+	fix      string
+	unusable bool
+	protocol int
+}
+
+// Run keeps the link up until ctx ends: it reconnects after every drop,
+// with backoff, and converges on the remote's snapshot each time.
+func (l *Link) Run(ctx context.Context) {
+	l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Dest: l.cfg.Dest, Kind: wire.RemoteConnecting})
+	wait, wasUnusable := l.opt.Retry, false
+	for ctx.Err() == nil {
+		start := time.Now()
+		f := l.once(ctx)
+		l.setUp(false)
+		if ctx.Err() != nil {
+			return
+		}
+		kind, first, most := wire.RemoteDown, l.opt.Retry, l.opt.RetryMax
+		if f.unusable {
+			kind, first, most = wire.RemoteUnusable, l.opt.Unusable, l.opt.UnusableMax
+		}
+		if f.unusable != wasUnusable || time.Since(start) >= stable {
+			wait = first // another kind of failure, or a link that held: its first wait
+		}
+		wasUnusable = f.unusable
+		l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: kind, Error: f.err.Error(), Fix: f.fix, Protocol: f.protocol})
+		l.log.Warn().Err(f.err).Str("state", kind).Dur("retry_in", wait).Msg("remote link ended")
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait = min(2*wait, most)
+	}
+}
+
+// once runs one ssh subscription to its end.
+func (l *Link) once(ctx context.Context) failure {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	args := append([]string{"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"},
+		l.cfg.SSH...)
+	args = append(args, "--", l.cfg.Dest, l.cfg.Command+" remote serve")
+	cmd := exec.CommandContext(ctx, l.opt.SSH, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 2 * time.Second
+	stderr := &tailBuffer{max: stderrKeep}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return failure{err: err}
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return failure{err: err}
+	}
+	if err := cmd.Start(); err != nil {
+		return failure{err: fmt.Errorf("start %s: %w", l.opt.SSH, err), fix: "install an ssh client", unusable: true}
+	}
+	go l.writeRequests(ctx, stdin)
+	f := l.read(ctx, stdout)
+	if f.err != nil {
+		cancel() // ended here: ssh goes too
+	}
+	// Its output ended: ssh exits by itself, with the status that says
+	// why (a SIGTERM now would turn a remote's 127 into ssh's 255).
+	exit := make(chan error, 1)
+	go func() { exit <- cmd.Wait() }()
+	var werr error
+	select {
+	case werr = <-exit:
+	case <-time.After(5 * time.Second):
+		cancel()
+		werr = <-exit
+	}
+	if f.err == nil {
+		f = l.exited(werr, stderr.String())
+	}
+	return f
+}
+
+// writeRequests copies queued requests to the remote's stdin.
+func (l *Link) writeRequests(ctx context.Context, w io.WriteCloser) {
+	defer w.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case req := <-l.send:
+			b, _ := json.Marshal(req)
+			if _, err := w.Write(append(b, '\n')); err != nil {
+				l.log.Warn().Err(err).Str("op", req.Op).Msg("request not forwarded")
+				return
+			}
+		}
+	}
+}
+
+// errEnded marks a stream that ended without an error of its own: the
+// exit status then says why.
+var errEnded = errors.New("ended")
+
+// read follows the remote's output: the hello, the subscription's answer,
+// its snapshot, then changes. It returns when the stream ends; a failure
+// with a nil err means the output just ended (ssh's exit says why).
+func (l *Link) read(ctx context.Context, r io.Reader) failure {
+	rd := bufio.NewReaderSize(r, 64<<10)
+	var silent atomic.Bool
+	hello := time.AfterFunc(l.opt.Hello, func() {
+		silent.Store(true)
+		if c, ok := r.(io.Closer); ok {
+			c.Close() // unblocks the read below
+		}
+	})
+	b, err := readLine(rd)
+	if !hello.Stop() && silent.Load() {
+		return failure{err: fmt.Errorf("ssh %s: no answer within %v", l.cfg.Dest, l.opt.Hello)}
+	}
+	if err != nil {
+		return failure{err: lineErr(err)}
+	}
+	var h Hello
+	if json.Unmarshal(b, &h) != nil || !h.OK || h.Remote == 0 {
+		return failure{err: fmt.Errorf("%s answered something that is not logwatch's remote mode: %q", l.cfg.Command, clip(b)),
+			fix: "check remotes[].command names logwatch there", unusable: true}
+	}
+	if h.Protocol != wire.Protocol || h.Remote != RemoteProtocol {
+		return failure{err: fmt.Errorf("logwatch %s there speaks protocol %d (remote mode %d); this one speaks %d (%d)",
+			h.Logwatch, h.Protocol, h.Remote, wire.Protocol, RemoteProtocol),
+			fix: "install the same logwatch release on both hosts", unusable: true, protocol: h.Protocol}
+	}
+	// The subscription's answer: ok with the snapshot's size, or why not.
+	if b, err = readLine(rd); err != nil {
+		return failure{err: lineErr(err)}
+	}
+	var resp wire.Response
+	if err := json.Unmarshal(b, &resp); err != nil {
+		return failure{err: fmt.Errorf("bad answer from the remote: %w", err)}
+	}
+	if !resp.OK {
+		return failure{err: fmt.Errorf("the remote's daemon: %s", resp.Error),
+			fix: "start logwatch there (logwatch run, or logwatch service install)"}
+	}
+	l.setUp(true)
+	l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteUp, Version: h.Logwatch, Protocol: h.Protocol})
+	l.log.Info().Str("version", h.Logwatch).Msg("remote link up")
+	n := 0
+	if resp.Snapshot != nil {
+		n = *resp.Snapshot
+	}
+	snap := make([]wire.Event, 0, min(n, 4096))
+	for len(snap) < n {
+		ev, stop := l.event(rd)
+		if stop != nil {
+			return *stop
+		}
+		snap = append(snap, ev)
+	}
+	l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSnapshot, Events: snap})
+	for ctx.Err() == nil {
+		ev, stop := l.event(rd)
+		if stop != nil {
+			return *stop
+		}
+		l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteEvent, Event: &ev})
+	}
+	return failure{err: ctx.Err()}
+}
+
+// event reads the stream's next event; stop says why the stream ended.
+func (l *Link) event(rd *bufio.Reader) (wire.Event, *failure) {
+	b, err := readLine(rd)
+	if err != nil {
+		return wire.Event{}, &failure{err: lineErr(err)}
+	}
+	var probe struct {
+		OK    *bool  `json:"ok"`
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(b, &probe) == nil && probe.OK != nil {
+		// A line with ok on a stream is its end (docs/protocol.md).
+		return wire.Event{}, &failure{err: fmt.Errorf("the remote's daemon: %s", probe.Error)}
+	}
+	var ev wire.Event
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return wire.Event{}, &failure{err: fmt.Errorf("bad event from the remote: %w", err)}
+	}
+	return ev, nil
+}
+
+// readLine reads one line of at most maxLine bytes.
+func readLine(rd *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := rd.ReadSlice('\n')
+		if len(line)+len(chunk) > maxLine {
+			return nil, fmt.Errorf("a line from the remote is longer than %d bytes", maxLine)
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return bytes.TrimSuffix(line, []byte("\n")), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return nil, err
+		}
+	}
+}
+
+func lineErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EBADF) ||
+		strings.Contains(err.Error(), "file already closed") {
+		return nil
+	}
+	return err
+}
+
+// exited explains a link whose output ended, by ssh's exit and stderr.
+func (l *Link) exited(err error, stderr string) failure {
+	msg := lastLine(stderr)
+	code := -1
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	switch {
+	case code == 127 || strings.HasSuffix(msg, "not found") || strings.Contains(msg, "No such file"):
+		return failure{err: fmt.Errorf("%s is not found on %s: %s", l.cfg.Command, l.cfg.Dest, msg),
+			fix:      "install logwatch there (go install github.com/logwatch/logwatch/cmd/logwatch@latest), or set the remote's command to its path",
+			unusable: true}
+	case strings.Contains(msg, `unknown command "remote"`) || strings.Contains(msg, `unknown command "serve"`):
+		return failure{err: fmt.Errorf("the logwatch on %s predates remote hosts: %s", l.cfg.Dest, msg),
+			fix: "update logwatch there to this release", unusable: true}
+	case code == 255:
+		return failure{err: fmt.Errorf("ssh %s: %s", l.cfg.Dest, orText(msg, "connection failed"))}
+	case err == nil:
+		return failure{err: fmt.Errorf("ssh %s: the remote ended the link", l.cfg.Dest)}
+	default:
+		return failure{err: fmt.Errorf("ssh %s: %v: %s", l.cfg.Dest, err, orText(msg, "no message"))}
+	}
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func clip(b []byte) string {
+	if len(b) > 120 {
+		return string(b[:120]) + "…"
+	}
+	return string(b)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
