@@ -44,6 +44,9 @@ type remotes struct {
 
 type rkey struct{ host, id string }
 
+// maxRemoteSessions bounds the sessions kept of one remote.
+const maxRemoteSessions = 20000
+
 // String names the session in a window (window.session): hosts and ids
 // hold no NUL (validID refuses none, but a remote's ids went through its
 // own validID, and wire JSON escapes them).
@@ -159,6 +162,10 @@ func (m *machine) remoteSnapshot(h *remoteHost, evs []Event) {
 func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap bool) {
 	rs := h.sessions[ev.Session]
 	var prev *Event
+	if rs == nil && len(h.sessions) >= maxRemoteSessions {
+		h.st.Dropped++ // a remote that sends without end costs it, not this daemon
+		return
+	}
 	if rs == nil {
 		rs = &rsession{}
 		h.sessions[ev.Session] = rs

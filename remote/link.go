@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -318,7 +319,7 @@ func (l *Link) read(ctx context.Context, r io.Reader) failure {
 	l.log.Info().Str("version", h.Logwatch).Msg("remote link up")
 	n := 0
 	if resp.Snapshot != nil {
-		n = *resp.Snapshot
+		n = max(*resp.Snapshot, 0) // a count from the wire: never trusted for a size
 	}
 	snap := make([]wire.Event, 0, min(n, 4096))
 	for len(snap) < n {
@@ -357,7 +358,26 @@ func (l *Link) event(rd *bufio.Reader) (wire.Event, *failure) {
 	if err := json.Unmarshal(b, &ev); err != nil {
 		return wire.Event{}, &failure{err: fmt.Errorf("bad event from the remote: %w", err)}
 	}
+	if err := checkEvent(ev); err != nil {
+		return wire.Event{}, &failure{err: fmt.Errorf("bad event from the remote: %w", err)}
+	}
 	return ev, nil
+}
+
+// maxID bounds a session id from a remote, as the daemon bounds its own
+// (relay.MaxIDBytes).
+const maxID = 1024
+
+// checkEvent refuses an event no daemon of ours would send: it would name
+// no session, or one that could not be acknowledged back.
+func checkEvent(ev wire.Event) error {
+	switch {
+	case ev.Session == "":
+		return errors.New("no session id")
+	case len(ev.Session) > maxID || !utf8.ValidString(ev.Session):
+		return fmt.Errorf("session id of %d bytes, not UTF-8 or over %d", len(ev.Session), maxID)
+	}
+	return nil
 }
 
 // readLine reads one line of at most maxLine bytes.
@@ -454,4 +474,49 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
+}
+
+// ProbeResult is what a one-off link to a remote found (doctor).
+type ProbeResult struct {
+	Version  string // the remote's logwatch
+	Protocol int
+	Sessions int   // in its daemon's snapshot
+	Err      error // why no subscription was made
+	Fix      string
+}
+
+type sinkFunc func(wire.RemoteUpdate)
+
+func (f sinkFunc) Remote(u wire.RemoteUpdate) { f(u) }
+
+// Probe makes one link to the remote, as the daemon would, and ends it
+// once the remote's daemon has answered with its snapshot: ssh, the
+// remote's logwatch, its protocol and its daemon all checked at once.
+func Probe(ctx context.Context, c Config, opt Options) ProbeResult {
+	opt = opt.withDefaults()
+	if c.Command == "" {
+		c.Command = "logwatch"
+	}
+	ctx, cancel := context.WithTimeout(ctx, opt.Hello)
+	defer cancel()
+	var res ProbeResult
+	subscribed := false
+	l := &Link{cfg: c, opt: opt, send: make(chan wire.Request), log: zerolog.Nop(), sink: sinkFunc(func(u wire.RemoteUpdate) {
+		switch u.Kind {
+		case wire.RemoteUp:
+			res.Version, res.Protocol = u.Version, u.Protocol
+		case wire.RemoteSnapshot:
+			res.Sessions, subscribed = len(u.Events), true
+			cancel()
+		}
+	})}
+	f := l.once(ctx)
+	if subscribed {
+		return res
+	}
+	if errors.Is(f.err, context.DeadlineExceeded) {
+		f.err = fmt.Errorf("ssh %s: no answer within %v", c.Dest, opt.Hello)
+	}
+	res.Err, res.Fix = f.err, f.fix
+	return res
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/remote"
 	"github.com/logwatch/logwatch/setup/doctor"
 	"github.com/logwatch/logwatch/setup/knowngood"
 )
@@ -27,7 +29,11 @@ Exit status: 0 when everything is fine, 1 with findings, 2 on a bad configuratio
 			// An unreadable record of selftest's passes only means more warnings.
 			passed, _ := knowngood.Read(knowngood.Path())
 			env := doctor.Env{Roots: a.cfg.Roots(), Socket: a.socketPath(), Proc: "/proc", Now: time.Now(),
-				Path: os.Getenv("PATH"), KnownGood: passed}
+				Path: os.Getenv("PATH"), KnownGood: passed, Remotes: a.cfg.Remotes,
+				ProbeRemote: func(r config.RemoteConfig) doctor.RemoteProbe {
+					p := remote.Probe(cmd.Context(), remotesOf([]config.RemoteConfig{r})[0], remote.Options{Hello: 20 * time.Second})
+					return doctor.RemoteProbe{Version: p.Version, Protocol: p.Protocol, Sessions: p.Sessions, Err: p.Err, Fix: p.Fix}
+				}}
 			fs := doctor.Run(env)
 			if asJSON {
 				if err := doctor.WriteJSON(a.stdout, fs); err != nil {

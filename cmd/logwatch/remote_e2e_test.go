@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -180,8 +181,31 @@ func TestRemoteHost(t *testing.T) {
 		t.Fatalf("a remote without logwatch: %v", bare)
 	}
 	out, _, _ := cli(t, e.env, "status")
-	if !strings.Contains(out, "remote bare") || !strings.Contains(out, "fix: install logwatch") {
-		t.Fatalf("status does not report the unusable remote:\n%s", out)
+	if !strings.Contains(out, "remote bare") || !strings.Contains(out, "fix: install logwatch") ||
+		!strings.Contains(out, "box:/w/app") {
+		t.Fatalf("status does not show the remote session or the unusable remote:\n%s", out)
+	}
+	// doctor links to each remote itself: one answers, with its release;
+	// the other is a finding with its fix.
+	out, _, code := cli(t, e.env, "doctor", "--json")
+	var doc struct {
+		Checks []struct {
+			Check, Status, Fix string
+			Details            []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 1 {
+		t.Fatalf("doctor: exit %d, %v\n%s", code, err, out)
+	}
+	var remotes string
+	for _, c := range doc.Checks {
+		if c.Check == "remotes" {
+			remotes = c.Status + " | " + strings.Join(c.Details, " | ") + " | " + c.Fix
+		}
+	}
+	if !strings.HasPrefix(remotes, "fail | box (lwtest): logwatch ") || !strings.Contains(remotes, "protocol 1, 1 sessions") ||
+		!strings.Contains(remotes, "bare (lwtest): /nonexistent/logwatch is not found") || !strings.Contains(remotes, "bare: install logwatch there") {
+		t.Fatalf("doctor's remotes check: %s", remotes)
 	}
 
 	// The link drops (sshd gone, the connection killed): the remote session
@@ -316,5 +340,43 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// remote add, list and remove edit the configuration file, keeping what
+// else it holds; a destination ssh would take for an option is refused.
+func TestRemoteCLI(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	write(t, cfg, "# my settings\nturn_quiet: 5s # longer\n")
+	env := []string{"LOGWATCH_CONFIG=" + cfg, "LOGWATCH_SOCKET=" + filepath.Join(t.TempDir(), "none.sock")}
+	if out, stderr, code := cli(t, env, "remote", "add", "devbox", "me@devbox", "--ssh", "-p", "--ssh", "2222"); code != 0 ||
+		!strings.Contains(out, "remote devbox (me@devbox) added") {
+		t.Fatalf("remote add: exit %d\n%s%s", code, out, stderr)
+	}
+	b, _ := os.ReadFile(cfg)
+	if !strings.Contains(string(b), "# my settings") || !strings.Contains(string(b), "turn_quiet: 5s # longer") ||
+		!strings.Contains(string(b), "{name: devbox, dest: me@devbox, ssh: [-p, \"2222\"]}") {
+		t.Fatalf("the file after remote add:\n%s", b)
+	}
+	if _, stderr, code := cli(t, env, "remote", "add", "devbox", "other"); code != 2 || !strings.Contains(stderr, "exists") {
+		t.Fatalf("a second devbox: exit %d %s", code, stderr)
+	}
+	if _, stderr, code := cli(t, env, "remote", "add", "--", "evil", "-oProxyCommand=touch /tmp/pwned"); code != 2 || !strings.Contains(stderr, "not an ssh destination") {
+		t.Fatalf("an option as destination: exit %d %s", code, stderr)
+	}
+	if out, _, code := cli(t, env, "remote", "list"); code != 0 || out != "devbox\tme@devbox\tdaemon not running\n" {
+		t.Fatalf("remote list: exit %d %q", code, out)
+	}
+	if out, _, code := cli(t, env, "config"); code != 0 || !strings.Contains(out, "devbox=me@devbox (ssh -p 2222)") {
+		t.Fatalf("config shows the remote: exit %d\n%s", code, out)
+	}
+	if _, stderr, code := cli(t, env, "remote", "remove", "devbox"); code != 0 {
+		t.Fatalf("remote remove: %s", stderr)
+	}
+	if _, stderr, code := cli(t, env, "remote", "remove", "devbox"); code != 2 || !strings.Contains(stderr, "no remote of that name") {
+		t.Fatalf("removing it twice: exit %d %s", code, stderr)
+	}
+	if out, _, _ := cli(t, env, "remote", "list"); !strings.Contains(out, "no remotes configured") {
+		t.Fatalf("remote list after remove: %q", out)
 	}
 }

@@ -154,3 +154,42 @@ func TestConfigNotARegularFile(t *testing.T) {
 		})
 	}
 }
+
+// remotes: per host like the roots; each checked, since a bad one would
+// only show as a link that never comes up.
+func TestConfigRemotes(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	write(t, file, `
+remotes:
+  - {name: devbox, dest: me@devbox}
+hosts:
+  `+host+`:
+    remotes:
+      - {name: vm, dest: vm.example, command: "~/go/bin/logwatch", ssh: ["-p", "2222"]}
+`)
+	cfg, err := Load(file, pflag.NewFlagSet("x", pflag.ContinueOnError))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []RemoteConfig{{Name: "vm", Dest: "vm.example", Command: "~/go/bin/logwatch", SSH: []string{"-p", "2222"}}}
+	if !reflect.DeepEqual(cfg.Remotes, want) {
+		t.Fatalf("this host's remotes: %+v", cfg.Remotes)
+	}
+	for _, c := range []struct{ yaml, err string }{
+		{`remotes: [{name: a, dest: "-oProxyCommand=x"}]`, `remotes[0]: dest "-oProxyCommand=x" is not an ssh destination`},
+		{`remotes: [{name: "a b", dest: h}]`, `remotes[0]: name "a b": want letters`},
+		{`remotes: [{name: a}]`, `remotes[0]: dest is empty`},
+		{`remotes: [{name: a, dest: h}, {name: a, dest: g}]`, `remotes[1]: name "a" is used twice`},
+		{`remotes: [{name: a, dest: h, command: "x\ny"}]`, `holds a line break`},
+	} {
+		write(t, file, c.yaml)
+		if _, err := Load(file, pflag.NewFlagSet("x", pflag.ContinueOnError)); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: got %v, want %q", c.yaml, err, c.err)
+		}
+	}
+}

@@ -43,13 +43,12 @@ func AddRemote(file string, r RemoteConfig) error {
 			}
 		}
 		var n yaml.Node
-		entry := map[string]any{"name": r.Name, "dest": r.Dest}
-		if r.Command != "" {
-			entry["command"] = r.Command
-		}
-		if len(r.SSH) > 0 {
-			entry["ssh"] = r.SSH
-		}
+		entry := struct { // in the order a person reads them
+			Name    string   `yaml:"name"`
+			Dest    string   `yaml:"dest"`
+			Command string   `yaml:"command,omitempty"`
+			SSH     []string `yaml:"ssh,omitempty"`
+		}{r.Name, r.Dest, r.Command, r.SSH}
 		if err := n.Encode(entry); err != nil {
 			return err
 		}

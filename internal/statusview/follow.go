@@ -145,9 +145,18 @@ func (m *Watch) Plain(w io.Writer, ups <-chan client.Update) {
 		}
 		ev := u.Event
 		fmt.Fprintf(w, "%s %-10s %-6s %s %s %s %s %s\n", ev.Since.Format("15:04:05"), termsafe.Line(ev.State), termsafe.Line(ev.Agent),
-			termsafe.Line(ShortIDs(keys(m.sessions))[ev.Session]), orDash(termsafe.Line(ev.Tab)), orDash(termsafe.Line(whereOf(ev))),
+			termsafe.Line(ShortIDs(m.ids())[ev.Session]), orDash(termsafe.Line(ev.Tab)), orDash(termsafe.Line(whereOf(ev))),
 			orDash(termsafe.Line(ev.Reason)), termsafe.Line(ev.Detail))
 	}
+}
+
+// ids are the ids of the sessions known (a remote's may repeat a local one).
+func (m *Watch) ids() []string {
+	out := make([]string, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		out = append(out, s.Session)
+	}
+	return out
 }
 
 // Screen is the terminal the live view redraws.

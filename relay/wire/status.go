@@ -112,6 +112,8 @@ type RemoteState struct {
 	// the links that failed or dropped.
 	Links    int64 `json:"links"`
 	Attempts int64 `json:"attempts"`
+	// Dropped counts sessions the remote sent past the 20 000 kept.
+	Dropped int64 `json:"dropped,omitempty"`
 }
 
 // WorktreeState is one registered worktree's row: its most urgent session.

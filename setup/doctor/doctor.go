@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -72,6 +73,19 @@ type Env struct {
 	// KnownGood the releases selftest passed with on this machine.
 	Path      string
 	KnownGood knowngood.Record
+	// Remotes are the configured remote hosts; ProbeRemote links to one
+	// once, as the daemon would (remote.Probe).
+	Remotes     []config.RemoteConfig
+	ProbeRemote func(config.RemoteConfig) RemoteProbe
+}
+
+// RemoteProbe is what a one-off link to a remote found.
+type RemoteProbe struct {
+	Version  string
+	Protocol int
+	Sessions int
+	Err      error
+	Fix      string
 }
 
 // Run runs every check that applies on this OS, in order.
@@ -87,7 +101,46 @@ func Run(env Env) []Finding {
 	for _, agent := range agentsettings.Agents() {
 		out = append(out, checkHooks(env, agent, scan))
 	}
-	return append(out, checkInstalled(env), checkFormats(env, scan), checkClock(env, scan))
+	out = append(out, checkInstalled(env), checkFormats(env, scan), checkClock(env, scan))
+	if len(env.Remotes) > 0 && env.ProbeRemote != nil {
+		out = append(out, checkRemotes(env))
+	}
+	return out
+}
+
+// checkRemotes links to each remote once: reachable through ssh, its
+// logwatch there and speaking this protocol, its daemon running.
+func checkRemotes(env Env) Finding {
+	f := Finding{Check: "remotes", Status: OK}
+	var fixes []string
+	bad := 0
+	// All at once: one slow host must not make the others wait.
+	probes := make([]RemoteProbe, len(env.Remotes))
+	var wg sync.WaitGroup
+	for i, r := range env.Remotes {
+		wg.Go(func() { probes[i] = env.ProbeRemote(r) })
+	}
+	wg.Wait()
+	for i, r := range env.Remotes {
+		p := probes[i]
+		if p.Err != nil {
+			bad++
+			f.Details = append(f.Details, fmt.Sprintf("%s (%s): %v", r.Name, r.Dest, p.Err))
+			if p.Fix != "" {
+				fixes = append(fixes, r.Name+": "+p.Fix)
+			} else {
+				fixes = append(fixes, r.Name+": check `ssh "+r.Dest+"` works without a prompt (keys or agent; BatchMode)")
+			}
+			continue
+		}
+		f.Details = append(f.Details, fmt.Sprintf("%s (%s): logwatch %s, protocol %d, %d sessions", r.Name, r.Dest, p.Version, p.Protocol, p.Sessions))
+	}
+	f.Summary = fmt.Sprintf("%d of %d remotes answer", len(env.Remotes)-bad, len(env.Remotes))
+	if bad > 0 {
+		f.Status = Fail
+		f.Fix = strings.Join(fixes, "; ")
+	}
+	return f
 }
 
 // HasFindings reports whether any check warned or failed.
