@@ -17,12 +17,21 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/internal/testsupport"
 )
+
+// T is what the package needs of a test: T satisfies it, and a
+// benchmark program (bench/remotebench) brings its own.
+type T interface {
+	testsupport.Stopper
+	Fatal(args ...any)
+	Cleanup(func())
+	Failed() bool
+	Logf(format string, args ...any)
+}
 
 // Host is the name the client config gives the server.
 const Host = "lwtest"
@@ -43,7 +52,7 @@ type Server struct {
 
 // Start starts sshd, or stops the test (testsupport.Missing) when the
 // machine has no OpenSSH server or client.
-func Start(t testing.TB) *Server {
+func Start(t T) *Server {
 	t.Helper()
 	sshd, err := exec.LookPath("sshd")
 	if err != nil {
@@ -139,7 +148,7 @@ LogLevel VERBOSE
 
 // start runs sshd (-D: in the foreground; -e: its log to stderr) in a
 // process group of its own, which its connections' processes join.
-func (s *Server) start(t testing.TB) {
+func (s *Server) start(t T) {
 	t.Helper()
 	s.cmd = exec.Command(s.argv[0], s.argv[1:]...)
 	// A file, not a pipe: the processes of the sessions it served keep
@@ -171,7 +180,7 @@ func (s *Server) start(t testing.TB) {
 
 // Stop kills sshd and every connection it serves: a link through it
 // drops as when the host goes away.
-func (s *Server) Stop(t testing.TB) {
+func (s *Server) Stop(t T) {
 	t.Helper()
 	if s.cmd == nil {
 		return
@@ -196,7 +205,7 @@ func (s *Server) Stop(t testing.TB) {
 }
 
 // Restart starts sshd again, on the same port, with the same keys.
-func (s *Server) Restart(t testing.TB) {
+func (s *Server) Restart(t T) {
 	t.Helper()
 	s.Stop(t)
 	s.start(t)
@@ -204,7 +213,7 @@ func (s *Server) Restart(t testing.TB) {
 
 // addUser creates a throwaway user with its home under dir, deleted with
 // the test.
-func (s *Server) addUser(t testing.TB, dir string) {
+func (s *Server) addUser(t T, dir string) {
 	t.Helper()
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -249,7 +258,7 @@ func (s *Server) Command(env []string, name string, args ...string) *exec.Cmd {
 
 // Own gives path (and what mkdir made on the way under Base or Home) to
 // the server's user.
-func (s *Server) Own(t testing.TB, path string) {
+func (s *Server) Own(t T, path string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		return
@@ -271,7 +280,7 @@ func (s *Server) SSH(extra []string, remote string) *exec.Cmd {
 	return exec.Command("ssh", append(args, Host, remote)...)
 }
 
-func freePort(t testing.TB) int {
+func freePort(t T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -281,7 +290,7 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func write(t testing.TB, path, s string, mode os.FileMode) {
+func write(t T, path, s string, mode os.FileMode) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), mode); err != nil {
 		t.Fatal(err)

@@ -19,9 +19,17 @@ func CI() bool {
 	return ok
 }
 
+// Stopper is what Missing needs of a test: testing.TB, or a benchmark
+// program's stand-in for one.
+type Stopper interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+}
+
 // Missing stops a test that lacks something it needs: a skip, or a
 // failure under CI=true.
-func Missing(t testing.TB, format string, args ...any) {
+func Missing(t Stopper, format string, args ...any) {
 	t.Helper()
 	if CI() {
 		t.Fatalf("CI=true, and this test cannot run: "+format, args...)
