@@ -24,6 +24,7 @@ func watchSessions(now time.Time) []wire.Event {
 		{Session: "a3", Agent: "claude", Worktree: "/home/dev/src/app", Cwd: "/home/dev/src/app", State: "ended", Reason: "session_end", Since: ago(5 * time.Hour)},
 		{Session: "b1", Agent: "claude", Cwd: "/tmp/scratch", State: "done", Reason: "turn_end", Since: ago(40 * time.Second)},
 		{Session: "019e1a2b-77c0-7d21-9f3e-5a0c4b2d1e6f", Agent: "codex", Worktree: "/home/dev/src/infra", State: "compacting", Reason: "compaction", Since: ago(2 * time.Second)},
+		{Session: "r1", Agent: "codex", Host: "devbox", Worktree: "/srv/app", Cwd: "/srv/app", State: "working", Reason: "prompt", Stale: true, StaleReason: "ssh devbox: connection reset", Since: ago(90 * time.Second)},
 		{Session: "d1", Agent: "claude", Cwd: "/home/dev/very/long/path/to/a/project/that/does/not/fit/in/eighty/columns/at/all/really", State: "ready", Reason: "interrupted", Since: ago(50 * time.Hour)},
 	}
 }

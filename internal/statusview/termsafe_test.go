@@ -60,6 +60,12 @@ func TestPrintersEscapeData(t *testing.T) {
 		{"status", func(w *bytes.Buffer) {
 			WriteStatus(w, wire.Status{Sessions: []wire.Event{ev}}, true, now)
 		}, 6},
+		{"status, a remote's", func(w *bytes.Buffer) {
+			r := ev
+			r.Host, r.Stale = "box"+"\x1b]0;t\x07", true
+			WriteStatus(w, wire.Status{Sessions: []wire.Event{r}, Remotes: []wire.RemoteState{{Name: "box\x1b]0;t\x07", Dest: "d\x1b[2J",
+				State: "unusable", Since: now, Error: "sh: \x1b]52;c;aGk=\x07: not found", Fix: "install\nlogwatch"}}}, true, now)
+		}, 8},
 		{"status, no session", func(w *bytes.Buffer) {
 			WriteStatus(w, wire.Status{Roots: []string{"/r/\x1b]0;t\x07\n"}}, true, now)
 		}, 7},
