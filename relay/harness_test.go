@@ -121,6 +121,21 @@ func (h *harness) changes() []string {
 	}
 }
 
+// drain returns the events published since the last call, each as f
+// writes it.
+func (h *harness) drain(f func(Event) string) []string {
+	h.sync()
+	var out []string
+	for {
+		select {
+		case ev := <-h.sub.C():
+			out = append(out, f(ev))
+		default:
+			return out
+		}
+	}
+}
+
 func (h *harness) expect(want ...string) {
 	h.t.Helper()
 	got := h.changes()

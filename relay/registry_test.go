@@ -82,16 +82,9 @@ func cTool(s, cmd string) string {
 
 // changesWithTab is changes with each event's tab.
 func (h *harness) changesWithTab() []string {
-	h.sync()
-	var out []string
-	for {
-		select {
-		case ev := <-h.sub.C():
-			out = append(out, fmt.Sprintf("%s/%s/%s/%s tab=%s", ev.State, ev.Reason, ev.Source, ev.Rule, ev.Tab))
-		default:
-			return out
-		}
-	}
+	return h.drain(func(ev Event) string {
+		return fmt.Sprintf("%s/%s/%s/%s tab=%s", ev.State, ev.Reason, ev.Source, ev.Rule, ev.Tab)
+	})
 }
 
 func (h *harness) expectTabs(want ...string) {

@@ -39,26 +39,19 @@ func (h *harness) remoteEvent(name string, ev Event) {
 // hosted returns the changes since the last call as
 // "host:session state/reason/source/rule@tab[ stale][ boot]".
 func (h *harness) hosted() []string {
-	h.sync()
-	var out []string
-	for {
-		select {
-		case ev := <-h.sub.C():
-			s := fmt.Sprintf("%s:%s %s/%s/%s/%s@%s", ev.Host, ev.Session, ev.State, ev.Reason, ev.Source, ev.Rule, ev.Tab)
-			if ev.Stale {
-				s += " stale(" + ev.StaleReason + ")"
-			}
-			if ev.Bootstrap {
-				s += " boot"
-			}
-			if ev.Pid != 0 || ev.Live {
-				s += " pid!" // a remote pid means nothing here
-			}
-			out = append(out, s)
-		default:
-			return out
+	return h.drain(func(ev Event) string {
+		s := fmt.Sprintf("%s:%s %s/%s/%s/%s@%s", ev.Host, ev.Session, ev.State, ev.Reason, ev.Source, ev.Rule, ev.Tab)
+		if ev.Stale {
+			s += " stale(" + ev.StaleReason + ")"
 		}
-	}
+		if ev.Bootstrap {
+			s += " boot"
+		}
+		if ev.Pid != 0 || ev.Live {
+			s += " pid!" // a remote pid means nothing here
+		}
+		return s
+	})
 }
 
 func (h *harness) expectHosted(want ...string) {

@@ -33,16 +33,9 @@ func (h *harness) codexTurn(id, turn string) {
 // tabbed returns the events published since the last call as
 // "state/reason/rule@tab".
 func (h *harness) tabbed() []string {
-	h.sync()
-	var out []string
-	for {
-		select {
-		case ev := <-h.sub.C():
-			out = append(out, fmt.Sprintf("%s %s/%s/%s@%s", ev.Session, ev.State, ev.Reason, ev.Rule, ev.Tab))
-		default:
-			return out
-		}
-	}
+	return h.drain(func(ev Event) string {
+		return fmt.Sprintf("%s %s/%s/%s@%s", ev.Session, ev.State, ev.Reason, ev.Rule, ev.Tab)
+	})
 }
 
 func (h *harness) expectTabbed(want ...string) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -250,30 +249,10 @@ func TestRemoteKeyConfirmed(t *testing.T) {
 	sid := newUUID()
 	remoteCmd := fmt.Sprintf("cd /tmp && LOGWATCH_CONFIG=%s %s --agent claude --logwatch %s --session %s --root %s",
 		h.config, h.agent, h.bin, sid, h.claude)
-	cmd := exec.Command(bin, "wrap", "--tab", "T1", "--", "ssh", "-F", h.ssh.Config, "-tt", sshtest.Host, remoteCmd)
-	cmd.Env = e.env
-	w := &wrapped{t: t, session: sid, cmd: cmd, exited: make(chan struct{})}
-	w.ptyScreen = startPTY(t, cmd, 24, 100)
-	go func() {
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			w.code = ee.ExitCode()
-		}
-		close(w.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-w.exited:
-		default:
-			cmd.Process.Kill()
-			<-w.exited
-		}
-		w.close()
-		if t.Failed() {
-			t.Logf("screen:\n%q", w.text())
-		}
-	})
+	w := &wrapped{t: t, session: sid}
+	w.cmd = exec.Command(bin, "wrap", "--tab", "T1", "--", "ssh", "-F", h.ssh.Config, "-tt", sshtest.Host, remoteCmd)
+	w.cmd.Env = e.env
+	w.run(24, 100)
 	w.waitText("ready\r\n")
 	wantHost(e, "box", sid, "ready", "session_start", "hook")
 

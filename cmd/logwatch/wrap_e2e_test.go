@@ -62,13 +62,23 @@ type wrapped struct {
 // (the daemon's, or one without a daemon) and waits until it is ready.
 func startWrapped(t *testing.T, env []string, agent, root string, args ...string) *wrapped {
 	t.Helper()
-	w := &wrapped{t: t, session: newUUID(), root: root, exited: make(chan struct{})}
+	w := &wrapped{t: t, session: newUUID(), root: root}
 	argv := append([]string{"wrap", "--", fakeAgent(t), "--agent", agent, "--logwatch", bin,
 		"--session", w.session, "--root", root}, args...)
 	w.cmd = exec.Command(bin, argv...)
 	w.cmd.Env = env
 	w.cmd.Dir = t.TempDir()
-	w.ptyScreen = startPTY(t, w.cmd, 24, 100)
+	w.run(24, 100)
+	w.waitText("ready\r\n")
+	return w
+}
+
+// run starts w.cmd in a pty of rows×cols, and kills it (if need be) when
+// the test ends, showing the screen if the test failed.
+func (w *wrapped) run(rows, cols uint16) {
+	t := w.t
+	w.exited = make(chan struct{})
+	w.ptyScreen = startPTY(t, w.cmd, rows, cols)
 	go func() {
 		err := w.cmd.Wait()
 		var ee *exec.ExitError
@@ -89,8 +99,6 @@ func startWrapped(t *testing.T, env []string, agent, root string, args ...string
 			t.Logf("screen:\n%q", w.text())
 		}
 	})
-	w.waitText("ready\r\n")
-	return w
 }
 
 // waitText waits until s is on the screen n times (once if n is omitted).
