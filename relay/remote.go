@@ -98,7 +98,7 @@ func (m *machine) remote(u wire.RemoteUpdate) {
 		m.remoteSnapshot(h, u.Events)
 	case RemoteEvent:
 		if u.Event != nil && u.Event.Session != "" {
-			m.remoteEvent(h, *u.Event, false)
+			m.remoteEvent(h, *u.Event, false, true)
 		}
 	case RemoteDown, RemoteUnusable:
 		h.st.Attempts++
@@ -138,7 +138,7 @@ func (m *machine) remoteSnapshot(h *remoteHost, evs []Event) {
 			continue
 		}
 		seen[ev.Session] = true
-		m.remoteEvent(h, ev, !h.snapped)
+		m.remoteEvent(h, ev, !h.snapped, false)
 	}
 	for _, id := range slices.Sorted(maps.Keys(h.sessions)) {
 		if seen[id] {
@@ -157,9 +157,10 @@ func (m *machine) remoteSnapshot(h *remoteHost, evs []Event) {
 	h.snapped = true
 }
 
-// remoteEvent folds one session's state as the remote sent it (a change,
-// or a snapshot line).
-func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap bool) {
+// remoteEvent folds one session's state as the remote sent it: a live
+// change, or a snapshot line (whose turn start, made while no link was
+// up, is no submit's to bind).
+func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap, live bool) {
 	rs := h.sessions[ev.Session]
 	var prev *Event
 	if rs == nil && len(h.sessions) >= maxRemoteSessions {
@@ -177,7 +178,7 @@ func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap bool) {
 	rs.stale = ""
 	ev = remoteOwn(ev)
 	rs.ev = ev
-	if !bootstrap && ev.State == string(session.Working) && ev.Reason == session.ReasonPrompt &&
+	if live && ev.State == string(session.Working) && ev.Reason == session.ReasonPrompt &&
 		(prev == nil || prev.State != ev.State || !prev.Since.Equal(ev.Since)) {
 		m.remoteTurnStarted(h, rs)
 	}

@@ -219,6 +219,14 @@ func TestRemoteBindAmbiguous(t *testing.T) {
 	h.clock.Advance(3 * time.Second)
 	h.remoteEvent("box", rev("r1", "working", "prompt", "hook", h.clock.Now()))
 	h.expectHosted("box:r1 done/turn_end/hook/hook.turn_end@", "box:r1 working/prompt/hook/hook.prompt@")
+	// A turn start in a reconnect's snapshot was made while no link was
+	// up: an Enter just before the snapshot did not start it.
+	h.remote(RemoteUpdate{Remote: "box", Kind: RemoteDown, Error: "lost"})
+	h.hosted()
+	h.clock.Advance(time.Second)
+	h.enter("T4", 0)
+	h.remoteUp("box", rev("r1", "working", "prompt", "hook", h.clock.Now()))
+	h.expectHosted("box:r1 working/prompt/hook/hook.prompt@")
 }
 
 func TestRemoteAck(t *testing.T) {
