@@ -157,8 +157,17 @@ func wantHost(e *e2e, host, session, state, reason, source string) map[string]an
 
 func TestRemoteHost(t *testing.T) {
 	h := startRemoteHost(t)
-	e := localWithRemotes(t, h, nil, "bare=/nonexistent/logwatch")
+	e := localWithRemotes(t, h, nil, "bare=/nonexistent/logwatch", "mute=sleep 600;")
 	waitRemote(e, "box", "up")
+
+	// A host that never answers delays nothing here.
+	e.hook("L1", "claude", hookJSON("UserPromptSubmit", "local-1"))
+	if ev := e.want("local-1", "working", "prompt", "hook"); ev["host"] != nil {
+		t.Fatalf("a local session with a host: %v", ev)
+	}
+	if r := remoteState(e, "mute"); r["state"] != "connecting" {
+		t.Fatalf("the mute remote: %v", r)
+	}
 
 	// A remote session's turn, from its log there, shows here with its host.
 	sid := newUUID()
