@@ -40,12 +40,21 @@ const (
 type remotes struct {
 	hosts map[string]*remoteHost
 	tabs  map[string]rkey // local tab → the remote session it shows
+	cap   int             // sessions kept per remote (0: maxRemoteSessions)
 }
 
 type rkey struct{ host, id string }
 
 // maxRemoteSessions bounds the sessions kept of one remote.
 const maxRemoteSessions = 20000
+
+// remoteCap is maxRemoteSessions, or a test's smaller cap.
+func (m *machine) remoteCap() int {
+	if m.rem.cap > 0 {
+		return m.rem.cap
+	}
+	return maxRemoteSessions
+}
 
 // String names the session in a window (window.session): hosts and ids
 // hold no NUL (validID refuses none, but a remote's ids went through its
@@ -56,6 +65,37 @@ type remoteHost struct {
 	st       wire.RemoteState
 	sessions map[string]*rsession
 	snapped  bool // a snapshot was folded: later ones are changes, not start-up
+	// rows counts the sessions of each worktree by state: a row's state
+	// is then found without a walk over every session at every change.
+	rows map[string]map[string]int
+}
+
+// set makes ev rs's state, keeping the rows' counts.
+func (h *remoteHost) set(rs *rsession, ev Event) {
+	if rs.ev.Worktree != "" {
+		h.rows[rs.ev.Worktree][rs.ev.State]--
+	}
+	rs.ev = ev
+	if ev.Worktree != "" {
+		if h.rows[ev.Worktree] == nil {
+			h.rows[ev.Worktree] = map[string]int{}
+		}
+		h.rows[ev.Worktree][ev.State]++
+	}
+}
+
+// drop forgets the session id.
+func (h *remoteHost) drop(id string) {
+	if rs := h.sessions[id]; rs != nil && rs.ev.Worktree != "" {
+		row := h.rows[rs.ev.Worktree]
+		if row[rs.ev.State]--; row[rs.ev.State] == 0 {
+			delete(row, rs.ev.State)
+		}
+		if len(row) == 0 {
+			delete(h.rows, rs.ev.Worktree)
+		}
+	}
+	delete(h.sessions, id)
 }
 
 // rsession is a remote session as last received, and what this machine
@@ -75,7 +115,7 @@ func (m *machine) remoteHost(name string) *remoteHost {
 	h := m.rem.hosts[name]
 	if h == nil {
 		h = &remoteHost{st: wire.RemoteState{Name: name, State: RemoteConnecting, Since: m.now},
-			sessions: map[string]*rsession{}}
+			sessions: map[string]*rsession{}, rows: map[string]map[string]int{}}
 		m.rem.hosts[name] = h
 	}
 	return h
@@ -149,10 +189,10 @@ func (m *machine) remoteSnapshot(h *remoteHost, evs []Event) {
 		ev := rs.ev
 		ev.State, ev.Reason, ev.Detail, ev.Source, ev.Rule = string(session.Ended), "gone_from_host", "", "remote", "remote.gone"
 		ev.Since = m.now
-		rs.ev = ev
+		h.set(rs, ev)
 		m.publishRemote(h, rs, ev, false)
 		m.unbindRemote(rs)
-		delete(h.sessions, id)
+		h.drop(id)
 	}
 	h.snapped = true
 }
@@ -163,7 +203,7 @@ func (m *machine) remoteSnapshot(h *remoteHost, evs []Event) {
 func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap, live bool) {
 	rs := h.sessions[ev.Session]
 	var prev *Event
-	if rs == nil && len(h.sessions) >= maxRemoteSessions {
+	if rs == nil && len(h.sessions) >= m.remoteCap() {
 		h.st.Dropped++ // a remote that sends without end costs it, not this daemon
 		return
 	}
@@ -177,7 +217,7 @@ func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap, live bool) {
 	wasStale := rs.stale != ""
 	rs.stale = ""
 	ev = remoteOwn(ev)
-	rs.ev = ev
+	h.set(rs, ev)
 	if live && ev.State == string(session.Working) && ev.Reason == session.ReasonPrompt &&
 		(prev == nil || prev.State != ev.State || !prev.Since.Equal(ev.Since)) {
 		m.remoteTurnStarted(h, rs)
@@ -353,8 +393,8 @@ func (m *machine) remoteView(h *remoteHost, rs *rsession, ev Event) Event {
 // rowState is the most urgent state of the remote's sessions in worktree wt.
 func (h *remoteHost) rowState(wt string) string {
 	best := session.State("")
-	for _, rs := range h.sessions {
-		if st := session.State(rs.ev.State); rs.ev.Worktree == wt && (best == "" || st.Urgency() > best.Urgency()) {
+	for state, n := range h.rows[wt] {
+		if st := session.State(state); n > 0 && (best == "" || st.Urgency() > best.Urgency()) {
 			best = st
 		}
 	}
@@ -396,14 +436,12 @@ func (m *machine) remoteStatus(st *Status) {
 		rs := h.st
 		rs.Sessions = len(h.sessions)
 		st.Remotes = append(st.Remotes, rs)
-		wts := map[string]int{}
-		for _, s := range h.sessions {
-			if s.ev.Worktree != "" {
-				wts[s.ev.Worktree]++
+		for _, wt := range slices.Sorted(maps.Keys(h.rows)) {
+			n := 0
+			for _, c := range h.rows[wt] {
+				n += c
 			}
-		}
-		for _, wt := range slices.Sorted(maps.Keys(wts)) {
-			st.Worktrees = append(st.Worktrees, WorktreeState{Host: h.st.Name, Path: wt, State: h.rowState(wt), Sessions: wts[wt]})
+			st.Worktrees = append(st.Worktrees, WorktreeState{Host: h.st.Name, Path: wt, State: h.rowState(wt), Sessions: n})
 		}
 	}
 	m.eachRemoteRow(func(ev Event) { st.Sessions = append(st.Sessions, ev) })

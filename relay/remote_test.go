@@ -261,3 +261,24 @@ func TestRemoteAck(t *testing.T) {
 		t.Fatalf("forwarded: %q", got)
 	}
 }
+
+// A remote that sends sessions without end costs it, not this daemon: past
+// maxRemoteSessions (here 50) new ones are counted and dropped.
+func TestRemoteSessionsBounded(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.r.m.rem.cap = 50 // before the first input: the relay reads it after
+	const maxRemoteSessions = 50
+	evs := make([]Event, maxRemoteSessions+5)
+	for i := range evs {
+		evs[i] = rev(fmt.Sprintf("r%05d", i), "ready", "session_start", "hook", h.clock.Now())
+	}
+	h.remoteUp("box", evs...)
+	st := h.sync()
+	if st.Remotes[0].Sessions != maxRemoteSessions || st.Remotes[0].Dropped != 5 || len(st.Sessions) != maxRemoteSessions {
+		t.Fatalf("kept %d, dropped %d, shown %d", st.Remotes[0].Sessions, st.Remotes[0].Dropped, len(st.Sessions))
+	}
+	// The ones kept still move.
+	h.hosted()
+	h.remoteEvent("box", rev("r00000", "working", "prompt", "hook", h.clock.Now()))
+	h.expectHosted("box:r00000 working/prompt/hook/hook.prompt@")
+}
