@@ -416,13 +416,16 @@ func (l *Link) exited(err error, stderr string) failure {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	}
+	// cobra follows its complaint with suggestions: the line that says it
+	// is not always the last.
+	unknown := lineWith(stderr, `unknown command "remote"`)
 	switch {
 	case code == 127 || strings.HasSuffix(msg, "not found") || strings.Contains(msg, "No such file"):
 		return failure{err: fmt.Errorf("%s is not found on %s: %s", l.cfg.Command, l.cfg.Dest, msg),
-			fix:      "install logwatch there (go install github.com/logwatch/logwatch/cmd/logwatch@latest), or set the remote's command to its path",
+			fix: "install logwatch there (go install github.com/logwatch/logwatch/cmd/logwatch@latest), or set the remote's command to its path",
 			unusable: true}
-	case strings.Contains(msg, `unknown command "remote"`) || strings.Contains(msg, `unknown command "serve"`):
-		return failure{err: fmt.Errorf("the logwatch on %s predates remote hosts: %s", l.cfg.Dest, msg),
+	case unknown != "":
+		return failure{err: fmt.Errorf("the logwatch on %s predates remote hosts: %s", l.cfg.Dest, unknown),
 			fix: "update logwatch there to this release", unusable: true}
 	case code == 255:
 		return failure{err: fmt.Errorf("ssh %s: %s", l.cfg.Dest, orText(msg, "connection failed"))}
@@ -431,6 +434,16 @@ func (l *Link) exited(err error, stderr string) failure {
 	default:
 		return failure{err: fmt.Errorf("ssh %s: %v: %s", l.cfg.Dest, err, orText(msg, "no message"))}
 	}
+}
+
+// lineWith is the first line of s holding sub, trimmed ("" if none).
+func lineWith(s, sub string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, sub) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
 }
 
 func orText(s, def string) string {
