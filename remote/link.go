@@ -422,7 +422,7 @@ func (l *Link) exited(err error, stderr string) failure {
 	switch {
 	case code == 127 || strings.HasSuffix(msg, "not found") || strings.Contains(msg, "No such file"):
 		return failure{err: fmt.Errorf("%s is not found on %s: %s", l.cfg.Command, l.cfg.Dest, msg),
-			fix:      "install logwatch there (go install github.com/logwatch/logwatch/cmd/logwatch@latest), or set the remote's command to its path",
+			fix:      "install logwatch there (from a checkout: go install ./cmd/logwatch), or set the remote's command to its path",
 			unusable: true}
 	case unknown != "":
 		return failure{err: fmt.Errorf("the logwatch on %s predates remote hosts: %s", l.cfg.Dest, unknown),

@@ -111,7 +111,7 @@ func TestLinkOutcomes(t *testing.T) {
 				`{"ok":false,"protocol":1,"error":"relay stopped"}` + "\n", 0,
 			[]string{"up v9 p1", "snapshot [a=done b=working]", "event b=ready", "down: the remote's daemon: relay stopped"}},
 		{"no logwatch there", "STDERR:sh: 1: logwatch: not found\n", 127,
-			[]string{"unusable: logwatch is not found on box: sh: 1: logwatch: not found | fix: install logwatch there (go install github.com/logwatch/logwatch/cmd/logwatch@latest), or set the remote's command to its path"}},
+			[]string{"unusable: logwatch is not found on box: sh: 1: logwatch: not found | fix: install logwatch there (from a checkout: go install ./cmd/logwatch), or set the remote's command to its path"}},
 		{"a logwatch from before remotes", "STDERR:logwatch: unknown command \"remote\" for \"logwatch\"\nSTDERR:\nSTDERR:Did you mean this?\nSTDERR:\treplay\n", 2,
 			[]string{`unusable: the logwatch on box predates remote hosts: logwatch: unknown command "remote" for "logwatch" | fix: update logwatch there to this release`}},
 		{"another protocol", `{"ok":true,"protocol":2,"remote":1,"logwatch":"v10"}` + "\n", 0,
