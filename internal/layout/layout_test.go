@@ -24,17 +24,18 @@ var allowed = map[string][]string{
 	// is the core (evidence, the scan, the agent registry); each agent is
 	// one package under it that the core never imports (TestCoreNamesNoAgent),
 	// registered by parsers/all, which only cmd/ imports.
-	"parsers/lines":      {},
-	"parsers":            {},
-	"parsers/claude":     {"conformance/agents", "parsers"},
-	"parsers/codex":      {"conformance/agents", "parsers"},
-	"parsers/pisession":  {"parsers"},
-	"parsers/hookmodule": {},
-	"parsers/pi":         {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
-	"parsers/omp":        {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
-	"parsers/opencode":   {"conformance/agents", "parsers", "parsers/hookmodule", "parsers/opencode/store"},
-	"parsers/all":        {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/opencode", "parsers/pi"},
-	"parsers/parsertest": {"parsers"},
+	"parsers/lines":                 {},
+	"parsers":                       {},
+	"parsers/claude":                {"conformance/agents", "parsers"},
+	"parsers/codex":                 {"conformance/agents", "parsers"},
+	"parsers/pisession":             {"parsers"},
+	"parsers/hookmodule":            {},
+	"parsers/hookmodule/moduletest": {"conformance/agents", "internal/testsupport"},
+	"parsers/pi":                    {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
+	"parsers/omp":                   {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
+	"parsers/opencode":              {"conformance/agents", "parsers", "parsers/hookmodule", "parsers/opencode/store"},
+	"parsers/all":                   {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/opencode", "parsers/pi"},
+	"parsers/parsertest":            {"parsers"},
 	// OpenCode's SQLite store read as a change feed: the driver and the
 	// house's file checks only, so the parser above it stays testable
 	// with recorded lines.

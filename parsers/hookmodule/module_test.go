@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/logwatch/logwatch/conformance/agents"
-	"github.com/logwatch/logwatch/internal/testsupport"
+	"github.com/logwatch/logwatch/parsers/hookmodule/moduletest"
 )
 
 func probe(t *testing.T) Module {
@@ -50,11 +48,6 @@ func TestModuleSource(t *testing.T) {
 // agent lacks reach nothing, a detail field is bounded, and a daemon that
 // far behind costs at most 64 queued events.
 func TestSender(t *testing.T) {
-	bun := filepath.Join(agents.Dir(), "node_modules", ".bin", "bun")
-	if _, err := os.Stat(bun); err != nil {
-		testsupport.Missing(t, "bun (installed beside omp by conformance/install-agents) not found at %s", bun)
-	}
-	dir := t.TempDir()
 	fake, err := filepath.Abs("testdata/sender/logwatch")
 	if err != nil {
 		t.Fatal(err)
@@ -63,28 +56,11 @@ func TestSender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, b := range map[string][]byte{"ext.ts": probe(t).Source(fake), "drive.ts": drive} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(dir, "hooks.log")
-	cmd := exec.Command(bun, "drive.ts")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OUT="+out, "HOME="+dir)
-	printed, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("bun drive.ts: %v\n%s", err, printed)
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hooks, printed := moduletest.Run(t, map[string][]byte{"ext.ts": probe(t).Source(fake), "drive.ts": drive})
 	var events []string
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		args, body, _ := strings.Cut(line, "\t")
-		if args != "hook --agent probe --detached" {
-			t.Fatalf("the hook client was run as %q", args)
+	for _, h := range hooks {
+		if h.Args != "hook --agent probe --detached" {
+			t.Fatalf("the hook client was run as %q", h.Args)
 		}
 		var p struct {
 			Event     string            `json:"hook_event_name"`
@@ -92,14 +68,14 @@ func TestSender(t *testing.T) {
 			Path      string            `json:"transcript_path"`
 			ToolInput map[string]string `json:"tool_input"`
 		}
-		if err := json.Unmarshal([]byte(body), &p); err != nil {
-			t.Fatalf("payload %q: %v", body, err)
+		if err := json.Unmarshal(h.Payload, &p); err != nil {
+			t.Fatalf("payload %q: %v", h.Payload, err)
 		}
 		if p.Session != "s1" || p.Path != "/s1.jsonl" {
-			t.Fatalf("payload %q names another session", body)
+			t.Fatalf("payload %q names another session", h.Payload)
 		}
 		if len(events) == 3 && (len(p.ToolInput["command"]) != 4096 || len(p.ToolInput) != 1) {
-			t.Errorf("tool input %q: want its command cut to 4096 bytes, nothing else", body)
+			t.Errorf("tool input %q: want its command cut to 4096 bytes, nothing else", h.Payload)
 		}
 		events = append(events, p.Event)
 	}

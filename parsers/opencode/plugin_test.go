@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/logwatch/logwatch/conformance/agents"
-	"github.com/logwatch/logwatch/internal/testsupport"
+	"github.com/logwatch/logwatch/parsers/hookmodule/moduletest"
 )
 
 // Session ids as OpenCode makes them: a root, its child (the task tool's
@@ -105,10 +103,7 @@ var bash = obj{"command": "touch asked.txt", "description": "Creates a file"}
 // 1.18.33, and checks the hooks it sends: one line per hook, as `Event
 // session field=value…` (cwd only when it is not the plugin's directory).
 func TestPlugin(t *testing.T) {
-	bun := filepath.Join(agents.Dir(), "node_modules", ".bin", "bun")
-	if _, err := os.Stat(bun); err != nil {
-		testsupport.Missing(t, "bun (installed beside omp by conformance/install-agents) not found at %s", bun)
-	}
+	moduletest.Bun(t)
 	fake, err := filepath.Abs("testdata/plugin/logwatch")
 	if err != nil {
 		t.Fatal(err)
@@ -272,24 +267,13 @@ func TestPlugin(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
 			steps, err := json.Marshal(tc.steps)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for name, b := range map[string][]byte{"plugin.ts": src, "drive.ts": drive, "steps.json": steps} {
-				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			out := filepath.Join(dir, "hooks.log")
-			cmd := exec.Command(bun, "drive.ts")
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "OUT="+out, "HOME="+dir, "STEPS="+filepath.Join(dir, "steps.json"), fmt.Sprintf("WANT=%d", len(tc.want)))
-			if printed, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("bun drive.ts: %v\n%s", err, printed)
-			}
-			got := readHooks(t, out)
+			hooks, _ := moduletest.Run(t, map[string][]byte{"plugin.ts": src, "drive.ts": drive, "steps.json": steps},
+				"STEPS=steps.json", fmt.Sprintf("WANT=%d", len(tc.want)))
+			got := readHooks(t, hooks)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("hooks:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
 			}
@@ -297,24 +281,17 @@ func TestPlugin(t *testing.T) {
 	}
 }
 
-// readHooks reads the fake logwatch's lines as `Event session key=value…`.
-func readHooks(t *testing.T, path string) []string {
+// readHooks reads the fake logwatch's runs as `Event session key=value…`.
+func readHooks(t *testing.T, hooks []moduletest.Hook) []string {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		args, body, _ := strings.Cut(line, "\t")
-		if args != "hook --agent opencode --detached" {
-			t.Fatalf("the hook client was run as %q", args)
+	for _, h := range hooks {
+		if h.Args != "hook --agent opencode --detached" {
+			t.Fatalf("the hook client was run as %q", h.Args)
 		}
+		body := h.Payload
 		var p map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(body), &p); err != nil {
+		if err := json.Unmarshal(body, &p); err != nil {
 			t.Fatalf("payload %q: %v", body, err)
 		}
 		var event, session, cwd string
