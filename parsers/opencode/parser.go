@@ -1,6 +1,8 @@
 package opencode
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -34,15 +36,7 @@ var partTypes = map[string]parsers.Kind{
 	"compaction": parsers.KindNone,
 }
 
-var partNames = parsers.Table(keys(partTypes)...)
-
-func keys(m map[string]parsers.Kind) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
+var partNames = parsers.Table(slices.Collect(maps.Keys(partTypes))...)
 
 // What an answer the user stopped carries (Esc Esc, Ctrl+C while busy).
 const abortedError = "MessageAbortedError"

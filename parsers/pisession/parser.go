@@ -8,6 +8,7 @@ package pisession
 import (
 	"bytes"
 	"maps"
+	"slices"
 
 	"github.com/valyala/fastjson"
 
@@ -34,14 +35,6 @@ var piRoles = map[string]parsers.Kind{
 	"user": parsers.KindTurnStart, "assistant": parsers.KindActivity, "toolResult": parsers.KindActivity,
 	"bashExecution": parsers.KindNone, "custom": parsers.KindNone, "hookMessage": parsers.KindNone,
 	"branchSummary": parsers.KindNone, "compactionSummary": parsers.KindNone,
-}
-
-func keys(m map[string]parsers.Kind) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // Dialect is how an agent writes pi's session format (pi itself: the
@@ -80,7 +73,7 @@ func compile(d Dialect) *dialect {
 	maps.Copy(c.types, d.Types)
 	maps.Copy(c.roles, piRoles)
 	maps.Copy(c.roles, d.Roles)
-	c.typeNames, c.roleNames = parsers.Table(keys(c.types)...), parsers.Table(keys(c.roles)...)
+	c.typeNames, c.roleNames = parsers.Table(slices.Collect(maps.Keys(c.types))...), parsers.Table(slices.Collect(maps.Keys(c.roles))...)
 	c.roleTypes = parsers.PrefixAll(c.roleNames, "message/")
 	if len(d.Customs) > 0 {
 		c.customTypes = parsers.PrefixAll(parsers.Table(d.Customs...), "custom/")
