@@ -139,6 +139,28 @@ type (
 // Any, as a Step field, matches every value.
 const Any = driver.Any
 
+// Keep copies the files matching pattern to $env/<name>-<n><ext> when the
+// variable env names a folder: the parsers' capture goldens are recorded
+// so from the real agents.
+func Keep(t *testing.T, env, name, pattern string) {
+	t.Helper()
+	dst := os.Getenv(env)
+	if dst == "" {
+		return
+	}
+	files, _ := filepath.Glob(pattern)
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dst, fmt.Sprintf("%s-%d%s", name, i+1, filepath.Ext(f)))
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // Summary is the suite's latency table and wall time, as text.
 func Summary(wall time.Duration) string { return driver.Summary(wall) }
 

@@ -121,12 +121,7 @@ func (w *ompWorld) step(st Step) Event {
 // either consumes the next change, which must be st from one of sources.
 func (w *ompWorld) either(st Step, sources ...string) Event {
 	w.t.Helper()
-	st.Source = Any
-	e := w.Timeline.Next(st, ompStep)
-	if !slices.Contains(sources, e.Source) {
-		w.t.Fatalf("change %s: source %q, want one of %q\ntimeline:\n%s", e, e.Source, sources, w.Timeline)
-	}
-	return e
+	return w.Timeline.Either(st, ompStep, sources...)
 }
 
 func (w *ompWorld) quiet() { w.t.Helper(); w.Timeline.Quiet(ompQuiet) }
@@ -167,21 +162,8 @@ func (w *ompWorld) hello(p *Pane, tab string) {
 // keep copies the scenario's omp session files into
 // $LOGWATCH_OMP_CAPTURE/<name>-N.jsonl: the parser's goldens are recorded so.
 func (w *ompWorld) keep(name string) {
-	dst := os.Getenv("LOGWATCH_OMP_CAPTURE")
-	if dst == "" {
-		return
-	}
-	files, _ := filepath.Glob(filepath.Join(w.Home, ".omp", "agent", "sessions", "*", "*.jsonl"))
-	for i, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			w.t.Fatal(err)
-		}
-		out := filepath.Join(dst, fmt.Sprintf("%s-%d.jsonl", name, i+1))
-		if err := os.WriteFile(out, b, 0o644); err != nil {
-			w.t.Fatal(err)
-		}
-	}
+	w.t.Helper()
+	Keep(w.t, "LOGWATCH_OMP_CAPTURE", name, filepath.Join(w.Home, ".omp", "agent", "sessions", "*", "*.jsonl"))
 }
 
 func TestOmpPrompt(t *testing.T) {

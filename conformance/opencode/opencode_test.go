@@ -161,12 +161,7 @@ func (w *ocWorld) keep(name string) {
 // the bus event; a spawned hook takes longer to arrive).
 func (w *ocWorld) either(st Step, timeout time.Duration, sources ...string) Event {
 	w.t.Helper()
-	st.Source = Any
-	e := w.Timeline.Next(st, timeout)
-	if !slices.Contains(sources, e.Source) {
-		w.t.Fatalf("change %s: source %q, want one of %q\ntimeline:\n%s", e, e.Source, sources, w.Timeline)
-	}
-	return e
+	return w.Timeline.Either(st, timeout, sources...)
 }
 
 // first submits a new session's first prompt: its row announces it (the

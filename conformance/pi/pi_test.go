@@ -3,7 +3,6 @@ package pi_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -103,12 +102,7 @@ func (w *piWorld) step(st Step) Event {
 // (the hook and the log race for the same transition).
 func (w *piWorld) either(st Step, sources ...string) Event {
 	w.t.Helper()
-	st.Source = Any
-	e := w.Timeline.Next(st, piStep)
-	if !slices.Contains(sources, e.Source) {
-		w.t.Fatalf("change %s: source %q, want one of %q\ntimeline:\n%s", e, e.Source, sources, w.Timeline)
-	}
-	return e
+	return w.Timeline.Either(st, piStep, sources...)
 }
 
 func (w *piWorld) quiet() { w.t.Helper(); w.Timeline.Quiet(piQuiet) }
@@ -153,21 +147,8 @@ func (w *piWorld) hello(p *Pane, tab string) {
 // keep copies the scenario's pi session files into testdata/pi/<name>
 // when LOGWATCH_PI_CAPTURE is set: the parser's goldens are recorded so.
 func (w *piWorld) keep(name string) {
-	dst := os.Getenv("LOGWATCH_PI_CAPTURE")
-	if dst == "" {
-		return
-	}
-	files, _ := filepath.Glob(filepath.Join(w.Home, ".pi", "agent", "sessions", "*", "*.jsonl"))
-	for i, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			w.t.Fatal(err)
-		}
-		out := filepath.Join(dst, fmt.Sprintf("%s-%d.jsonl", name, i+1))
-		if err := os.WriteFile(out, b, 0o644); err != nil {
-			w.t.Fatal(err)
-		}
-	}
+	w.t.Helper()
+	Keep(w.t, "LOGWATCH_PI_CAPTURE", name, filepath.Join(w.Home, ".pi", "agent", "sessions", "*", "*.jsonl"))
 }
 
 func TestPiPrompt(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -656,6 +657,19 @@ func (tl *Timeline) Next(want Step, timeout time.Duration) Event {
 			tl.s.T.Fatalf("stopped while waiting for %s: %v", want, context.Cause(tl.s.T.Context()))
 		}
 	}
+}
+
+// Either is Next for a change that may come from any of sources (a hook
+// and a log racing for the same transition): want's own Source is not
+// looked at.
+func (tl *Timeline) Either(want Step, timeout time.Duration, sources ...string) Event {
+	tl.s.T.Helper()
+	want.Source = Any
+	e := tl.Next(want, timeout)
+	if !slices.Contains(sources, e.Source) {
+		tl.s.T.Fatalf("change %s: source %q, want one of %q\ntimeline:\n%s", e, e.Source, sources, tl)
+	}
+	return e
 }
 
 // Expect is Next for each step in turn.
