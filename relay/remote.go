@@ -143,8 +143,8 @@ func (m *machine) remote(u wire.RemoteUpdate) {
 	case RemoteDown, RemoteUnusable:
 		h.st.Attempts++
 		h.st.State, h.st.Since, h.st.Error, h.st.Fix = u.Kind, m.now, u.Error, u.Fix
-		if u.Kind == RemoteDown && u.Protocol != 0 {
-			h.st.Protocol = u.Protocol
+		if u.Protocol != 0 {
+			h.st.Protocol = u.Protocol // the one a remote of another protocol speaks
 		}
 		m.remoteStale(h, u.Error)
 	}
@@ -223,11 +223,11 @@ func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap, live bool) {
 		m.remoteTurnStarted(h, rs)
 	}
 	m.remoteConfirm(h, rs, &ev, prev)
-	if prev != nil && !wasStale && sameRemote(*prev, ev) {
-		return // nothing new (a remote's republish of its own tab, say)
-	}
-	if wasStale && ev.Rule == "" {
-		ev.Rule = "remote.snapshot"
+	if prev != nil && sameRemote(*prev, ev) {
+		if !wasStale {
+			return // nothing new (a remote's republish of its own tab, say)
+		}
+		ev.Rule = "remote.snapshot" // unchanged, and current again
 	}
 	m.publishRemote(h, rs, ev, bootstrap)
 }

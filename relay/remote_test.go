@@ -119,10 +119,11 @@ func TestRemoteSessions(t *testing.T) {
 		"box:r1 ended/gone_from_host/remote/remote.gone@")
 	h.remoteUp("box", rev("r2", "ready", "interrupted", "log", h.clock.Now()), rev("r3", "working", "prompt", "hook", h.clock.Now()))
 	h.expectHosted() // the same snapshot again: nothing moved
+	// After a drop, a snapshot that moved nothing says so: remote.snapshot.
 	h.remote(RemoteUpdate{Remote: "box", Kind: RemoteDown, Error: "gone"})
 	h.hosted()
 	h.remoteUp("box", rev("r2", "ready", "interrupted", "log", h.clock.Now()), rev("r3", "working", "prompt", "hook", h.clock.Now()))
-	h.expectHosted("box:r2 ready/interrupted/log/log.interrupted@", "box:r3 working/prompt/hook/hook.prompt@")
+	h.expectHosted("box:r2 ready/interrupted/log/remote.snapshot@", "box:r3 working/prompt/hook/remote.snapshot@")
 
 	// A new subscriber's snapshot has them too.
 	sub, err := h.r.Subscribe(h.ctx)
