@@ -54,11 +54,13 @@ func Serve(ctx context.Context, socket, version string, in io.Reader, out, errOu
 	if err == nil {
 		evs, ended, err = c.Subscribe(ctx)
 	}
+	if c != nil {
+		defer c.Close()
+	}
 	if err != nil {
 		_ = line(wire.Response{Protocol: wire.Protocol, Error: err.Error()})
 		return fmt.Errorf("subscribe: %w", err)
 	}
-	defer c.Close()
 	n := max(c.Snapshot(), 0)
 	if err := line(wire.Response{OK: true, Protocol: wire.Protocol, Snapshot: &n}); err != nil {
 		return fmt.Errorf("write: %w", err)
