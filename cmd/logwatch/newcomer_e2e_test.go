@@ -19,17 +19,18 @@ import (
 // proc is a long-running CLI command (events, status --watch) whose output
 // lines the test reads as they come.
 type proc struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	lines  chan string
-	mu     sync.Mutex
-	stderr strings.Builder
+	t       *testing.T
+	cmd     *exec.Cmd
+	lines   chan string
+	mu      sync.Mutex
+	stderr  strings.Builder
+	errRead chan struct{} // closed once stderr is read to its end
 }
 
 func startProc(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &proc{t: t, cmd: exec.CommandContext(ctx, bin, args...), lines: make(chan string, 4096)}
+	p := &proc{t: t, cmd: exec.CommandContext(ctx, bin, args...), lines: make(chan string, 4096), errRead: make(chan struct{})}
 	p.cmd.Env = env
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
@@ -43,6 +44,7 @@ func startProc(t *testing.T, env []string, args ...string) *proc {
 		t.Fatal(err)
 	}
 	go func() {
+		defer close(p.errRead)
 		b, _ := io.ReadAll(errp)
 		p.mu.Lock()
 		p.stderr.Write(b)
@@ -80,12 +82,16 @@ func (p *proc) waitLine(re string) string {
 	}
 }
 
-// stop ends the command (SIGTERM) and returns its stderr.
+// stop ends the command (SIGTERM) and returns its stderr. Both pipes are
+// read to their end before Wait, which closes them: a Wait first could
+// drop the last lines still in the pipe (the flake where `events` printed
+// no "lost the daemon" notice).
 func (p *proc) stop() string {
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	p.cmd.Wait()
+	<-p.errRead
 	for range p.lines {
 	}
+	p.cmd.Wait()
 	return p.stderrText()
 }
 
