@@ -151,10 +151,13 @@ type Store struct {
 type StoreDB interface {
 	// Changes are the rows after cursor, oldest first, at most max.
 	Changes(after int64, max int) ([]StoreRow, error)
-	// Current are, for each session changed since, the rows that give its
-	// present state (its current turn's), at most max, and the cursor to
-	// follow on from.
-	Current(since time.Time, max int) (rows []StoreRow, cursor int64, err error)
+	// Current gives each, one call per session changed since (newest
+	// first), the rows that give its present state, oldest first: its
+	// current turn's first row and at most perSession newest, so that
+	// every session is read in bounded time and memory; and returns the
+	// cursor to follow on from. each may not keep rows; its error ends the
+	// read and is returned.
+	Current(since time.Time, perSession int, each func(rows []StoreRow) error) (cursor int64, err error)
 	Close() error
 }
 

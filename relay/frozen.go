@@ -51,6 +51,10 @@ const (
 	rTabless                       // entry.tabless
 	rStartQuiet                    // the start-up's quiet period is its own (entry.quiet, store.startQuiet)
 	rDead                          // thawed: the id lives in store.sessions now
+	// rStore (with rPath): the log is the session database Interned(dir)
+	// itself, which every session of its agent shares (parsers.Store): its
+	// mark stays in store.files.
+	rStore
 )
 
 type freezeMode uint8
@@ -125,7 +129,7 @@ func (st *store) freeze(e *entry, pinned map[string]bool) (frozenRec, bool) {
 		if !f.setPath(e.path, e.s.ID, e.s.Agent) {
 			return f, false
 		}
-		if mk, ok := st.files[e.path]; ok && !f.setMark(mk) {
+		if mk, ok := st.files[e.path]; ok && f.flags&rStore == 0 && !f.setMark(mk) {
 			return f, false
 		}
 	}
@@ -167,6 +171,16 @@ func (f *frozenRec) setPath(path, id string, agent parsers.Agent) bool {
 	if slash <= 0 {
 		return false
 	}
+	if spec := parsers.Lookup(agent); spec != nil && spec.Store != nil && slices.Contains(spec.Store.Files, path[slash+1:]) {
+		// Its agent's database, every session's log: the path whole, once
+		// for all of them.
+		var ok bool
+		if f.dir, ok = session.Intern(path); !ok {
+			return false
+		}
+		f.flags |= rPath | rStore
+		return true
+	}
 	all := parsers.All()
 	own := slices.IndexFunc(all, func(s *parsers.Spec) bool { return s.Name == agent })
 	for k := -1; k < len(all); k++ {
@@ -201,8 +215,11 @@ func (f *frozenRec) logName() *parsers.LogName { return parsers.All()[f.namer-1]
 
 // path is the session's log ("" if none).
 func (f *frozenRec) path(id string) string {
-	if f.flags&rPath == 0 {
+	switch {
+	case f.flags&rPath == 0:
 		return ""
+	case f.flags&rStore != 0:
+		return session.Interned(f.dir)
 	}
 	pre, suf := f.logName().Unpack(f.name)
 	return session.Interned(f.dir) + "/" + pre + id + suf
@@ -211,7 +228,7 @@ func (f *frozenRec) path(id string) string {
 // isPath reports whether path is f's log, f's id being id.
 func (f *frozenRec) isPath(path, id string) bool {
 	slash := strings.LastIndexByte(path, '/')
-	if f.flags&rPath == 0 || slash <= 0 || session.Interned(f.dir) != path[:slash] {
+	if f.flags&(rPath|rStore) != rPath || slash <= 0 || session.Interned(f.dir) != path[:slash] {
 		return false
 	}
 	n, ok := f.logName().Pack(path[slash+1:], id)

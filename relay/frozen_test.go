@@ -32,6 +32,13 @@ func frozenScenario(h *harness) {
 	}
 	h.line(claude, "s-plain", cPrompt("s-plain", "x"), true)
 	h.line(codex, uid(40), xEvent("task_started", ""), true)
+	// Two OpenCode sessions in one database: one finished, one mid-turn.
+	for i, id := range []string{ocID(1), ocID(2)} {
+		ocLine(h, id, 10*i+1, `{"sessionID":"`+id+`","info":{"id":"msg_u`+id+`","sessionID":"`+id+`","role":"user","time":{"created":1764662400000}}}`)
+		if i == 0 {
+			ocLine(h, id, 10*i+2, `{"sessionID":"`+id+`","info":{"id":"msg_a`+id+`","sessionID":"`+id+`","role":"assistant","time":{"created":1764662400001,"completed":1764662400002},"finish":"stop"}}`)
+		}
+	}
 	h.r.BootstrapDone()
 	save := func() {
 		done := make(chan struct{})
@@ -72,6 +79,30 @@ func frozenScenario(h *harness) {
 	save()
 }
 
+// ocDB is the OpenCode database the scenarios' OpenCode sessions are in.
+const ocDB = "/home/u/.local/share/opencode/opencode.db"
+
+// ocID is an OpenCode session id.
+func ocID(i int) string { return fmt.Sprintf("ses_%012x%014d", 0xfeed, i) }
+
+// ocLine delivers one of OpenCode's event rows (a message.updated.1 with
+// data) as the store feed does: bootstrap history at rowid.
+func ocLine(h *harness, id string, rowid int, data string) {
+	h.t.Helper()
+	line := fmt.Sprintf(`{"type":"message.updated.1","session":%q,"parent":"","seq":%d,"rowid":%d,"data":%s}`, id, rowid, rowid, data)
+	p := h.parser[ocDB]
+	if p == nil {
+		p = parsers.New(agOpenCode)
+		h.parser[ocDB] = p
+	}
+	ev, err := p.Parse([]byte(line))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.r.Log(LogLine{Path: ocDB, Session: id, Agent: agOpenCode, Offset: int64(rowid - 1), End: int64(rowid), Evidence: ev, Bootstrap: true, Raw: []byte(line)})
+	h.sync()
+}
+
 // snapshot is what the relay shows and saves: its events, its status and
 // its checkpoint, as bytes.
 func snapshot(h *harness) (events, status, state string) {
@@ -101,6 +132,49 @@ func snapshot(h *harness) (events, status, state string) {
 		b = append(b, fmt.Sprintf(" %s@%d", ev.Session, off)...)
 	}
 	return strings.Join(evs, "\n"), string(b), string(m) + "\x00" + string(sv.State)
+}
+
+// TestFrozenStore: a session whose log is its agent's database, which every
+// session of it shares (OpenCode's), freezes with the database's path and
+// leaves the database's mark where every session finds it; a database of
+// another name is no session's log and keeps it thawed.
+func TestFrozenStore(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		ok   bool
+	}{
+		{ocDB, true},
+		{"/home/u/.local/share/opencode/opencode-beta.db", false}, // a name the agent's Store does not list
+		{"opencode.db", false},
+	} {
+		r := New(DefaultConfig(), nil, nil, zerolog.Nop())
+		ids := []string{ocID(1), ocID(2)}
+		for i, id := range ids {
+			r.m.logLine(LogLine{Path: c.path, Session: id, Agent: agOpenCode, Offset: int64(i), End: int64(i + 1), Evidence: parsers.Evidence{Kind: parsers.KindTurnStart}, Bootstrap: true})
+		}
+		r.m.bootstrapDone()
+		if got := r.m.store.frozenCount(); got != map[bool]int{true: 2}[c.ok] {
+			t.Errorf("%s: %d frozen, want %d", c.path, got, map[bool]int{true: 2}[c.ok])
+			continue
+		}
+		if mk, ok := r.m.store.files[c.path]; !ok || mk.End != 2 {
+			t.Errorf("%s: the database's mark %+v (%v), want End 2 in store.files", c.path, mk, ok)
+		}
+		if m := r.m.store.marks(); len(m) != 1 || m[c.path].End != 2 {
+			t.Errorf("%s: marks %v, want the database's once", c.path, m)
+		}
+		if r.m.store.frozenFile(c.path) != nil {
+			t.Errorf("%s: the database found as one session's log", c.path)
+		}
+		for _, id := range ids {
+			if e := r.m.store.get(id); e == nil || e.path != c.path {
+				t.Errorf("%s: %s thawed with another path", c.path, id)
+			}
+		}
+		if mk := r.m.store.files[c.path]; mk.End != 2 {
+			t.Errorf("%s: mark after thawing %+v", c.path, mk)
+		}
+	}
 }
 
 func frozenCount(h *harness) int {

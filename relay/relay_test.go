@@ -16,6 +16,8 @@ const (
 	codex    = parsers.Agent("codex")
 	agClaude = claude // where a local variable shadows claude
 	agCodex  = codex
+	// agOpenCode keeps its log in a database (parsers.Store).
+	agOpenCode = parsers.Agent("opencode")
 )
 
 func must(t *testing.T, err error) {

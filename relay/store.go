@@ -144,6 +144,8 @@ func (st *store) freezeIdle(all bool, pinned map[string]bool) {
 		return
 	}
 	slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
+	// Their ids and details were cut from the lines read (session.OwnStrings).
+	session.OwnStrings(len(add), func(i int) *session.Frozen { return &add[i].s })
 	live := len(st.frozen) - st.frozenDead + len(add)
 	var out []frozenRec
 	inPlace := len(add) == 0 && live >= cap(st.frozen)/2
@@ -327,6 +329,8 @@ func (st *store) restore(saved savedSessions, q *quietArm, pinned map[string]boo
 		slices.SortFunc(add, func(a, b frozenRec) int { return a.s.Compare(&b.s) })
 	}
 	if fresh {
+		// Cut from the decoded checkpoint: packed as start-up's are.
+		session.OwnStrings(len(add), func(i int) *session.Frozen { return &add[i].s })
 		st.frozen = add
 	}
 	st.restored = true

@@ -53,8 +53,10 @@ type Parser struct {
 	p       fastjson.Parser
 	unknown parsers.UnknownNames
 	// seen are the user messages whose first row was read (their turn
-	// started), old and cur two generations of at most seenMax/2.
-	old, cur map[string]struct{}
+	// started), old and cur two generations of at most seenMax/2, by a
+	// 64-bit hash of their id: a stored session's is kept for the daemon's
+	// life, 8 bytes instead of its id's copy and header (40).
+	old, cur map[uint64]struct{}
 	// created are the sessions whose row was read and whose first prompt
 	// was not yet, with the row's creation time (ms), at most seenMax.
 	created map[string]int64
@@ -112,7 +114,7 @@ func (p *Parser) message(ev *parsers.Evidence, info *fastjson.Value) {
 	ev.Type += "/" + role
 	switch role {
 	case "user":
-		if p.first(string(info.GetStringBytes("id")), ev) {
+		if p.first(info.GetStringBytes("id"), ev) {
 			ev.Kind = parsers.KindTurnStart
 			// Stamped when its Enter was read, as near as the database
 			// tells (the tab's Enter is judged by the stamp): a new
@@ -197,20 +199,33 @@ func (p *Parser) part(ev *parsers.Evidence, part *fastjson.Value) {
 
 // first reports whether the user message id is seen for the first time,
 // and remembers it.
-func (p *Parser) first(id string, ev *parsers.Evidence) bool {
-	if id == "" {
+func (p *Parser) first(id []byte, ev *parsers.Evidence) bool {
+	if len(id) == 0 {
 		ev.Unknown = true
 		return false
 	}
-	if _, ok := p.cur[id]; ok {
+	h := idHash(id)
+	if _, ok := p.cur[h]; ok {
 		return false
 	}
-	if _, ok := p.old[id]; ok {
+	if _, ok := p.old[h]; ok {
 		return false
 	}
 	if p.cur == nil || len(p.cur) >= seenMax/2 {
-		p.old, p.cur = p.cur, make(map[string]struct{}, seenMax/2)
+		// Grown as needed: most databases hold far fewer.
+		p.old, p.cur = p.cur, map[uint64]struct{}{}
 	}
-	p.cur[id] = struct{}{}
+	p.cur[h] = struct{}{}
 	return true
+}
+
+// idHash is FNV-1a of id: deterministic (a replay parses as the daemon
+// did), and two of seenMax ids alike by chance once in 10^12 databases.
+func idHash(id []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range id {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }

@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/logwatch/logwatch/parsers"
@@ -77,7 +78,7 @@ func TestOpenCodeSeenBound(t *testing.T) {
 	p := NewParser()
 	ev := parsers.Evidence{}
 	for i := range 3 * seenMax {
-		id := string(rune('a'+i%26)) + string(rune(i))
+		id := []byte(fmt.Sprintf("msg_%012x%014d", i, i))
 		if !p.first(id, &ev) {
 			t.Fatalf("prompt %d taken as seen", i)
 		}

@@ -45,17 +45,30 @@ func (s storeDB) Changes(after int64, max int) ([]parsers.StoreRow, error) {
 	return storeRows(rows), wrap(err)
 }
 
-func (s storeDB) Current(since time.Time, max int) ([]parsers.StoreRow, int64, error) {
-	rows, cursor, err := s.d.Current(since, max)
-	return storeRows(rows), cursor, wrap(err)
+func (s storeDB) Current(since time.Time, perSession int, each func([]parsers.StoreRow) error) (int64, error) {
+	var buf []parsers.StoreRow
+	var stopped error // each's own, returned as it is
+	cursor, err := s.d.Current(since, perSession, func(rows []store.Row) error {
+		buf = appendStoreRows(buf[:0], rows)
+		stopped = each(buf)
+		clear(buf) // the lines, for the collector
+		return stopped
+	})
+	if err != nil && err == stopped {
+		return 0, err
+	}
+	return cursor, wrap(err)
 }
 
 func (s storeDB) Close() error { return s.d.Close() }
 
 func storeRows(rows []store.Row) []parsers.StoreRow {
-	out := make([]parsers.StoreRow, len(rows))
-	for i, r := range rows {
-		out[i] = parsers.StoreRow{Cursor: r.RowID, Session: r.Session, Parent: r.Parent, Line: r.Line()}
+	return appendStoreRows(make([]parsers.StoreRow, 0, len(rows)), rows)
+}
+
+func appendStoreRows(out []parsers.StoreRow, rows []store.Row) []parsers.StoreRow {
+	for _, r := range rows {
+		out = append(out, parsers.StoreRow{Cursor: r.RowID, Session: r.Session, Parent: r.Parent, Line: r.Line()})
 	}
 	return out
 }

@@ -78,3 +78,65 @@ func TestPumpStores(t *testing.T) {
 	w.Finish(s)
 	waitFor("done/turn_end")
 }
+
+// TestPumpStoresEverySession: at start-up every stored session is known,
+// its state folded from its latest turn, however many rows the sessions
+// hold in all: here more than 20 000, the newest session's turn alone
+// (once, a start-up read of 20 000 rows in all, newest sessions first,
+// knew only that one).
+func TestPumpStoresEverySession(t *testing.T) {
+	root := t.TempDir()
+	db := filepath.Join(root, "opencode", "opencode.db")
+	w := storetest.NewWriter(t, db)
+	w.Now = time.Now().Add(-time.Hour).UnixMilli()
+	const n = 30
+	want := map[string]string{}
+	w.Batch(func() {
+		for i := 0; i < n; i++ {
+			s := w.Session("")
+			w.Turn(s, 2, 1)
+			want[s] = "done/turn_end"
+		}
+	})
+	long := w.Session("")
+	w.Prompt(long)
+	w.Stream(long, 20001)
+	want[long] = "working/prompt"
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wt, err := watcher.New(watcher.Config{Roots: map[parsers.Agent][]string{}}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := storefeed.New(storefeed.Config{Roots: map[parsers.Agent][]string{opencode.Name: {filepath.Dir(db)}}}, zerolog.Nop())
+	r := relay.New(relay.Config{}, relay.SystemClock{}, wt, zerolog.Nop())
+	go r.Run(ctx)
+	go wt.Run(ctx)
+	go feed.Run(ctx)
+	go Pump(ctx, wt, r, Options{Stores: feed})
+	select {
+	case <-r.Booted():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the relay never booted")
+	}
+	st, err := r.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, x := range st.Sessions {
+		got[x.Session] = x.State + "/" + x.Reason
+	}
+	for s, w := range want {
+		if got[s] != w {
+			t.Errorf("%s: %q after start-up, want %s", s, got[s], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d sessions known, want %d", len(got), len(want))
+	}
+	if rows := feed.Stats().Rows; rows > int64(len(want))*(16+1) {
+		t.Errorf("%d rows read at start-up, over 17 a session", rows)
+	}
+}

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"strings"
+
 	"github.com/logwatch/logwatch/parsers"
 )
 
@@ -147,6 +149,35 @@ func (f *Frozen) view(s *Session, withID bool) {
 	}
 	if withID {
 		s.ID = f.ID()
+	}
+}
+
+// OwnStrings gives the strings of n frozen sessions (ids not in the UUID
+// form, details) one block of their own, made now. They were cut from the
+// lines read at start-up, each an object of its own among that read's
+// garbage, and kept most of its pages from going back to the OS (OpenCode's
+// 1 000 stored sessions: measured); packed, they take a few pages.
+func OwnStrings(n int, at func(i int) *Frozen) {
+	size := 0
+	for i := 0; i < n; i++ {
+		f := at(i)
+		size += len(f.name) + len(f.detail)
+	}
+	if size == 0 {
+		return
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i := 0; i < n; i++ {
+		f := at(i)
+		b.WriteString(f.name)
+		b.WriteString(f.detail)
+	}
+	block := b.String()
+	for i := 0; i < n; i++ {
+		f := at(i)
+		f.name, block = block[:len(f.name)], block[len(f.name):]
+		f.detail, block = block[:len(f.detail)], block[len(f.detail):]
 	}
 }
 

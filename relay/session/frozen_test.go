@@ -62,6 +62,35 @@ func TestFreezeThawRoundTrip(t *testing.T) {
 	}
 }
 
+// TestOwnStrings: frozen sessions whose strings were packed into one block
+// view and thaw exactly as before, each its own strings (UUID ids have
+// none, details may be empty).
+func TestOwnStrings(t *testing.T) {
+	var ss []*Session
+	var fs []Frozen
+	for i, c := range []struct{ id, detail string }{
+		{"ses_00000000feed00000000000001", "bash: go test ./..."},
+		{"0b1e8f3a-5c2d-4e6f-8a9b-0c1d2e3f4a5b", "Read main.go"},
+		{"ses_00000000feed00000000000002", ""},
+		{"s", "é ✓"},
+	} {
+		s := New(claude.Name)
+		s.ID, s.Detail, s.Turns = c.id, c.detail, i
+		f, ok := s.Freeze()
+		if !ok {
+			t.Fatalf("%s: not freezable", c.id)
+		}
+		ss, fs = append(ss, s), append(fs, f)
+	}
+	OwnStrings(len(fs), func(i int) *Frozen { return &fs[i] })
+	for i := range fs {
+		if r := Thaw(&fs[i]); !reflect.DeepEqual(r, ss[i]) {
+			t.Errorf("%d: thawed\n %+v\nwant\n %+v", i, r, ss[i])
+		}
+	}
+	OwnStrings(0, nil) // nothing to pack
+}
+
 // notFreezable is the table of sessions Freeze refuses, with the reason.
 func notFreezable(s *Session) string {
 	switch {

@@ -309,7 +309,7 @@ func checkStores(env Env) (Finding, bool) {
 			found++
 			db, err := s.Store.Open(path)
 			if err == nil {
-				_, _, err = db.Current(env.Now, 1)
+				_, err = db.Current(env.Now, 1, func([]parsers.StoreRow) error { return nil })
 				db.Close()
 			}
 			switch {

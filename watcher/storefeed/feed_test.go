@@ -69,29 +69,42 @@ func (d toyDB) Changes(after int64, max int) ([]parsers.StoreRow, error) {
 	return out, err
 }
 
-// Current: a session's rows from its last "turn" row on.
-func (d toyDB) Current(_ time.Time, max int) ([]parsers.StoreRow, int64, error) {
+// Current: a session's rows from its last "turn" row on (its first and
+// perSession newest), sessions in the order of their first rows.
+func (d toyDB) Current(_ time.Time, perSession int, each func([]parsers.StoreRow) error) (int64, error) {
 	rows, err := d.rows()
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	from := map[string]int{}
+	var order []string
 	for i, r := range rows {
-		if bytes.Contains(r.Line, []byte(`"turn"`)) {
+		if _, ok := from[r.Session]; !ok {
+			order = append(order, r.Session)
+		}
+		if _, ok := from[r.Session]; !ok || bytes.Contains(r.Line, []byte(`"turn"`)) {
 			from[r.Session] = i
 		}
 	}
-	var out []parsers.StoreRow
-	for i, r := range rows {
-		if i >= from[r.Session] && len(out) < max {
-			out = append(out, r)
+	for _, s := range order {
+		var turn []parsers.StoreRow
+		for i, r := range rows {
+			if r.Session == s && i >= from[s] {
+				turn = append(turn, r)
+			}
+		}
+		if len(turn) > perSession+1 {
+			turn = append(turn[:1], turn[len(turn)-perSession:]...)
+		}
+		if err := each(turn); err != nil {
+			return 0, err
 		}
 	}
 	var cursor int64
 	if len(rows) > 0 {
 		cursor = rows[len(rows)-1].Cursor
 	}
-	return out, cursor, nil
+	return cursor, nil
 }
 
 func (toyDB) Close() error { return nil }

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,6 +53,29 @@ func allRows(t *testing.T, w *storetest.Writer) []Row {
 // key is what must match between a Row and the writer's row.
 func key(r Row) string {
 	return fmt.Sprintf("%d %s %d %s %d %s", r.RowID, r.Session, r.Seq, r.Type, r.Size, r.Data)
+}
+
+// current collects what Current gives, oldest first, and checks that each
+// session comes in one call, newest first, its rows oldest first.
+func current(t *testing.T, d *DB, since time.Time, perSession int) ([]Row, int64, error) {
+	t.Helper()
+	var all []Row
+	seen := map[string]bool{}
+	cursor, err := d.Current(since, perSession, func(rows []Row) error {
+		if seen[rows[0].Session] {
+			t.Errorf("session %s given twice", rows[0].Session)
+		}
+		seen[rows[0].Session] = true
+		for i, r := range rows {
+			if r.Session != rows[0].Session || i > 0 && r.Seq <= rows[i-1].Seq {
+				t.Errorf("one call's rows: %s after %s", key(r), key(rows[max(i-1, 0)]))
+			}
+		}
+		all = append(all, rows...)
+		return nil
+	})
+	sort.Slice(all, func(i, j int) bool { return all[i].RowID < all[j].RowID })
+	return all, cursor, err
 }
 
 func TestChangesFeed(t *testing.T) {
@@ -195,7 +220,7 @@ func TestReaderNeverBlocksWriter(t *testing.T) {
 		if len(rows) > 0 {
 			cursor = rows[len(rows)-1].RowID
 		}
-		if _, _, err := d.Current(time.Time{}, 50); err != nil {
+		if _, _, err := current(t, d, time.Time{}, 50); err != nil {
 			t.Fatalf("reader: %v", err)
 		}
 		reads++
@@ -272,7 +297,7 @@ func TestReaderNeverCheckpoints(t *testing.T) {
 			if err != nil || len(rows) == 0 {
 				t.Fatalf("Changes: %d rows, %v", len(rows), err)
 			}
-			if _, _, err := d.Current(time.Time{}, 1000); err != nil {
+			if _, _, err := current(t, d, time.Time{}, 1000); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := d.Schema(); err != nil {
@@ -387,7 +412,7 @@ func TestVacuum(t *testing.T) {
 	if _, err := d.Changes(cursor, 10); !errors.Is(err, ErrReset) {
 		t.Fatalf("rows replaced under the cursor: %v, want ErrReset", err)
 	}
-	cur, c2, err := d.Current(time.Time{}, 1000)
+	cur, c2, err := current(t, d, time.Time{}, 1000)
 	if err != nil || len(cur) == 0 {
 		t.Fatalf("Current after a reset: %d rows, %v", len(cur), err)
 	}
@@ -449,7 +474,7 @@ func TestOpenRefuses(t *testing.T) {
 			if d != nil {
 				// Whatever opened must read or fail cleanly.
 				_, _ = d.Changes(0, 100)
-				_, _, _ = d.Current(time.Time{}, 100)
+				_, _, _ = current(t, d, time.Time{}, 100)
 				d.Close()
 			}
 			if strings.Contains(tt.name, "being created") || strings.Contains(tt.name, "half") {
@@ -494,7 +519,8 @@ func TestOpenRefuses(t *testing.T) {
 }
 
 // TestCurrent: the latest turn of each session updated since, newest
-// sessions first under max, and the cursor to follow.
+// sessions first, each bounded to its turn's first and newest rows, and the
+// cursor to follow.
 func TestCurrent(t *testing.T) {
 	w := storetest.NewWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
 	old := w.Session("")
@@ -553,7 +579,7 @@ func TestCurrent(t *testing.T) {
 	}
 
 	d := open(t, w.Path)
-	rows, cursor, err := d.Current(since, 100000)
+	rows, cursor, err := current(t, d, since, 100000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,19 +599,29 @@ func TestCurrent(t *testing.T) {
 	}
 
 	// Everything since the beginning includes the old session's turn.
-	if rows, _, err := d.Current(time.Time{}, 100000); err != nil || len(rows) <= len(want) {
+	if rows, _, err := current(t, d, time.Time{}, 100000); err != nil || len(rows) <= len(want) {
 		t.Errorf("since zero: %d rows, %v", len(rows), err)
 	}
 
-	// max: newest sessions first (b, then bare); the one that does not fit
-	// gives its turn's first row and its newest rows.
-	var bRows []Row
+	// perSession: every session still, a longer turn as its first row and
+	// its perSession newest.
+	const per = 3
+	bySession := map[string][]Row{}
 	for _, r := range want {
-		if r.Session == b {
-			bRows = append(bRows, r)
+		bySession[r.Session] = append(bySession[r.Session], r)
+	}
+	var wantCut []string
+	for _, r := range want {
+		turn := bySession[r.Session]
+		k := slices.IndexFunc(turn, func(x Row) bool { return x.RowID == r.RowID })
+		if len(turn) <= per+1 || k == 0 || k >= len(turn)-per {
+			wantCut = append(wantCut, key(r))
 		}
 	}
-	cut, _, err := d.Current(since, len(bRows)+1+3)
+	if len(bySession[a]) <= per+1 || len(bySession[child]) <= per+1 {
+		t.Fatal("fixture: no turn longer than the bound")
+	}
+	cut, _, err := current(t, d, since, per)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -593,36 +629,22 @@ func TestCurrent(t *testing.T) {
 	for _, r := range cut {
 		got = append(got, key(r))
 	}
-	var wantCut []string
-	for _, r := range want {
-		if r.Session == b || r.Session == bare {
-			wantCut = append(wantCut, key(r))
-		}
+	if !slices.Equal(got, wantCut) {
+		t.Errorf("Current(perSession %d) =\n%s\nwant\n%s", per, strings.Join(got, "\n"), strings.Join(wantCut, "\n"))
 	}
-	// child, updated after bare? No: child's turn was written before bare
-	// was created, so the order newest first is b, bare, child, a.
-	var childRows []Row
-	for _, r := range want {
-		if r.Session == child {
-			childRows = append(childRows, r)
-		}
+	// Sessions newest first: b, bare, child, a.
+	var order []string
+	if _, err := d.Current(since, per, func(rows []Row) error { order = append(order, rows[0].Session); return nil }); err != nil {
+		t.Fatal(err)
 	}
-	wantCut = append(wantCut, key(childRows[0]), key(childRows[len(childRows)-2]), key(childRows[len(childRows)-1]))
-	// oldest first
-	if len(got) != len(wantCut) {
-		t.Fatalf("Current(max %d) = %d rows, want %d", len(bRows)+4, len(got), len(wantCut))
+	if !slices.Equal(order, []string{b, bare, child, a}) {
+		t.Errorf("sessions in the order %v, want b, bare, child, a", order)
 	}
-	wantSet := map[string]bool{}
-	for _, k := range wantCut {
-		wantSet[k] = true
-	}
-	for i, k := range got {
-		if !wantSet[k] {
-			t.Errorf("Current(max) row %d = %s, not wanted", i, k)
-		}
-		if i > 0 && cut[i].RowID <= cut[i-1].RowID {
-			t.Errorf("Current(max) not oldest first at %d", i)
-		}
+	// An error from each ends the read with it.
+	stop := errors.New("stop")
+	calls := 0
+	if _, err := d.Current(since, per, func([]Row) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("each's error: %v after %d calls", err, calls)
 	}
 
 	// Following the cursor.
@@ -652,7 +674,7 @@ func TestRealOpenCode(t *testing.T) {
 	if len(rows) != 29 || rows[0].Type != "session.created.1" || rows[28].Type != "session.updated.1" {
 		t.Fatalf("Changes = %d rows", len(rows))
 	}
-	cur, cursor, err := d.Current(time.UnixMilli(0), 1000)
+	cur, cursor, err := current(t, d, time.UnixMilli(0), 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -725,7 +747,7 @@ func TestConcurrentUse(t *testing.T) {
 				if _, err := d.Changes(0, 10); err != nil {
 					errs <- err
 				}
-				if _, _, err := d.Current(time.Time{}, 10); err != nil {
+				if _, _, err := current(t, d, time.Time{}, 10); err != nil {
 					errs <- err
 				}
 			}
