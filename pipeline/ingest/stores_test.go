@@ -31,23 +31,7 @@ func TestPumpStores(t *testing.T) {
 	w.Now = time.Now().UnixMilli()
 	w.Tx(func(tx *sql.Tx) { w.Touch(tx, s) }) // changed now: within the start-up read's week
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	wt, err := watcher.New(watcher.Config{Roots: map[parsers.Agent][]string{}}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	feed := storefeed.New(storefeed.Config{Roots: map[parsers.Agent][]string{opencode.Name: {filepath.Dir(db)}}}, zerolog.Nop())
-	r := relay.New(relay.Config{}, relay.SystemClock{}, wt, zerolog.Nop())
-	go r.Run(ctx)
-	go wt.Run(ctx)
-	go feed.Run(ctx)
-	go Pump(ctx, wt, r, Options{Stores: feed})
-	select {
-	case <-r.Booted():
-	case <-time.After(20 * time.Second):
-		t.Fatal("the relay never booted")
-	}
+	ctx, r, _ := pumpStore(t, db)
 	state := func() string {
 		st, err := r.Status(ctx)
 		if err != nil {
@@ -103,23 +87,7 @@ func TestPumpStoresEverySession(t *testing.T) {
 	w.Stream(long, 20001)
 	want[long] = "working/prompt"
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	wt, err := watcher.New(watcher.Config{Roots: map[parsers.Agent][]string{}}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	feed := storefeed.New(storefeed.Config{Roots: map[parsers.Agent][]string{opencode.Name: {filepath.Dir(db)}}}, zerolog.Nop())
-	r := relay.New(relay.Config{}, relay.SystemClock{}, wt, zerolog.Nop())
-	go r.Run(ctx)
-	go wt.Run(ctx)
-	go feed.Run(ctx)
-	go Pump(ctx, wt, r, Options{Stores: feed})
-	select {
-	case <-r.Booted():
-	case <-time.After(20 * time.Second):
-		t.Fatal("the relay never booted")
-	}
+	ctx, r, feed := pumpStore(t, db)
 	st, err := r.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -139,4 +107,29 @@ func TestPumpStoresEverySession(t *testing.T) {
 	if rows := feed.Stats().Rows; rows > int64(len(want))*(16+1) {
 		t.Errorf("%d rows read at start-up, over 17 a session", rows)
 	}
+}
+
+// pumpStore runs the daemon's pipeline over the OpenCode database db (a
+// watcher with no log root, the store feed, the pump, a relay) until the
+// test ends, and returns once the relay has booted, with the feed.
+func pumpStore(t *testing.T, db string) (context.Context, *relay.Relay, *storefeed.Feed) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	wt, err := watcher.New(watcher.Config{Roots: map[parsers.Agent][]string{}}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := storefeed.New(storefeed.Config{Roots: map[parsers.Agent][]string{opencode.Name: {filepath.Dir(db)}}}, zerolog.Nop())
+	r := relay.New(relay.Config{}, relay.SystemClock{}, wt, zerolog.Nop())
+	go r.Run(ctx)
+	go wt.Run(ctx)
+	go feed.Run(ctx)
+	go Pump(ctx, wt, r, Options{Stores: feed})
+	select {
+	case <-r.Booted():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the relay never booted")
+	}
+	return ctx, r, feed
 }
