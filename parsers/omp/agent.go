@@ -10,6 +10,7 @@ import (
 	_ "embed"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/valyala/fastjson"
 
@@ -83,6 +84,11 @@ func Spec() parsers.Spec {
 			Slot: TitleSlot,
 			// omp writes the file at the first finished answer, as pi does.
 			LazyLog: func(string) bool { return true },
+			// The prompt's message is stamped when it is made, after the
+			// Enter: 1.03 s after it for omp 18.2.3 in CI, four live suites
+			// at once on 2 cores (TestOmpNoHooks then found no submit
+			// within the default second and left the session tabless).
+			SubmitLag: 3 * time.Second,
 		},
 		Hooks: parsers.Hooks{
 			// What the extension sends (extension.ts): omp's events under

@@ -8,6 +8,7 @@ import (
 	_ "embed"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/valyala/fastjson"
 
@@ -47,6 +48,11 @@ func Spec() parsers.Spec {
 			// (So the first turn of a session without the extension is
 			// seen only once it has ended.)
 			LazyLog: func(string) bool { return true },
+			// The prompt's message is stamped when it is made, after the
+			// Enter: 1.03 s after it for omp 18.2.3 in CI, four live suites
+			// at once on 2 cores (TestOmpNoHooks then found no submit
+			// within the default second and left the session tabless).
+			SubmitLag: 3 * time.Second,
 		},
 		Hooks: parsers.Hooks{
 			// What the extension sends (extension.ts): pi's events under
