@@ -161,17 +161,6 @@ func (d *daemon) startup(bin string) (c *client.Client, answer, booted time.Dura
 	return c, answer, booted, len(st.Sessions)
 }
 
-// cpuTicks is a process's user+system CPU time in clock ticks.
-func cpuTicks(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	stats.Check(err)
-	// Fields after the command name, which is in parentheses.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return u + s
-}
-
 // anon reads a process's anonymous memory, in MiB: its resident anonymous
 // pages (RssAnon: heap, stacks) and their proportional share (Pss_Anon).
 // Memory is measured this way, not as RSS: the binary's own pages are file
@@ -265,10 +254,10 @@ func (d *daemon) measureRSS(bin string, files int, idle time.Duration, name stri
 	// Start-up is over when the daemon stops using CPU; the session count
 	// is checked after memory is read (a status reply of 10 000 sessions
 	// would itself cost the daemon memory).
-	last, still := cpuTicks(d.cmd.Process.Pid), 0
+	last, still := stats.CPUTicks(d.cmd.Process.Pid), 0
 	for still < 10 {
 		time.Sleep(100 * time.Millisecond)
-		now := cpuTicks(d.cmd.Process.Pid)
+		now := stats.CPUTicks(d.cmd.Process.Pid)
 		if now == last && time.Since(t0) > time.Second {
 			still++
 		} else {
@@ -765,7 +754,7 @@ func opencodeRun(bin string, sessions int, idle time.Duration, rounds int) {
 		time.Sleep(100 * time.Millisecond)
 		moved := false
 		for i, r := range runs {
-			now := cpuTicks(r.d.cmd.Process.Pid)
+			now := stats.CPUTicks(r.d.cmd.Process.Pid)
 			moved = moved || now != last[i]
 			last[i] = now
 		}
@@ -782,7 +771,7 @@ func opencodeRun(bin string, sessions int, idle time.Duration, rounds int) {
 	for _, r := range runs {
 		r.anon, r.pss = anon(r.d.cmd.Process.Pid)
 		r.most = r.anon
-		r.ticks = cpuTicks(r.d.cmd.Process.Pid)
+		r.ticks = stats.CPUTicks(r.d.cmd.Process.Pid)
 	}
 	for t := time.Now(); time.Since(t) < idle; {
 		time.Sleep(time.Second)
@@ -793,7 +782,7 @@ func opencodeRun(bin string, sessions int, idle time.Duration, rounds int) {
 		}
 	}
 	for _, r := range runs {
-		r.ticks = cpuTicks(r.d.cmd.Process.Pid) - r.ticks
+		r.ticks = stats.CPUTicks(r.d.cmd.Process.Pid) - r.ticks
 	}
 	base := runs[0]
 	fmt.Printf(" anonymous memory (MiB), three daemons side by side, after start-up and at most while idle for %s\n", idle)

@@ -316,14 +316,7 @@ func children(pid int, name string) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		comm := s[strings.IndexByte(s, '(')+1 : strings.LastIndexByte(s, ')')]
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-		if ppid, _ := strconv.Atoi(f[1]); ppid == pid && comm == name {
+		if st, err := stats.ReadProc(p); err == nil && st.PPid == pid && st.Comm == name {
 			out = append(out, p)
 		}
 	}
@@ -332,14 +325,11 @@ func children(pid int, name string) []int {
 
 // cpuMs is a process's user+system CPU time in ms (0 once it is gone).
 func cpuMs(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := stats.ReadProc(pid)
 	if err != nil {
 		return 0
 	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return float64(u+s) * 10 // USER_HZ is 100 on Linux
+	return float64(st.Ticks) * 10 // USER_HZ is 100 on Linux
 }
 
 func sumCPU(pids []int) float64 {

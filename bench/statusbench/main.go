@@ -206,7 +206,7 @@ func (d *daemon) cliStatus(n int) {
 	walls := make([]time.Duration, 0, n)
 	whys := map[string]int{}
 	t0 := time.Now()
-	cpu0 := cpuTicks(d.cmd.Process.Pid)
+	cpu0 := stats.CPUTicks(d.cmd.Process.Pid)
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
@@ -265,7 +265,7 @@ func (d *daemon) cliStatus(n int) {
 	fmt.Printf("  a probe meanwhile: first byte p50 %.0f ms max %.0f ms; whole answer p50 %.0f ms max %.0f ms (%d probes)\n",
 		stats.Ms(stats.Pct(firsts, 50)), stats.Ms(stats.Pct(firsts, 100)), stats.Ms(stats.Pct(wholes, 50)), stats.Ms(stats.Pct(wholes, 100)), len(firsts))
 	fmt.Printf("  %d concurrent `logwatch status --all`: %d failed, slowest %.1f s, all done in %.1f s; the daemon used %.2f s of CPU\n",
-		n, failed, stats.Pct(walls, 100).Seconds(), time.Since(t0).Seconds(), float64(cpuTicks(d.cmd.Process.Pid)-cpu0)/100)
+		n, failed, stats.Pct(walls, 100).Seconds(), time.Since(t0).Seconds(), float64(stats.CPUTicks(d.cmd.Process.Pid)-cpu0)/100)
 	for why, k := range whys {
 		fmt.Printf("    %d× %s\n", k, why)
 	}
@@ -282,14 +282,4 @@ func (d *daemon) counters() {
 	k := st.Counters
 	fmt.Printf("  daemon: %d connections evicted, %d refused; status answers %d built for %d requests, %d refused busy\n",
 		k.ConnsEvicted, k.ConnsRefused, k.StatusBuilt, k.StatusServed, k.StatusBusy)
-}
-
-// cpuTicks is a process's user+system CPU time in clock ticks (1/100 s).
-func cpuTicks(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	stats.Check(err)
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return u + st
 }
