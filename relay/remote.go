@@ -264,21 +264,14 @@ func (m *machine) remoteTurnStarted(h *remoteHost, rs *rsession) {
 	case 0:
 	case 1:
 		tab := cands[0]
-		ms := m.now.Sub(m.bind.submits[tab]).Milliseconds()
-		delete(m.bind.submits, tab)
+		ms := m.spendSubmit(tab, m.now)
 		m.unbindRemoteTab(tab)
 		rs.tab = tab
 		m.rem.tabs[tab] = rkey{h.st.Name, rs.ev.Session}
-		m.counters.BindsSubmit++
-		m.counters.SubmitToTurnLastMs = ms
-		m.counters.SubmitToTurnMaxMs = max(m.counters.SubmitToTurnMaxMs, ms)
 		m.log.Debug().Str("host", h.st.Name).Str("session", rs.ev.Session).Str("tab", tab).
 			Int64("submit_to_turn_ms", ms).Str("rule", "remote.bind.submit").Msg("remote session bound to its tab by its submit")
 	default:
-		for _, tab := range cands {
-			delete(m.bind.submits, tab)
-		}
-		m.counters.BindsAmbiguous++
+		m.spendAmbiguous(cands)
 		m.log.Debug().Str("host", h.st.Name).Str("session", rs.ev.Session).Strs("tabs", cands).
 			Str("rule", "bind.ambiguous").Msg("remote turn start follows submits in several tabs: no tab bound")
 	}
@@ -349,10 +342,7 @@ func (m *machine) remoteConfirm(h *remoteHost, rs *rsession, ev *Event, prev *Ev
 	}
 	switch {
 	case ev.State == string(session.Ready) && ev.Reason == session.ReasonInterrupted:
-		ms := m.now.Sub(w.at).Milliseconds()
-		m.counters.InterruptsConfirmed++
-		m.counters.KeyToMarkerLastMs = ms
-		m.counters.KeyToMarkerMaxMs = max(m.counters.KeyToMarkerMaxMs, ms)
+		m.countConfirmed(w)
 		ev.Source, ev.Rule = session.SourceKeyLog, "key.confirmed"
 		rs.ev.Source, rs.ev.Rule = ev.Source, ev.Rule
 		m.closeWindow(rs.tab)

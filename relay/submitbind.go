@@ -247,13 +247,8 @@ func (m *machine) turnStarted(e *entry, at time.Time) {
 		m.bindBySubmit(e, cands[0], u.at, "bind.submit", !fresh)
 	default:
 		u.ambiguous = true
-		// The submits are spent on turn starts we cannot tell apart: none
-		// of them binds a later turn (that tab's next prompt binds it).
-		for _, tab := range cands {
-			delete(m.bind.submits, tab)
-		}
+		m.spendAmbiguous(cands)
 		m.bind.ambiguousAt = u.at
-		m.counters.BindsAmbiguous++
 		m.log.Debug().Str("session", e.s.ID).Strs("tabs", cands).Str("rule", "bind.ambiguous").
 			Msg("turn start follows submits in several tabs: no tab bound")
 	}
@@ -263,17 +258,11 @@ func (m *machine) turnStarted(e *entry, at time.Time) {
 // With republish, a session last published with no tab is published again,
 // with its tab.
 func (m *machine) bindBySubmit(e *entry, tab string, at time.Time, rule string, republish bool) {
-	ms := at.Sub(m.bind.submits[tab]).Milliseconds()
-	delete(m.bind.submits, tab)
+	ms := m.spendSubmit(tab, at)
 	e.unbound = unboundTurn{}
 	m.bind.setTab(tab, e.s.ID)
 	e.tab = tab
 	m.store.changed = true
-	m.counters.BindsSubmit++
-	m.counters.SubmitToTurnLastMs = ms
-	if ms > m.counters.SubmitToTurnMaxMs {
-		m.counters.SubmitToTurnMaxMs = ms
-	}
 	m.bind.recentBinds = append(m.bind.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at, seen: m.now})
 	m.log.Debug().Str("session", e.s.ID).Str("tab", tab).Int64("submit_to_turn_ms", ms).
 		Str("rule", rule).Msg("tab bound by its submit")
@@ -282,6 +271,27 @@ func (m *machine) bindBySubmit(e *entry, tab string, at time.Time, rule string, 
 		ch.Rule = rule
 		m.publish(e, ch, false)
 	}
+}
+
+// spendSubmit uses tab's submit up on the turn start at at that it bound,
+// counted with the submit→turn delay (ms), which it returns.
+func (m *machine) spendSubmit(tab string, at time.Time) int64 {
+	ms := at.Sub(m.bind.submits[tab]).Milliseconds()
+	delete(m.bind.submits, tab)
+	m.counters.BindsSubmit++
+	m.counters.SubmitToTurnLastMs = ms
+	m.counters.SubmitToTurnMaxMs = max(m.counters.SubmitToTurnMaxMs, ms)
+	return ms
+}
+
+// spendAmbiguous spends the submits of cands on a turn start none of them
+// can be told to have started: none binds a later turn either (that tab's
+// next prompt binds it). Counted as binds_ambiguous.
+func (m *machine) spendAmbiguous(cands []string) {
+	for _, tab := range cands {
+		delete(m.bind.submits, tab)
+	}
+	m.counters.BindsAmbiguous++
 }
 
 // logTurnStart applies codex.bind.submit to a live log line that starts a

@@ -151,15 +151,19 @@ func (m *machine) confirm(e *entry, l LogLine, ch *session.Change) {
 	if w == nil || l.Offset < w.baseline {
 		return
 	}
-	ms := m.now.Sub(w.at).Milliseconds()
-	m.counters.InterruptsConfirmed++
-	m.counters.KeyToMarkerLastMs = ms
-	if ms > m.counters.KeyToMarkerMaxMs {
-		m.counters.KeyToMarkerMaxMs = ms
-	}
+	m.countConfirmed(w)
 	ch.Source, ch.Rule = session.SourceKeyLog, "key.confirmed"
 	e.s.Source, e.s.Rule = ch.Source, ch.Rule
 	m.closeWindow(e.tab)
+}
+
+// countConfirmed counts the interrupt that confirmed w's key, and the
+// key→marker latency.
+func (m *machine) countConfirmed(w *window) {
+	ms := m.now.Sub(w.at).Milliseconds()
+	m.counters.InterruptsConfirmed++
+	m.counters.KeyToMarkerLastMs = ms
+	m.counters.KeyToMarkerMaxMs = max(m.counters.KeyToMarkerMaxMs, ms)
 }
 
 // moveOn closes a session's window when a hook moved the session on first
