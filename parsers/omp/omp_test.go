@@ -1,11 +1,8 @@
 package omp
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -155,20 +152,13 @@ func TestCaptures(t *testing.T) {
 	}
 	for name, lines := range want {
 		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata", "captures", name+".jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
 			p := NewParser()
-			var raw [][]byte
-			sc := bufio.NewScanner(f)
-			for i := 0; sc.Scan(); i++ {
-				raw = append(raw, append([]byte(nil), sc.Bytes()...))
-				if i == 0 && len(sc.Bytes())+1 != TitleSlot {
-					t.Errorf("line 1 is %d bytes with its newline, want the title slot's %d", len(sc.Bytes())+1, TitleSlot)
+			raw := parsertest.CaptureLines(t, name)
+			for i, line := range raw {
+				if i == 0 && len(line)+1 != TitleSlot {
+					t.Errorf("line 1 is %d bytes with its newline, want the title slot's %d", len(line)+1, TitleSlot)
 				}
-				ev, err := p.Parse(sc.Bytes())
+				ev, err := p.Parse(line)
 				if err != nil || ev.Unknown {
 					t.Fatalf("line %d: %v, unknown %v", i+1, err, ev.Unknown)
 				}

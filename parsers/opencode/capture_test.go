@@ -1,13 +1,11 @@
 package opencode
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/parsertest"
 )
 
 // TestCaptures reads the real OpenCode's rows (testdata/captures/
@@ -32,19 +30,12 @@ func TestCaptures(t *testing.T) {
 	}
 	for name, turns := range want {
 		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata", "captures", name+".jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
 			p := NewParser()
 			var got []string
-			sc := bufio.NewScanner(f)
-			sc.Buffer(make([]byte, 1<<20), 16<<20)
-			for i := 1; sc.Scan(); i++ {
-				ev, err := p.Parse(sc.Bytes())
+			for i, line := range parsertest.CaptureLines(t, name) {
+				ev, err := p.Parse(line)
 				if err != nil || ev.Unknown {
-					t.Fatalf("line %d (%s): %v, unknown %v", i, ev.Type, err, ev.Unknown)
+					t.Fatalf("line %d (%s): %v, unknown %v", i+1, ev.Type, err, ev.Unknown)
 				}
 				switch ev.Kind {
 				case parsers.KindTurnStart:
@@ -58,9 +49,6 @@ func TestCaptures(t *testing.T) {
 				case parsers.KindCompaction:
 					got = append(got, "compaction")
 				}
-			}
-			if err := sc.Err(); err != nil {
-				t.Fatal(err)
 			}
 			if g, w := strings.Join(got, "\n"), strings.Join(turns, "\n"); g != w {
 				t.Errorf("evidence:\n%s\nwant:\n%s", g, w)

@@ -1,10 +1,7 @@
 package pi
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/logwatch/logwatch/parsers"
@@ -26,17 +23,10 @@ func TestCaptures(t *testing.T) {
 	}
 	for name, lines := range want {
 		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata", "captures", name+".jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
 			p := NewParser()
-			var raw [][]byte
-			sc := bufio.NewScanner(f)
-			for i := 0; sc.Scan(); i++ {
-				raw = append(raw, append([]byte(nil), sc.Bytes()...))
-				ev, err := p.Parse(sc.Bytes())
+			raw := parsertest.CaptureLines(t, name)
+			for i, line := range raw {
+				ev, err := p.Parse(line)
 				if err != nil || ev.Unknown {
 					t.Fatalf("line %d: %v, unknown %v", i+1, err, ev.Unknown)
 				}

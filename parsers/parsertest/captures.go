@@ -1,0 +1,30 @@
+package parsertest
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// CaptureLines reads testdata/captures/<name>.jsonl, the rows or lines a
+// real agent wrote in a live scenario, one slice per line (at most 16 MiB
+// each).
+func CaptureLines(t *testing.T, name string) [][]byte {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "captures", name+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		lines = append(lines, append([]byte(nil), sc.Bytes()...))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
