@@ -290,6 +290,10 @@ type Extension struct {
 	// BinOf reads back the binary a module runs, and whether the module is
 	// logwatch's at all (of any release).
 	BinOf func(src []byte) (bin string, ours bool)
+	// Untouched reports whether src is a module logwatch wrote (of any
+	// release) and nobody changed since: only such a file is logwatch's
+	// to replace or remove.
+	Untouched func(src []byte) bool
 }
 
 // Registry is an agent's live session registry: one file per running

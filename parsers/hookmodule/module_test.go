@@ -128,3 +128,51 @@ func TestSender(t *testing.T) {
 		}
 	}
 }
+
+// TestUntouched: a module is logwatch's to update only as logwatch wrote
+// it: its sum holds for any binary, and any change (a line appended, one
+// character, the sum line dropped) makes it the user's.
+func TestUntouched(t *testing.T) {
+	m := probe(t)
+	src := m.Source("/usr/local/bin/logwatch")
+	if !m.Untouched(src) || !m.Untouched(m.Source(`/opt/it's "here"/logwatch`)) {
+		t.Fatalf("logwatch's own module taken for a changed one:\n%s", src)
+	}
+	first := bytes.IndexByte(src, '\n') + 1
+	sumEnd := first + bytes.IndexByte(src[first:], '\n') + 1
+	for name, changed := range map[string][]byte{
+		"a line appended": append(bytes.Clone(src), "console.log(1);\n"...),
+		"a character":     bytes.Replace(src, []byte("MAX_QUEUED = 64"), []byte("MAX_QUEUED = 65"), 1),
+		"the sum dropped": append(bytes.Clone(src[:first]), src[sumEnd:]...),
+		"the sum cut":     append(bytes.Clone(src[:sumEnd-2]), src[sumEnd-1:]...),
+		"the binary":      bytes.Replace(src, []byte(`"/usr/local/bin/logwatch"`), []byte(`"/tmp/evil"`), 1),
+	} {
+		if m.Untouched(changed) {
+			t.Errorf("%s: still taken for logwatch's", name)
+		}
+	}
+}
+
+// TestLegacyModules: the modules logwatch wrote before they carried a sum
+// (each text, as its release wrote it for the placeholder binary) are
+// logwatch's for any binary, and no longer once changed.
+func TestLegacyModules(t *testing.T) {
+	files, err := filepath.Glob("testdata/legacy/*.ts")
+	if err != nil || len(files) != len(legacySums) {
+		t.Fatalf("%d legacy modules for %d sums (%v)", len(files), len(legacySums), err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := Module{Marker: src[:bytes.IndexByte(src, '\n')]}
+		src = bytes.Replace(src, []byte(binPlaceholder), []byte(`"/old/place/logwatch"`), 1)
+		if !m.Untouched(src) {
+			t.Errorf("%s: not taken for logwatch's", f)
+		}
+		if m.Untouched(append(src, "// mine\n"...)) {
+			t.Errorf("%s: changed, still taken for logwatch's", f)
+		}
+	}
+}

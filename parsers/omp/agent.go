@@ -107,6 +107,7 @@ func Spec() parsers.Spec {
 				File:       "logwatch.ts",
 				Source:     extension.Source,
 				BinOf:      extension.Bin,
+				Untouched:  extension.Untouched,
 			},
 			InstallNote: "omp loads extensions at start: restart omp for it to take effect.",
 			DoctorNote:  "omp loads it at start (a running omp needs a restart)",

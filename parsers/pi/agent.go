@@ -73,6 +73,7 @@ func Spec() parsers.Spec {
 				File:       "logwatch.ts",
 				Source:     extension.Source,
 				BinOf:      extension.Bin,
+				Untouched:  extension.Untouched,
 			},
 			InstallNote: "pi loads extensions at start: restart pi (or /reload) for it to take effect.",
 			DoctorNote:  "pi loads it at start (a running pi needs /reload)",
