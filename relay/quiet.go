@@ -41,11 +41,13 @@ func (m *machine) armQuiet(e *entry, d time.Duration) {
 // final answer that did not end in an error the agent's FinalQuiet when it
 // is shorter (what the agent writes after such an answer, it writes at
 // once). A line that says nothing of the turn keeps the period of the
-// answer before it.
+// answer before it. With hooks the agent's Stop ends the turn, the quiet
+// only stands in for a lost one: it keeps turn_quiet, which leaves a slow
+// hook process its time.
 func (m *machine) quietAfter(e *entry, ev parsers.Evidence) time.Duration {
 	d := m.cfg.TurnQuiet
 	switch {
-	case ev.Final:
+	case ev.Final && !e.s.Hooked():
 		if f := parsers.TraitsOf(e.s.Agent).FinalQuiet; f > 0 && f < d && ev.End != parsers.EndAPIError {
 			d = f
 		}

@@ -96,6 +96,19 @@ func TestPiQuiet(t *testing.T) {
 		advance(h, 3*time.Second-time.Millisecond)
 		advance(h, time.Millisecond, done)
 	})
+	t.Run("with the extension", func(t *testing.T) {
+		// Its Stop ends the turn; the log's quiet, a stand-in for a lost
+		// one, leaves a slow hook process turn_quiet.
+		h := start(t)
+		hook := func(event string) {
+			must(t, h.hook("", "pi", `{"hook_event_name":"`+event+`","session_id":"p","cwd":"/w"}`))
+		}
+		hook("UserPromptSubmit")
+		h.line(agPi, "p", piAnswer(2, "stop"), false)
+		advance(h, 2*time.Second)
+		hook("Stop")
+		h.expect("done/turn_end/hook.stop")
+	})
 	t.Run("compaction after the run", func(t *testing.T) {
 		// Auto-compaction's line comes ~3.2 s after the answer whose usage
 		// crossed the threshold: the run had ended, the done stands.
