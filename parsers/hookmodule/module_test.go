@@ -50,7 +50,8 @@ func TestModuleSource(t *testing.T) {
 // far behind costs at most 64 queued events, tool progress first and the
 // oldest of it: a turn's burst (82 events, as one pi turn sent them; then
 // 5000) still delivers every event that decides the state, in order, the
-// turn's end and the session's last.
+// turn's end and the session's last. With nothing to coalesce the oldest
+// waiting event goes, never the newest.
 func TestSender(t *testing.T) {
 	fake, err := filepath.Abs("testdata/sender/logwatch")
 	if err != nil {
@@ -92,8 +93,8 @@ func TestSender(t *testing.T) {
 		}
 		phases[len(phases)-1] = append(phases[len(phases)-1], h)
 	}
-	if len(phases) != 4 {
-		t.Fatalf("%d phases, want 4\n%s", len(phases), printed)
+	if len(phases) != 5 {
+		t.Fatalf("%d phases, want 5\n%s", len(phases), printed)
 	}
 	names := func(hs []hook) string {
 		var out []string
@@ -126,6 +127,10 @@ func TestSender(t *testing.T) {
 		if got[61].event != "PreToolUse" || got[61].command != last || got[62].event != "PostToolUse" || got[62].command != last {
 			t.Errorf("burst of %d: the last tool events %q, want %s's start and end", n, got[61:63], last)
 		}
+	}
+	// Phase 5: nothing but state behind the slow start: the oldest goes.
+	if got := names(phases[4]); got != "SessionStart "+strings.Repeat("UserPromptSubmit ", 63)+"Stop" {
+		t.Errorf("phase 5: %s", got)
 	}
 }
 

@@ -58,3 +58,12 @@ for (const n of [82, 5000]) {
 	seen = lines();
 	console.log("burst", n, seen);
 }
+
+// 5: nothing to coalesce: 100 prompts and a turn end behind a slow start
+// keep the newest, the turn end last.
+fire("start");
+for (let i = 0; i < 100; i++) fire("prompt");
+fire("end");
+await until(seen + 65);
+await sleep(2000);
+console.log("phase5", lines());
