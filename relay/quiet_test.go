@@ -67,9 +67,10 @@ func TestPiQuiet(t *testing.T) {
 		advance(h, time.Second-time.Millisecond)
 		advance(h, time.Millisecond, done)
 	})
-	t.Run("steer", func(t *testing.T) {
-		// The steer's prompt, written after the answer it followed: the run
-		// goes on, and ends after the next answer.
+	t.Run("steer or follow-up", func(t *testing.T) {
+		// The queued prompt (a steer typed while the answer streamed, or a
+		// follow-up), written after the answer it followed (5 ms after it,
+		// live): the run goes on, and ends after the next answer.
 		h := start(t)
 		h.line(agPi, "p", piAnswer(2, "stop"), false)
 		advance(h, 20*time.Millisecond)
