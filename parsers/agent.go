@@ -227,6 +227,11 @@ type Traits struct {
 	// LazyLog reports whether a release creates its log at the first
 	// prompt, so that a log holding only metadata is a session nobody used.
 	LazyLog func(version string) bool
+	// FinalQuiet, when set, is how long a log must stay quiet after a
+	// final answer (one not ending in an error: End) before its turn is
+	// done, for an agent measured to write what goes on after such an
+	// answer at once: the relay's turn_quiet when that is shorter.
+	FinalQuiet time.Duration
 	// SubmitLag is how long after the Enter that submitted it a turn start
 	// may be stamped (BindBySubmit), when that is over the relay's default
 	// second.
@@ -285,6 +290,10 @@ type Extension struct {
 	// BinOf reads back the binary a module runs, and whether the module is
 	// logwatch's at all (of any release).
 	BinOf func(src []byte) (bin string, ours bool)
+	// Untouched reports whether src is a module logwatch wrote (of any
+	// release) and nobody changed since: only such a file is logwatch's
+	// to replace or remove.
+	Untouched func(src []byte) bool
 }
 
 // Registry is an agent's live session registry: one file per running

@@ -99,7 +99,7 @@ type Evidence struct {
 	// events; such files never end a turn on quiet alone.
 	Explicit bool
 
-	End       End    // KindTurnEnd
+	End       End    // KindTurnEnd; on a Final line, EndAPIError for an answer that failed
 	Interrupt string // KindInterrupt: InterruptUser, InterruptToolUse, InterruptAborted
 	Trigger   string // KindCompaction: "manual", "auto" or "" when the log does not say
 

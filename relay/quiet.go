@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/session"
 )
 
@@ -11,9 +12,10 @@ import (
 // session's pending one, nil once it ran or when none was armed.
 type quietArm struct {
 	timer
-	id    string    // the session's (quietRan)
-	seen  time.Time // its lastLog when armed
-	start bool      // the start-up's, shared (startQuietRan)
+	id    string        // the session's (quietRan)
+	seen  time.Time     // its lastLog when armed
+	start bool          // the start-up's, shared (startQuietRan)
+	d     time.Duration // how long (quietAfter)
 }
 
 func (q *quietArm) fire(m *machine) {
@@ -25,14 +27,34 @@ func (q *quietArm) fire(m *machine) {
 }
 
 // armQuiet schedules the quiet-period check for logs without explicit turn
-// ends.
-func (m *machine) armQuiet(e *entry) {
+// ends, d from now.
+func (m *machine) armQuiet(e *entry, d time.Duration) {
 	if e.quiet != nil && e.quiet != m.store.startQuiet {
 		m.stop(e.quiet)
 	}
-	q := &quietArm{id: e.s.ID, seen: e.lastLog}
+	q := &quietArm{id: e.s.ID, seen: e.lastLog, d: d}
 	e.quiet = q
-	m.arm(m.cfg.TurnQuiet, q)
+	m.arm(d, q)
+}
+
+// quietAfter is the quiet period a log line arms: turn_quiet, or after a
+// final answer that did not end in an error the agent's FinalQuiet when it
+// is shorter (what the agent writes after such an answer, it writes at
+// once). A line that says nothing of the turn keeps the period of the
+// answer before it. With hooks the agent's Stop ends the turn, the quiet
+// only stands in for a lost one: it keeps turn_quiet, which leaves a slow
+// hook process its time.
+func (m *machine) quietAfter(e *entry, ev parsers.Evidence) time.Duration {
+	d := m.cfg.TurnQuiet
+	switch {
+	case ev.Final && !e.s.Hooked():
+		if f := parsers.TraitsOf(e.s.Agent).FinalQuiet; f > 0 && f < d && ev.End != parsers.EndAPIError {
+			d = f
+		}
+	case ev.Kind == parsers.KindNone && e.quiet != nil && e.quiet != m.store.startQuiet:
+		d = e.quiet.d
+	}
+	return d
 }
 
 // quietRan is a session's quiet period, run: a turn whose log stayed quiet
@@ -60,8 +82,8 @@ func (m *machine) armStartQuiet() *quietArm {
 	if m.store.startQuiet != nil {
 		m.stop(m.store.startQuiet)
 	}
-	q := &quietArm{start: true}
-	m.arm(m.cfg.TurnQuiet, q)
+	q := &quietArm{start: true, d: m.cfg.TurnQuiet}
+	m.arm(q.d, q)
 	m.store.startQuiet = q
 	return q
 }

@@ -174,7 +174,7 @@ func (m *machine) logLine(l LogLine) {
 			m.closeWindow(e.tab)
 		}
 	}
-	m.armQuiet(e)
+	m.armQuiet(e, m.quietAfter(e, l.Evidence))
 }
 
 // resumes reports whether a line appended to an ended session's log means
@@ -235,7 +235,7 @@ func (m *machine) settle(e *entry) {
 		if m.store.startQuiet != nil && e.lastLog.IsZero() {
 			e.quiet = m.store.startQuiet
 		} else {
-			m.armQuiet(e)
+			m.armQuiet(e, m.cfg.TurnQuiet)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 // and the configuration it needs.
 type hooksOptions struct {
 	install, dryRun, http bool
+	force                 bool
 	agents                []string
 	scope, file, bin      string
 	httpAddr, socket      string // the http key and the daemon's socket
@@ -46,7 +47,11 @@ func newHooksCmd(a *app) *cobra.Command {
 For these agents, which load hook modules rather than read a settings file,
 install writes logwatch's module whole (it forwards the agent's events to
 "logwatch hook") and uninstall removes exactly that file; a file there that
-logwatch did not write is left alone and reported.`)
+logwatch did not write is left alone and reported. A module changed since
+logwatch wrote it (its second line holds the sum of what was written) is
+refused both ways, the changes shown as a diff: --force replaces or removes
+it, keeping it as FILE.logwatch-bak. A module path that is a symlink is
+followed: the target is rewritten, the link kept.`)
 		modules.WriteString("\n")
 	}
 	cmd := &cobra.Command{
@@ -67,6 +72,7 @@ atomically. --dry-run prints the change as a diff instead.` + modules.String(),
 		c.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the change as a unified diff; write nothing")
 		c.Flags().StringVar(&opts.scope, "scope", "user", "user (the agent's home settings) or project (the working directory's)")
 		c.Flags().StringVar(&opts.file, "file", "", "edit this settings file instead (one agent only)")
+		c.Flags().BoolVar(&opts.force, "force", false, "a hook module changed since logwatch wrote it: replace or remove it all the same, keeping it as FILE.logwatch-bak")
 		_ = c.MarkFlagRequired("agent")
 		_ = c.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions(names, cobra.ShellCompDirectiveNoFileComp))
 		_ = c.RegisterFlagCompletionFunc("scope", cobra.FixedCompletions([]string{"user", "project"}, cobra.ShellCompDirectiveNoFileComp))
@@ -81,7 +87,7 @@ atomically. --dry-run prints the change as a diff instead.` + modules.String(),
 		}
 	}
 	install := &cobra.Command{
-		Use:   "install --agent " + agentsArg + " [--dry-run] [--scope user|project]",
+		Use:   "install --agent " + agentsArg + " [--dry-run] [--scope user|project] [--force]",
 		Short: "Add logwatch's hooks to an agent's settings (idempotent)",
 		Args:  cobra.NoArgs,
 		RunE:  run(true),
@@ -91,7 +97,7 @@ atomically. --dry-run prints the change as a diff instead.` + modules.String(),
 	install.Flags().BoolVar(&opts.http, "http", false, "agents with http hooks only: write \"http\" hooks posting to the configured loopback listener "+
 		"(the http key) with the per-user secret, instead of command hooks; the settings file is made 0600")
 	uninstall := &cobra.Command{
-		Use:   "uninstall --agent " + agentsArg + " [--dry-run] [--scope user|project]",
+		Use:   "uninstall --agent " + agentsArg + " [--dry-run] [--scope user|project] [--force]",
 		Short: "Remove logwatch's hooks from an agent's settings, and nothing else",
 		Args:  cobra.NoArgs,
 		RunE:  run(false),
@@ -141,7 +147,7 @@ func hooksRun(opts *hooksOptions) error {
 				return withCode(exitUsage, err)
 			}
 		}
-		if err := agentsettings.Edit(opts.out, agentsettings.Target{Spec: spec, Path: path, Bin: b}, command, opts.install, opts.dryRun); err != nil {
+		if err := agentsettings.Edit(opts.out, agentsettings.Target{Spec: spec, Path: path, Bin: b, Force: opts.force}, command, opts.install, opts.dryRun); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -58,21 +58,28 @@ func TestHooksModuleCLI(t *testing.T) {
 		t.Fatalf("doctor after install: %+v", f)
 	}
 
-	// An older logwatch's extension (here: another binary, and a line it
-	// no longer has) is logwatch's: doctor says so and install rewrites it.
-	older := bytes.Replace(installed, quoted, []byte(`"/old/place/logwatch"`), 1)
-	older = append(older, "// an older release's line\n"...)
+	// An older logwatch's extension (a release's before modules carried
+	// their sum, for another binary) is logwatch's: doctor says so and
+	// install rewrites it.
+	older, err := os.ReadFile("../../parsers/hookmodule/testdata/legacy/3cb834e-pi.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	older = bytes.Replace(older, []byte(`"__LOGWATCH_BIN__"`), []byte(`"/old/place/logwatch"`), 1)
 	if err := os.WriteFile(ext, older, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if f := piDoctor(t, env); f.Status != doctor.Fail || !strings.Contains(f.Summary, "older logwatch extension") {
 		t.Fatalf("doctor with an older extension: %+v", f)
 	}
-	if _, stderr, code = cli(t, env, "hooks", "install", "--agent", "pi"); code != 0 {
-		t.Fatalf("install over an older extension: exit %d %s", code, stderr)
+	if stdout, stderr, code = cli(t, env, "hooks", "install", "--agent", "pi"); code != 0 || strings.Contains(stdout, "kept as") {
+		t.Fatalf("install over an older extension: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if after, _ := os.ReadFile(ext); !bytes.Equal(after, installed) {
 		t.Fatal("install did not rewrite the older extension")
+	}
+	if backups, _ := filepath.Glob(ext + ".logwatch-bak*"); len(backups) != 0 {
+		t.Fatalf("an untouched module backed up: %v", backups)
 	}
 
 	stdout, _, code = cli(t, env, "hooks", "uninstall", "--agent", "pi", "--dry-run")
@@ -136,6 +143,123 @@ func TestHooksModuleFIFO(t *testing.T) {
 	}
 	if fi, err := os.Lstat(fifo); code == 0 || err != nil || fi.Mode()&os.ModeNamedPipe == 0 || !strings.Contains(stderr, "FIFO") {
 		t.Fatalf("exit %d, the FIFO kept: %v\n%s", code, err, stderr)
+	}
+}
+
+// TestHooksModuleChanged: logwatch's module with a line the user added is
+// theirs: install and uninstall refuse it, the change shown as a diff, the
+// file untouched; --force replaces, then removes it, each time keeping the
+// changed file as a backup beside it (an earlier backup never overwritten).
+func TestHooksModuleChanged(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "LOGWATCH_SOCKET=/nonexistent/lw.sock"}
+	ext := filepath.Join(home, ".pi", "agent", "extensions", "logwatch.ts")
+	if _, stderr, code := cli(t, env, "hooks", "install", "--agent", "pi"); code != 0 {
+		t.Fatalf("install: exit %d %s", code, stderr)
+	}
+	installed, err := os.ReadFile(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := append(bytes.Clone(installed), "console.error(\"my line\");\n"...)
+	if err := os.WriteFile(ext, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"install", "uninstall"} {
+		stdout, stderr, code := cli(t, env, "hooks", verb, "--agent", "pi")
+		if b, _ := os.ReadFile(ext); code == 0 || !bytes.Equal(b, edited) {
+			t.Fatalf("%s over an edited module: exit %d, file kept %v\n%s\n%s", verb, code, bytes.Equal(b, edited), stdout, stderr)
+		}
+		if !strings.Contains(stdout, `+console.error("my line");`) || !strings.Contains(stderr, "changed since logwatch wrote it") ||
+			!strings.Contains(stderr, "--force") {
+			t.Fatalf("%s's refusal shows no diff or no way on:\n%s\n%s", verb, stdout, stderr)
+		}
+	}
+	if f := piDoctor(t, env); f.Status != doctor.Fail || !strings.Contains(f.Summary, "changed since logwatch wrote it") || !strings.Contains(f.Fix, "--force") {
+		t.Fatalf("doctor with an edited module: %+v", f)
+	}
+
+	stdout, stderr, code := cli(t, env, "hooks", "install", "--agent", "pi", "--force")
+	backup := ext + ".logwatch-bak"
+	if b, _ := os.ReadFile(ext); code != 0 || !bytes.Equal(b, installed) || !strings.Contains(stdout, "kept as "+backup) {
+		t.Fatalf("install --force: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if b, err := os.ReadFile(backup); err != nil || !bytes.Equal(b, edited) {
+		t.Fatalf("backup %s: %v", backup, err)
+	}
+	if err := os.WriteFile(ext, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = cli(t, env, "hooks", "uninstall", "--agent", "pi", "--force")
+	if _, err := os.Stat(ext); code != 0 || !os.IsNotExist(err) || !strings.Contains(stdout, "kept as "+backup+".1") {
+		t.Fatalf("uninstall --force: exit %d, %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	if b, err := os.ReadFile(backup + ".1"); err != nil || !bytes.Equal(b, edited) {
+		t.Fatalf("second backup: %v", err)
+	}
+	if b, _ := os.ReadFile(backup); !bytes.Equal(b, edited) {
+		t.Fatal("the first backup was overwritten")
+	}
+}
+
+// TestHooksModuleSymlink: a module path that is a link into a dotfiles
+// repository is followed: install rewrites the target, the link stays;
+// uninstall removes both. A dangling link, or one to a directory, is
+// refused and left as it is.
+func TestHooksModuleSymlink(t *testing.T) {
+	home, dots := t.TempDir(), t.TempDir()
+	env := []string{"HOME=" + home, "LOGWATCH_SOCKET=/nonexistent/lw.sock"}
+	dir := filepath.Join(home, ".pi", "agent", "extensions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ext, target := filepath.Join(dir, "logwatch.ts"), filepath.Join(dots, "logwatch.ts")
+	older, err := os.ReadFile("../../parsers/hookmodule/testdata/legacy/4cc041c-pi.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(target, older, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, ext); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := cli(t, env, "hooks", "install", "--agent", "pi")
+	if code != 0 {
+		t.Fatalf("install through a link: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if fi, err := os.Lstat(ext); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	b, err := os.ReadFile(target)
+	if fi, _ := os.Stat(target); err != nil || !bytes.HasPrefix(b, []byte("// logwatch: pi extension")) || bytes.Equal(b, older) || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the target was not rewritten in place: %v\n%.200s", err, b)
+	}
+	if _, _, code = cli(t, env, "hooks", "install", "--agent", "pi"); code != 0 {
+		t.Fatalf("second install: exit %d", code)
+	}
+	if stdout, stderr, code = cli(t, env, "hooks", "uninstall", "--agent", "pi"); code != 0 {
+		t.Fatalf("uninstall through a link: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, p := range []string{ext, target} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Fatalf("uninstall left %s: %v", p, err)
+		}
+	}
+
+	for name, to := range map[string]string{"dangling": filepath.Join(dots, "gone.ts"), "to a directory": dots} {
+		if err := os.Symlink(to, ext); err != nil {
+			t.Fatal(err)
+		}
+		for _, verb := range []string{"install", "uninstall"} {
+			_, stderr, code := cli(t, env, "hooks", verb, "--agent", "pi")
+			if got, err := os.Readlink(ext); code == 0 || err != nil || got != to || !strings.Contains(stderr, "is a symlink to "+to) {
+				t.Fatalf("%s link, %s: exit %d, link %q %v\n%s", name, verb, code, got, err, stderr)
+			}
+		}
+		if err := os.Remove(ext); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

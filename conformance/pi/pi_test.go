@@ -319,3 +319,22 @@ func TestPiNoHooks(t *testing.T) {
 	w.quiet()
 	w.keep("nohooks")
 }
+
+// A steer without the extension: a prompt typed while the answer streams,
+// which pi writes after that answer, as the same run's next message. The
+// quiet after the answer (pi's FinalQuiet) must not end the turn before
+// the steer's line: one turn, one done, after the steer's own answer.
+func TestPiSteerNoHooks(t *testing.T) {
+	w := newPi(t, false)
+	p := w.start("a", piTab)
+	p.Submit("say hello")
+	p.WaitScreen("Hello from the fake model", piStep)
+	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: piTab})
+	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: piTab})
+	w.prompt(p, piTab, OpenAISlow+" stream please")
+	p.WaitScreen("streaming slowly", piStep)
+	p.Submit("say hello again")
+	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: piTab})
+	w.quiet()
+	w.keep("steer")
+}

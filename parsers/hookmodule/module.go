@@ -5,7 +5,9 @@ package hookmodule
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 )
 
@@ -30,7 +32,8 @@ const (
 	agentPlaceholder = `"__LOGWATCH_AGENT__"`
 )
 
-// Source is the extension that runs bin.
+// Source is the extension that runs bin, with its sum (SumLine) as its
+// second line.
 func (m Module) Source(bin string) []byte {
 	q, _ := json.Marshal(bin) // a JSON string is a JS string literal
 	a, _ := json.Marshal(m.Agent)
@@ -44,7 +47,58 @@ func (m Module) Source(bin string) []byte {
 		}
 		out = append(append(append([]byte{}, out[:i]...), s...), out[end:]...)
 	}
-	return out
+	first := bytes.IndexByte(out, '\n') + 1
+	sum := sha256.Sum256(out)
+	line := SumLine + hex.EncodeToString(sum[:]) + "\n"
+	return append(append(append(make([]byte, 0, len(out)+len(line)), out[:first]...), line...), out[first:]...)
+}
+
+// SumLine starts a module's second line: what follows is the SHA-256 of
+// the rest of the file as logwatch wrote it, so that a file someone
+// changed since (the header says it is then no longer logwatch's to
+// update) is told from one logwatch wrote, of any release.
+const SumLine = "// logwatch wrote this file; sha256 of its other lines: "
+
+// Untouched reports whether src is a module logwatch wrote, as it wrote
+// it: its sum holds, or it is the module of a release from before modules
+// carried one (legacySums), for whatever binary.
+func (m Module) Untouched(src []byte) bool {
+	if !bytes.HasPrefix(src, m.Marker) {
+		return false
+	}
+	first := bytes.IndexByte(src, '\n') + 1
+	rest, ok := bytes.CutPrefix(src[first:], []byte(SumLine))
+	if !ok {
+		return legacySums[legacySum(src)]
+	}
+	end := bytes.IndexByte(rest, '\n')
+	if first == 0 || end != 2*sha256.Size {
+		return false
+	}
+	want, err := hex.DecodeString(string(rest[:end]))
+	if err != nil {
+		return false
+	}
+	h := sha256.New()
+	h.Write(src[:first])
+	h.Write(rest[end+1:])
+	return bytes.Equal(h.Sum(nil), want)
+}
+
+// legacySum is the hex SHA-256 of a module with its binary's name put back
+// to the placeholder.
+func legacySum(src []byte) string {
+	const decl = "\nconst LOGWATCH = "
+	if i := bytes.Index(src, []byte(decl)); i >= 0 {
+		start := i + len(decl)
+		end := len(src)
+		if j := bytes.IndexByte(src[start:], '\n'); j >= 0 {
+			end = start + j
+		}
+		src = append(append(append([]byte{}, src[:start]...), binPlaceholder+";"...), src[end:]...)
+	}
+	sum := sha256.Sum256(src)
+	return hex.EncodeToString(sum[:])
 }
 
 // Bin reads the binary back from an extension logwatch wrote, and whether

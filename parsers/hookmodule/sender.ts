@@ -9,9 +9,14 @@ const AGENT = "__LOGWATCH_AGENT__";
 // only these are sent, each bounded.
 const DETAIL_FIELDS = ["command", "CommandLine", "cmd", "file_path", "path", "filePath", "TargetFile", "url", "query", "Query"];
 const MAX_FIELD = 4096;
-// Events that may wait behind a slow one; past it a daemon that far behind
-// loses the newest.
+// Events that may wait behind the one being sent. Past it, a daemon that
+// far behind loses tool progress first (COALESCIBLE: a later event says
+// what the agent is at better), the oldest of it; only a queue holding
+// nothing else loses its oldest event. Never the newest: the turn's end,
+// the session's, a wait or an interrupt always arrives, after what came
+// before it.
 const MAX_QUEUED = 64;
+const COALESCIBLE = new Set(["PreToolUse", "PostToolUse"]);
 // How long one hook process may hold the next event back: the hook
 // client's own bound (`--detached`: 5 s) and a margin.
 const DELIVERY_MS = 6000;
@@ -80,8 +85,21 @@ function deliver(body: string): { handed: Promise<void>; done: Promise<void> } {
 	return { handed, done };
 }
 
-let queue: Promise<void> = Promise.resolve();
-let queued = 0;
+// pending are the events waiting behind the one being sent (sending).
+const pending: { event: string; body: string }[] = [];
+let sending = false;
+
+// pump sends the next event once the one before it is gone.
+function pump(): void {
+	if (sending) return;
+	const next = pending.shift();
+	if (!next) return;
+	sending = true;
+	void deliver(next.body).done.then(() => {
+		sending = false;
+		pump();
+	});
+}
 
 // send queues the event behind the ones before it and returns at once: on a
 // busy machine a hook process can take seconds, and the next event's must
@@ -94,14 +112,12 @@ function send(ctx: any, event: string, extra: Record<string, unknown> = {}): voi
 	} catch {
 		return;
 	}
-	if (queued >= MAX_QUEUED) return;
-	queued++;
-	queue = queue
-		.then(() => deliver(body).done)
-		.catch(() => {})
-		.then(() => {
-			queued--;
-		});
+	if (pending.length >= MAX_QUEUED) {
+		const i = pending.findIndex((q) => COALESCIBLE.has(q.event));
+		pending.splice(Math.max(i, 0), 1);
+	}
+	pending.push({ event, body });
+	pump();
 }
 
 // sendNow is for the session's end, which the agent awaits before it

@@ -89,6 +89,10 @@ func Spec() parsers.Spec {
 			// at once on 2 cores (TestOmpNoHooks then found no submit
 			// within the default second and left the session tabless).
 			SubmitLag: 3 * time.Second,
+			// pi's agent loop: what goes on after a final answer (a steer,
+			// a follow-up) is written at once, a retry only after an error
+			// (pi's FinalQuiet).
+			FinalQuiet: time.Second,
 		},
 		Hooks: parsers.Hooks{
 			// What the extension sends (extension.ts): omp's events under
@@ -103,6 +107,7 @@ func Spec() parsers.Spec {
 				File:       "logwatch.ts",
 				Source:     extension.Source,
 				BinOf:      extension.Bin,
+				Untouched:  extension.Untouched,
 			},
 			InstallNote: "omp loads extensions at start: restart omp for it to take effect.",
 			DoctorNote:  "omp loads it at start (a running omp needs a restart)",

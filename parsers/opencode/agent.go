@@ -70,6 +70,7 @@ func Spec() parsers.Spec {
 				File:       "logwatch.ts",
 				Source:     plugin.Source,
 				BinOf:      plugin.Bin,
+				Untouched:  plugin.Untouched,
 			},
 			InstallNote: "OpenCode loads plugins at start: restart OpenCode for it to take effect.",
 			DoctorNote:  "OpenCode loads it at start (a running OpenCode needs a restart)",

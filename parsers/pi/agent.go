@@ -53,6 +53,12 @@ func Spec() parsers.Spec {
 			// at once on 2 cores (TestOmpNoHooks then found no submit
 			// within the default second and left the session tabless).
 			SubmitLag: 3 * time.Second,
+			// After a final answer pi writes at once what goes on (a steer or
+			// a follow-up: the queued prompt, as the next message of the same
+			// run, pi.md §2.5), and a compaction after it finds the run over
+			// (CompactsBetweenRuns); only a retry follows later, after an
+			// error, which keeps turn_quiet.
+			FinalQuiet: time.Second,
 		},
 		Hooks: parsers.Hooks{
 			// What the extension sends (extension.ts): pi's events under
@@ -67,6 +73,7 @@ func Spec() parsers.Spec {
 				File:       "logwatch.ts",
 				Source:     extension.Source,
 				BinOf:      extension.Bin,
+				Untouched:  extension.Untouched,
 			},
 			InstallNote: "pi loads extensions at start: restart pi (or /reload) for it to take effect.",
 			DoctorNote:  "pi loads it at start (a running pi needs /reload)",

@@ -233,6 +233,10 @@ func (p *Parser) evidence(f *fields) parsers.Evidence {
 	default:
 		ev.Final = true
 	}
+	if ev.Final && string(f.stop) == "error" {
+		// A retry may follow it, seconds later (FinalQuiet does not apply).
+		ev.End = parsers.EndAPIError
+	}
 	return ev
 }
 

@@ -26,6 +26,9 @@ type Target struct {
 	// Bin is the logwatch binary the hooks run, by absolute path: a hook
 	// module names it in its source.
 	Bin string
+	// Force replaces or removes a hook module someone changed since
+	// logwatch wrote it (kept as a backup first).
+	Force bool
 }
 
 // SettingsPath is where an agent reads hooks for a scope: the user's file

@@ -569,6 +569,9 @@ func checkModule(f Finding, spec agentsettings.Spec, path, fix string) Finding {
 	case !st.Ours:
 		f.Status, f.Summary = Fail, path+" is not logwatch's extension: logwatch leaves it alone"
 		f.Fix = "move it aside, then " + fix
+	case st.Changed:
+		f.Status, f.Summary = Fail, path+" is logwatch's extension, changed since logwatch wrote it: install and uninstall leave it alone"
+		f.Fix = "keep your changes in an extension of your own, then " + fix + " --force (keeps the changed file as a backup)"
 	case st.Bin == "" || !filepath.IsAbs(st.Bin):
 		f.Status, f.Summary, f.Fix = Fail, path+" names no logwatch binary by absolute path", fix+" (rewrites it)"
 	case !st.Current:

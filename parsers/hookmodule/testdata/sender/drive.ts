@@ -30,9 +30,40 @@ await fire("quit");
 await until(5);
 console.log("phase1", lines());
 
-// 2: the bound. 100 events behind a slow one: the queue holds 64.
+// Each burst below starts behind a slow session start, once the phase
+// before it is gone (its last hook process may still be leaving).
+await sleep(500);
+
+// 2: the bound. 100 tool events behind a slow one: the latest 64 wait.
 fire("start");
 for (let i = 0; i < 100; i++) fire("tool", { command: `c${i}` });
-await until(5 + 64);
+await until(5 + 65);
 await sleep(2000); // anything past the bound would arrive now
 console.log("phase2", lines());
+
+// 3 and 4: one turn's burst at once, the session's end queued behind it:
+// 82 events (a pi turn measured), then 5000.
+let seen = lines();
+for (const n of [82, 5000]) {
+	fire("start");
+	fire("prompt");
+	for (let i = 0; i < (n - 4) / 2; i++) {
+		fire("tool", { command: `t${i}` });
+		fire("toolend", { command: `t${i}` });
+	}
+	fire("end");
+	fire("gone");
+	await until(seen + 65);
+	await sleep(2000);
+	seen = lines();
+	console.log("burst", n, seen);
+}
+
+// 5: nothing to coalesce: 100 prompts and a turn end behind a slow start
+// keep the newest, the turn end last.
+fire("start");
+for (let i = 0; i < 100; i++) fire("prompt");
+fire("end");
+await until(seen + 65);
+await sleep(2000);
+console.log("phase5", lines());
