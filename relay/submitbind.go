@@ -53,14 +53,21 @@ func widestWindow() time.Duration {
 // rollout stamps in milliseconds, the key is stamped when wrap read it.
 const submitSkew = 50 * time.Millisecond
 
+// lateReport is how long after its stamp an Enter's report may arrive and
+// still count (docs/security.md, "Key stamps"): wrap reports within ~100 ms,
+// measured. Kept apart from the submit windows: an agent's wider window
+// (Traits.SubmitLag) is how late it stamps its turn start, not how late a
+// report may be.
+const lateReport = 2 * time.Second
+
 // maxSubmits bounds the unused submits kept: one per tab that pressed
 // Enter in the last 2 s.
 const maxSubmits = 256
 
 // submitted records an Enter typed into tab at at (never after now: key
 // clamps it). Age is judged by the daemon's clock, at arrival: a report
-// older than any window it could bind in, however it is stamped, binds
-// and undoes nothing.
+// arriving more than lateReport after its stamp binds and undoes nothing,
+// whatever the window it is stamped in.
 func (m *machine) submitted(tab string, at time.Time) {
 	m.counters.Submits++
 	now := m.now
@@ -81,8 +88,9 @@ func (m *machine) submitted(tab string, at time.Time) {
 		}
 	}
 	m.bind.recentBinds = m.bind.recentBinds[:n]
-	if now.Sub(at) > 2*submitWindow {
-		return // reported too late to have started any turn still judged
+	if now.Sub(at) > lateReport {
+		m.log.Debug().Str("tab", tab).Dur("late", now.Sub(at)).Msg("an Enter reported late binds and undoes nothing")
+		return
 	}
 	if _, ok := m.bind.submits[tab]; !ok && len(m.bind.submits) >= maxSubmits {
 		oldest := ""

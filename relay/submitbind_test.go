@@ -277,19 +277,48 @@ func TestCodexTurnOutlivedTab(t *testing.T) {
 	})
 }
 
-// Lateness is judged by arrival too: an Enter from another tab reported
-// 30 s after the turn start it is stamped beside undoes no binding (a late
-// report arrives within ~100 ms, measured).
+// Lateness is judged by arrival too (docs/security.md, "Key stamps"): an
+// Enter from another tab reported more than 2 s after its stamp, stamped
+// beside a bound turn start or just before a tabless one, binds and undoes
+// nothing (a report arrives within ~100 ms, measured), whatever the
+// agent's submit window.
 func TestCodexLateSubmitByArrival(t *testing.T) {
-	h := newHarness(t, Config{TurnQuiet: time.Hour})
-	turn := h.clock.Now()
-	h.enter("A", 20*time.Millisecond)
-	h.codexTurn("a", "t1")
-	h.expectTabbed("a working/prompt/log.turn_start@A")
-	h.clock.Advance(30 * time.Second)
-	must(t, h.r.Key(h.ctx, "B", KeyEnter, turn.Add(-10*time.Millisecond)))
-	h.expectTabbed()
-	if c := h.sync().Counters; c.BindsRetracted != 0 {
-		t.Fatalf("counters %+v: a 30 s late report retracted a binding", c)
+	for _, late := range []time.Duration{lateReport + time.Millisecond, 3 * time.Second, 30 * time.Second} {
+		t.Run("a bound turn start, another tab's Enter "+late.String()+" late", func(t *testing.T) {
+			h := newHarness(t, Config{TurnQuiet: time.Hour})
+			pressed := h.clock.Now().Add(-20 * time.Millisecond)
+			h.enter("A", 20*time.Millisecond)
+			h.codexTurn("a", "t1")
+			h.expectTabbed("a working/prompt/log.turn_start@A")
+			h.clock.Advance(late - 20*time.Millisecond)
+			must(t, h.r.Key(h.ctx, "B", KeyEnter, pressed)) // stamped at A's submit
+			h.expectTabbed()
+			if c := h.sync().Counters; c.BindsRetracted != 0 || c.BindsAmbiguous != 0 {
+				t.Fatalf("counters %+v: a report %s late undid a binding", c, late)
+			}
+			if st := h.state("a"); st.Tab != "A" {
+				t.Fatalf("session a in tab %q, want A", st.Tab)
+			}
+		})
+		t.Run("a tabless turn start, its Enter "+late.String()+" late", func(t *testing.T) {
+			h := newHarness(t, Config{TurnQuiet: time.Hour})
+			turn := h.clock.Now()
+			h.codexTurn("b", "t1")
+			h.clock.Advance(late)
+			must(t, h.r.Key(h.ctx, "B", KeyEnter, turn.Add(-30*time.Millisecond)))
+			h.expectTabbed("b working/prompt/log.turn_start@")
+			if c := h.sync().Counters; c.BindsSubmit != 0 {
+				t.Fatalf("counters %+v: a report %s late bound a session", c, late)
+			}
+		})
 	}
+	t.Run("an Enter reported within 2 s still undoes", func(t *testing.T) {
+		h := newHarness(t, Config{TurnQuiet: time.Hour})
+		pressed := h.clock.Now().Add(-20 * time.Millisecond)
+		h.enter("A", 20*time.Millisecond)
+		h.codexTurn("a", "t1")
+		h.clock.Advance(lateReport - 20*time.Millisecond)
+		must(t, h.r.Key(h.ctx, "B", KeyEnter, pressed))
+		h.expectTabbed("a working/prompt/log.turn_start@A", "a working/prompt/bind.ambiguous@")
+	})
 }
