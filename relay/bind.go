@@ -12,7 +12,9 @@ import "time"
 //     its nearest ancestor, unless the tab shows a live session of another
 //     agent process it runs (a nested agent);
 //   - submit correlation (submitbind.go), for agents whose parsers.Spec
-//     has BindBySubmit: only for a session with no tab yet.
+//     has BindBySubmit: only for a session with no tab yet; a turn start
+//     stamped long after its Enter only in a tab whose process has shown
+//     no session (bind.submit_first).
 //
 // Ambiguity binds nothing: two tabs reporting the same process, a tab whose
 // process is every tab's ancestor, submits in two candidate tabs.
@@ -27,6 +29,9 @@ type binder struct {
 	submits     map[string]time.Time
 	ambiguousAt time.Time
 	recentBinds []bindRec // bindings by submit still open to a late submit
+	// fresh: tab → the Enters typed in it since its process was reported,
+	// while no session has been shown in it (bind.submit_first).
+	fresh map[string]int
 }
 
 // setTab binds tab to session id ("": unbinds it) and reports whether that
@@ -38,6 +43,7 @@ func (b *binder) setTab(tab, id string) bool {
 		delete(b.tabs, tab)
 	case id != "" && cur != id:
 		b.tabs[tab] = id
+		delete(b.fresh, tab) // its process has shown a session
 	default:
 		return false
 	}

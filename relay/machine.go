@@ -41,6 +41,7 @@ func newMachine(cfg Config, log zerolog.Logger, watching bool, p procs) *machine
 		bind: binder{
 			tabs:     map[string]string{},
 			tabProcs: map[string]tabProc{},
+			fresh:    map[string]int{},
 		},
 		reg: registry{
 			procs: map[string]*regProc{},

@@ -273,6 +273,7 @@ func (m *machine) tabClosed(tab string) int {
 	}
 	m.closeWindow(tab)
 	delete(m.bind.submits, tab)
+	delete(m.bind.fresh, tab)
 	if k, ok := m.rem.tabs[tab]; ok {
 		// The ssh in it is gone: the remote says what became of its
 		// session; here it is shown in no tab.

@@ -53,36 +53,54 @@ func widestWindow() time.Duration {
 // rollout stamps in milliseconds, the key is stamped when wrap read it.
 const submitSkew = 50 * time.Millisecond
 
+// lateReport is how long after its stamp an Enter's report may arrive and
+// still count (docs/security.md, "Key stamps"): wrap reports within ~100 ms,
+// measured. Kept apart from the submit windows: an agent's wider window
+// (Traits.SubmitLag) is how late it stamps its turn start, not how late a
+// report may be.
+const lateReport = 2 * time.Second
+
+// firstPromptLag bounds how long before a turn start a fresh tab's Enter
+// may lie for rule bind.submit_first: the first prompt of a process
+// starting up on a loaded machine was stamped 3.9-7.8 s (omp) and 15 s
+// (OpenCode) after its Enter, measured. The rule is judged by order and
+// exclusivity; this only bounds what is kept.
+const firstPromptLag = 30 * time.Second
+
 // maxSubmits bounds the unused submits kept: one per tab that pressed
-// Enter in the last 2 s.
+// Enter in the last firstPromptLag.
 const maxSubmits = 256
 
 // submitted records an Enter typed into tab at at (never after now: key
 // clamps it). Age is judged by the daemon's clock, at arrival: a report
-// older than any window it could bind in, however it is stamped, binds
-// and undoes nothing.
+// arriving more than lateReport after its stamp binds and undoes nothing,
+// whatever the window it is stamped in.
 func (m *machine) submitted(tab string, at time.Time) {
 	m.counters.Submits++
 	now := m.now
-	submitWindow := widestWindow()
+	keep := max(2*widestWindow(), firstPromptLag)
 	if m.bind.submits == nil {
 		m.bind.submits = map[string]time.Time{}
 	}
 	for t, s := range m.bind.submits {
-		if now.Sub(s) > 2*submitWindow {
+		if now.Sub(s) > keep {
 			delete(m.bind.submits, t) // too old to bind anything: keep the map small
 		}
 	}
 	n := 0
 	for _, b := range m.bind.recentBinds {
-		if now.Sub(b.seen) <= 2*submitWindow {
+		if now.Sub(b.seen) <= keep {
 			m.bind.recentBinds[n] = b
 			n++
 		}
 	}
 	m.bind.recentBinds = m.bind.recentBinds[:n]
-	if now.Sub(at) > 2*submitWindow {
-		return // reported too late to have started any turn still judged
+	if now.Sub(at) > lateReport {
+		m.log.Debug().Str("tab", tab).Dur("late", now.Sub(at)).Msg("an Enter reported late binds and undoes nothing")
+		return
+	}
+	if n, ok := m.bind.fresh[tab]; ok {
+		m.bind.fresh[tab] = n + 1
 	}
 	if _, ok := m.bind.submits[tab]; !ok && len(m.bind.submits) >= maxSubmits {
 		oldest := ""
@@ -101,10 +119,21 @@ func (m *machine) submitted(tab string, at time.Time) {
 }
 
 // bindRec is a recent codex.bind.submit: the turn start's stamp and tab,
-// and when the binding was made (by the daemon's clock).
+// the Enter's stamp, and when the binding was made (by the daemon's
+// clock); first: made by bind.submit_first.
 type bindRec struct {
-	session, tab string
-	at, seen     time.Time
+	session, tab    string
+	at, enter, seen time.Time
+	first           bool
+}
+
+// window is how far before the bound turn start another tab's Enter would
+// have made the binding ambiguous.
+func (b bindRec) window(agent parsers.Agent) time.Duration {
+	if b.first {
+		return firstPromptLag
+	}
+	return windowOf(agent)
 }
 
 // retract applies codex.bind.ambiguous after the fact: a submit reported
@@ -118,31 +147,42 @@ func (m *machine) retract(tab string, at time.Time) bool {
 	}
 	for i, b := range m.bind.recentBinds {
 		e := m.store.get(b.session)
-		if b.tab == tab || e == nil || !inWindow(at, b.at, windowOf(e.s.Agent)) {
+		if b.tab == tab || e == nil || !inWindow(at, b.at, b.window(e.s.Agent)) {
 			continue
 		}
-		if e.tab != b.tab || e.s.State == session.Ended {
-			continue // gone, rebound, or ended: republishing it would be a repeat
+		if m.undoBind(i, e) {
+			delete(m.bind.submits, tab)
+			m.log.Debug().Str("session", e.s.ID).Str("tab", b.tab).Str("late_tab", tab).Str("rule", "bind.ambiguous").
+				Msg("a late submit in another tab made the binding ambiguous: undone")
+			return true
 		}
-		m.bind.recentBinds = append(m.bind.recentBinds[:i], m.bind.recentBinds[i+1:]...)
-		if m.bind.tabs[b.tab] == b.session {
-			m.bind.setTab(b.tab, "")
-		}
-		e.tab = ""
-		e.unbound = unboundTurn{at: b.at, ambiguous: true}
-		delete(m.bind.submits, tab)
-		m.bind.ambiguousAt = b.at
-		m.store.changed = true
-		m.counters.BindsAmbiguous++
-		m.counters.BindsRetracted++
-		m.log.Debug().Str("session", e.s.ID).Str("tab", b.tab).Str("late_tab", tab).Str("rule", "bind.ambiguous").
-			Msg("a late submit in another tab made the binding ambiguous: undone")
-		ch := sessionChange(e)
-		ch.Rule = "bind.ambiguous"
-		m.publish(e, ch, false)
-		return true
 	}
 	return false
+}
+
+// undoBind undoes recentBinds[i], e's binding, now found ambiguous: e is
+// published again with no tab, and no late submit binds that turn start.
+// It reports false for a binding gone, rebound or ended (republishing it
+// would be a repeat).
+func (m *machine) undoBind(i int, e *entry) bool {
+	b := m.bind.recentBinds[i]
+	if e.tab != b.tab || e.s.State == session.Ended {
+		return false
+	}
+	m.bind.recentBinds = append(m.bind.recentBinds[:i], m.bind.recentBinds[i+1:]...)
+	if m.bind.tabs[b.tab] == b.session {
+		m.bind.setTab(b.tab, "")
+	}
+	e.tab = ""
+	e.unbound = unboundTurn{at: b.at, ambiguous: true}
+	m.bind.ambiguousAt = b.at
+	m.store.changed = true
+	m.counters.BindsAmbiguous++
+	m.counters.BindsRetracted++
+	ch := sessionChange(e)
+	ch.Rule = "bind.ambiguous"
+	m.publish(e, ch, false)
+	return true
 }
 
 // unboundTurn is the turn start of a Codex session with no tab, as
@@ -240,7 +280,9 @@ func (m *machine) turnStarted(e *entry, at time.Time) {
 			// Beside an ambiguous turn start: the submits it saw may be
 			// this one's too, so no late one binds it either.
 			u.ambiguous = true
+			return
 		}
+		m.firstPrompt(e, !fresh)
 	case 1:
 		// A new turn's own change, folded next, carries the tab; an echo
 		// publishes nothing, so the session is published again.
@@ -254,16 +296,82 @@ func (m *machine) turnStarted(e *entry, at time.Time) {
 	}
 }
 
+// Rule bind.submit_first: the first prompt of a process starting up is
+// stamped late on a loaded machine (omp 3.9-7.8 s after its Enter, OpenCode
+// 15 s, measured; 0.04 s idle), past any window that keeps stray Enters
+// out. No window tells load from a stray Enter, so this rule is judged by
+// order and exclusivity instead: a tabless turn start that found no
+// candidate in its window binds to a tab when
+//   - that tab is fresh: its process (wrap's child) was reported and has
+//     shown no session, and the Enter is the first typed in it since (a
+//     shell tab has typed commands before; a tab that showed a session
+//     answers it);
+//   - its Enter lies before the turn start, within firstPromptLag;
+//   - it is the only candidate tab with an Enter in that span, fresh or
+//     not (two agents starting, or a user typing elsewhere meanwhile:
+//     nothing is bound, as for bind.ambiguous);
+//   - no other tabless turn start stamped after that Enter is waiting for
+//     a tab (it could be the Enter's as well).
+//
+// A later tabless turn start that finds no Enter at all, stamped after the
+// bound Enter within firstPromptLag, could have been that Enter's: the
+// binding is undone (bind.ambiguous), and so is one that a late Enter from
+// another candidate tab, stamped within firstPromptLag before the bound
+// turn start, makes ambiguous. Everything it reads is the machine's (key
+// stamps, log stamps, the recorded tab processes): a replay takes the
+// same steps.
+func (m *machine) firstPrompt(e *entry, republish bool) {
+	at := e.unbound.at
+	cands := m.candidates(at, firstPromptLag)
+	if len(cands) == 0 {
+		m.unfirst(e)
+		return
+	}
+	tab := cands[0]
+	if len(cands) > 1 || m.bind.fresh[tab] != 1 {
+		return
+	}
+	enter := m.bind.submits[tab]
+	for _, o := range m.store.sessions {
+		u := o.unbound
+		if o != e && o.tab == "" && !u.at.IsZero() && !u.ambiguous && inWindow(enter, u.at, firstPromptLag) {
+			m.counters.BindsAmbiguous++
+			return // two turn starts could be this Enter's
+		}
+	}
+	m.bindBySubmit(e, tab, at, "bind.submit_first", republish)
+}
+
+// unfirst undoes a bind.submit_first binding whose Enter could as well
+// have started e's turn start, which found no Enter at all.
+func (m *machine) unfirst(e *entry) {
+	at := e.unbound.at
+	for i, b := range m.bind.recentBinds {
+		o := m.store.get(b.session)
+		if !b.first || o == nil || o == e || !inWindow(b.enter, at, firstPromptLag) {
+			continue
+		}
+		if m.undoBind(i, o) {
+			e.unbound.ambiguous = true
+			m.log.Debug().Str("session", o.s.ID).Str("tab", b.tab).Str("other", e.s.ID).Str("rule", "bind.ambiguous").
+				Msg("another turn start could be the first prompt's: the binding is undone")
+			return
+		}
+	}
+}
+
 // bindBySubmit binds e to tab by the submit that started its turn, stamped at.
 // With republish, a session last published with no tab is published again,
 // with its tab.
 func (m *machine) bindBySubmit(e *entry, tab string, at time.Time, rule string, republish bool) {
+	enter := m.bind.submits[tab]
 	ms := m.spendSubmit(tab, at)
 	e.unbound = unboundTurn{}
 	m.bind.setTab(tab, e.s.ID)
 	e.tab = tab
 	m.store.changed = true
-	m.bind.recentBinds = append(m.bind.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at, seen: m.now})
+	m.bind.recentBinds = append(m.bind.recentBinds, bindRec{session: e.s.ID, tab: tab, at: at, enter: enter, seen: m.now,
+		first: rule == "bind.submit_first"})
 	m.log.Debug().Str("session", e.s.ID).Str("tab", tab).Int64("submit_to_turn_ms", ms).
 		Str("rule", rule).Msg("tab bound by its submit")
 	if republish && e.tabless && !e.s.Phantom() {

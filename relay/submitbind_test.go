@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/logwatch/logwatch/parsers"
 )
 
 // Codex 0.169 rollout lines stamped at a given time, and a session's opening.
@@ -277,19 +279,235 @@ func TestCodexTurnOutlivedTab(t *testing.T) {
 	})
 }
 
-// Lateness is judged by arrival too: an Enter from another tab reported
-// 30 s after the turn start it is stamped beside undoes no binding (a late
-// report arrives within ~100 ms, measured).
+// Lateness is judged by arrival too (docs/security.md, "Key stamps"): an
+// Enter from another tab reported more than 2 s after its stamp, stamped
+// beside a bound turn start or just before a tabless one, binds and undoes
+// nothing (a report arrives within ~100 ms, measured), whatever the
+// agent's submit window.
 func TestCodexLateSubmitByArrival(t *testing.T) {
-	h := newHarness(t, Config{TurnQuiet: time.Hour})
-	turn := h.clock.Now()
-	h.enter("A", 20*time.Millisecond)
-	h.codexTurn("a", "t1")
-	h.expectTabbed("a working/prompt/log.turn_start@A")
-	h.clock.Advance(30 * time.Second)
-	must(t, h.r.Key(h.ctx, "B", KeyEnter, turn.Add(-10*time.Millisecond)))
-	h.expectTabbed()
-	if c := h.sync().Counters; c.BindsRetracted != 0 {
-		t.Fatalf("counters %+v: a 30 s late report retracted a binding", c)
+	for _, late := range []time.Duration{lateReport + time.Millisecond, 3 * time.Second, 30 * time.Second} {
+		t.Run("a bound turn start, another tab's Enter "+late.String()+" late", func(t *testing.T) {
+			h := newHarness(t, Config{TurnQuiet: time.Hour})
+			pressed := h.clock.Now().Add(-20 * time.Millisecond)
+			h.enter("A", 20*time.Millisecond)
+			h.codexTurn("a", "t1")
+			h.expectTabbed("a working/prompt/log.turn_start@A")
+			h.clock.Advance(late - 20*time.Millisecond)
+			must(t, h.r.Key(h.ctx, "B", KeyEnter, pressed)) // stamped at A's submit
+			h.expectTabbed()
+			if c := h.sync().Counters; c.BindsRetracted != 0 || c.BindsAmbiguous != 0 {
+				t.Fatalf("counters %+v: a report %s late undid a binding", c, late)
+			}
+			if st := h.state("a"); st.Tab != "A" {
+				t.Fatalf("session a in tab %q, want A", st.Tab)
+			}
+		})
+		t.Run("a tabless turn start, its Enter "+late.String()+" late", func(t *testing.T) {
+			h := newHarness(t, Config{TurnQuiet: time.Hour})
+			turn := h.clock.Now()
+			h.codexTurn("b", "t1")
+			h.clock.Advance(late)
+			must(t, h.r.Key(h.ctx, "B", KeyEnter, turn.Add(-30*time.Millisecond)))
+			h.expectTabbed("b working/prompt/log.turn_start@")
+			if c := h.sync().Counters; c.BindsSubmit != 0 {
+				t.Fatalf("counters %+v: a report %s late bound a session", c, late)
+			}
+		})
+	}
+	t.Run("an Enter reported within 2 s still undoes", func(t *testing.T) {
+		h := newHarness(t, Config{TurnQuiet: time.Hour})
+		pressed := h.clock.Now().Add(-20 * time.Millisecond)
+		h.enter("A", 20*time.Millisecond)
+		h.codexTurn("a", "t1")
+		h.clock.Advance(lateReport - 20*time.Millisecond)
+		must(t, h.r.Key(h.ctx, "B", KeyEnter, pressed))
+		h.expectTabbed("a working/prompt/log.turn_start@A", "a working/prompt/bind.ambiguous@")
+	})
+}
+
+// ocPrompt delivers a new OpenCode session's first user message, live, as
+// the store feed does: its row stamped at, by OpenCode.
+func (h *harness) ocPrompt(id string, rowid int, at time.Time) {
+	h.t.Helper()
+	line := fmt.Sprintf(`{"type":"message.updated.1","session":%q,"parent":"","seq":%d,"rowid":%d,"data":{"sessionID":%q,"info":{"id":"msg_u%s","sessionID":%q,"role":"user","time":{"created":%d}}}}`,
+		id, rowid, rowid, id, id, id, at.UnixMilli())
+	ev, err := parsers.New(agOpenCode).Parse([]byte(line))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.r.Log(LogLine{Path: ocDB, Session: id, Agent: agOpenCode, Offset: int64(rowid - 1), End: int64(rowid), Evidence: ev, Raw: []byte(line)})
+}
+
+// ompPrompt writes a new omp session's header and its first user
+// message, stamped at, as omp 18 writes its log (at the first answer).
+func (h *harness) ompPrompt(id string, at time.Time) {
+	h.t.Helper()
+	ts := at.UTC().Format("2006-01-02T15:04:05.000Z")
+	h.line("omp", id, fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":%q,"cwd":"/w/app"}`, id, ts), false)
+	h.line("omp", id, fmt.Sprintf(`{"type":"message","id":"u1","parentId":null,"timestamp":%q,"message":{"role":"user","content":[{"type":"text","text":"hi"}],"attribution":"user","timestamp":%d}}`, ts, at.UnixMilli()), false)
+}
+
+// opened reports tab's process, as wrap does when the tab opens.
+func (h *harness) opened(tab string, pid int) {
+	h.t.Helper()
+	must(h.t, h.r.TabProcessStarted(h.ctx, tab, pid, uint64(pid)))
+}
+
+// bind.submit_first: the first prompt of a process starting up on a loaded
+// machine, stamped seconds after its Enter.
+func TestFirstPromptLoaded(t *testing.T) {
+	for _, lag := range []time.Duration{4 * time.Second, 7800 * time.Millisecond, 15 * time.Second} {
+		t.Run("OpenCode stamped "+lag.String()+" after the only fresh tab's Enter: bound", func(t *testing.T) {
+			h := newHarness(t, Config{TurnQuiet: time.Hour})
+			h.opened("A", 4001)
+			h.opened("B", 4002) // idle: no Enter
+			h.enter("A", 0)
+			h.clock.Advance(lag)
+			h.ocPrompt(ocID(1), 1, h.clock.Now())
+			h.expectTabbed(ocID(1) + " working/prompt/log.turn_start@A")
+			if c := h.sync().Counters; c.BindsSubmit != 1 || c.SubmitToTurnLastMs != lag.Milliseconds() {
+				t.Fatalf("counters %+v", c)
+			}
+		})
+	}
+	for _, lag := range []time.Duration{3900 * time.Millisecond, 7800 * time.Millisecond} {
+		t.Run("omp stamped "+lag.String()+" after the only fresh tab's Enter: bound", func(t *testing.T) {
+			h := newHarness(t, Config{TurnQuiet: time.Hour})
+			h.opened("A", 4001)
+			h.enter("A", 0)
+			enter := h.clock.Now()
+			h.clock.Advance(lag + 2*time.Second) // written at the first answer
+			h.ompPrompt("o1", enter.Add(lag))
+			h.expectTabbed("o1 working/prompt/log.turn_start@A")
+		})
+	}
+	for _, c := range []struct {
+		name string
+		run  func(h *harness)
+		want []string
+	}{
+		{"Enters in two fresh tabs: neither is bound", func(h *harness) {
+			h.opened("A", 4001)
+			h.opened("B", 4002)
+			h.enter("A", 0)
+			h.clock.Advance(time.Second)
+			h.enter("B", 0)
+			h.clock.Advance(5 * time.Second)
+			h.codexTurn("a", "t1")
+		}, []string{"a working/prompt/log.turn_start@"}},
+		{"a stray Enter in another tab (a shell, no process known) makes it ambiguous", func(h *harness) {
+			h.opened("A", 4001)
+			h.enter("A", 0)
+			h.clock.Advance(3 * time.Second)
+			h.enter("S", 0)
+			h.clock.Advance(3 * time.Second)
+			h.codexTurn("a", "t1")
+		}, []string{"a working/prompt/log.turn_start@"}},
+		{"an Enter in a tab showing a live session is no candidate: the fresh tab's binds", func(h *harness) {
+			h.opened("L", 4009)
+			h.enter("L", 20*time.Millisecond)
+			h.codexTurn("l", "t1") // L shows l, working
+			h.clock.Advance(time.Second)
+			h.opened("A", 4001)
+			h.enter("A", 0)
+			h.clock.Advance(2 * time.Second)
+			h.enter("L", 0) // a steer, a dialog: it answers l
+			h.clock.Advance(4 * time.Second)
+			h.codexTurn("a", "t1")
+		}, []string{"l working/prompt/log.turn_start@L", "a working/prompt/log.turn_start@A"}},
+		{"the only Enter in a tab showing a live session binds nothing", func(h *harness) {
+			h.opened("L", 4009)
+			h.enter("L", 20*time.Millisecond)
+			h.codexTurn("l", "t1")
+			h.clock.Advance(2 * time.Second)
+			h.enter("L", 0)
+			h.clock.Advance(6 * time.Second)
+			h.codexTurn("x", "t1")
+		}, []string{"l working/prompt/log.turn_start@L", "x working/prompt/log.turn_start@"}},
+		{"a tab that typed before (a shell running commands) is not fresh", func(h *harness) {
+			h.opened("A", 4001)
+			h.enter("A", 0)
+			h.clock.Advance(20 * time.Second)
+			h.enter("A", 0)
+			h.clock.Advance(6 * time.Second)
+			h.codexTurn("x", "t1")
+		}, []string{"x working/prompt/log.turn_start@"}},
+		{"a tab whose process is not known is not fresh", func(h *harness) {
+			h.enter("A", 0)
+			h.clock.Advance(6 * time.Second)
+			h.codexTurn("x", "t1")
+		}, []string{"x working/prompt/log.turn_start@"}},
+		{"an Enter stamped after the turn start binds nothing", func(h *harness) {
+			h.opened("A", 4001)
+			turn := h.clock.Now()
+			h.clock.Advance(time.Second)
+			h.enter("A", 0)
+			h.line(codex, "x", xMeta("x"), false)
+			h.line(codex, "x", xAt(turn, "task_started", `,"turn_id":"t1"`), false)
+		}, []string{"x working/prompt/log.turn_start@"}},
+		{"an Enter older than firstPromptLag binds nothing", func(h *harness) {
+			h.opened("A", 4001)
+			h.enter("A", 0)
+			h.clock.Advance(firstPromptLag + time.Second)
+			h.codexTurn("x", "t1")
+		}, []string{"x working/prompt/log.turn_start@"}},
+		{"another tabless turn start after the Enter, waiting for a tab: neither is bound", func(h *harness) {
+			h.opened("A", 4001)
+			enter := h.clock.Now()
+			h.clock.Advance(1500 * time.Millisecond)
+			h.codexTurn("x", "t1")                         // stamped after A's Enter, before its report
+			h.line(claude, "c", cPrompt("c", "hi"), false) // bound by hooks, not submits: no rival
+			h.clock.Advance(400 * time.Millisecond)
+			must(h.t, h.r.Key(h.ctx, "A", KeyEnter, enter)) // reported 1.9 s late: still counts
+			h.clock.Advance(4 * time.Second)
+			h.codexTurn("a", "t1")
+		}, []string{"x working/prompt/log.turn_start@", "c working/prompt/log.turn_start@", "a working/prompt/log.turn_start@"}},
+		{"a later turn start with no Enter could be the bound Enter's: the binding is undone", func(h *harness) {
+			h.opened("A", 4001)
+			h.enter("A", 0)
+			enter := h.clock.Now()
+			h.clock.Advance(6 * time.Second)
+			h.codexTurn("x", "t1") // bound to A
+			h.clock.Advance(2 * time.Second)
+			// A's own session, its prompt stamped 5 s after the Enter,
+			// written later (omp writes its file at the first answer).
+			h.line(codex, "a", xMeta("a"), false)
+			h.line(codex, "a", xAt(enter.Add(5*time.Second), "task_started", `,"turn_id":"t1"`), false)
+		}, []string{"x working/prompt/log.turn_start@A", "x working/prompt/bind.ambiguous@", "a working/prompt/log.turn_start@"}},
+		{"a later turn start stamped long after the Enter leaves the binding", func(h *harness) {
+			h.opened("A", 4001)
+			h.enter("A", 0)
+			h.clock.Advance(6 * time.Second)
+			h.codexTurn("a", "t1")
+			h.clock.Advance(firstPromptLag)
+			h.codexTurn("x", "t1")
+		}, []string{"a working/prompt/log.turn_start@A", "x working/prompt/log.turn_start@"}},
+		{"another fresh tab's Enter reported late, before the bound turn start: undone", func(h *harness) {
+			h.opened("A", 4001)
+			h.opened("B", 4002)
+			h.enter("A", 0)
+			h.clock.Advance(6 * time.Second)
+			h.codexTurn("a", "t1")
+			h.enter("B", 1500*time.Millisecond) // pressed before a's stamp, reported 1.5 s late
+		}, []string{"a working/prompt/log.turn_start@A", "a working/prompt/bind.ambiguous@"}},
+		{"a tab closed and opened again with a new process is fresh again", func(h *harness) {
+			h.opened("A", 4001)
+			h.enter("A", 20*time.Millisecond)
+			h.codexTurn("a", "t1")
+			if _, err := h.r.TabClosed(h.ctx, "A"); err != nil {
+				h.t.Fatal(err)
+			}
+			h.clock.Advance(time.Minute)
+			h.opened("A", 4005)
+			h.enter("A", 0)
+			h.clock.Advance(6 * time.Second)
+			h.codexTurn("b", "t1")
+		}, []string{"a working/prompt/log.turn_start@A", "a ended/tab_closed/api.tab_closed@A", "b working/prompt/log.turn_start@A"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, Config{TurnQuiet: time.Hour})
+			c.run(h)
+			h.expectTabbed(c.want...)
+		})
 	}
 }

@@ -32,6 +32,7 @@ func (m *machine) tabProcess(tab string, p tabProc) error {
 		for t, tp := range m.bind.tabProcs {
 			if !m.alive(tp.Pid, tp.Start) {
 				delete(m.bind.tabProcs, t)
+				delete(m.bind.fresh, t)
 			}
 		}
 		m.bind.tabPruneAt = max(2*len(m.bind.tabProcs), 16)
@@ -40,6 +41,9 @@ func (m *machine) tabProcess(tab string, p tabProc) error {
 		}
 	}
 	m.bind.tabProcs[tab] = p
+	if _, bound := m.bind.tabs[tab]; !bound {
+		m.bind.fresh[tab] = 0 // a new process: its first Enter may be its first prompt
+	}
 	m.store.changed = true
 	m.regTabProcess()
 	return nil

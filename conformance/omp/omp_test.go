@@ -380,6 +380,34 @@ func TestOmpTwoTabs(t *testing.T) {
 
 // Without the extension: the log alone, bound to its tab by the Enter
 // before each turn start.
+// A loaded machine, made so: omp is stopped from before the Enter until
+// 6 s after it, as a starved process is, so its first prompt is stamped
+// that much after the Enter (3.9-7.8 s measured on a loaded machine),
+// past omp's 3 s window. The tab, new and with no other Enter, is still
+// the session's (bind.submit_first).
+func TestOmpNoHooksFirstPromptLate(t *testing.T) {
+	w := newOmp(t, false)
+	p := w.start("a", ompTab)
+	agent := p.AgentPID()
+	p.Type("say hello")
+	p.WaitScreen("say hello", ompStep)
+	p.Wait(150 * time.Millisecond)
+	if err := syscall.Kill(agent, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	cont := func() { _ = syscall.Kill(agent, syscall.SIGCONT) }
+	t.Cleanup(cont)
+	p.Key("Enter")
+	p.Wait(6 * time.Second)
+	cont()
+	p.WaitScreen("Hello from the fake model", ompStep)
+	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: ompTab})
+	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: ompTab})
+	w.prompt(p, ompTab, "say hello again")
+	w.turnEnd(ompTab)
+	w.quiet()
+}
+
 func TestOmpNoHooks(t *testing.T) {
 	w := newOmp(t, false)
 	p := w.start("a", ompTab)

@@ -338,6 +338,33 @@ func TestOpenCodeTwoTabs(t *testing.T) {
 	w.keep("two-tabs")
 }
 
+// A loaded machine, made so: OpenCode is stopped from before the Enter
+// until 15 s after it, as a starved process is (its first prompt was
+// stamped 15 s after the Enter on a loaded machine, measured), past its
+// 5 s window. The tab, new and with no other Enter, is still the session's
+// (bind.submit_first).
+func TestOpenCodeNoPluginFirstPromptLate(t *testing.T) {
+	w := newOpenCode(t, false)
+	p := w.start("a", ocTab)
+	agent := p.AgentPID()
+	p.Type("say hello")
+	p.WaitScreen("say hello", ocStep)
+	p.Wait(150 * time.Millisecond)
+	if err := syscall.Kill(agent, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	cont := func() { _ = syscall.Kill(agent, syscall.SIGCONT) }
+	t.Cleanup(cont)
+	p.Key("Enter")
+	p.Wait(15 * time.Second)
+	cont()
+	e := w.either(Step{State: "ready", Reason: "session_start", Tab: Any, Session: Any}, ocStart, "log")
+	s := e.Session
+	w.either(Step{State: "working", Reason: "prompt", Tab: ocTab, Session: s}, ocStart, "log")
+	w.either(Step{State: "done", Reason: "turn_end", Tab: ocTab, Session: s}, ocStart, "log")
+	w.quiet()
+}
+
 // Without the plugin: the database alone. A turn binds to the tab whose
 // Enter came just before it; Esc Esc is confirmed by the aborted answer
 // the store writes; Esc at the idle prompt changes nothing.

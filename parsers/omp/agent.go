@@ -87,7 +87,9 @@ func Spec() parsers.Spec {
 			// The prompt's message is stamped when it is made, after the
 			// Enter: 1.03 s after it for omp 18.2.3 in CI, four live suites
 			// at once on 2 cores (TestOmpNoHooks then found no submit
-			// within the default second and left the session tabless).
+			// within the default second and left the session tabless). A
+			// process's first prompt, 3.9-7.8 s after it on a loaded
+			// machine, is bound by its order instead (bind.submit_first).
 			SubmitLag: 3 * time.Second,
 			// pi's agent loop: what goes on after a final answer (a steer,
 			// a follow-up) is written at once, a retry only after an error

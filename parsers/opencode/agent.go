@@ -52,7 +52,9 @@ func Spec() parsers.Spec {
 			// (0.3-0.5 s after it, measured under load); the first prompt
 			// of a process taking an old session up (--continue) only after
 			// its lazy start, 1.9 s after the Enter on a loaded machine,
-			// measured. Without the plugin that is what binds the tab.
+			// measured. Without the plugin that is what binds the tab; a
+			// first prompt stamped later still (15 s under heavier load) is
+			// bound by its order instead (bind.submit_first).
 			SubmitLag: 5 * time.Second,
 		},
 		Hooks: parsers.Hooks{

@@ -72,7 +72,7 @@ type Counters struct {
 	ProcessesGone     int64 `json:"processes_gone"`
 
 	// Submits counts Enter presses reported; BindsSubmit the Codex sessions
-	// bound to a tab by one (bind.submit, bind.submit_late),
+	// bound to a tab by one (bind.submit, bind.submit_late, bind.submit_first),
 	// BindsAmbiguous the turn starts that followed submits in several tabs
 	// (or the late submits that followed several turn starts) and bound none;
 	// BindsRetracted the bindings a late submit in another tab made
