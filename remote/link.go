@@ -22,7 +22,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -142,6 +141,9 @@ type Link struct {
 	send chan wire.Request
 	mu   sync.Mutex
 	up   bool
+	// skipped counts the lines from the remote that were no event (read
+	// by the link's own goroutine only).
+	skipped int64
 }
 
 // Send queues req for the remote's daemon.
@@ -321,30 +323,62 @@ func (l *Link) read(ctx context.Context, r io.Reader) failure {
 	if resp.Snapshot != nil {
 		n = max(*resp.Snapshot, 0) // a count from the wire: never trusted for a size
 	}
-	snap := make([]wire.Event, 0, min(n, 4096))
-	for len(snap) < n {
+	// The snapshot is passed on as it arrives, in parts: what a remote
+	// announces is neither allocated nor waited for (a billion announced
+	// sessions cost what the relay keeps of them, and the ones that came
+	// show). It ends after the announced count, or at the first line that
+	// is no snapshot line: then that count was not the truth.
+	part := make([]wire.Event, 0, min(n, snapPart))
+	for read := 0; read < n; {
 		ev, stop := l.event(rd)
 		if stop != nil {
 			return *stop
 		}
-		snap = append(snap, ev)
+		if ev == nil {
+			read++ // skipped: still one of the announced lines
+			continue
+		}
+		if !ev.Snapshot {
+			l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSnapshot, Events: part})
+			l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteEvent, Event: ev})
+			part = nil
+			break
+		}
+		part = append(part, *ev)
+		if read++; read < n && (len(part) == snapPart || rd.Buffered() == 0) {
+			l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSnapshot, Events: part, More: true})
+			part = make([]wire.Event, 0, snapPart)
+		}
 	}
-	l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSnapshot, Events: snap})
+	if part != nil {
+		l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSnapshot, Events: part})
+	}
 	for ctx.Err() == nil {
 		ev, stop := l.event(rd)
 		if stop != nil {
 			return *stop
 		}
-		l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteEvent, Event: &ev})
+		if ev != nil {
+			l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteEvent, Event: ev})
+		}
 	}
 	return failure{err: ctx.Err()}
 }
 
-// event reads the stream's next event; stop says why the stream ended.
-func (l *Link) event(rd *bufio.Reader) (wire.Event, *failure) {
+// snapPart is how many snapshot lines one update carries at most: the
+// most of a snapshot the link holds.
+const snapPart = 256
+
+// event reads the stream's next event. A line that is no event (too long,
+// not JSON, no session) is reported skipped and gives none: one bad line
+// never costs the others. stop says why the stream ended.
+func (l *Link) event(rd *bufio.Reader) (*wire.Event, *failure) {
 	b, err := readLine(rd)
+	if errors.Is(err, errLong) {
+		return nil, l.skip(err)
+	}
 	if err != nil {
-		return wire.Event{}, &failure{err: lineErr(err)}
+		return nil, &failure{err: lineErr(err)}
 	}
 	var probe struct {
 		OK    *bool  `json:"ok"`
@@ -352,44 +386,52 @@ func (l *Link) event(rd *bufio.Reader) (wire.Event, *failure) {
 	}
 	if json.Unmarshal(b, &probe) == nil && probe.OK != nil {
 		// A line with ok on a stream is its end (docs/protocol.md).
-		return wire.Event{}, &failure{err: fmt.Errorf("the remote's daemon: %s", probe.Error)}
+		return nil, &failure{err: fmt.Errorf("the remote's daemon: %s", probe.Error)}
 	}
 	var ev wire.Event
 	if err := json.Unmarshal(b, &ev); err != nil {
-		return wire.Event{}, &failure{err: fmt.Errorf("bad event from the remote: %w", err)}
+		return nil, l.skip(err)
 	}
-	if err := checkEvent(ev); err != nil {
-		return wire.Event{}, &failure{err: fmt.Errorf("bad event from the remote: %w", err)}
+	if ev.Session == "" {
+		return nil, l.skip(errors.New("no session id"))
 	}
-	return ev, nil
+	// The remote bounds its ids (wire.BoundID) as this daemon does; one
+	// that was not is known here by the same short form.
+	ev.Session = wire.BoundID(ev.Session)
+	return &ev, nil
 }
 
-// maxID bounds a session id from a remote, as the daemon bounds its own
-// (relay.MaxIDBytes).
-const maxID = 1024
-
-// checkEvent refuses an event no daemon of ours would send: it would name
-// no session, or one that could not be acknowledged back.
-func checkEvent(ev wire.Event) error {
-	switch {
-	case ev.Session == "":
-		return errors.New("no session id")
-	case len(ev.Session) > maxID || !utf8.ValidString(ev.Session):
-		return fmt.Errorf("session id of %d bytes, not UTF-8 or over %d", len(ev.Session), maxID)
+// skip reports a line from the remote that is no event; the stream goes on.
+func (l *Link) skip(why error) *failure {
+	l.skipped++
+	ev := l.log.Debug()
+	if l.skipped == 1 {
+		ev = l.log.Warn() // the link's first: the rest go to debug
 	}
+	ev.Err(why).Int64("skipped", l.skipped).Msg("a line from the remote skipped")
+	l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSkipped, Error: "bad event from the remote: " + why.Error()})
 	return nil
 }
 
-// readLine reads one line of at most maxLine bytes.
+// errLong is a line over maxLine bytes: read to its end and skipped.
+var errLong = fmt.Errorf("a line from the remote is longer than %d bytes", maxLine)
+
+// readLine reads one line of at most maxLine bytes. A longer one is read
+// to its end, never held, and is errLong.
 func readLine(rd *bufio.Reader) ([]byte, error) {
 	var line []byte
+	long := false
 	for {
 		chunk, err := rd.ReadSlice('\n')
-		if len(line)+len(chunk) > maxLine {
-			return nil, fmt.Errorf("a line from the remote is longer than %d bytes", maxLine)
+		if !long && len(line)+len(chunk) > maxLine {
+			long, line = true, nil
 		}
-		line = append(line, chunk...)
+		if !long {
+			line = append(line, chunk...)
+		}
 		switch {
+		case err == nil && long:
+			return nil, errLong
 		case err == nil:
 			return bytes.TrimSuffix(line, []byte("\n")), nil
 		case errors.Is(err, bufio.ErrBufferFull):
@@ -519,8 +561,11 @@ func Probe(ctx context.Context, c Config, opt Options) ProbeResult {
 		case wire.RemoteUp:
 			res.Version, res.Protocol = u.Version, u.Protocol
 		case wire.RemoteSnapshot:
-			res.Sessions, subscribed = len(u.Events), true
-			cancel()
+			res.Sessions += len(u.Events)
+			if !u.More {
+				subscribed = true
+				cancel()
+			}
 		}
 	})}
 	f := l.once(ctx)

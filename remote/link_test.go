@@ -48,9 +48,12 @@ func (s *sink) Remote(u wire.RemoteUpdate) {
 			ids = append(ids, ev.Session+"="+ev.State)
 		}
 		line += " [" + strings.Join(ids, " ") + "]"
+		if u.More {
+			line += " more"
+		}
 	case wire.RemoteEvent:
 		line += " " + u.Event.Session + "=" + u.Event.State
-	case wire.RemoteDown, wire.RemoteUnusable:
+	case wire.RemoteDown, wire.RemoteUnusable, wire.RemoteSkipped:
 		line += ": " + u.Error
 		if u.Fix != "" {
 			line += " | fix: " + u.Fix
@@ -94,9 +97,12 @@ func fakeSSH(t *testing.T, out string, code int) string {
 
 const hello = `{"ok":true,"protocol":1,"remote":1,"logwatch":"v9"}` + "\n"
 
+// ev is a change; snap the same state as a snapshot line.
 func ev(id, state string) string {
 	return fmt.Sprintf(`{"seq":1,"session":%q,"agent":"claude","tab":"","cwd":"/w","worktree":"","state":%q,"reason":"","detail":"","source":"log","rule":"r","since":"2026-12-02T10:00:00Z"}`+"\n", id, state)
 }
+
+func snap(id, state string) string { return `{"snapshot":true,` + ev(id, state)[1:] }
 
 func TestLinkOutcomes(t *testing.T) {
 	long := `{"seq":1,"session":"` + strings.Repeat("x", maxLine) + `"}` + "\n"
@@ -107,7 +113,7 @@ func TestLinkOutcomes(t *testing.T) {
 		want []string
 	}{
 		{"a stream: snapshot, changes, then the remote daemon stops",
-			hello + `{"ok":true,"protocol":1,"snapshot":2}` + "\n" + ev("a", "done") + ev("b", "working") + ev("b", "ready") +
+			hello + `{"ok":true,"protocol":1,"snapshot":2}` + "\n" + snap("a", "done") + snap("b", "working") + ev("b", "ready") +
 				`{"ok":false,"protocol":1,"error":"relay stopped"}` + "\n", 0,
 			[]string{"up v9 p1", "snapshot [a=done b=working]", "event b=ready", "down: the remote's daemon: relay stopped"}},
 		{"no logwatch there", "STDERR:sh: 1: logwatch: not found\n", 127,
@@ -122,12 +128,19 @@ func TestLinkOutcomes(t *testing.T) {
 			[]string{"down: the remote's daemon: no logwatch daemon at /run/lw.sock | fix: start logwatch there (logwatch run, or logwatch service install)"}},
 		{"ssh cannot connect", "STDERR:ssh: connect to host box port 22: Connection refused\n", 255,
 			[]string{"down: ssh box: ssh: connect to host box port 22: Connection refused"}},
-		{"a line without end", hello + `{"ok":true,"protocol":1,"snapshot":1}` + "\n" + long, 0,
-			[]string{"up v9 p1", fmt.Sprintf("down: a line from the remote is longer than %d bytes", maxLine)}},
-		{"an event that names no session", hello + `{"ok":true,"protocol":1,"snapshot":0}` + "\n" + `{"seq":3,"state":"working"}` + "\n", 0,
-			[]string{"up v9 p1", "snapshot []", "down: bad event from the remote: no session id"}},
-		{"an id no daemon would accept back", hello + `{"ok":true,"protocol":1,"snapshot":1}` + "\n" + ev(strings.Repeat("i", 1025), "working"), 0,
-			[]string{"up v9 p1", "down: bad event from the remote: session id of 1025 bytes, not UTF-8 or over 1024"}},
+		// One bad line costs itself only: skipped, counted, the stream goes on.
+		{"a line over the bound, then an event", hello + `{"ok":true,"protocol":1,"snapshot":2}` + "\n" + long + snap("a", "done") + ev("a", "ready"), 0,
+			[]string{"up v9 p1", fmt.Sprintf("skipped: bad event from the remote: a line from the remote is longer than %d bytes", maxLine),
+				"snapshot [a=done]", "event a=ready", "down: ssh box: the remote ended the link"}},
+		{"an event that names no session, or no JSON", hello + `{"ok":true,"protocol":1,"snapshot":0}` + "\n" + `{"seq":3,"state":"working"}` + "\n" +
+			"\x1b]52;c;aGk=\x07\n" + ev("a", "working"), 0,
+			[]string{"up v9 p1", "snapshot []", "skipped: bad event from the remote: no session id",
+				"skipped: bad event from the remote: invalid character '\\x1b' looking for beginning of value", "event a=working", "down: ssh box: the remote ended the link"}},
+		{"an id over the bound is known by its short form", hello + `{"ok":true,"protocol":1,"snapshot":1}` + "\n" + snap(strings.Repeat("i", 5000), "working") + ev("b", "done"), 0,
+			[]string{"up v9 p1", "snapshot [" + wire.BoundID(strings.Repeat("i", 5000)) + "=working]", "event b=done", "down: ssh box: the remote ended the link"}},
+		// A count that is no truth: the snapshot ends at the first change.
+		{"a snapshot shorter than announced", hello + `{"ok":true,"protocol":1,"snapshot":1000000000}` + "\n" + snap("a", "done") + ev("b", "working"), 0,
+			[]string{"up v9 p1", "snapshot [a=done]", "event b=working", "down: ssh box: the remote ended the link"}},
 		{"a remote that never answers", "HANG", 0,
 			[]string{"down: ssh box: no answer within 300ms"}},
 	} {
