@@ -144,6 +144,7 @@ type Link struct {
 	// skipped counts the lines from the remote that were no event (read
 	// by the link's own goroutine only).
 	skipped int64
+	authed  atomic.Bool // ssh said it logged in, this link
 }
 
 // Send queues req for the remote's daemon.
@@ -213,13 +214,18 @@ func (l *Link) Run(ctx context.Context) {
 func (l *Link) once(ctx context.Context) failure {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	args := append([]string{"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"},
-		l.cfg.SSH...)
+	// ssh gives up on a host that answers no keepalive at the fourth
+	// (ServerAliveCountMax+1) interval: a frozen host is stale within
+	// 40 s. VERBOSE makes ssh say it logged in (sshStderr), so a remote
+	// that logs in but never answers is told from one that cannot log in.
+	args := append([]string{"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
+		"-o", "LogLevel=VERBOSE"}, l.cfg.SSH...)
 	args = append(args, "--", l.cfg.Dest, l.cfg.Command+" remote serve")
 	cmd := exec.CommandContext(ctx, l.opt.SSH, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 2 * time.Second
-	stderr := &tailBuffer{max: stderrKeep}
+	l.authed.Store(false)
+	stderr := &tailBuffer{max: stderrKeep, authed: &l.authed}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -289,7 +295,7 @@ func (l *Link) read(ctx context.Context, r io.Reader) failure {
 	})
 	b, err := readLine(rd)
 	if !hello.Stop() && silent.Load() {
-		return failure{err: fmt.Errorf("ssh %s: no answer within %v", l.cfg.Dest, l.opt.Hello)}
+		return l.silent()
 	}
 	if err != nil {
 		return failure{err: lineErr(err)}
@@ -368,6 +374,19 @@ func (l *Link) read(ctx context.Context, r io.Reader) failure {
 // snapPart is how many snapshot lines one update carries at most: the
 // most of a snapshot the link holds.
 const snapPart = 256
+
+// silent explains a remote that wrote no hello within opt.Hello: logged in
+// (then the remote's shell or logwatch hangs), or not (the host, the
+// network or the login).
+func (l *Link) silent() failure {
+	cmd := l.cfg.Command + " remote serve"
+	if l.authed.Load() {
+		return failure{err: fmt.Errorf("ssh %s: logged in, but %s printed nothing within %v", l.cfg.Dest, cmd, l.opt.Hello),
+			fix: fmt.Sprintf("run `ssh %s %s` by hand: it must print a line at once (a login script there that waits, or a logwatch that hangs, keeps it silent)", l.cfg.Dest, cmd)}
+	}
+	return failure{err: fmt.Errorf("ssh %s: no answer within %v, and no login", l.cfg.Dest, l.opt.Hello),
+		fix: fmt.Sprintf("check that `ssh %s` reaches the host and logs in without a prompt (keys or agent; BatchMode)", l.cfg.Dest)}
+}
 
 // event reads the stream's next event. A line that is no event (too long,
 // not JSON, no session) is reported skipped and gives none: one bad line
@@ -508,27 +527,58 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// tailBuffer keeps the last max bytes written to it.
+// tailBuffer keeps the last max bytes of ssh's stderr, by line, without
+// what LogLevel=VERBOSE adds: the login it notes in authed, the transfer
+// figures at the end.
 type tailBuffer struct {
-	mu  sync.Mutex
-	b   []byte
-	max int
+	mu      sync.Mutex
+	b       []byte
+	partial []byte // a line not ended yet
+	max     int
+	authed  *atomic.Bool
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
+	t.partial = append(t.partial, p...)
+	for {
+		i := bytes.IndexByte(t.partial, '\n')
+		if i < 0 {
+			break
+		}
+		t.line(t.partial[:i+1])
+		t.partial = t.partial[i+1:]
+	}
+	if len(t.partial) > t.max {
+		t.line(t.partial) // no end in sight: kept as it is
+		t.partial = nil
+	}
+	t.partial = append([]byte(nil), t.partial...)
+	return len(p), nil
+}
+
+// line keeps one line of stderr, unless it is ssh's verbose chatter.
+func (t *tailBuffer) line(l []byte) {
+	switch {
+	case bytes.HasPrefix(l, []byte("Authenticated to ")):
+		if t.authed != nil {
+			t.authed.Store(true)
+		}
+		return
+	case bytes.HasPrefix(l, []byte("Transferred: ")), bytes.HasPrefix(l, []byte("Bytes per second: ")):
+		return
+	}
+	t.b = append(t.b, l...)
 	if len(t.b) > t.max {
 		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
 	}
-	return len(p), nil
 }
 
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.b)
+	return string(t.b) + string(t.partial)
 }
 
 // ProbeResult is what a one-off link to a remote found (doctor).
@@ -552,7 +602,9 @@ func Probe(ctx context.Context, c Config, opt Options) ProbeResult {
 	if c.Command == "" {
 		c.Command = "logwatch"
 	}
-	ctx, cancel := context.WithTimeout(ctx, opt.Hello)
+	// The hello is bounded by opt.Hello (then silent says why); the
+	// snapshot after it by as long again.
+	ctx, cancel := context.WithTimeout(ctx, 2*opt.Hello)
 	defer cancel()
 	var res ProbeResult
 	subscribed := false
@@ -572,8 +624,9 @@ func Probe(ctx context.Context, c Config, opt Options) ProbeResult {
 	if subscribed {
 		return res
 	}
-	if errors.Is(f.err, context.DeadlineExceeded) {
-		f.err = fmt.Errorf("ssh %s: no answer within %v", c.Dest, opt.Hello)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && res.Version != "" {
+		f = failure{err: fmt.Errorf("logwatch %s on %s answered, but its snapshot did not end within %v of the start", res.Version, c.Dest, 2*opt.Hello),
+			fix: "check the daemon there (logwatch status on it)"}
 	}
 	res.Err, res.Fix = f.err, f.fix
 	return res

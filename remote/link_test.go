@@ -116,7 +116,8 @@ func TestLinkOutcomes(t *testing.T) {
 			hello + `{"ok":true,"protocol":1,"snapshot":2}` + "\n" + snap("a", "done") + snap("b", "working") + ev("b", "ready") +
 				`{"ok":false,"protocol":1,"error":"relay stopped"}` + "\n", 0,
 			[]string{"up v9 p1", "snapshot [a=done b=working]", "event b=ready", "down: the remote's daemon: relay stopped"}},
-		{"no logwatch there", "STDERR:sh: 1: logwatch: not found\n", 127,
+		{"no logwatch there", "STDERR:Authenticated to box ([10.0.0.7]:22) using \"publickey\".\nSTDERR:sh: 1: logwatch: not found\n" +
+			"STDERR:Transferred: sent 3504, received 3356 bytes, in 0.0 seconds\nSTDERR:Bytes per second: sent 72615.5, received 69548.4\n", 127,
 			[]string{"unusable: logwatch is not found on box: sh: 1: logwatch: not found | fix: install logwatch there (from a checkout: go install ./cmd/logwatch), or set the remote's command to its path"}},
 		{"a logwatch from before remotes", "STDERR:logwatch: unknown command \"remote\" for \"logwatch\"\nSTDERR:\nSTDERR:Did you mean this?\nSTDERR:\treplay\n", 2,
 			[]string{`unusable: the logwatch on box predates remote hosts: logwatch: unknown command "remote" for "logwatch" | fix: update logwatch there to this release`}},
@@ -141,8 +142,10 @@ func TestLinkOutcomes(t *testing.T) {
 		// A count that is no truth: the snapshot ends at the first change.
 		{"a snapshot shorter than announced", hello + `{"ok":true,"protocol":1,"snapshot":1000000000}` + "\n" + snap("a", "done") + ev("b", "working"), 0,
 			[]string{"up v9 p1", "snapshot [a=done]", "event b=working", "down: ssh box: the remote ended the link"}},
-		{"a remote that never answers", "HANG", 0,
-			[]string{"down: ssh box: no answer within 300ms"}},
+		{"a remote that never answers, no login said", "HANG", 0,
+			[]string{"down: ssh box: no answer within 300ms, and no login | fix: check that `ssh box` reaches the host and logs in without a prompt (keys or agent; BatchMode)"}},
+		{"a remote that logs in and never answers", "STDERR:Authenticated to box ([10.0.0.7]:22) using \"publickey\".\nHANG", 0,
+			[]string{"down: ssh box: logged in, but logwatch remote serve printed nothing within 300ms | fix: run `ssh box logwatch remote serve` by hand: it must print a line at once (a login script there that waits, or a logwatch that hangs, keeps it silent)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &sink{ups: make(chan wire.RemoteUpdate, 16)}

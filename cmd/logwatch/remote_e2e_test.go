@@ -217,6 +217,12 @@ func TestRemoteHost(t *testing.T) {
 		!strings.Contains(remotes, "bare (lwtest): /nonexistent/logwatch is not found") || !strings.Contains(remotes, "bare: install logwatch there") {
 		t.Fatalf("doctor's remotes check: %s", remotes)
 	}
+	// A remote that logs in and never answers is not taken for a login
+	// that failed: its fix is about what runs there.
+	if !strings.Contains(remotes, "mute (lwtest): ssh lwtest: logged in, but sleep 600; remote serve printed nothing within 20s") ||
+		!strings.Contains(remotes, "mute: run `ssh lwtest sleep 600; remote serve` by hand") || strings.Contains(remotes, "mute: check `ssh") {
+		t.Fatalf("doctor on a remote that logs in and never answers: %s", remotes)
+	}
 
 	// The link drops (sshd gone, the connection killed): the remote session
 	// keeps its last state, marked stale; nothing is made up meanwhile.
@@ -483,3 +489,31 @@ exec sleep 600
 
 // ceilingKiB bounds TestRemoteBillionSessions's growth.
 const ceilingKiB = 32 << 10
+
+// A host that freezes (nothing closes, nothing answers) leaves its
+// sessions stale within the 45 s docs/remote.md promises: ssh gives up at
+// its fourth unanswered 10 s keepalive, 40 s after the host's last word. Once it runs again the link is
+// made anew.
+func TestRemoteFrozenHost(t *testing.T) {
+	h := startRemoteHost(t)
+	e := localWithRemotes(t, h, nil)
+	waitRemote(e, "box", "up")
+	h.hook(hookJSON("UserPromptSubmit", "frozen-1"))
+	wantHost(e, "box", "frozen-1", "working", "prompt", "hook")
+	h.ssh.Freeze(t)
+	frozen := time.Now()
+	for remoteState(e, "box")["state"] != "down" {
+		if time.Since(frozen) > 90*time.Second {
+			t.Fatalf("the frozen host's link still %v after 90 s", remoteState(e, "box"))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	took := time.Since(frozen)
+	t.Logf("a frozen host's link went down after %.1f s", took.Seconds())
+	if took > 45*time.Second {
+		t.Errorf("a frozen host went stale after %.1f s, not within 45 s", took.Seconds())
+	}
+	e.sessionField("frozen-1", "stale", true)
+	h.ssh.Thaw(t)
+	waitRemote(e, "box", "up")
+}
