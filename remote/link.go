@@ -215,9 +215,10 @@ func (l *Link) once(ctx context.Context) failure {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// ssh gives up on a host that answers no keepalive at the fourth
-	// (ServerAliveCountMax+1) interval: a frozen host is stale within
-	// 40 s. VERBOSE makes ssh say it logged in (sshStderr), so a remote
-	// that logs in but never answers is told from one that cannot log in.
+	// (ServerAliveCountMax+1) interval: a frozen host is stale 40 s after
+	// its last word. VERBOSE makes ssh say it logged in (tailBuffer notes
+	// it), so a remote that logs in but never answers is told from one
+	// that cannot log in.
 	args := append([]string{"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
 		"-o", "LogLevel=VERBOSE"}, l.cfg.SSH...)
 	args = append(args, "--", l.cfg.Dest, l.cfg.Command+" remote serve")
@@ -384,7 +385,7 @@ func (l *Link) silent() failure {
 		return failure{err: fmt.Errorf("ssh %s: logged in, but %s printed nothing within %v", l.cfg.Dest, cmd, l.opt.Hello),
 			fix: fmt.Sprintf("run `ssh %s %s` by hand: it must print a line at once (a login script there that waits, or a logwatch that hangs, keeps it silent)", l.cfg.Dest, cmd)}
 	}
-	return failure{err: fmt.Errorf("ssh %s: no answer within %v, and no login", l.cfg.Dest, l.opt.Hello),
+	return failure{err: fmt.Errorf("ssh %s: no answer within %v, and ssh reported no login", l.cfg.Dest, l.opt.Hello),
 		fix: fmt.Sprintf("check that `ssh %s` reaches the host and logs in without a prompt (keys or agent; BatchMode)", l.cfg.Dest)}
 }
 

@@ -143,7 +143,7 @@ func TestLinkOutcomes(t *testing.T) {
 		{"a snapshot shorter than announced", hello + `{"ok":true,"protocol":1,"snapshot":1000000000}` + "\n" + snap("a", "done") + ev("b", "working"), 0,
 			[]string{"up v9 p1", "snapshot [a=done]", "event b=working", "down: ssh box: the remote ended the link"}},
 		{"a remote that never answers, no login said", "HANG", 0,
-			[]string{"down: ssh box: no answer within 300ms, and no login | fix: check that `ssh box` reaches the host and logs in without a prompt (keys or agent; BatchMode)"}},
+			[]string{"down: ssh box: no answer within 300ms, and ssh reported no login | fix: check that `ssh box` reaches the host and logs in without a prompt (keys or agent; BatchMode)"}},
 		{"a remote that logs in and never answers", "STDERR:Authenticated to box ([10.0.0.7]:22) using \"publickey\".\nHANG", 0,
 			[]string{"down: ssh box: logged in, but logwatch remote serve printed nothing within 300ms | fix: run `ssh box logwatch remote serve` by hand: it must print a line at once (a login script there that waits, or a logwatch that hangs, keeps it silent)"}},
 	} {
