@@ -21,12 +21,14 @@ import (
 // owns): it prints what a remote would and exits as ssh would. The real
 // ssh and a real remote daemon are cmd/logwatch's remote e2e tests.
 
-// sink records what a link reports, as short strings.
+// sink records what a link reports, as short strings; a snapshot's parts
+// (how a pipe cut the remote's output) as one line once it ended.
 type sink struct {
-	mu  sync.Mutex
-	got []string
-	all []wire.RemoteUpdate
-	ups chan wire.RemoteUpdate
+	mu   sync.Mutex
+	got  []string
+	all  []wire.RemoteUpdate
+	ups  chan wire.RemoteUpdate
+	snap []string // the parts of a snapshot so far
 }
 
 func (s *sink) ups0() []wire.RemoteUpdate {
@@ -43,13 +45,14 @@ func (s *sink) Remote(u wire.RemoteUpdate) {
 	case wire.RemoteUp:
 		line += fmt.Sprintf(" %s p%d", u.Version, u.Protocol)
 	case wire.RemoteSnapshot:
-		var ids []string
 		for _, ev := range u.Events {
-			ids = append(ids, ev.Session+"="+ev.State)
+			s.snap = append(s.snap, ev.Session+"="+ev.State)
 		}
-		line += " [" + strings.Join(ids, " ") + "]"
+		line += " [" + strings.Join(s.snap, " ") + "]"
 		if u.More {
-			line += " more"
+			line = "" // its end says it
+		} else {
+			s.snap = nil
 		}
 	case wire.RemoteEvent:
 		line += " " + u.Event.Session + "=" + u.Event.State
@@ -59,7 +62,9 @@ func (s *sink) Remote(u wire.RemoteUpdate) {
 			line += " | fix: " + u.Fix
 		}
 	}
-	s.got = append(s.got, line)
+	if line != "" {
+		s.got = append(s.got, line)
+	}
 	s.all = append(s.all, u)
 	if s.ups != nil {
 		s.ups <- u
@@ -237,5 +242,50 @@ func TestLinkSend(t *testing.T) {
 	b, err := os.ReadFile(got)
 	if err != nil || strings.TrimSpace(string(b)) != `{"op":"ack","session":"s1"}` {
 		t.Fatalf("the remote read %q (%v)", b, err)
+	}
+}
+
+// A snapshot is passed on in parts of at most snapPart as it arrives, never
+// held whole: every part but the last says more follow, and one that
+// announced a billion and sent 600 shows its 600 without ending.
+func TestLinkSnapshotParts(t *testing.T) {
+	var lines strings.Builder
+	for i := range 600 {
+		lines.WriteString(snap(fmt.Sprintf("s%04d", i), "working"))
+	}
+	for _, c := range []struct {
+		name      string
+		announced int
+		ended     bool
+	}{
+		{"as announced", 600, true},
+		{"a billion announced", 1_000_000_000, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &sink{}
+			l := &Link{cfg: Config{Name: "box", Dest: "box", Command: "logwatch"}, opt: Options{Hello: time.Minute}.withDefaults(), sink: s,
+				log: zerolog.Nop()}
+			in := hello + fmt.Sprintf(`{"ok":true,"protocol":1,"snapshot":%d}`, c.announced) + "\n" + lines.String()
+			l.read(context.Background(), strings.NewReader(in))
+			n, ended := 0, false
+			for _, u := range s.ups0() {
+				if u.Kind != wire.RemoteSnapshot {
+					continue
+				}
+				if ended || len(u.Events) > snapPart {
+					t.Fatalf("a part of %d after the end (%v)", len(u.Events), ended)
+				}
+				for _, ev := range u.Events {
+					if ev.Session != fmt.Sprintf("s%04d", n) {
+						t.Fatalf("part holds %s, want s%04d", ev.Session, n)
+					}
+					n++
+				}
+				ended = !u.More
+			}
+			if n != 600 || ended != c.ended {
+				t.Fatalf("%d sessions passed on, ended %v", n, ended)
+			}
+		})
 	}
 }
