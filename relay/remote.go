@@ -227,7 +227,7 @@ func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap, live bool) boo
 		if !h.full {
 			h.full = true
 			m.log.Warn().Str("host", h.st.Name).Int("kept", len(h.sessions)).
-				Msg("the remote sends more sessions than are kept of one: the others are counted in its status (dropped), not shown")
+				Msg("the remote sends more sessions than are kept of a remote: the rest are counted in its status (dropped), not shown")
 		}
 		return false
 	}
