@@ -383,10 +383,29 @@ func TestRemoteCLI(t *testing.T) {
 // it like any other.
 func TestRemoteLongSessionID(t *testing.T) {
 	h := startRemoteHost(t)
-	e := localWithRemotes(t, h, nil)
-	waitRemote(e, "box", "up")
-	long := strings.Repeat("x", 5000)
+	long, rawLong := strings.Repeat("x", 5000), strings.Repeat("y", 5000)
 	short := wire.BoundID(long)
+	// raw: a remote whose stream holds the long id itself, as a logwatch
+	// that did not bound it would send.
+	raw := filepath.Join(h.ssh.Base, "raw")
+	line := func(id string) string {
+		return fmt.Sprintf(`{"snapshot":true,"seq":1,"session":%q,"agent":"opencode","cwd":"/w","state":"working","reason":"prompt","source":"hook","rule":"hook.prompt","since":"2026-12-02T10:00:00Z"}`, id)
+	}
+	write(t, raw, "#!/bin/sh\nprintf '%s\\n' '"+strings.Join([]string{`{"ok":true,"protocol":1,"remote":1,"logwatch":"raw"}`,
+		`{"ok":true,"protocol":1,"snapshot":3}`, line("raw-before"), line(rawLong), line("raw-after")}, "' '")+"'\nexec sleep 600\n")
+	if err := os.Chmod(raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.ssh.Own(t, raw)
+	e := localWithRemotes(t, h, nil, "raw="+raw)
+	waitRemote(e, "box", "up")
+	for _, id := range []string{"raw-before", wire.BoundID(rawLong), "raw-after"} {
+		e.sessionField(id, "host", "raw")
+	}
+	if r := remoteState(e, "raw"); r["links"] != 1.0 || r["attempts"] != 0.0 || r["state"] != "up" || r["sessions"] != 3.0 {
+		t.Fatalf("the link of a remote that sent the long id: %v", r)
+	}
+
 	for _, sid := range []string{"before-long", long, "after-long"} {
 		h.hook(hookJSON("UserPromptSubmit", sid))
 	}
@@ -399,8 +418,10 @@ func TestRemoteLongSessionID(t *testing.T) {
 		t.Fatalf("ack of the short form: exit %d: %s", code, stderr)
 	}
 	wantHost(e, "box", short, "ready", "acknowledged", "api")
-	if r := remoteState(e, "box"); r["links"] != 1.0 || r["attempts"] != 0.0 || r["state"] != "up" {
-		t.Fatalf("the link after the long id: %v", r)
+	for _, name := range []string{"box", "raw"} {
+		if r := remoteState(e, name); r["links"] != 1.0 || r["attempts"] != 0.0 || r["state"] != "up" {
+			t.Fatalf("%s's link after the long id: %v", name, r)
+		}
 	}
 }
 
