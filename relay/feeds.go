@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/internal/proctree"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // The edge's feeds: what the watcher, the registry reader and the pidfds
@@ -15,6 +16,7 @@ import (
 // Log delivers one log line from the watcher. It blocks while the relay is
 // busy: the watcher slows down instead of losing lines.
 func (r *Relay) Log(l LogLine) {
+	l.Session = wire.BoundID(l.Session) // where a feed's id enters: OpenCode's are not bounded
 	r.enqueue(func() {
 		if r.rec != nil { // the hot path: build nothing unless recording
 			r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
@@ -74,6 +76,7 @@ func (r *Relay) RegistryEntry(e RegistryProcess) {
 // RegistryEntryStarted is RegistryEntry with the process's start time read
 // already (a replay feeds the recorded entries).
 func (r *Relay) RegistryEntryStarted(e RegistryProcess, start uint64) {
+	e.SessionID = wire.BoundID(e.SessionID)
 	r.enqueue(func() {
 		if r.rec != nil {
 			r.record(RecordLine{Kind: RecRegistry, Registry: &e, Start: start})
@@ -167,12 +170,21 @@ func (r *Relay) Restore(state []byte) {
 func (r *Relay) Restored() <-chan struct{} { return r.loop.restoredCh }
 
 // Remote takes what a remote's link reports (package remote): its state,
-// the remote daemon's snapshot and its changes (remote.go).
+// the remote daemon's snapshot and its changes (remote.go). It returns
+// once they are folded: a remote that sends faster than the relay folds
+// waits at its link (and its ssh), and what it sent is never queued here
+// beyond one update.
 func (r *Relay) Remote(u RemoteUpdate) {
+	folded := make(chan struct{})
 	r.enqueue(func() {
+		defer close(folded)
 		if r.rec != nil {
 			r.record(RecordLine{Kind: RecRemote, Remote: &u})
 		}
 		r.m.remote(u)
 	})
+	select {
+	case <-folded:
+	case <-r.loop.done:
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/relay/session"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // What a restart must not forget: the watcher checkpoints how far it has
@@ -65,6 +66,21 @@ type savedReg struct {
 	StartedAt int64  `json:"started_at,omitempty"`
 	Tab       string `json:"tab,omitempty"`
 	Removed   bool   `json:"removed,omitempty"`
+}
+
+// boundIDs gives a checkpoint's session ids their short form
+// (wire.BoundID): one written before ids were bounded may hold a longer
+// one, which its next line or hook names by the short form.
+func boundIDs(st *savedRelay) {
+	for t, id := range st.Tabs {
+		st.Tabs[t] = wire.BoundID(id)
+	}
+	for i := range st.Registry {
+		st.Registry[i].SessionID = wire.BoundID(st.Registry[i].SessionID)
+	}
+	for i := range st.Sessions {
+		st.Sessions[i].Session.ID = wire.BoundID(st.Sessions[i].Session.ID)
+	}
 }
 
 // savedSessions decodes one session at a time into a slice sized from the
@@ -166,6 +182,7 @@ func (m *machine) restore(b []byte) error {
 		return fmt.Errorf("saved state version %d, want %d", st.Version, savedVersion)
 	}
 	m.seq = st.Seq
+	boundIDs(&st)
 	for t, s := range st.Tabs {
 		m.bind.setTab(t, s)
 	}

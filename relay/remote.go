@@ -32,6 +32,7 @@ const (
 	RemoteUp         = wire.RemoteUp
 	RemoteSnapshot   = wire.RemoteSnapshot
 	RemoteEvent      = wire.RemoteEvent
+	RemoteSkipped    = wire.RemoteSkipped
 	RemoteDown       = wire.RemoteDown
 	RemoteUnusable   = wire.RemoteUnusable
 )
@@ -65,6 +66,12 @@ type remoteHost struct {
 	st       wire.RemoteState
 	sessions map[string]*rsession
 	snapped  bool // a snapshot was folded: later ones are changes, not start-up
+	// seen is, while a snapshot arrives in parts, the ids it kept so far
+	// (at most the cap): at its last part, the sessions it lacks are gone.
+	seen map[string]bool
+	// full says this link's snapshot or changes went past the cap (logged
+	// once per link).
+	full bool
 	// rows counts the sessions of each worktree by state: a row's state
 	// is then found without a walk over every session at every change.
 	rows map[string]map[string]int
@@ -131,15 +138,18 @@ func (m *machine) remote(u wire.RemoteUpdate) {
 	case RemoteConnecting:
 		h.st.State, h.st.Since = RemoteConnecting, m.now
 	case RemoteUp:
+		h.seen, h.full = nil, false // a part-read snapshot of the last link is no one's now
 		h.st.State, h.st.Since, h.st.Error, h.st.Fix = RemoteUp, m.now, "", ""
 		h.st.Version, h.st.Protocol = u.Version, u.Protocol
 		h.st.Links++
 	case RemoteSnapshot:
-		m.remoteSnapshot(h, u.Events)
+		m.remoteSnapshot(h, u.Events, u.More)
 	case RemoteEvent:
 		if u.Event != nil && u.Event.Session != "" {
 			m.remoteEvent(h, *u.Event, false, true)
 		}
+	case RemoteSkipped:
+		h.st.Skipped++
 	case RemoteDown, RemoteUnusable:
 		h.st.Attempts++
 		h.st.State, h.st.Since, h.st.Error, h.st.Fix = u.Kind, m.now, u.Error, u.Fix
@@ -168,18 +178,27 @@ func (m *machine) remoteStale(h *remoteHost, why string) {
 	}
 }
 
-// remoteSnapshot folds a (re)subscription's snapshot: it replaces what the
-// link knew. A session it lacks is gone from the remote (its daemon
-// forgot it): it is published once more, ended, and dropped.
-func (m *machine) remoteSnapshot(h *remoteHost, evs []Event) {
-	seen := make(map[string]bool, len(evs))
+// remoteSnapshot folds a part of a (re)subscription's snapshot, as it
+// arrived (more: others follow); the whole replaces what the link knew. A
+// session it lacks is gone from the remote (its daemon forgot it): once
+// the last part is in, it is published once more, ended, and dropped.
+func (m *machine) remoteSnapshot(h *remoteHost, evs []Event, more bool) {
+	if h.seen == nil {
+		h.seen = map[string]bool{}
+	}
 	for _, ev := range evs {
 		if ev.Session == "" {
 			continue
 		}
-		seen[ev.Session] = true
-		m.remoteEvent(h, ev, !h.snapped, false)
+		if m.remoteEvent(h, ev, !h.snapped, false) {
+			h.seen[ev.Session] = true
+		}
 	}
+	if more {
+		return
+	}
+	seen := h.seen
+	h.seen = nil
 	for _, id := range slices.Sorted(maps.Keys(h.sessions)) {
 		if seen[id] {
 			continue
@@ -199,13 +218,18 @@ func (m *machine) remoteSnapshot(h *remoteHost, evs []Event) {
 
 // remoteEvent folds one session's state as the remote sent it: a live
 // change, or a snapshot line (whose turn start, made while no link was
-// up, is no submit's to bind).
-func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap, live bool) {
+// up, is no submit's to bind). It reports whether the session is kept.
+func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap, live bool) bool {
 	rs := h.sessions[ev.Session]
 	var prev *Event
 	if rs == nil && len(h.sessions) >= m.remoteCap() {
 		h.st.Dropped++ // a remote that sends without end costs it, not this daemon
-		return
+		if !h.full {
+			h.full = true
+			m.log.Warn().Str("host", h.st.Name).Int("kept", len(h.sessions)).
+				Msg("the remote sends more sessions than are kept of a remote: the rest are counted in its status (dropped), not shown")
+		}
+		return false
 	}
 	if rs == nil {
 		rs = &rsession{}
@@ -225,11 +249,12 @@ func (m *machine) remoteEvent(h *remoteHost, ev Event, bootstrap, live bool) {
 	m.remoteConfirm(h, rs, &ev, prev)
 	if prev != nil && sameRemote(*prev, ev) {
 		if !wasStale {
-			return // nothing new (a remote's republish of its own tab, say)
+			return true // nothing new (a remote's republish of its own tab, say)
 		}
 		ev.Rule = "remote.snapshot" // unchanged, and current again
 	}
 	m.publishRemote(h, rs, ev, bootstrap)
+	return true
 }
 
 // remoteOwn keeps of a remote's event what is the remote's to say: its

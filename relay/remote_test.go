@@ -283,3 +283,36 @@ func TestRemoteSessionsBounded(t *testing.T) {
 	h.remoteEvent("box", rev("r00000", "working", "prompt", "hook", h.clock.Now()))
 	h.expectHosted("box:r00000 working/prompt/hook/hook.prompt@")
 }
+
+// A snapshot arrives in parts (a remote may announce more than it sends):
+// each part shows at once, the cap holds across them, and only the last
+// part ends the sessions the snapshot lacks. A line the link skipped is
+// counted in the remote's status.
+func TestRemoteSnapshotInParts(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.r.m.rem.cap = 4 // before the first input: the relay reads it after
+	now := h.clock.Now()
+	h.remoteUp("box", rev("old", "done", "turn_end", "hook", now))
+	h.hosted()
+	h.remote(RemoteUpdate{Remote: "box", Kind: RemoteDown, Error: "gone"})
+	h.hosted()
+	h.remote(RemoteUpdate{Remote: "box", Kind: RemoteUp, Version: "v1", Protocol: Protocol})
+	part := func(more bool, ids ...string) {
+		var evs []Event
+		for _, id := range ids {
+			evs = append(evs, rev(id, "working", "prompt", "hook", now))
+		}
+		h.remote(RemoteUpdate{Remote: "box", Kind: RemoteSnapshot, Events: evs, More: more})
+	}
+	part(true, "a", "b")
+	h.expectHosted("box:a working/prompt/hook/hook.prompt@", "box:b working/prompt/hook/hook.prompt@")
+	part(true, "c", "d") // "old" is one of the four kept till the end: d is past the cap
+	h.expectHosted("box:c working/prompt/hook/hook.prompt@")
+	h.remote(RemoteUpdate{Remote: "box", Kind: RemoteSkipped, Error: "bad event from the remote: no session id"})
+	part(false, "a")
+	h.expectHosted("box:old ended/gone_from_host/remote/remote.gone@")
+	st := h.sync()
+	if r := st.Remotes[0]; r.Sessions != 3 || r.Dropped != 1 || r.Skipped != 1 || len(st.Sessions) != 3 {
+		t.Fatalf("kept %d, dropped %d, skipped %d, shown %d", r.Sessions, r.Dropped, r.Skipped, len(st.Sessions))
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // The edge's requests: what hook clients, wrap and the host app ask over the
@@ -31,6 +32,7 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 		r.countBad()
 		return errors.New("hook payload has no session_id")
 	}
+	h.SessionID = wire.BoundID(h.SessionID) // an over-long id is known by its short form
 	if err := validID("session_id", h.SessionID); err != nil {
 		r.countBad()
 		return err
@@ -66,8 +68,10 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 
 // MaxIDBytes bounds a session or tab id in a request: a session id is a
 // UUID or a file name (at most 255 bytes, escaped), a tab id the host app's
-// handle. Every pending key, submit and binding holds one.
-const MaxIDBytes = 1024
+// handle. Every pending key, submit and binding holds one. A longer session
+// id (OpenCode's are not bounded) is taken as its short form
+// (wire.BoundID); a longer tab is refused.
+const MaxIDBytes = wire.MaxID
 
 // validID refuses an id that is not valid UTF-8 (it would be published
 // with U+FFFD in its place, and the published id would then name nothing)
@@ -122,6 +126,7 @@ func (r *Relay) Ack(ctx context.Context, id string) error { return r.AckHost(ctx
 // remote that has it): the remote's daemon is asked, and its change brings
 // the answer.
 func (r *Relay) AckHost(ctx context.Context, host, id string) error {
+	id = wire.BoundID(id) // the full id names its session too
 	if err := validID("session", id); err != nil {
 		r.countBad()
 		return err
@@ -169,6 +174,7 @@ func (r *Relay) TabClosedPid(ctx context.Context, tab string, pid int) (int, err
 // ended). A host app that watches processes reports it; replay uses it for
 // a recorded process exit.
 func (r *Relay) Gone(ctx context.Context, id string) error {
+	id = wire.BoundID(id)
 	var err error
 	if e := r.do(ctx, func() {
 		r.record(RecordLine{Kind: RecGone, Session: id})

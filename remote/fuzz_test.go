@@ -36,7 +36,7 @@ func FuzzRemoteStream(f *testing.F) {
 				evs = append(evs, *u.Event)
 			}
 			for _, e := range evs {
-				if e.Session == "" || len(e.Session) > maxID || !utf8.ValidString(e.Session) {
+				if e.Session == "" || len(e.Session) > wire.MaxID || !utf8.ValidString(e.Session) {
 					t.Fatalf("accepted an event with session %q", e.Session)
 				}
 			}

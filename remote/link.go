@@ -22,7 +22,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -142,6 +141,10 @@ type Link struct {
 	send chan wire.Request
 	mu   sync.Mutex
 	up   bool
+	// skipped counts the lines from the remote that were no event (read
+	// by the link's own goroutine only).
+	skipped int64
+	authed  atomic.Bool // ssh said it logged in, this link
 }
 
 // Send queues req for the remote's daemon.
@@ -211,13 +214,19 @@ func (l *Link) Run(ctx context.Context) {
 func (l *Link) once(ctx context.Context) failure {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	args := append([]string{"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"},
-		l.cfg.SSH...)
+	// ssh gives up on a host that answers no keepalive at the fourth
+	// (ServerAliveCountMax+1) interval: a frozen host is stale 40 s after
+	// its last word. VERBOSE makes ssh say it logged in (tailBuffer notes
+	// it), so a remote that logs in but never answers is told from one
+	// that cannot log in.
+	args := append([]string{"-T", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
+		"-o", "LogLevel=VERBOSE"}, l.cfg.SSH...)
 	args = append(args, "--", l.cfg.Dest, l.cfg.Command+" remote serve")
 	cmd := exec.CommandContext(ctx, l.opt.SSH, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 2 * time.Second
-	stderr := &tailBuffer{max: stderrKeep}
+	l.authed.Store(false)
+	stderr := &tailBuffer{max: stderrKeep, authed: &l.authed}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -287,7 +296,7 @@ func (l *Link) read(ctx context.Context, r io.Reader) failure {
 	})
 	b, err := readLine(rd)
 	if !hello.Stop() && silent.Load() {
-		return failure{err: fmt.Errorf("ssh %s: no answer within %v", l.cfg.Dest, l.opt.Hello)}
+		return l.silent()
 	}
 	if err != nil {
 		return failure{err: lineErr(err)}
@@ -321,30 +330,75 @@ func (l *Link) read(ctx context.Context, r io.Reader) failure {
 	if resp.Snapshot != nil {
 		n = max(*resp.Snapshot, 0) // a count from the wire: never trusted for a size
 	}
-	snap := make([]wire.Event, 0, min(n, 4096))
-	for len(snap) < n {
+	// The snapshot is passed on as it arrives, in parts: what a remote
+	// announces is neither allocated nor waited for (a billion announced
+	// sessions cost what the relay keeps of them, and the ones that came
+	// show). It ends after the announced count, or at the first line that
+	// is no snapshot line: then that count was not the truth.
+	part := make([]wire.Event, 0, min(n, snapPart))
+	for read := 0; read < n; {
 		ev, stop := l.event(rd)
 		if stop != nil {
 			return *stop
 		}
-		snap = append(snap, ev)
+		if ev == nil {
+			read++ // skipped: still one of the announced lines
+			continue
+		}
+		if !ev.Snapshot {
+			l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSnapshot, Events: part})
+			l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteEvent, Event: ev})
+			part = nil
+			break
+		}
+		part = append(part, *ev)
+		if read++; read < n && (len(part) == snapPart || rd.Buffered() == 0) {
+			l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSnapshot, Events: part, More: true})
+			part = make([]wire.Event, 0, snapPart)
+		}
 	}
-	l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSnapshot, Events: snap})
+	if part != nil {
+		l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSnapshot, Events: part})
+	}
 	for ctx.Err() == nil {
 		ev, stop := l.event(rd)
 		if stop != nil {
 			return *stop
 		}
-		l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteEvent, Event: &ev})
+		if ev != nil {
+			l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteEvent, Event: ev})
+		}
 	}
 	return failure{err: ctx.Err()}
 }
 
-// event reads the stream's next event; stop says why the stream ended.
-func (l *Link) event(rd *bufio.Reader) (wire.Event, *failure) {
+// snapPart is how many snapshot lines one update carries at most: the
+// most of a snapshot the link holds.
+const snapPart = 256
+
+// silent explains a remote that wrote no hello within opt.Hello: logged in
+// (then the remote's shell or logwatch hangs), or not (the host, the
+// network or the login).
+func (l *Link) silent() failure {
+	cmd := l.cfg.Command + " remote serve"
+	if l.authed.Load() {
+		return failure{err: fmt.Errorf("ssh %s: logged in, but %s printed nothing within %v", l.cfg.Dest, cmd, l.opt.Hello),
+			fix: fmt.Sprintf("run `ssh %s %s` by hand: it must print a line at once (a login script there that waits, or a logwatch that hangs, keeps it silent)", l.cfg.Dest, cmd)}
+	}
+	return failure{err: fmt.Errorf("ssh %s: no answer within %v, and ssh reported no login", l.cfg.Dest, l.opt.Hello),
+		fix: fmt.Sprintf("check that `ssh %s` reaches the host and logs in without a prompt (keys or agent; BatchMode)", l.cfg.Dest)}
+}
+
+// event reads the stream's next event. A line that is no event (too long,
+// not JSON, no session) is reported skipped and gives none: one bad line
+// never costs the others. stop says why the stream ended.
+func (l *Link) event(rd *bufio.Reader) (*wire.Event, *failure) {
 	b, err := readLine(rd)
+	if errors.Is(err, errLong) {
+		return nil, l.skip(err)
+	}
 	if err != nil {
-		return wire.Event{}, &failure{err: lineErr(err)}
+		return nil, &failure{err: lineErr(err)}
 	}
 	var probe struct {
 		OK    *bool  `json:"ok"`
@@ -352,44 +406,52 @@ func (l *Link) event(rd *bufio.Reader) (wire.Event, *failure) {
 	}
 	if json.Unmarshal(b, &probe) == nil && probe.OK != nil {
 		// A line with ok on a stream is its end (docs/protocol.md).
-		return wire.Event{}, &failure{err: fmt.Errorf("the remote's daemon: %s", probe.Error)}
+		return nil, &failure{err: fmt.Errorf("the remote's daemon: %s", probe.Error)}
 	}
 	var ev wire.Event
 	if err := json.Unmarshal(b, &ev); err != nil {
-		return wire.Event{}, &failure{err: fmt.Errorf("bad event from the remote: %w", err)}
+		return nil, l.skip(err)
 	}
-	if err := checkEvent(ev); err != nil {
-		return wire.Event{}, &failure{err: fmt.Errorf("bad event from the remote: %w", err)}
+	if ev.Session == "" {
+		return nil, l.skip(errors.New("no session id"))
 	}
-	return ev, nil
+	// The remote bounds its ids (wire.BoundID) as this daemon does; one
+	// that was not is known here by the same short form.
+	ev.Session = wire.BoundID(ev.Session)
+	return &ev, nil
 }
 
-// maxID bounds a session id from a remote, as the daemon bounds its own
-// (relay.MaxIDBytes).
-const maxID = 1024
-
-// checkEvent refuses an event no daemon of ours would send: it would name
-// no session, or one that could not be acknowledged back.
-func checkEvent(ev wire.Event) error {
-	switch {
-	case ev.Session == "":
-		return errors.New("no session id")
-	case len(ev.Session) > maxID || !utf8.ValidString(ev.Session):
-		return fmt.Errorf("session id of %d bytes, not UTF-8 or over %d", len(ev.Session), maxID)
+// skip reports a line from the remote that is no event; the stream goes on.
+func (l *Link) skip(why error) *failure {
+	l.skipped++
+	ev := l.log.Debug()
+	if l.skipped == 1 {
+		ev = l.log.Warn() // the link's first: the rest go to debug
 	}
+	ev.Err(why).Int64("skipped", l.skipped).Msg("a line from the remote skipped")
+	l.sink.Remote(wire.RemoteUpdate{Remote: l.cfg.Name, Kind: wire.RemoteSkipped, Error: "bad event from the remote: " + why.Error()})
 	return nil
 }
 
-// readLine reads one line of at most maxLine bytes.
+// errLong is a line over maxLine bytes: read to its end and skipped.
+var errLong = fmt.Errorf("a line from the remote is longer than %d bytes", maxLine)
+
+// readLine reads one line of at most maxLine bytes. A longer one is read
+// to its end, never held, and is errLong.
 func readLine(rd *bufio.Reader) ([]byte, error) {
 	var line []byte
+	long := false
 	for {
 		chunk, err := rd.ReadSlice('\n')
-		if len(line)+len(chunk) > maxLine {
-			return nil, fmt.Errorf("a line from the remote is longer than %d bytes", maxLine)
+		if !long && len(line)+len(chunk) > maxLine {
+			long, line = true, nil
 		}
-		line = append(line, chunk...)
+		if !long {
+			line = append(line, chunk...)
+		}
 		switch {
+		case err == nil && long:
+			return nil, errLong
 		case err == nil:
 			return bytes.TrimSuffix(line, []byte("\n")), nil
 		case errors.Is(err, bufio.ErrBufferFull):
@@ -466,27 +528,58 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// tailBuffer keeps the last max bytes written to it.
+// tailBuffer keeps the last max bytes of ssh's stderr, by line, without
+// what LogLevel=VERBOSE adds: the login it notes in authed, the transfer
+// figures at the end.
 type tailBuffer struct {
-	mu  sync.Mutex
-	b   []byte
-	max int
+	mu      sync.Mutex
+	b       []byte
+	partial []byte // a line not ended yet
+	max     int
+	authed  *atomic.Bool
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
+	t.partial = append(t.partial, p...)
+	for {
+		i := bytes.IndexByte(t.partial, '\n')
+		if i < 0 {
+			break
+		}
+		t.line(t.partial[:i+1])
+		t.partial = t.partial[i+1:]
+	}
+	if len(t.partial) > t.max {
+		t.line(t.partial) // no end in sight: kept as it is
+		t.partial = nil
+	}
+	t.partial = append([]byte(nil), t.partial...)
+	return len(p), nil
+}
+
+// line keeps one line of stderr, unless it is ssh's verbose chatter.
+func (t *tailBuffer) line(l []byte) {
+	switch {
+	case bytes.HasPrefix(l, []byte("Authenticated to ")):
+		if t.authed != nil {
+			t.authed.Store(true)
+		}
+		return
+	case bytes.HasPrefix(l, []byte("Transferred: ")), bytes.HasPrefix(l, []byte("Bytes per second: ")):
+		return
+	}
+	t.b = append(t.b, l...)
 	if len(t.b) > t.max {
 		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
 	}
-	return len(p), nil
 }
 
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.b)
+	return string(t.b) + string(t.partial)
 }
 
 // ProbeResult is what a one-off link to a remote found (doctor).
@@ -510,7 +603,9 @@ func Probe(ctx context.Context, c Config, opt Options) ProbeResult {
 	if c.Command == "" {
 		c.Command = "logwatch"
 	}
-	ctx, cancel := context.WithTimeout(ctx, opt.Hello)
+	// The hello is bounded by opt.Hello (then silent says why); the
+	// snapshot after it by as long again.
+	ctx, cancel := context.WithTimeout(ctx, 2*opt.Hello)
 	defer cancel()
 	var res ProbeResult
 	subscribed := false
@@ -519,16 +614,20 @@ func Probe(ctx context.Context, c Config, opt Options) ProbeResult {
 		case wire.RemoteUp:
 			res.Version, res.Protocol = u.Version, u.Protocol
 		case wire.RemoteSnapshot:
-			res.Sessions, subscribed = len(u.Events), true
-			cancel()
+			res.Sessions += len(u.Events)
+			if !u.More {
+				subscribed = true
+				cancel()
+			}
 		}
 	})}
 	f := l.once(ctx)
 	if subscribed {
 		return res
 	}
-	if errors.Is(f.err, context.DeadlineExceeded) {
-		f.err = fmt.Errorf("ssh %s: no answer within %v", c.Dest, opt.Hello)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && res.Version != "" {
+		f = failure{err: fmt.Errorf("logwatch %s on %s answered, but its snapshot did not end within %v of the start", res.Version, c.Dest, 2*opt.Hello),
+			fix: "check the daemon there (logwatch status on it)"}
 	}
 	res.Err, res.Fix = f.err, f.fix
 	return res

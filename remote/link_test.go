@@ -21,12 +21,14 @@ import (
 // owns): it prints what a remote would and exits as ssh would. The real
 // ssh and a real remote daemon are cmd/logwatch's remote e2e tests.
 
-// sink records what a link reports, as short strings.
+// sink records what a link reports, as short strings; a snapshot's parts
+// (how a pipe cut the remote's output) as one line once it ended.
 type sink struct {
-	mu  sync.Mutex
-	got []string
-	all []wire.RemoteUpdate
-	ups chan wire.RemoteUpdate
+	mu   sync.Mutex
+	got  []string
+	all  []wire.RemoteUpdate
+	ups  chan wire.RemoteUpdate
+	snap []string // the parts of a snapshot so far
 }
 
 func (s *sink) ups0() []wire.RemoteUpdate {
@@ -43,20 +45,26 @@ func (s *sink) Remote(u wire.RemoteUpdate) {
 	case wire.RemoteUp:
 		line += fmt.Sprintf(" %s p%d", u.Version, u.Protocol)
 	case wire.RemoteSnapshot:
-		var ids []string
 		for _, ev := range u.Events {
-			ids = append(ids, ev.Session+"="+ev.State)
+			s.snap = append(s.snap, ev.Session+"="+ev.State)
 		}
-		line += " [" + strings.Join(ids, " ") + "]"
+		line += " [" + strings.Join(s.snap, " ") + "]"
+		if u.More {
+			line = "" // its end says it
+		} else {
+			s.snap = nil
+		}
 	case wire.RemoteEvent:
 		line += " " + u.Event.Session + "=" + u.Event.State
-	case wire.RemoteDown, wire.RemoteUnusable:
+	case wire.RemoteDown, wire.RemoteUnusable, wire.RemoteSkipped:
 		line += ": " + u.Error
 		if u.Fix != "" {
 			line += " | fix: " + u.Fix
 		}
 	}
-	s.got = append(s.got, line)
+	if line != "" {
+		s.got = append(s.got, line)
+	}
 	s.all = append(s.all, u)
 	if s.ups != nil {
 		s.ups <- u
@@ -94,9 +102,12 @@ func fakeSSH(t *testing.T, out string, code int) string {
 
 const hello = `{"ok":true,"protocol":1,"remote":1,"logwatch":"v9"}` + "\n"
 
+// ev is a change; snap the same state as a snapshot line.
 func ev(id, state string) string {
 	return fmt.Sprintf(`{"seq":1,"session":%q,"agent":"claude","tab":"","cwd":"/w","worktree":"","state":%q,"reason":"","detail":"","source":"log","rule":"r","since":"2026-12-02T10:00:00Z"}`+"\n", id, state)
 }
+
+func snap(id, state string) string { return `{"snapshot":true,` + ev(id, state)[1:] }
 
 func TestLinkOutcomes(t *testing.T) {
 	long := `{"seq":1,"session":"` + strings.Repeat("x", maxLine) + `"}` + "\n"
@@ -107,10 +118,11 @@ func TestLinkOutcomes(t *testing.T) {
 		want []string
 	}{
 		{"a stream: snapshot, changes, then the remote daemon stops",
-			hello + `{"ok":true,"protocol":1,"snapshot":2}` + "\n" + ev("a", "done") + ev("b", "working") + ev("b", "ready") +
+			hello + `{"ok":true,"protocol":1,"snapshot":2}` + "\n" + snap("a", "done") + snap("b", "working") + ev("b", "ready") +
 				`{"ok":false,"protocol":1,"error":"relay stopped"}` + "\n", 0,
 			[]string{"up v9 p1", "snapshot [a=done b=working]", "event b=ready", "down: the remote's daemon: relay stopped"}},
-		{"no logwatch there", "STDERR:sh: 1: logwatch: not found\n", 127,
+		{"no logwatch there", "STDERR:Authenticated to box ([10.0.0.7]:22) using \"publickey\".\nSTDERR:sh: 1: logwatch: not found\n" +
+			"STDERR:Transferred: sent 3504, received 3356 bytes, in 0.0 seconds\nSTDERR:Bytes per second: sent 72615.5, received 69548.4\n", 127,
 			[]string{"unusable: logwatch is not found on box: sh: 1: logwatch: not found | fix: install logwatch there (from a checkout: go install ./cmd/logwatch), or set the remote's command to its path"}},
 		{"a logwatch from before remotes", "STDERR:logwatch: unknown command \"remote\" for \"logwatch\"\nSTDERR:\nSTDERR:Did you mean this?\nSTDERR:\treplay\n", 2,
 			[]string{`unusable: the logwatch on box predates remote hosts: logwatch: unknown command "remote" for "logwatch" | fix: update logwatch there to this release`}},
@@ -122,14 +134,23 @@ func TestLinkOutcomes(t *testing.T) {
 			[]string{"down: the remote's daemon: no logwatch daemon at /run/lw.sock | fix: start logwatch there (logwatch run, or logwatch service install)"}},
 		{"ssh cannot connect", "STDERR:ssh: connect to host box port 22: Connection refused\n", 255,
 			[]string{"down: ssh box: ssh: connect to host box port 22: Connection refused"}},
-		{"a line without end", hello + `{"ok":true,"protocol":1,"snapshot":1}` + "\n" + long, 0,
-			[]string{"up v9 p1", fmt.Sprintf("down: a line from the remote is longer than %d bytes", maxLine)}},
-		{"an event that names no session", hello + `{"ok":true,"protocol":1,"snapshot":0}` + "\n" + `{"seq":3,"state":"working"}` + "\n", 0,
-			[]string{"up v9 p1", "snapshot []", "down: bad event from the remote: no session id"}},
-		{"an id no daemon would accept back", hello + `{"ok":true,"protocol":1,"snapshot":1}` + "\n" + ev(strings.Repeat("i", 1025), "working"), 0,
-			[]string{"up v9 p1", "down: bad event from the remote: session id of 1025 bytes, not UTF-8 or over 1024"}},
-		{"a remote that never answers", "HANG", 0,
-			[]string{"down: ssh box: no answer within 300ms"}},
+		// One bad line costs itself only: skipped, counted, the stream goes on.
+		{"a line over the bound, then an event", hello + `{"ok":true,"protocol":1,"snapshot":2}` + "\n" + long + snap("a", "done") + ev("a", "ready"), 0,
+			[]string{"up v9 p1", fmt.Sprintf("skipped: bad event from the remote: a line from the remote is longer than %d bytes", maxLine),
+				"snapshot [a=done]", "event a=ready", "down: ssh box: the remote ended the link"}},
+		{"an event that names no session, or no JSON", hello + `{"ok":true,"protocol":1,"snapshot":0}` + "\n" + `{"seq":3,"state":"working"}` + "\n" +
+			"\x1b]52;c;aGk=\x07\n" + ev("a", "working"), 0,
+			[]string{"up v9 p1", "snapshot []", "skipped: bad event from the remote: no session id",
+				"skipped: bad event from the remote: invalid character '\\x1b' looking for beginning of value", "event a=working", "down: ssh box: the remote ended the link"}},
+		{"an id over the bound is known by its short form", hello + `{"ok":true,"protocol":1,"snapshot":1}` + "\n" + snap(strings.Repeat("i", 5000), "working") + ev("b", "done"), 0,
+			[]string{"up v9 p1", "snapshot [" + wire.BoundID(strings.Repeat("i", 5000)) + "=working]", "event b=done", "down: ssh box: the remote ended the link"}},
+		// A count that is no truth: the snapshot ends at the first change.
+		{"a snapshot shorter than announced", hello + `{"ok":true,"protocol":1,"snapshot":1000000000}` + "\n" + snap("a", "done") + ev("b", "working"), 0,
+			[]string{"up v9 p1", "snapshot [a=done]", "event b=working", "down: ssh box: the remote ended the link"}},
+		{"a remote that never answers, no login said", "HANG", 0,
+			[]string{"down: ssh box: no answer within 300ms, and ssh reported no login | fix: check that `ssh box` reaches the host and logs in without a prompt (keys or agent; BatchMode)"}},
+		{"a remote that logs in and never answers", "STDERR:Authenticated to box ([10.0.0.7]:22) using \"publickey\".\nHANG", 0,
+			[]string{"down: ssh box: logged in, but logwatch remote serve printed nothing within 300ms | fix: run `ssh box logwatch remote serve` by hand: it must print a line at once (a login script there that waits, or a logwatch that hangs, keeps it silent)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &sink{ups: make(chan wire.RemoteUpdate, 16)}
@@ -221,5 +242,50 @@ func TestLinkSend(t *testing.T) {
 	b, err := os.ReadFile(got)
 	if err != nil || strings.TrimSpace(string(b)) != `{"op":"ack","session":"s1"}` {
 		t.Fatalf("the remote read %q (%v)", b, err)
+	}
+}
+
+// A snapshot is passed on in parts of at most snapPart as it arrives, never
+// held whole: every part but the last says more follow, and one that
+// announced a billion and sent 600 shows its 600 without ending.
+func TestLinkSnapshotParts(t *testing.T) {
+	var lines strings.Builder
+	for i := range 600 {
+		lines.WriteString(snap(fmt.Sprintf("s%04d", i), "working"))
+	}
+	for _, c := range []struct {
+		name      string
+		announced int
+		ended     bool
+	}{
+		{"as announced", 600, true},
+		{"a billion announced", 1_000_000_000, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &sink{}
+			l := &Link{cfg: Config{Name: "box", Dest: "box", Command: "logwatch"}, opt: Options{Hello: time.Minute}.withDefaults(), sink: s,
+				log: zerolog.Nop()}
+			in := hello + fmt.Sprintf(`{"ok":true,"protocol":1,"snapshot":%d}`, c.announced) + "\n" + lines.String()
+			l.read(context.Background(), strings.NewReader(in))
+			n, ended := 0, false
+			for _, u := range s.ups0() {
+				if u.Kind != wire.RemoteSnapshot {
+					continue
+				}
+				if ended || len(u.Events) > snapPart {
+					t.Fatalf("a part of %d after the end (%v)", len(u.Events), ended)
+				}
+				for _, ev := range u.Events {
+					if ev.Session != fmt.Sprintf("s%04d", n) {
+						t.Fatalf("part holds %s, want s%04d", ev.Session, n)
+					}
+					n++
+				}
+				ended = !u.More
+			}
+			if n != 600 || ended != c.ended {
+				t.Fatalf("%d sessions passed on, ended %v", n, ended)
+			}
+		})
 	}
 }

@@ -70,6 +70,7 @@ func Serve(ctx context.Context, socket, version string, in io.Reader, out, errOu
 		cancel() // the link closed its end: nobody reads ours
 	}()
 	for ev := range evs {
+		ev.Session = wire.BoundID(ev.Session) // bounded at the source: the link takes it back as it is
 		if err := line(ev); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/internal/sshtest"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // A remote host, for real: an OpenSSH server on a loopback port letting in
@@ -215,6 +217,12 @@ func TestRemoteHost(t *testing.T) {
 		!strings.Contains(remotes, "bare (lwtest): /nonexistent/logwatch is not found") || !strings.Contains(remotes, "bare: install logwatch there") {
 		t.Fatalf("doctor's remotes check: %s", remotes)
 	}
+	// A remote that logs in and never answers is not taken for a login
+	// that failed: its fix is about what runs there.
+	if !strings.Contains(remotes, "mute (lwtest): ssh lwtest: logged in, but sleep 600; remote serve printed nothing within 20s") ||
+		!strings.Contains(remotes, "mute: run `ssh lwtest sleep 600; remote serve` by hand") || strings.Contains(remotes, "mute: check `ssh") {
+		t.Fatalf("doctor on a remote that logs in and never answers: %s", remotes)
+	}
 
 	// The link drops (sshd gone, the connection killed): the remote session
 	// keeps its last state, marked stale; nothing is made up meanwhile.
@@ -367,4 +375,166 @@ func TestRemoteCLI(t *testing.T) {
 	if out, _, _ := cli(t, env, "remote", "list"); !strings.Contains(out, "no remotes configured") {
 		t.Fatalf("remote list after remove: %q", out)
 	}
+}
+
+// A session id over 1024 bytes on a remote (OpenCode's ids are not
+// bounded) is known on both hosts by its short form: every session of the
+// host shows, the link stays up, and the long one is acknowledged through
+// it like any other.
+func TestRemoteLongSessionID(t *testing.T) {
+	h := startRemoteHost(t)
+	long, rawLong := strings.Repeat("x", 5000), strings.Repeat("y", 5000)
+	short := wire.BoundID(long)
+	// raw: a remote whose stream holds the long id itself, as a logwatch
+	// that did not bound it would send.
+	raw := filepath.Join(h.ssh.Base, "raw")
+	line := func(id string) string {
+		return fmt.Sprintf(`{"snapshot":true,"seq":1,"session":%q,"agent":"opencode","cwd":"/w","state":"working","reason":"prompt","source":"hook","rule":"hook.prompt","since":"2026-12-02T10:00:00Z"}`, id)
+	}
+	write(t, raw, "#!/bin/sh\nprintf '%s\\n' '"+strings.Join([]string{`{"ok":true,"protocol":1,"remote":1,"logwatch":"raw"}`,
+		`{"ok":true,"protocol":1,"snapshot":3}`, line("raw-before"), line(rawLong), line("raw-after")}, "' '")+"'\nexec sleep 600\n")
+	if err := os.Chmod(raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.ssh.Own(t, raw)
+	e := localWithRemotes(t, h, nil, "raw="+raw)
+	waitRemote(e, "box", "up")
+	for _, id := range []string{"raw-before", wire.BoundID(rawLong), "raw-after"} {
+		e.sessionField(id, "host", "raw")
+	}
+	if r := remoteState(e, "raw"); r["links"] != 1.0 || r["attempts"] != 0.0 || r["state"] != "up" || r["sessions"] != 3.0 {
+		t.Fatalf("the link of a remote that sent the long id: %v", r)
+	}
+
+	for _, sid := range []string{"before-long", long, "after-long"} {
+		h.hook(hookJSON("UserPromptSubmit", sid))
+	}
+	wantHost(e, "box", "before-long", "working", "prompt", "hook")
+	wantHost(e, "box", short, "working", "prompt", "hook")
+	wantHost(e, "box", "after-long", "working", "prompt", "hook")
+	h.hook(hookJSON("Stop", long))
+	wantHost(e, "box", short, "done", "turn_end", "hook")
+	if _, stderr, code := cli(t, e.env, "ack", "--session", short); code != 0 {
+		t.Fatalf("ack of the short form: exit %d: %s", code, stderr)
+	}
+	wantHost(e, "box", short, "ready", "acknowledged", "api")
+	for _, name := range []string{"box", "raw"} {
+		if r := remoteState(e, name); r["links"] != 1.0 || r["attempts"] != 0.0 || r["state"] != "up" {
+			t.Fatalf("%s's link after the long id: %v", name, r)
+		}
+	}
+}
+
+// hook runs the hook client on the remote host, as its agents do.
+func (h *remoteHost) hook(payload string) {
+	h.t.Helper()
+	cmd := h.ssh.Command([]string{"LOGWATCH_CONFIG=" + h.config}, h.bin, "hook", "--agent", "claude")
+	cmd.Stdin = strings.NewReader(payload)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		h.t.Fatalf("the remote's hook client: %v %q", err, out)
+	}
+}
+
+// A remote that announces a snapshot of a billion sessions, then streams
+// 200 000 distinct ones: the 20 000 kept show as they arrive, the rest are
+// counted as dropped, and the daemon's anonymous memory grows by what the
+// kept ones cost, never by what was announced or sent.
+func TestRemoteBillionSessions(t *testing.T) {
+	h := startRemoteHost(t)
+	const sent = 200_000
+	script, start, done := filepath.Join(h.ssh.Base, "flood"), filepath.Join(h.ssh.Base, "go"), filepath.Join(h.ssh.Base, "sent")
+	write(t, script, fmt.Sprintf(`#!/bin/sh
+printf '%%s\n' '{"ok":true,"protocol":1,"remote":1,"logwatch":"flood"}' '{"ok":true,"protocol":1,"snapshot":1000000000}'
+while [ ! -e %[1]s ]; do sleep 0.05; done
+awk 'BEGIN { for (i = 0; i < %[3]d; i++) printf "{\"snapshot\":true,\"seq\":7,\"session\":\"flood-%%07d\",\"agent\":\"claude\",\"cwd\":\"/w/app\",\"state\":\"working\",\"reason\":\"prompt\",\"source\":\"hook\",\"rule\":\"hook.prompt\",\"since\":\"2026-12-02T10:00:00Z\"}\n", i }'
+touch %[2]s
+exec sleep 600
+`, start, done, sent))
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.ssh.Own(t, script)
+	e := localWithRemotes(t, h, nil, "flood="+script)
+	e.env = append(e.env, "LOGWATCH_LOG_LEVEL=info")
+	waitRemote(e, "flood", "up")
+	pid := e.daemon.Process.Pid
+	time.Sleep(time.Second) // start-up's garbage released (memtrim, once idle)
+	before := procKB(t, pid, "RssAnon")
+	write(t, start, "")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if _, err := os.Stat(done); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the flood was not read within 2 minutes")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// What ssh still buffers is read within a moment; then the daemon is
+	// idle and releases its garbage.
+	var after int64
+	for end := time.Now().Add(20 * time.Second); ; {
+		time.Sleep(500 * time.Millisecond)
+		after = procKB(t, pid, "RssAnon")
+		if after-before < ceilingKiB || time.Now().After(end) {
+			break
+		}
+	}
+	// 20 000 kept sessions at about 1 KiB each (the session and its map
+	// entry, the latest change a subscriber that fell behind is owed),
+	// with the heap's slack: 32 MiB. Holding every line sent would take
+	// ten times what is kept.
+	t.Logf("anonymous memory %d MiB before, %d MiB after %d sessions sent, a billion announced", before>>10, after>>10, sent)
+	if after-before >= ceilingKiB {
+		t.Errorf("anonymous memory grew by %d MiB (at most %d)", (after-before)>>10, ceilingKiB>>10)
+	}
+	for end := time.Now().Add(20 * time.Second); ; {
+		r := remoteState(e, "flood")
+		if r["sessions"] == 20000.0 && r["dropped"] == float64(sent-20000) && r["state"] == "up" && r["links"] == 1.0 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the flood's remote: %v", r)
+		}
+		time.Sleep(time.Second)
+	}
+	if out, _, _ := cli(t, e.env, "remote", "list"); !strings.Contains(out, "20000 sessions; 180000 more sessions not shown (too many)") {
+		t.Fatalf("remote list:\n%s", out)
+	}
+	logs, _ := filepath.Glob(filepath.Join(e.dir, "daemon-*.log"))
+	if b, _ := os.ReadFile(logs[0]); bytes.Count(b, []byte("more sessions than are kept")) != 1 {
+		t.Fatalf("the daemon's log does not say once that the remote sends too many:\n%.4000s", b)
+	}
+}
+
+// ceilingKiB bounds TestRemoteBillionSessions's growth.
+const ceilingKiB = 32 << 10
+
+// A host that freezes (nothing closes, nothing answers) leaves its
+// sessions stale within the 45 s docs/remote.md promises: ssh gives up at
+// its fourth unanswered 10 s keepalive, 40 s after the host's last word. Once it runs again the link is
+// made anew.
+func TestRemoteFrozenHost(t *testing.T) {
+	h := startRemoteHost(t)
+	e := localWithRemotes(t, h, nil)
+	waitRemote(e, "box", "up")
+	h.hook(hookJSON("UserPromptSubmit", "frozen-1"))
+	wantHost(e, "box", "frozen-1", "working", "prompt", "hook")
+	h.ssh.Freeze(t)
+	frozen := time.Now()
+	for remoteState(e, "box")["state"] != "down" {
+		if time.Since(frozen) > 90*time.Second {
+			t.Fatalf("the frozen host's link still %v after 90 s", remoteState(e, "box"))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	took := time.Since(frozen)
+	t.Logf("a frozen host's link went down after %.1f s", took.Seconds())
+	if took > 45*time.Second {
+		t.Errorf("a frozen host went stale after %.1f s, not within 45 s", took.Seconds())
+	}
+	e.sessionField("frozen-1", "stale", true)
+	h.ssh.Thaw(t)
+	waitRemote(e, "box", "up")
 }

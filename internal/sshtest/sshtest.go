@@ -185,7 +185,18 @@ func (s *Server) Stop(t T) {
 	if s.cmd == nil {
 		return
 	}
-	// Each connection's sshd calls setsid: found by descent, not group.
+	kids := s.kids()
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	for _, pid := range kids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	s.cmd.Wait()
+	s.cmd = nil
+}
+
+// kids are the processes of the connections sshd serves. Each
+// connection's sshd calls setsid: found by descent, not group.
+func (s *Server) kids() []int {
 	var kids []int
 	if ents, err := os.ReadDir("/proc"); err == nil {
 		for _, e := range ents {
@@ -196,12 +207,31 @@ func (s *Server) Stop(t T) {
 			}
 		}
 	}
-	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	for _, pid := range kids {
-		syscall.Kill(pid, syscall.SIGKILL)
+	return kids
+}
+
+// Freeze stops sshd and every connection it serves without closing
+// anything (SIGSTOP), as a host that hangs or a laptop that sleeps: the
+// connections stay open and nothing answers on them. Thaw undoes it.
+func (s *Server) Freeze(t T) {
+	t.Helper()
+	s.signal(syscall.SIGSTOP)
+}
+
+// Thaw lets a frozen server run again.
+func (s *Server) Thaw(t T) {
+	t.Helper()
+	s.signal(syscall.SIGCONT)
+}
+
+func (s *Server) signal(sig syscall.Signal) {
+	if s.cmd == nil {
+		return
 	}
-	s.cmd.Wait()
-	s.cmd = nil
+	syscall.Kill(s.cmd.Process.Pid, sig)
+	for _, pid := range s.kids() {
+		syscall.Kill(pid, sig)
+	}
 }
 
 // Restart starts sshd again, on the same port, with the same keys.

@@ -161,7 +161,7 @@ func RemoteLine(r wire.RemoteState, now time.Time) string {
 	since := now.Sub(r.Since).Round(time.Second)
 	switch r.State {
 	case wire.RemoteUp:
-		return fmt.Sprintf("up %s, logwatch %s, %d sessions", since, r.Version, r.Sessions)
+		return fmt.Sprintf("up %s, logwatch %s, %d sessions", since, r.Version, r.Sessions) + remoteLoss(r)
 	case wire.RemoteConnecting:
 		return fmt.Sprintf("connecting (%s)", since)
 	}
@@ -172,5 +172,18 @@ func RemoteLine(r wire.RemoteState, now time.Time) string {
 	if r.Fix != "" {
 		line += "; fix: " + r.Fix
 	}
-	return line
+	return line + remoteLoss(r)
+}
+
+// remoteLoss says what of a remote is not shown: sessions past the ones
+// kept, lines that were no event.
+func remoteLoss(r wire.RemoteState) string {
+	s := ""
+	if r.Dropped > 0 {
+		s += fmt.Sprintf("; %d more sessions not shown (too many)", r.Dropped)
+	}
+	if r.Skipped > 0 {
+		s += fmt.Sprintf("; %d bad lines skipped", r.Skipped)
+	}
+	return s
 }

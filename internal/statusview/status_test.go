@@ -62,3 +62,13 @@ func TestStatusShowsLiveSessions(t *testing.T) {
 		t.Errorf("--all:\n%s", b.String())
 	}
 }
+
+// A remote's line says what of it is not shown: sessions past the ones
+// kept, lines that were no event.
+func TestRemoteLineLoss(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	r := wire.RemoteState{Name: "box", State: wire.RemoteUp, Since: now.Add(-time.Minute), Version: "v1", Sessions: 20000, Dropped: 180000, Skipped: 2}
+	if got, want := RemoteLine(r, now), "up 1m0s, logwatch v1, 20000 sessions; 180000 more sessions not shown (too many); 2 bad lines skipped"; got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}

@@ -112,8 +112,11 @@ type RemoteState struct {
 	// the links that failed or dropped.
 	Links    int64 `json:"links"`
 	Attempts int64 `json:"attempts"`
-	// Dropped counts sessions the remote sent past the 20 000 kept.
+	// Dropped counts sessions the remote sent past the 20 000 kept;
+	// Skipped the lines from it that were no event (counted, not a
+	// reason to drop the link).
 	Dropped int64 `json:"dropped,omitempty"`
+	Skipped int64 `json:"skipped,omitempty"`
 }
 
 // WorktreeState is one registered worktree's row: its most urgent session.
@@ -148,9 +151,10 @@ type RemoteUpdate struct {
 	Kind     string  `json:"kind"`
 	Version  string  `json:"version,omitempty"`  // up: the remote's logwatch
 	Protocol int     `json:"protocol,omitempty"` // up, unusable: its protocol
-	Events   []Event `json:"events,omitempty"`   // snapshot
+	Events   []Event `json:"events,omitempty"`   // snapshot: a part of it, as it arrived
+	More     bool    `json:"more,omitempty"`     // snapshot: more of it follows
 	Event    *Event  `json:"event,omitempty"`    // event
-	Error    string  `json:"error,omitempty"`    // down, unusable
+	Error    string  `json:"error,omitempty"`    // down, unusable; skipped: why
 	Fix      string  `json:"fix,omitempty"`      // unusable: what to do
 }
 
@@ -158,8 +162,9 @@ type RemoteUpdate struct {
 const (
 	RemoteConnecting = "connecting" // a link is being made (never up yet)
 	RemoteUp         = "up"         // subscribed: the snapshot follows
-	RemoteSnapshot   = "snapshot"   // the remote's every session
+	RemoteSnapshot   = "snapshot"   // the remote's every session, in parts (More)
 	RemoteEvent      = "event"      // one change
+	RemoteSkipped    = "skipped"    // a line from the remote that was no event, skipped
 	RemoteDown       = "down"       // the link dropped: its sessions are stale
 	RemoteUnusable   = "unusable"   // logwatch missing or too old there
 )
