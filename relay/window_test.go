@@ -396,3 +396,74 @@ func TestKeyStampsBounded(t *testing.T) {
 		}
 	})
 }
+
+// pi 0.73.1's session lines (formats/pi.md §2.5).
+func piHeader(s string) string {
+	return fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":"2026-11-29T12:00:00.000Z","cwd":"/w/app"}`, s)
+}
+func piUser(text string) string {
+	return fmt.Sprintf(`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-11-29T12:00:00.100Z","message":{"role":"user","content":[{"type":"text","text":%q}]}}`, text)
+}
+
+const (
+	piToolCall = `{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-11-29T12:00:00.200Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_1","name":"bash","arguments":{"command":"sleep 9"}}],"stopReason":"toolUse"}}`
+	// Esc while the tool runs: its result is an error, then the aborted
+	// answer (the marker).
+	piToolAborted = `{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-11-29T12:00:01.000Z","message":{"role":"toolResult","toolCallId":"call_1","toolName":"bash","content":[{"type":"text","text":"\n\nCommand aborted"}],"isError":true}}`
+	piAborted     = `{"type":"message","id":"a2","parentId":"r1","timestamp":"2026-11-29T12:00:01.010Z","message":{"role":"assistant","content":[],"stopReason":"aborted","errorMessage":"Operation aborted"}}`
+)
+
+// Esc while a tool runs (issue 32, pi 6 of 6 live runs, omp 3 of 5): the
+// log confirms the interrupt, then the extension's report of the aborted
+// tool arrives (~100 ms later) and its Stop after that. The tool's end
+// belongs to the turn the log closed: it is an echo, never a new turn, in
+// whichever form the extension sends it; a new prompt is a new turn.
+func TestToolEndAfterInterruptIsAnEcho(t *testing.T) {
+	bash := `{"command":"sleep 9"}`
+	for _, c := range []struct{ name, echo string }{
+		{"post tool", jsonObj("hook_event_name", "PostToolUse", "session_id", "s", "tool_name", "bash", "tool_input", bash)},
+		{"tool failure", jsonObj("hook_event_name", "PostToolUseFailure", "session_id", "s", "tool_name", "bash", "tool_input", bash)},
+		{"tool interrupted", jsonObj("hook_event_name", "PostToolUseFailure", "session_id", "s", "tool_name", "bash", "tool_input", bash, "is_interrupt", "true")},
+	} {
+		for _, key := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, key %v", c.name, key), func(t *testing.T) {
+				h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: 3 * time.Second})
+				must(t, h.hook("t1", "pi", claudeHook("SessionStart", "s", "source", "startup")))
+				must(t, h.hook("t1", "pi", claudeHook("UserPromptSubmit", "s")))
+				h.line("pi", "s", piHeader("s"), false)
+				h.line("pi", "s", piUser("please run a TOOL"), false)
+				h.line("pi", "s", piToolCall, false)
+				must(t, h.hook("t1", "pi", claudeHook("PreToolUse", "s", "tool_name", "bash", "tool_input", bash)))
+				h.expect("ready/session_start/hook.session_start", "working/prompt/hook.prompt", "working/tool/hook.pre_tool")
+				if key {
+					must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+				}
+				h.clock.Advance(30 * time.Millisecond)
+				h.line("pi", "s", piToolAborted, false)
+				h.line("pi", "s", piAborted, false)
+				rule := "log.interrupt"
+				if key {
+					rule = "key.confirmed"
+				}
+				h.expect("ready/interrupted/" + rule)
+				h.clock.Advance(100 * time.Millisecond)
+				must(t, h.r.Hook(h.ctx, "pi", "t1", []byte(c.echo)))
+				must(t, h.hook("t1", "pi", claudeHook("Stop", "s", "is_interrupt", "true")))
+				h.clock.Advance(5 * time.Second)
+				h.expect()
+				if e := h.state("s"); e.State != "ready" || e.Reason != "interrupted" || e.Rule != rule {
+					t.Fatalf("after the echo: %+v", e)
+				}
+				if c := h.sync().Counters; key && (c.InterruptsConfirmed != 1 || c.InterruptsUnconfirmed != 0) {
+					t.Fatalf("counters %+v", c)
+				}
+				// The next prompt is a new turn, and its tools work.
+				must(t, h.hook("t1", "pi", claudeHook("UserPromptSubmit", "s")))
+				h.line("pi", "s", piUser("again"), false)
+				must(t, h.hook("t1", "pi", claudeHook("PreToolUse", "s", "tool_name", "bash", "tool_input", bash)))
+				must(t, h.r.Hook(h.ctx, "pi", "t1", []byte(jsonObj("hook_event_name", "PostToolUse", "session_id", "s", "tool_name", "bash", "tool_input", `{"command":"ls"}`))))
+				h.expect("working/prompt/hook.prompt", "working/tool/hook.pre_tool", "working/tool/hook.post_tool")
+			})
+		}
+	}
+}

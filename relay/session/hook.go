@@ -56,10 +56,16 @@ func (s *Session) Hook(h parsers.Hook) (Change, bool) {
 		}
 		return s.toolWork(h, "hook.pre_tool")
 	case "PostToolUse":
+		if s.interrupted() {
+			return Change{}, false
+		}
 		return s.toolWork(h, "hook.post_tool")
 	case "PostToolUseFailure":
 		if h.IsInterrupt {
 			return s.end(&s.hook, Ready, ReasonInterrupted, SourceHook, "hook.tool_interrupted")
+		}
+		if s.interrupted() {
+			return Change{}, false
 		}
 		return s.toolWork(h, "hook.post_tool_failure")
 	case "Notification":
@@ -164,6 +170,15 @@ func (s *Session) subagentHook(h parsers.Hook) (Change, bool) {
 		}
 	}
 	return Change{}, false
+}
+
+// interrupted reports a turn closed as interrupted (by the log, a hook or
+// a confirmed key) that nothing has reopened. The end of a tool reported
+// then is the aborted tool of that turn, delivered late (pi's extension
+// reports it ~100 ms after the log's marker): an echo, never a new turn.
+// New work after an interrupt starts with a prompt, or a tool's start.
+func (s *Session) interrupted() bool {
+	return !s.turnOpen && s.State == Ready && s.Reason == ReasonInterrupted
 }
 
 // finished reports a session whose turn is over: nothing a subagent does
