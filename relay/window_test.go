@@ -467,3 +467,96 @@ func TestToolEndAfterInterruptIsAnEcho(t *testing.T) {
 		}
 	}
 }
+
+// OpenCode's Esc Esc with its plugin (issue 32 item 2): the plugin's Stop
+// marked an interrupt and the store's aborted message both say the turn
+// was interrupted, 0.2 to 0.6 s apart, in either order. Whichever comes
+// first inside the key's window confirms the key (key+hook, key+log); the
+// other changes nothing and counts nothing. A hook's interrupt after the
+// window, or with no key, is the hook's own.
+func TestWindowConfirmedByHook(t *testing.T) {
+	s := ocID(1)
+	user := fmt.Sprintf(`{"sessionID":%q,"info":{"id":"msg_u1","role":"user","time":{"created":1796182095188},"agent":"build"}}`, s)
+	aborted := fmt.Sprintf(`{"sessionID":%q,"info":{"id":"msg_a1","role":"assistant","time":{"created":1,"completed":2},"error":{"name":"MessageAbortedError","data":{"message":"Aborted"}}}}`, s)
+	stop := jsonObj("hook_event_name", "Stop", "session_id", s, "is_interrupt", "true")
+	cases := []struct {
+		name      string
+		key       bool
+		hookFirst bool
+		late      time.Duration // from the press to the first report
+		want      string        // the interrupt's source
+		confirmed int64
+		unconf    int64
+	}{
+		{"plugin first", true, true, 300 * time.Millisecond, "key+hook", 1, 0},
+		{"store first", true, false, 300 * time.Millisecond, "key+log", 1, 0},
+		{"plugin after the window", true, true, 2100 * time.Millisecond, "hook", 0, 1},
+		{"plugin with no key", false, true, 300 * time.Millisecond, "hook", 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: time.Hour})
+			must(t, h.r.Hook(h.ctx, string(agOpenCode), "t1", []byte(jsonObj("hook_event_name", "UserPromptSubmit", "session_id", s))))
+			ocRow(h, s, 1, user, false)
+			h.expect("working/prompt/hook.prompt")
+			if c.key {
+				must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+				h.clock.Advance(400 * time.Millisecond)
+				must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{})) // the second press interrupts
+			}
+			h.clock.Advance(c.late)
+			hook := func() { must(t, h.r.Hook(h.ctx, string(agOpenCode), "t1", []byte(stop))) }
+			if c.hookFirst {
+				hook()
+				h.clock.Advance(400 * time.Millisecond)
+				ocRow(h, s, 2, aborted, false)
+			} else {
+				ocRow(h, s, 2, aborted, false)
+				h.clock.Advance(400 * time.Millisecond)
+				hook()
+			}
+			h.clock.Advance(3 * time.Second)
+			got := h.drain(func(e Event) string { return e.State + "/" + e.Reason + "/" + e.Source + "/" + e.Rule })
+			rule := "key.confirmed"
+			if !strings.HasPrefix(c.want, "key+") {
+				rule = "hook.stop_interrupted"
+			}
+			if want := "ready/interrupted/" + c.want + "/" + rule; len(got) != 1 || got[0] != want {
+				t.Fatalf("changes %q, want [%s]", got, want)
+			}
+			st := h.sync().Counters
+			if st.InterruptsConfirmed != c.confirmed || st.InterruptsUnconfirmed != c.unconf {
+				t.Fatalf("confirmed %d, unconfirmed %d; want %d, %d (%+v)", st.InterruptsConfirmed, st.InterruptsUnconfirmed, c.confirmed, c.unconf, st)
+			}
+			if c.confirmed == 1 && st.KeyToMarkerLastMs != (400*time.Millisecond+c.late).Milliseconds() {
+				t.Fatalf("key→marker %d ms", st.KeyToMarkerLastMs)
+			}
+		})
+	}
+}
+
+// Every hook that reports an interrupt confirms an open window: Claude's
+// PostToolUseFailure and Stop with is_interrupt, Codex's Interrupt.
+func TestWindowConfirmedByEveryInterruptHook(t *testing.T) {
+	for _, c := range []struct{ name, agent, payload string }{
+		{"tool interrupted", "claude", claudeHook("PostToolUseFailure", "s", "tool_name", "Bash", "is_interrupt", "true")},
+		{"stop interrupted", "claude", claudeHook("Stop", "s", "is_interrupt", "true")},
+		{"codex interrupt", "codex", claudeHook("Interrupt", "s")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: time.Hour})
+			must(t, h.hook("t1", c.agent, claudeHook("UserPromptSubmit", "s")))
+			h.expect("working/prompt/hook.prompt")
+			must(t, h.r.Key(h.ctx, "t1", KeyCtrlC, time.Time{}))
+			h.clock.Advance(80 * time.Millisecond)
+			must(t, h.hook("t1", c.agent, c.payload))
+			h.expect("ready/interrupted/key.confirmed")
+			if e := h.state("s"); e.Source != "key+hook" {
+				t.Fatalf("source %q", e.Source)
+			}
+			if st := h.sync().Counters; st.InterruptsConfirmed != 1 || st.InterruptsUnconfirmed != 0 || st.KeyToMarkerLastMs != 80 {
+				t.Fatalf("counters %+v", st)
+			}
+		})
+	}
+}

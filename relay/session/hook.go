@@ -104,6 +104,17 @@ func (s *Session) Hook(h parsers.Hook) (Change, bool) {
 	return Change{}, false
 }
 
+// Interrupts reports a hook that says the user interrupted the turn.
+func Interrupts(h parsers.Hook) bool {
+	switch h.Event {
+	case "Interrupt":
+		return true
+	case "Stop", "PostToolUseFailure":
+		return h.IsInterrupt
+	}
+	return false
+}
+
 // stop handles the turn-ending events.
 func (s *Session) stop(h parsers.Hook) (Change, bool) {
 	switch h.Event {
