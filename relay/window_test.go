@@ -154,7 +154,8 @@ func TestWindowCodexAbortThenQueuedTurn(t *testing.T) {
 // is behind on); a marker interrupts when it is the log's evidence for the
 // turn in progress; its source is key+log when a key pressed while the
 // session worked or waited opened a window that is still open (2 s, not
-// closed by a hook prompt/stop or the turn ending).
+// closed by a hook prompt/stop or the turn ending); a wait reported after
+// an interrupt, before the next turn, is the interrupted turn's echo.
 func TestNeverAFalseReady(t *testing.T) {
 	const runs = 300
 	for seed := int64(1); seed <= runs; seed++ {
@@ -164,7 +165,7 @@ func TestNeverAFalseReady(t *testing.T) {
 		h.changes()
 		var (
 			turn, hookPos, logPos int
-			open                  bool
+			open, interrupted     bool
 			state                 = "ready"
 			windowOpen            bool
 			windowAt              time.Time
@@ -199,10 +200,12 @@ func TestNeverAFalseReady(t *testing.T) {
 			case n < 35:
 				kind = "hook permission"
 				must(t, h.hook("t1", "claude", claudeHook("PermissionRequest", "s", "tool_name", "Bash")))
-				if !open {
-					hookPos, open = turn, true
+				if !interrupted {
+					if !open {
+						hookPos, open = turn, true
+					}
+					state = "waiting"
 				}
-				state = "waiting"
 			case n < 45:
 				kind = "log prompt"
 				h.line(claude, "s", cPrompt("s", "do it"), false)
@@ -220,7 +223,7 @@ func TestNeverAFalseReady(t *testing.T) {
 					if windowOpen {
 						want = "key.confirmed"
 					}
-					open, state, windowOpen = false, "ready", false
+					open, state, windowOpen, interrupted = false, "ready", false, true
 				}
 			case n < 62:
 				kind = "log marker in tool output"
@@ -248,6 +251,7 @@ func TestNeverAFalseReady(t *testing.T) {
 				kind = "advance " + d.String()
 				h.clock.Advance(d)
 			}
+			interrupted = interrupted && state == "ready"
 			changes := h.changes()
 			got := h.state("s")
 			trace = append(trace, fmt.Sprintf("%-28s → %-8s %v", kind, got.State, changes))
@@ -415,15 +419,22 @@ const (
 
 // Esc while a tool runs (issue 32, pi 6 of 6 live runs, omp 3 of 5): the
 // log confirms the interrupt, then the extension's report of the aborted
-// tool arrives (~100 ms later) and its Stop after that. The tool's end
-// belongs to the turn the log closed: it is an echo, never a new turn, in
-// whichever form the extension sends it; a new prompt is a new turn.
-func TestToolEndAfterInterruptIsAnEcho(t *testing.T) {
+// tool arrives (~100 ms later) and its Stop after that; omp also starts and
+// ends each tool call the abort cut off (and its ask tool is a question).
+// All of it belongs to the turn the log closed: an echo, never a new turn,
+// in whichever form the extension sends it; a new prompt is a new turn.
+func TestTurnEventsAfterInterruptAreEchoes(t *testing.T) {
 	bash := `{"command":"sleep 9"}`
+	hook := func(kv ...string) string {
+		return jsonObj(append([]string{"session_id", "s", "hook_event_name"}, kv...)...)
+	}
 	for _, c := range []struct{ name, echo string }{
-		{"post tool", jsonObj("hook_event_name", "PostToolUse", "session_id", "s", "tool_name", "bash", "tool_input", bash)},
-		{"tool failure", jsonObj("hook_event_name", "PostToolUseFailure", "session_id", "s", "tool_name", "bash", "tool_input", bash)},
-		{"tool interrupted", jsonObj("hook_event_name", "PostToolUseFailure", "session_id", "s", "tool_name", "bash", "tool_input", bash, "is_interrupt", "true")},
+		{"post tool", hook("PostToolUse", "tool_name", "bash", "tool_input", bash)},
+		{"tool failure", hook("PostToolUseFailure", "tool_name", "bash", "tool_input", bash)},
+		{"tool interrupted", hook("PostToolUseFailure", "tool_name", "bash", "tool_input", bash, "is_interrupt", "true")},
+		{"cut-off tool started", hook("PreToolUse", "tool_name", "bash", "tool_input", bash)},
+		{"cut-off question", hook("Notification", "notification_type", "elicitation_dialog", "message", "Pick one")},
+		{"cut-off approval", hook("PermissionRequest", "tool_name", "bash", "tool_input", bash)},
 	} {
 		for _, key := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s, key %v", c.name, key), func(t *testing.T) {
