@@ -303,6 +303,42 @@ func TestOmpEscTool(t *testing.T) {
 	w.keep("esc-tool")
 }
 
+// Esc as the answer's tool call arrives, before omp runs it (omp takes
+// ~2.5 s there with the fake model): omp aborts the answer, then starts
+// and ends the call it cut off (its extension's PreToolUse and
+// PostToolUseFailure come after the log's marker). Neither makes the
+// session work again; the next prompt is a turn. omp may read the key only
+// once the tool runs (then it is TestOmpEscTool's case).
+func TestOmpEscToolCall(t *testing.T) {
+	w := newOmp(t, true)
+	p := w.start("a", ompTab)
+	w.opened(ompTab)
+	w.prompt(p, ompTab, "please run a "+OpenAITool)
+	if _, err := w.api.WaitRequest(t.Context(), func(r OpenAIRequest) bool { return strings.Contains(r.LastUser, OpenAITool) }); err != nil {
+		t.Fatal(err)
+	}
+	p.Press("Escape")
+	if w.Timeline.Maybe(Step{State: "working", Reason: "tool", Source: "hook", Tab: ompTab, Detail: ompToolCommand}, ompStep) {
+		t.Log("omp ran the tool before it read the Esc")
+	}
+	// Under load omp read the Esc up to 4 s late: past the window, the
+	// interrupt is the log's own and the key unconfirmed.
+	e := w.step(Step{State: "ready", Reason: "interrupted", Source: Any, Tab: ompTab})
+	if !slices.Contains([]string{"key+log", "key+hook", "log"}, e.Source) {
+		t.Fatalf("interrupt %s: source %q", e, e.Source)
+	}
+	w.WaitHook("Stop", 1, ompStep)
+	w.quiet()
+	if e.Source == "log" {
+		WantInterrupts(t, w.Scenario, 0, 1)
+	} else {
+		WantInterrupts(t, w.Scenario, 1, 0)
+	}
+	w.hello(p, ompTab)
+	w.quiet()
+	w.keep("esc-tool-call")
+}
+
 // Esc at an idle prompt is a key logwatch sees and must not act on.
 func TestOmpEscIdle(t *testing.T) {
 	w := newOmp(t, true)
