@@ -268,7 +268,7 @@ func TestOmpEscStreaming(t *testing.T) {
 			p.WaitScreen("streaming slowly", ompStep)
 			p.Press("Escape")
 			e := w.step(Step{State: "ready", Reason: "interrupted", Source: Any, Tab: ompTab})
-			if want := []string{"key+log", "hook"}; !slices.Contains(want, e.Source) || !hooks && e.Source != "key+log" {
+			if want := []string{"key+log", "key+hook"}; !slices.Contains(want, e.Source) || !hooks && e.Source != "key+log" {
 				t.Fatalf("interrupt %s: source %q", e, e.Source)
 			}
 			w.quiet()

@@ -199,7 +199,7 @@ func TestPiEscStreaming(t *testing.T) {
 			p.WaitScreen("streaming slowly", piStep)
 			p.Press("Escape")
 			e := w.step(Step{State: "ready", Reason: "interrupted", Source: Any, Tab: piTab})
-			if want := []string{"key+log", "hook"}; !slices.Contains(want, e.Source) || !hooks && e.Source != "key+log" {
+			if want := []string{"key+log", "key+hook"}; !slices.Contains(want, e.Source) || !hooks && e.Source != "key+log" {
 				t.Fatalf("interrupt %s: source %q", e, e.Source)
 			}
 			p.WaitScreen("Operation aborted", piStep)
