@@ -256,3 +256,17 @@ func Main(m *testing.M) {
 	Cleanup()
 	os.Exit(code)
 }
+
+// WantInterrupts fails the scenario unless the daemon counted exactly
+// confirmed and unconfirmed interrupt keys so far.
+func WantInterrupts(t *testing.T, s *Scenario, confirmed, unconfirmed int) {
+	t.Helper()
+	c, err := s.Counters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c["interrupts_confirmed"] != float64(confirmed) || c["interrupts_unconfirmed"] != float64(unconfirmed) {
+		t.Fatalf("interrupts confirmed %v, unconfirmed %v; want %d, %d (counters %v)\ntimeline:\n%s",
+			c["interrupts_confirmed"], c["interrupts_unconfirmed"], confirmed, unconfirmed, c, s.Timeline)
+	}
+}

@@ -89,6 +89,13 @@ func ocID(i int) string { return fmt.Sprintf("ses_%012x%014d", 0xfeed, i) }
 // data) as the store feed does: bootstrap history at rowid.
 func ocLine(h *harness, id string, rowid int, data string) {
 	h.t.Helper()
+	ocRow(h, id, rowid, data, true)
+}
+
+// ocRow delivers one of OpenCode's event rows at rowid, read at start-up
+// (bootstrap) or live.
+func ocRow(h *harness, id string, rowid int, data string, bootstrap bool) {
+	h.t.Helper()
 	line := fmt.Sprintf(`{"type":"message.updated.1","session":%q,"parent":"","seq":%d,"rowid":%d,"data":%s}`, id, rowid, rowid, data)
 	p := h.parser[ocDB]
 	if p == nil {
@@ -99,7 +106,7 @@ func ocLine(h *harness, id string, rowid int, data string) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.r.Log(LogLine{Path: ocDB, Session: id, Agent: agOpenCode, Offset: int64(rowid - 1), End: int64(rowid), Evidence: ev, Bootstrap: true, Raw: []byte(line)})
+	h.r.Log(LogLine{Path: ocDB, Session: id, Agent: agOpenCode, Offset: int64(rowid - 1), End: int64(rowid), Evidence: ev, Bootstrap: bootstrap, Raw: []byte(line)})
 	h.sync()
 }
 

@@ -22,7 +22,7 @@ import (
 //     submit correlation of submitbind.go, judged by the arrival of the
 //     remote's turn start, since the two hosts' clocks need not agree);
 //   - whether an interrupt the remote's log reported answers a key pressed
-//     here (key.confirmed, source key+log, as for a local session);
+//     here (key.confirmed, source key+log or key+hook, as for a local session);
 //   - staleness: a link that drops leaves its sessions in their last
 //     state, marked stale with the reason and since when, until the next
 //     snapshot replaces them (rule remote.snapshot).
@@ -368,7 +368,11 @@ func (m *machine) remoteConfirm(h *remoteHost, rs *rsession, ev *Event, prev *Ev
 	switch {
 	case ev.State == string(session.Ready) && ev.Reason == session.ReasonInterrupted:
 		m.countConfirmed(w)
-		ev.Source, ev.Rule = session.SourceKeyLog, "key.confirmed"
+		src := session.SourceKeyLog
+		if ev.Source == session.SourceHook || ev.Source == session.SourceKeyHook {
+			src = session.SourceKeyHook // the remote's hook said so first
+		}
+		ev.Source, ev.Rule = src, "key.confirmed"
 		rs.ev.Source, rs.ev.Rule = ev.Source, ev.Rule
 		m.closeWindow(rs.tab)
 	case ev.State != string(session.Working) && ev.State != string(session.Waiting),

@@ -316,3 +316,22 @@ func TestRemoteSnapshotInParts(t *testing.T) {
 		t.Fatalf("kept %d, dropped %d, skipped %d, shown %d", r.Sessions, r.Dropped, r.Skipped, len(st.Sessions))
 	}
 }
+
+// A remote's interrupt its hook reported (OpenCode's plugin there) confirms
+// a key here as key+hook, as for a local session.
+func TestRemoteKeyConfirmedByHook(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.remoteUp("box", rev("r1", "ready", "session_start", "hook", h.clock.Now()))
+	h.hosted()
+	h.enter("T1", 0)
+	h.clock.Advance(80 * time.Millisecond)
+	h.remoteEvent("box", rev("r1", "working", "prompt", "hook", h.clock.Now()))
+	h.expectHosted("box:r1 working/prompt/hook/hook.prompt@T1")
+	must(t, h.r.Key(h.ctx, "T1", KeyEsc, h.clock.Now()))
+	h.clock.Advance(300 * time.Millisecond)
+	h.remoteEvent("box", rev("r1", "ready", "interrupted", "hook", h.clock.Now()))
+	h.expectHosted("box:r1 ready/interrupted/key+hook/key.confirmed@T1")
+	if c := h.sync().Counters; c.InterruptsConfirmed != 1 || c.InterruptsUnconfirmed != 0 {
+		t.Fatalf("counters %+v", c)
+	}
+}

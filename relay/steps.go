@@ -85,6 +85,7 @@ func (m *machine) hook(h parsers.Hook, tab string, underRoots bool) {
 	m.store.changed = true
 	m.store.locate(e)
 	if ok {
+		m.confirmHook(e, &ch)
 		m.moved(e)
 		m.publish(e, ch, false)
 	} else if tabbed && !e.s.Phantom() {

@@ -151,8 +151,27 @@ func (m *machine) confirm(e *entry, l LogLine, ch *session.Change) {
 	if w == nil || l.Offset < w.baseline {
 		return
 	}
+	m.confirmed(e, w, session.SourceKeyLog, ch)
+}
+
+// confirmHook attributes an interrupt a hook just reported to the key
+// whose window is open: the agent said it was interrupted, by whichever
+// source came first (OpenCode's plugin reports before its store shows the
+// aborted message), and that answers the key as the log's marker would.
+func (m *machine) confirmHook(e *entry, ch *session.Change) {
+	if ch.State != session.Ready || ch.Reason != session.ReasonInterrupted {
+		return
+	}
+	if w := m.windowFor(e); w != nil {
+		m.confirmed(e, w, session.SourceKeyHook, ch)
+	}
+}
+
+// confirmed rewrites the change that confirmed w's key: its source is the
+// key and what confirmed it.
+func (m *machine) confirmed(e *entry, w *window, source string, ch *session.Change) {
 	m.countConfirmed(w)
-	ch.Source, ch.Rule = session.SourceKeyLog, "key.confirmed"
+	ch.Source, ch.Rule = source, "key.confirmed"
 	e.s.Source, e.s.Rule = ch.Source, ch.Rule
 	m.closeWindow(e.tab)
 }
@@ -167,10 +186,11 @@ func (m *machine) countConfirmed(w *window) {
 }
 
 // moveOn closes a session's window when a hook moved the session on first
-// (new prompt, Stop, SessionEnd): the key is then not an interrupt.
+// (new prompt, Stop, SessionEnd): the key is then not an interrupt. A hook
+// that reports the interrupt itself confirms the key (confirmHook).
 func (m *machine) moveOn(e *entry, h parsers.Hook) {
 	w := m.windowFor(e)
-	if w == nil || h.AgentID != "" {
+	if w == nil || h.AgentID != "" || session.Interrupts(h) {
 		return
 	}
 	switch h.Event {

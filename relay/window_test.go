@@ -154,7 +154,8 @@ func TestWindowCodexAbortThenQueuedTurn(t *testing.T) {
 // is behind on); a marker interrupts when it is the log's evidence for the
 // turn in progress; its source is key+log when a key pressed while the
 // session worked or waited opened a window that is still open (2 s, not
-// closed by a hook prompt/stop or the turn ending).
+// closed by a hook prompt/stop or the turn ending); a wait reported after
+// an interrupt, before the next turn, is the interrupted turn's echo.
 func TestNeverAFalseReady(t *testing.T) {
 	const runs = 300
 	for seed := int64(1); seed <= runs; seed++ {
@@ -164,7 +165,7 @@ func TestNeverAFalseReady(t *testing.T) {
 		h.changes()
 		var (
 			turn, hookPos, logPos int
-			open                  bool
+			open, interrupted     bool
 			state                 = "ready"
 			windowOpen            bool
 			windowAt              time.Time
@@ -199,10 +200,12 @@ func TestNeverAFalseReady(t *testing.T) {
 			case n < 35:
 				kind = "hook permission"
 				must(t, h.hook("t1", "claude", claudeHook("PermissionRequest", "s", "tool_name", "Bash")))
-				if !open {
-					hookPos, open = turn, true
+				if !interrupted {
+					if !open {
+						hookPos, open = turn, true
+					}
+					state = "waiting"
 				}
-				state = "waiting"
 			case n < 45:
 				kind = "log prompt"
 				h.line(claude, "s", cPrompt("s", "do it"), false)
@@ -220,7 +223,7 @@ func TestNeverAFalseReady(t *testing.T) {
 					if windowOpen {
 						want = "key.confirmed"
 					}
-					open, state, windowOpen = false, "ready", false
+					open, state, windowOpen, interrupted = false, "ready", false, true
 				}
 			case n < 62:
 				kind = "log marker in tool output"
@@ -248,6 +251,7 @@ func TestNeverAFalseReady(t *testing.T) {
 				kind = "advance " + d.String()
 				h.clock.Advance(d)
 			}
+			interrupted = interrupted && state == "ready"
 			changes := h.changes()
 			got := h.state("s")
 			trace = append(trace, fmt.Sprintf("%-28s → %-8s %v", kind, got.State, changes))
@@ -395,4 +399,175 @@ func TestKeyStampsBounded(t *testing.T) {
 			t.Fatalf("tab id of %d bytes: %v", MaxIDBytes, err)
 		}
 	})
+}
+
+// pi 0.73.1's session lines (formats/pi.md §2.5).
+func piHeader(s string) string {
+	return fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":"2026-11-29T12:00:00.000Z","cwd":"/w/app"}`, s)
+}
+func piUser(text string) string {
+	return fmt.Sprintf(`{"type":"message","id":"u1","parentId":null,"timestamp":"2026-11-29T12:00:00.100Z","message":{"role":"user","content":[{"type":"text","text":%q}]}}`, text)
+}
+
+const (
+	piToolCall = `{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-11-29T12:00:00.200Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_1","name":"bash","arguments":{"command":"sleep 9"}}],"stopReason":"toolUse"}}`
+	// Esc while the tool runs: its result is an error, then the aborted
+	// answer (the marker).
+	piToolAborted = `{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-11-29T12:00:01.000Z","message":{"role":"toolResult","toolCallId":"call_1","toolName":"bash","content":[{"type":"text","text":"\n\nCommand aborted"}],"isError":true}}`
+	piAborted     = `{"type":"message","id":"a2","parentId":"r1","timestamp":"2026-11-29T12:00:01.010Z","message":{"role":"assistant","content":[],"stopReason":"aborted","errorMessage":"Operation aborted"}}`
+)
+
+// Esc while a tool runs (issue 32, pi 6 of 6 live runs, omp 3 of 5): the
+// log confirms the interrupt, then the extension's report of the aborted
+// tool arrives (~100 ms later) and its Stop after that; omp also starts and
+// ends each tool call the abort cut off (and its ask tool is a question).
+// All of it belongs to the turn the log closed: an echo, never a new turn,
+// in whichever form the extension sends it; a new prompt is a new turn.
+func TestTurnEventsAfterInterruptAreEchoes(t *testing.T) {
+	bash := `{"command":"sleep 9"}`
+	hook := func(kv ...string) string {
+		return jsonObj(append([]string{"session_id", "s", "hook_event_name"}, kv...)...)
+	}
+	for _, c := range []struct{ name, echo string }{
+		{"post tool", hook("PostToolUse", "tool_name", "bash", "tool_input", bash)},
+		{"tool failure", hook("PostToolUseFailure", "tool_name", "bash", "tool_input", bash)},
+		{"tool interrupted", hook("PostToolUseFailure", "tool_name", "bash", "tool_input", bash, "is_interrupt", "true")},
+		{"cut-off tool started", hook("PreToolUse", "tool_name", "bash", "tool_input", bash)},
+		{"cut-off question", hook("Notification", "notification_type", "elicitation_dialog", "message", "Pick one")},
+		{"cut-off approval", hook("PermissionRequest", "tool_name", "bash", "tool_input", bash)},
+	} {
+		for _, key := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, key %v", c.name, key), func(t *testing.T) {
+				h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: 3 * time.Second})
+				must(t, h.hook("t1", "pi", claudeHook("SessionStart", "s", "source", "startup")))
+				must(t, h.hook("t1", "pi", claudeHook("UserPromptSubmit", "s")))
+				h.line("pi", "s", piHeader("s"), false)
+				h.line("pi", "s", piUser("please run a TOOL"), false)
+				h.line("pi", "s", piToolCall, false)
+				must(t, h.hook("t1", "pi", claudeHook("PreToolUse", "s", "tool_name", "bash", "tool_input", bash)))
+				h.expect("ready/session_start/hook.session_start", "working/prompt/hook.prompt", "working/tool/hook.pre_tool")
+				if key {
+					must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+				}
+				h.clock.Advance(30 * time.Millisecond)
+				h.line("pi", "s", piToolAborted, false)
+				h.line("pi", "s", piAborted, false)
+				rule := "log.interrupt"
+				if key {
+					rule = "key.confirmed"
+				}
+				h.expect("ready/interrupted/" + rule)
+				h.clock.Advance(100 * time.Millisecond)
+				must(t, h.r.Hook(h.ctx, "pi", "t1", []byte(c.echo)))
+				must(t, h.hook("t1", "pi", claudeHook("Stop", "s", "is_interrupt", "true")))
+				h.clock.Advance(5 * time.Second)
+				h.expect()
+				if e := h.state("s"); e.State != "ready" || e.Reason != "interrupted" || e.Rule != rule {
+					t.Fatalf("after the echo: %+v", e)
+				}
+				if c := h.sync().Counters; key && (c.InterruptsConfirmed != 1 || c.InterruptsUnconfirmed != 0) {
+					t.Fatalf("counters %+v", c)
+				}
+				// The next prompt is a new turn, and its tools work.
+				must(t, h.hook("t1", "pi", claudeHook("UserPromptSubmit", "s")))
+				h.line("pi", "s", piUser("again"), false)
+				must(t, h.hook("t1", "pi", claudeHook("PreToolUse", "s", "tool_name", "bash", "tool_input", bash)))
+				must(t, h.r.Hook(h.ctx, "pi", "t1", []byte(jsonObj("hook_event_name", "PostToolUse", "session_id", "s", "tool_name", "bash", "tool_input", `{"command":"ls"}`))))
+				h.expect("working/prompt/hook.prompt", "working/tool/hook.pre_tool", "working/tool/hook.post_tool")
+			})
+		}
+	}
+}
+
+// OpenCode's Esc Esc with its plugin (issue 32 item 2): the plugin's Stop
+// marked an interrupt and the store's aborted message both say the turn
+// was interrupted, 0.2 to 0.6 s apart, in either order. Whichever comes
+// first inside the key's window confirms the key (key+hook, key+log); the
+// other changes nothing and counts nothing. A hook's interrupt after the
+// window, or with no key, is the hook's own.
+func TestWindowConfirmedByHook(t *testing.T) {
+	s := ocID(1)
+	user := fmt.Sprintf(`{"sessionID":%q,"info":{"id":"msg_u1","role":"user","time":{"created":1796182095188},"agent":"build"}}`, s)
+	aborted := fmt.Sprintf(`{"sessionID":%q,"info":{"id":"msg_a1","role":"assistant","time":{"created":1,"completed":2},"error":{"name":"MessageAbortedError","data":{"message":"Aborted"}}}}`, s)
+	stop := jsonObj("hook_event_name", "Stop", "session_id", s, "is_interrupt", "true")
+	cases := []struct {
+		name      string
+		key       bool
+		hookFirst bool
+		late      time.Duration // from the press to the first report
+		want      string        // the interrupt's source
+		confirmed int64
+		unconf    int64
+	}{
+		{"plugin first", true, true, 300 * time.Millisecond, "key+hook", 1, 0},
+		{"store first", true, false, 300 * time.Millisecond, "key+log", 1, 0},
+		{"plugin after the window", true, true, 2100 * time.Millisecond, "hook", 0, 1},
+		{"plugin with no key", false, true, 300 * time.Millisecond, "hook", 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: time.Hour})
+			must(t, h.r.Hook(h.ctx, string(agOpenCode), "t1", []byte(jsonObj("hook_event_name", "UserPromptSubmit", "session_id", s))))
+			ocRow(h, s, 1, user, false)
+			h.expect("working/prompt/hook.prompt")
+			if c.key {
+				must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+				h.clock.Advance(400 * time.Millisecond)
+				must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{})) // the second press interrupts
+			}
+			h.clock.Advance(c.late)
+			hook := func() { must(t, h.r.Hook(h.ctx, string(agOpenCode), "t1", []byte(stop))) }
+			if c.hookFirst {
+				hook()
+				h.clock.Advance(400 * time.Millisecond)
+				ocRow(h, s, 2, aborted, false)
+			} else {
+				ocRow(h, s, 2, aborted, false)
+				h.clock.Advance(400 * time.Millisecond)
+				hook()
+			}
+			h.clock.Advance(3 * time.Second)
+			got := h.drain(func(e Event) string { return e.State + "/" + e.Reason + "/" + e.Source + "/" + e.Rule })
+			rule := "key.confirmed"
+			if !strings.HasPrefix(c.want, "key+") {
+				rule = "hook.stop_interrupted"
+			}
+			if want := "ready/interrupted/" + c.want + "/" + rule; len(got) != 1 || got[0] != want {
+				t.Fatalf("changes %q, want [%s]", got, want)
+			}
+			st := h.sync().Counters
+			if st.InterruptsConfirmed != c.confirmed || st.InterruptsUnconfirmed != c.unconf {
+				t.Fatalf("confirmed %d, unconfirmed %d; want %d, %d (%+v)", st.InterruptsConfirmed, st.InterruptsUnconfirmed, c.confirmed, c.unconf, st)
+			}
+			if c.confirmed == 1 && st.KeyToMarkerLastMs != (400*time.Millisecond+c.late).Milliseconds() {
+				t.Fatalf("key→marker %d ms", st.KeyToMarkerLastMs)
+			}
+		})
+	}
+}
+
+// Every hook that reports an interrupt confirms an open window: Claude's
+// PostToolUseFailure and Stop with is_interrupt, Codex's Interrupt.
+func TestWindowConfirmedByEveryInterruptHook(t *testing.T) {
+	for _, c := range []struct{ name, agent, payload string }{
+		{"tool interrupted", "claude", claudeHook("PostToolUseFailure", "s", "tool_name", "Bash", "is_interrupt", "true")},
+		{"stop interrupted", "claude", claudeHook("Stop", "s", "is_interrupt", "true")},
+		{"codex interrupt", "codex", claudeHook("Interrupt", "s")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: time.Hour})
+			must(t, h.hook("t1", c.agent, claudeHook("UserPromptSubmit", "s")))
+			h.expect("working/prompt/hook.prompt")
+			must(t, h.r.Key(h.ctx, "t1", KeyCtrlC, time.Time{}))
+			h.clock.Advance(80 * time.Millisecond)
+			must(t, h.hook("t1", c.agent, c.payload))
+			h.expect("ready/interrupted/key.confirmed")
+			if e := h.state("s"); e.Source != "key+hook" {
+				t.Fatalf("source %q", e.Source)
+			}
+			if st := h.sync().Counters; st.InterruptsConfirmed != 1 || st.InterruptsUnconfirmed != 0 || st.KeyToMarkerLastMs != 80 {
+				t.Fatalf("counters %+v", st)
+			}
+		})
+	}
 }

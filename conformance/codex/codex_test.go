@@ -105,8 +105,8 @@ func TestCodexApproval(t *testing.T) {
 }
 
 // Esc while the answer streams: Codex's Interrupt hook reports it first
-// (before logwatch's key+log confirmation sees turn_aborted), and the
-// confirmation that follows must not publish a second ready.
+// (before the rollout's turn_aborted) and confirms the key (key+hook); the
+// marker that follows must not publish a second ready.
 func TestCodexEscStreaming(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
@@ -114,7 +114,7 @@ func TestCodexEscStreaming(t *testing.T) {
 	w.opening(codexTab, true)
 	p.WaitScreen("streaming slowly", codexStep)
 	p.Press("Escape")
-	w.step(Step{State: "ready", Reason: "interrupted", Source: "hook", Tab: codexTab})
+	w.next(race{step: Step{State: "ready", Reason: "interrupted", Tab: codexTab}, sources: []string{"key+hook", "key+log"}})
 	p.WaitScreen("Conversation interrupted", codexStep)
 	w.quiet()
 }
@@ -128,7 +128,7 @@ func TestCodexEscApproval(t *testing.T) {
 	w.step(Step{State: "waiting", Reason: "permission", Source: "hook", Tab: codexTab, Detail: "Bash: " + OpenAIApprovalCommand})
 	p.WaitScreen("Would you like to run the following command?", codexStep)
 	p.Press("Escape")
-	w.step(Step{State: "ready", Reason: "interrupted", Source: "hook", Tab: codexTab})
+	w.next(race{step: Step{State: "ready", Reason: "interrupted", Tab: codexTab}, sources: []string{"key+hook", "key+log"}})
 	p.WaitScreen("You canceled the request", codexStep)
 	w.quiet()
 	if _, err := os.Stat(filepath.Join(w.Work, "approved.txt")); err == nil {
@@ -173,7 +173,9 @@ func TestCodexCtrlCDialog(t *testing.T) {
 		p.Key("C-c")
 		p.WaitScreen("› 1. Cancel task", codexStep)
 		p.Press("Enter")
-		w.step(Step{State: "ready", Reason: "interrupted", Source: "hook", Tab: codexTab})
+		// The Ctrl+C's window confirms it when the dialog was answered
+		// within it.
+		w.next(race{step: Step{State: "ready", Reason: "interrupted", Tab: codexTab}, sources: []string{"hook", "key+hook", "key+log"}})
 		p.WaitScreen("Conversation interrupted", codexStep)
 		w.quiet()
 	})
@@ -442,15 +444,15 @@ func TestCodexTwoTabs(t *testing.T) {
 	b := w.openingOf(tab2)
 	p2.WaitScreen("streaming slowly", codexStep)
 	p2.Press("Escape")
-	// B's interrupt (Codex's Interrupt hook reports first, or wrap's key
-	// and the rollout's turn_aborted do: key+log), in B's tab; and A's
+	// B's interrupt (Codex's Interrupt hook reports first: key+hook, or
+	// the rollout's turn_aborted does: key+log), in B's tab; and A's
 	// turn, never touched, finishing in A's tab: in either order.
 	interrupted := Step{State: "ready", Reason: "interrupted", Source: Any, Tab: tab2, Session: b}
 	finished := Step{State: "done", Reason: "turn_end", Source: Any, Tab: codexTab, Session: a}
 	for range 2 {
 		e, _ := w.take(OpenAISlowStream+codexStep, Step{State: Any, Reason: Any, Source: Any, Tab: Any, Session: Any})
 		switch {
-		case interrupted.State != "" && interrupted.Match(e, a) && (e.Source == "hook" || e.Source == "key+log"):
+		case interrupted.State != "" && interrupted.Match(e, a) && (e.Source == "key+hook" || e.Source == "key+log"):
 			interrupted.State = ""
 		case finished.State != "" && finished.Match(e, a) && slices.Contains(logOrHook, e.Source):
 			finished.State = ""

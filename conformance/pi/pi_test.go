@@ -28,6 +28,9 @@ const (
 	piQuiet = 3500 * time.Millisecond // past the 2 s interrupt window and the 3 s turn quiet
 	// piToolCommand is what a TOOL prompt makes pi's bash tool run.
 	piToolCommand = "echo TOOL-START; sleep 2; echo TOOL-END"
+	// piLongCommand is what a LONG TOOL prompt runs: long enough to be
+	// interrupted.
+	piLongCommand = "echo TOOL-START; sleep 30; echo TOOL-END"
 	piReady       = "fake-model" // the footer names the model once pi is ready
 )
 
@@ -39,6 +42,8 @@ func piScript(r OpenAIRequest) OpenAIReply {
 		return OpenAIReply{Text: "## Goal\nGreetings. Nothing else is pending.", Chunks: 4, Delay: 300 * time.Millisecond}
 	case r.Kind == OpenAIReqToolResult:
 		return OpenAIReply{Text: "The command ran. Done."}
+	case strings.Contains(r.LastUser, "LONG "+OpenAITool):
+		return OpenAIReply{Exec: piLongCommand}
 	case strings.Contains(r.LastUser, OpenAITool):
 		return OpenAIReply{Exec: piToolCommand}
 	}
@@ -194,7 +199,7 @@ func TestPiEscStreaming(t *testing.T) {
 			p.WaitScreen("streaming slowly", piStep)
 			p.Press("Escape")
 			e := w.step(Step{State: "ready", Reason: "interrupted", Source: Any, Tab: piTab})
-			if want := []string{"key+log", "hook"}; !slices.Contains(want, e.Source) || !hooks && e.Source != "key+log" {
+			if want := []string{"key+log", "key+hook"}; !slices.Contains(want, e.Source) || !hooks && e.Source != "key+log" {
 				t.Fatalf("interrupt %s: source %q", e, e.Source)
 			}
 			p.WaitScreen("Operation aborted", piStep)
@@ -202,6 +207,36 @@ func TestPiEscStreaming(t *testing.T) {
 			w.keep("esc-" + map[bool]string{true: "extension", false: "log"}[hooks])
 		})
 	}
+}
+
+// Esc while a tool runs: pi aborts the tool (its result an error,
+// "Command aborted"), then writes the empty aborted answer. The key and the
+// marker (or the extension's report of the aborted tool, whichever comes
+// first) make it ready, once: the extension's word of the aborted tool and
+// its Stop, arriving after the log's, never make it work again (issue 32:
+// it flapped back to working in 6 of 6 runs). The next prompt is a turn.
+func TestPiEscTool(t *testing.T) {
+	w := newPi(t, true)
+	p := w.start("a", piTab)
+	w.opened(piTab)
+	w.prompt(p, piTab, "please run a LONG "+OpenAITool)
+	w.step(Step{State: "working", Reason: "tool", Source: "hook", Tab: piTab, Detail: piLongCommand})
+	p.WaitScreen("TOOL-START", piStep)
+	p.Press("Escape")
+	e := w.step(Step{State: "ready", Reason: "interrupted", Source: Any, Tab: piTab})
+	if !slices.Contains([]string{"key+log", "key+hook"}, e.Source) {
+		t.Fatalf("interrupt %s: source %q", e, e.Source)
+	}
+	p.WaitScreen("Operation aborted", piStep)
+	if h := w.WaitHook("PostToolUseFailure", 1, piStep); h[0]["is_interrupt"] != true {
+		t.Fatalf("the aborted tool's hook: %v, want is_interrupt", h[0])
+	}
+	w.WaitHook("Stop", 1, piStep)
+	w.quiet()
+	WantInterrupts(t, w.Scenario, 1, 0)
+	w.hello(p, piTab)
+	w.quiet()
+	w.keep("esc-tool")
 }
 
 // Esc at an idle prompt is a key logwatch sees and must not act on.

@@ -100,7 +100,7 @@ func Spec() parsers.Spec {
 			// What the extension sends (extension.ts): omp's events under
 			// the names the relay knows, its approval dialog and ask tool
 			// as waits.
-			Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+			Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 				"PermissionRequest", "Notification", "PreCompact", "PostCompact", "Stop", "StopFailure", "SessionEnd"},
 			Claims: func(h *parsers.Hook) bool { return claims(h.TranscriptPath) },
 			Extension: &parsers.Extension{

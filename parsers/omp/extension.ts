@@ -57,10 +57,14 @@ export default function (omp: any) {
 		const input = inputs.get(String(e?.toolCallId)) ?? {};
 		void send(ctx, "PostToolUse", { tool_name: String(e?.toolName ?? ""), tool_input: input });
 	});
+	// A tool that failed is a failure. omp gives an extension no word of an
+	// abort here (no run signal in its context; the result's text depends
+	// on the tool and its executor): its Stop says the run was interrupted.
 	on("tool_execution_end", (e, ctx) => {
 		const input = inputs.get(String(e?.toolCallId)) ?? {};
 		inputs.delete(String(e?.toolCallId));
-		void send(ctx, "PostToolUse", { tool_name: String(e?.toolName ?? ""), tool_input: input });
+		const event = e?.isError ? "PostToolUseFailure" : "PostToolUse";
+		void send(ctx, event, { tool_name: String(e?.toolName ?? ""), tool_input: input });
 	});
 	const compacting = (e: any, ctx: any) => {
 		// A cancelled compaction (Esc) ends without session_compact: its

@@ -64,7 +64,7 @@ func Spec() parsers.Spec {
 			// What the extension sends (extension.ts): pi's events under
 			// the names the relay knows. pi asks no permission (pi.md
 			// §2.11): nothing waits.
-			Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+			Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
 				"PreCompact", "PostCompact", "Stop", "StopFailure", "SessionEnd"},
 			Claims: func(h *parsers.Hook) bool { return claims(h.TranscriptPath) },
 			Extension: &parsers.Extension{

@@ -25,10 +25,21 @@ export default function (pi: any) {
 		inputs.set(String(e?.toolCallId), input);
 		void send(ctx, "PreToolUse", { tool_name: String(e?.toolName ?? ""), tool_input: input });
 	});
+	// A tool that failed is a failure; one the user's Esc aborted (pi aborts
+	// the run's signal, and the result reads "Command aborted") an
+	// interrupt: the log's marker may already have ended the turn, and the
+	// tool's end must not look like more work.
 	on("tool_execution_end", (e, ctx) => {
 		const input = inputs.get(String(e?.toolCallId)) ?? {};
 		inputs.delete(String(e?.toolCallId));
-		void send(ctx, "PostToolUse", { tool_name: String(e?.toolName ?? ""), tool_input: input });
+		const tool = { tool_name: String(e?.toolName ?? ""), tool_input: input };
+		if (!e?.isError) {
+			void send(ctx, "PostToolUse", tool);
+		} else if (aborted(ctx)) {
+			void send(ctx, "PostToolUseFailure", { ...tool, is_interrupt: true });
+		} else {
+			void send(ctx, "PostToolUseFailure", tool);
+		}
 	});
 	on("session_before_compact", (e, ctx) => {
 		// A cancelled compaction (Esc) ends without session_compact: its
@@ -52,4 +63,13 @@ export default function (pi: any) {
 	// quit, and the old session of /new, /resume, /fork. pi sends nothing
 	// on SIGTERM or SIGHUP: the tab's end says it then.
 	on("session_shutdown", (e, ctx) => sendNow(ctx, "SessionEnd", { reason: String(e?.reason ?? "") }));
+}
+
+// aborted reports whether the run the event belongs to was aborted.
+function aborted(ctx: any): boolean {
+	try {
+		return ctx?.signal?.aborted === true;
+	} catch {
+		return false;
+	}
 }

@@ -22,6 +22,14 @@ func (s *Session) Hook(h parsers.Hook) (Change, bool) {
 	if h.AgentID != "" {
 		return s.subagentHook(h)
 	}
+	if s.interrupted() && inTurn(h) {
+		// The rest of the turn the user interrupted, reported late: pi's
+		// and omp's extensions report the aborted tool ~100 ms after the
+		// log's marker, and omp starts and ends each tool call the abort
+		// cut off. An echo, never a new turn: every agent's next turn
+		// starts with its prompt.
+		return Change{}, false
+	}
 	switch h.Event {
 	case "SessionStart":
 		if h.Source == "compact" {
@@ -98,6 +106,17 @@ func (s *Session) Hook(h parsers.Hook) (Change, bool) {
 	return Change{}, false
 }
 
+// Interrupts reports a hook that says the user interrupted the turn.
+func Interrupts(h parsers.Hook) bool {
+	switch h.Event {
+	case "Interrupt":
+		return true
+	case "Stop", "PostToolUseFailure":
+		return h.IsInterrupt
+	}
+	return false
+}
+
 // stop handles the turn-ending events.
 func (s *Session) stop(h parsers.Hook) (Change, bool) {
 	switch h.Event {
@@ -164,6 +183,26 @@ func (s *Session) subagentHook(h parsers.Hook) (Change, bool) {
 		}
 	}
 	return Change{}, false
+}
+
+// interrupted reports a turn closed as interrupted (by the log, a hook or
+// a confirmed key) that nothing has reopened.
+func (s *Session) interrupted() bool {
+	return !s.turnOpen && s.State == Ready && s.Reason == ReasonInterrupted
+}
+
+// inTurn reports the events only a running turn sends: a tool's start or
+// end (not the interrupt itself), and a wait on the user.
+func inTurn(h parsers.Hook) bool {
+	switch h.Event {
+	case "PreToolUse", "PostToolUse", "PermissionRequest":
+		return true
+	case "PostToolUseFailure":
+		return !h.IsInterrupt
+	case "Notification":
+		return h.NotificationType == "permission_prompt" || h.NotificationType == "elicitation_dialog"
+	}
+	return false
 }
 
 // finished reports a session whose turn is over: nothing a subagent does

@@ -68,7 +68,10 @@ const (
 	SourceHook   = "hook"
 	SourceLog    = "log"
 	SourceKeyLog = "key+log"
-	SourceAPI    = "api"
+	// SourceKeyHook: a key whose window saw the agent's own hook report
+	// the interrupt (OpenCode's plugin, before its store shows it).
+	SourceKeyHook = "key+hook"
+	SourceAPI     = "api"
 	// SourceRegistry is in registry.go.
 )
 

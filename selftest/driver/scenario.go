@@ -244,23 +244,31 @@ var mustBeZero = []string{"malformed", "oversized", "bad_requests", "hooks_unkno
 
 // checkCounters fails the scenario on a counter of unusable input.
 func (s *Scenario) checkCounters() {
+	c, err := s.Counters()
+	if err != nil {
+		s.T.Errorf("status at the end of the scenario: %v", err)
+		return
+	}
+	for _, k := range mustBeZero {
+		if c[k] != 0 {
+			s.T.Errorf("daemon counter %s = %v after the scenario, want 0 (all counters: %v)", k, c[k], c)
+		}
+	}
+}
+
+// Counters are the daemon's counters now (`logwatch status --json`).
+func (s *Scenario) Counters() (map[string]float64, error) {
 	out, err := s.Logwatch("status", "--json")
 	if err != nil {
-		s.T.Errorf("status at the end of the scenario: %v %s", err, out)
-		return
+		return nil, fmt.Errorf("status: %w: %s", err, out)
 	}
 	var st struct {
 		Counters map[string]float64 `json:"counters"`
 	}
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		s.T.Errorf("status: %v", err)
-		return
+		return nil, fmt.Errorf("status: %w", err)
 	}
-	for _, k := range mustBeZero {
-		if st.Counters[k] != 0 {
-			s.T.Errorf("daemon counter %s = %v after the scenario, want 0 (all counters: %v)", k, st.Counters[k], st.Counters)
-		}
-	}
+	return st.Counters, nil
 }
 
 func (s *Scenario) cleanup() {

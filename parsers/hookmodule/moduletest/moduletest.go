@@ -5,6 +5,9 @@
 package moduletest
 
 import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,4 +70,54 @@ func Run(t testing.TB, files map[string][]byte, env ...string) ([]Hook, string) 
 		hooks = append(hooks, Hook{Args: args, Payload: []byte(body)})
 	}
 	return hooks, string(printed)
+}
+
+// ExtStep is one event pi or omp hands its extension: the event's name,
+// its payload, and whether the run's signal is aborted (pi's context says).
+type ExtStep struct {
+	Name    string         `json:"name"`
+	Event   map[string]any `json:"event,omitempty"`
+	Aborted bool           `json:"aborted,omitempty"`
+}
+
+//go:embed extension_drive.ts
+var extensionDrive []byte
+
+// fakeLogwatch records each hook it is run for: "ARGS\tPAYLOAD" on $OUT.
+const fakeLogwatch = "#!/bin/sh\nbody=$(cat)\nprintf '%s\\t%s\\n' \"$*\" \"$body\" >> \"$OUT\"\n"
+
+// Extension runs the extension source writes for a logwatch binary in
+// bun, feeds it steps as pi or omp would, waits for want hooks and returns
+// each hook it sent as `Event[ tool_name=…][ is_interrupt=…]`.
+func Extension(t testing.TB, source func(bin string) []byte, steps []ExtStep, want int) []string {
+	t.Helper()
+	fake := filepath.Join(t.TempDir(), "logwatch")
+	if err := os.WriteFile(fake, []byte(fakeLogwatch), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, printed := Run(t, map[string][]byte{"ext.ts": source(fake), "drive.ts": extensionDrive, "steps.json": b}, fmt.Sprintf("WANT=%d", want))
+	var got []string
+	for _, h := range hooks {
+		var p struct {
+			Event       string `json:"hook_event_name"`
+			Tool        string `json:"tool_name"`
+			IsInterrupt *bool  `json:"is_interrupt"`
+		}
+		if err := json.Unmarshal(h.Payload, &p); err != nil {
+			t.Fatalf("payload %q: %v\n%s", h.Payload, err, printed)
+		}
+		s := p.Event
+		if p.Tool != "" {
+			s += " tool_name=" + p.Tool
+		}
+		if p.IsInterrupt != nil {
+			s += fmt.Sprintf(" is_interrupt=%v", *p.IsInterrupt)
+		}
+		got = append(got, s)
+	}
+	return got
 }
