@@ -21,7 +21,7 @@ func piLine(n int, body string) string {
 		map[bool]string{true: `"message"`, false: `"compaction"`}[body != ""], n, parent, body)
 }
 
-func piUser(n int) string {
+func piPrompt(n int) string {
 	return piLine(n, `,"message":{"role":"user","content":[{"type":"text","text":"go"}]}`)
 }
 func piAnswer(n int, stop string) string {
@@ -39,7 +39,7 @@ func TestPiQuiet(t *testing.T) {
 		h := newHarness(t, cfg)
 		h.r.BootstrapDone()
 		h.line(agPi, "p", `{"type":"session","version":3,"id":"p","timestamp":"2026-11-29T12:00:00.000Z","cwd":"/w"}`, false)
-		h.line(agPi, "p", piUser(1), false)
+		h.line(agPi, "p", piPrompt(1), false)
 		h.expect("working/prompt/log.turn_start")
 		return h
 	}
@@ -74,7 +74,7 @@ func TestPiQuiet(t *testing.T) {
 		h := start(t)
 		h.line(agPi, "p", piAnswer(2, "stop"), false)
 		advance(h, 20*time.Millisecond)
-		h.line(agPi, "p", piUser(3), false)
+		h.line(agPi, "p", piPrompt(3), false)
 		advance(h, 5*time.Second)
 		h.line(agPi, "p", piAnswer(4, "stop"), false)
 		advance(h, time.Second, done)
