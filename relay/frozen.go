@@ -77,7 +77,9 @@ func (m *machine) pins() map[string]bool {
 		p[id] = true
 	}
 	for _, w := range m.windows {
-		p[w.session] = true
+		if w.host == "" {
+			p[w.session] = true
+		}
 	}
 	for _, b := range m.bind.recentBinds {
 		p[b.session] = true

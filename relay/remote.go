@@ -57,11 +57,6 @@ func (m *machine) remoteCap() int {
 	return maxRemoteSessions
 }
 
-// String names the session in a window (window.session): hosts and ids
-// hold no NUL (validID refuses none, but a remote's ids went through its
-// own validID, and wire JSON escapes them).
-func (k rkey) String() string { return "\x00" + k.host + "\x00" + k.id }
-
 type remoteHost struct {
 	st       wire.RemoteState
 	sessions map[string]*rsession
@@ -348,7 +343,7 @@ func (m *machine) remoteKey(tab string, h string, rs *rsession, key string, at t
 	}
 	m.counters.InterruptCandidates++
 	m.closeWindow(tab)
-	m.openWindow(tab, &window{session: rkey{h, rs.ev.Session}.String(), key: key, at: at})
+	m.openWindow(tab, &window{session: rs.ev.Session, host: h, key: key, at: at})
 }
 
 // remoteConfirm applies key.confirmed to a remote session's change: an
@@ -359,7 +354,7 @@ func (m *machine) remoteConfirm(h *remoteHost, rs *rsession, ev *Event, prev *Ev
 		return
 	}
 	w := m.windows[rs.tab]
-	if w == nil || w.expired || w.session != (rkey{h.st.Name, rs.ev.Session}).String() {
+	if w == nil || w.expired || w.host != h.st.Name || w.session != rs.ev.Session {
 		return
 	}
 	if prev != nil && sameRemote(*prev, *ev) {

@@ -14,7 +14,11 @@ const pokeEvery = 25 * time.Millisecond
 // window is an open interrupt-confirmation window (SPEC §5): a key press
 // waits for the agent's log to show the interrupt marker.
 type window struct {
-	session  string
+	session string
+	// host is a remote session's host, "" for a local one: a local id
+	// can be any string, so the two are told apart by field, not by a
+	// joined key a crafted id could spell.
+	host     string
 	key      string
 	at       time.Time // when the key was pressed
 	baseline int64     // the session's log offset at key time
@@ -107,7 +111,7 @@ func (m *machine) windowFor(e *entry) *window {
 	if e.tab == "" {
 		return nil
 	}
-	if w := m.windows[e.tab]; w != nil && w.session == e.s.ID && !w.expired {
+	if w := m.windows[e.tab]; w != nil && w.host == "" && w.session == e.s.ID && !w.expired {
 		return w
 	}
 	return nil
@@ -124,7 +128,7 @@ func (m *machine) lateConfirm(e *entry, l LogLine) *window {
 		return nil
 	}
 	w := m.windows[e.tab]
-	if w == nil || !w.expired || w.session != e.s.ID || l.Offset < w.baseline {
+	if w == nil || !w.expired || w.host != "" || w.session != e.s.ID || l.Offset < w.baseline {
 		return nil
 	}
 	// The agent stamps the marker after the press; allow for the two
