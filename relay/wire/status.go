@@ -5,22 +5,26 @@ import "time"
 // Event is one published change (or, with Snapshot, one session's current
 // state when a subscription starts).
 type Event struct {
-	Seq           uint64    `json:"seq"`
-	Snapshot      bool      `json:"snapshot,omitempty"`
-	Bootstrap     bool      `json:"bootstrap,omitempty"`
-	Resync        bool      `json:"resync,omitempty"` // a coalesced change: the subscriber fell behind, earlier changes of this session were skipped
-	Session       string    `json:"session"`
-	Agent         string    `json:"agent"`
-	Tab           string    `json:"tab"`
-	Cwd           string    `json:"cwd"`
-	Worktree      string    `json:"worktree"`
-	WorktreeState string    `json:"worktree_state,omitempty"`
-	State         string    `json:"state"`
-	Reason        string    `json:"reason"`
-	Detail        string    `json:"detail"`
-	Source        string    `json:"source"`
-	Rule          string    `json:"rule"`
-	Since         time.Time `json:"since"`
+	Seq           uint64 `json:"seq"`
+	Snapshot      bool   `json:"snapshot,omitempty"`
+	Bootstrap     bool   `json:"bootstrap,omitempty"`
+	Resync        bool   `json:"resync,omitempty"` // a coalesced change: the subscriber fell behind, earlier changes of this session were skipped
+	Session       string `json:"session"`
+	Agent         string `json:"agent"`
+	Tab           string `json:"tab"`
+	Cwd           string `json:"cwd"`
+	Worktree      string `json:"worktree"`
+	WorktreeState string `json:"worktree_state,omitempty"`
+	State         string `json:"state"`
+	Reason        string `json:"reason"`
+	Detail        string `json:"detail"`
+	// Title says what the session is about: the agent's own title where it
+	// writes one, else its first prompt's first line, shortened. Log data,
+	// like Detail.
+	Title  string    `json:"title,omitempty"`
+	Source string    `json:"source"`
+	Rule   string    `json:"rule"`
+	Since  time.Time `json:"since"`
 	// Pid is the session's agent process as Claude Code's registry names
 	// it (0: not known), Live whether it still runs.
 	Pid  int  `json:"pid,omitempty"`

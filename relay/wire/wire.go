@@ -29,6 +29,10 @@ const (
 	OpTabOpened = "tab_opened"
 	OpStatus    = "status"
 	OpSubscribe = "subscribe"
+	// OpFocus says which tab the person is looking at (Tab; "" for none):
+	// a host app or the tmux follower reports it, and no alert is raised
+	// for a session shown in that tab.
+	OpFocus = "focus"
 )
 
 // Request is one API call.
@@ -42,6 +46,10 @@ type Request struct {
 	Key     string          `json:"key,omitempty"`     // key: esc, ctrl-c
 	At      *time.Time      `json:"at,omitempty"`      // key: when it was pressed (default: when received)
 	Payload json.RawMessage `json:"payload,omitempty"` // hook: the agent's payload, verbatim
+	// Alerts, on subscribe: this subscriber (a host app) shows its own
+	// alerts for the sessions it hosts, so the daemon's notifier stays
+	// quiet for them while it is subscribed.
+	Alerts bool `json:"alerts,omitempty"`
 }
 
 // Response answers a Request. A subscription's first line is a Response;
