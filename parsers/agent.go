@@ -162,6 +162,10 @@ type StoreDB interface {
 	// cursor to follow on from. each may not keep rows; its error ends the
 	// read and is returned.
 	Current(since time.Time, perSession int, each func(rows []StoreRow) error) (cursor int64, err error)
+	// Version is a token of the committed changes, read without a query:
+	// it changes whenever new changes become readable. ok false: it cannot
+	// tell (read to know).
+	Version() (v uint64, ok bool)
 	Close() error
 }
 

@@ -60,6 +60,8 @@ func (s storeDB) Current(since time.Time, perSession int, each func([]parsers.St
 	return cursor, wrap(err)
 }
 
+func (s storeDB) Version() (uint64, bool) { return s.d.Version() }
+
 func (s storeDB) Close() error { return s.d.Close() }
 
 func storeRows(rows []store.Row) []parsers.StoreRow {

@@ -89,12 +89,19 @@ const (
 	// WAL publishes its frames by updating the index in -shm, a shared
 	// memory map, which no file event reports. A read woken by the writes
 	// can come first, and no later event would say so (measured: 1 commit
-	// in 40 with the real driver, BenchmarkFeedLatency). So a database a
-	// file event woke is read again recheckMin later, then twice as long
-	// up to recheckMax (a commit late by d is read by 2d): seven short
-	// reads after a burst of writes, none while the agent is idle.
-	recheckMin = 2 * time.Millisecond
-	recheckMax = 128 * time.Millisecond
+	// in 40 with the real driver, BenchmarkFeedLatency; under load a commit
+	// came 2-14 ms after its last write, 1 in 20). So a database a file
+	// event woke is looked at again: when its Version tells a commit
+	// without a query, every recheckStep for fastChecks looks (a commit is
+	// read within recheckStep of becoming visible; a look is two system
+	// calls), then twice as long each time up to recheckMax; without
+	// Version, read again recheckMin later, then twice as long up to
+	// recheckMax (a commit late by d is read by 2d). None while the agent
+	// is idle.
+	recheckStep = time.Millisecond
+	fastChecks  = 16
+	recheckMin  = 2 * time.Millisecond
+	recheckMax  = 128 * time.Millisecond
 )
 
 // Feed follows the databases. Use New, then Run once.
@@ -124,7 +131,12 @@ type db struct {
 	retry   time.Duration // the pause before the next try while busy; 0: not busy
 	recheck time.Duration // the pause before its next read again after a wake; 0: none due
 	checkAt time.Time     // when that read is due
-	failed  string        // the last error logged, not repeated
+	checks  int           // looks since the wake
+	// ver is the database's Version when it was last read to its end
+	// (verOK: it has one): a wake that finds it unchanged reads nothing.
+	ver    uint64
+	verOK  bool
+	failed string // the last error logged, not repeated
 }
 
 // Stats are counters for status output.
@@ -277,10 +289,13 @@ func (f *Feed) Run(ctx context.Context) error {
 				if d.recheck == 0 || now.Before(d.checkAt) {
 					continue
 				}
-				if !f.read(ctx, d, false) {
+				if !f.wake(ctx, d) {
 					return nil
 				}
-				if d.recheck *= 2; d.recheck > recheckMax {
+				if d.checks++; !d.verOK || d.checks >= fastChecks {
+					d.recheck *= 2
+				}
+				if d.recheck > recheckMax {
 					d.recheck = 0
 				}
 				d.checkAt = now.Add(d.recheck)
@@ -325,10 +340,14 @@ func (f *Feed) Run(ctx context.Context) error {
 						continue
 					}
 				}
-				if !f.read(ctx, d, false) {
+				if !f.wake(ctx, d) {
 					return nil
 				}
-				d.recheck, d.checkAt = recheckMin, time.Now().Add(recheckMin)
+				d.recheck, d.checks = recheckMin, 0
+				if d.verOK {
+					d.recheck = recheckStep
+				}
+				d.checkAt = time.Now().Add(d.recheck)
 			}
 		case <-retryC:
 			retryC = nil
@@ -341,6 +360,17 @@ func (f *Feed) Run(ctx context.Context) error {
 		arm()
 		armCheck()
 	}
+}
+
+// wake reads d after a file event or at a look again, unless its Version
+// says nothing was committed since its last read. False when ctx ended.
+func (f *Feed) wake(ctx context.Context, d *db) bool {
+	if d.conn != nil && d.started && d.verOK {
+		if v, ok := d.conn.Version(); ok && v == d.ver {
+			return true
+		}
+	}
+	return f.read(ctx, d, false)
 }
 
 // read opens d if needed and sends its rows past the cursor (at start-up:
@@ -379,6 +409,9 @@ func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
 		d.retry, d.failed = 0, ""
 		return true
 	}
+	// The version before the read: a commit after it changes it.
+	d.verOK = false
+	ver, verOK := d.conn.Version()
 	room, held := f.cfg.ReadBytes, int64(0)
 	defer func() { f.cfg.LineBudget.Release(held) }()
 	for {
@@ -421,6 +454,7 @@ func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
 		}
 		if n < batch {
 			d.retry, d.failed = 0, ""
+			d.ver, d.verOK = ver, verOK
 			return true
 		}
 	}
@@ -496,6 +530,7 @@ func (f *Feed) fail(d *db, err error) {
 }
 
 func (f *Feed) close(d *db) {
+	d.verOK = false
 	if d.conn != nil {
 		d.conn.Close()
 		d.conn = nil

@@ -202,6 +202,7 @@ type DB struct {
 	// cursor), to tell a renumbered feed from a continued one.
 	lastRow int64
 	lastID  string
+	shm     shm
 }
 
 // Open opens the database at path for reading only (see the package
@@ -248,7 +249,7 @@ func Open(path string) (*DB, error) {
 		db.Close()
 		return nil, classify(abs, "open", err)
 	}
-	d := &DB{path: abs, db: db, conn: conn, parents: map[string]string{}}
+	d := &DB{path: abs, db: db, conn: conn, parents: map[string]string{}, shm: shm{path: abs + "-shm"}}
 	if err := d.checkSchema(); err != nil {
 		d.Close()
 		return nil, err
@@ -258,11 +259,23 @@ func Open(path string) (*DB, error) {
 
 // Close closes the connection. It leaves -wal and -shm as they are.
 func (d *DB) Close() error {
+	d.mu.Lock()
+	d.shm.close()
+	d.mu.Unlock()
 	err := d.conn.Close()
 	if e := d.db.Close(); err == nil {
 		err = e
 	}
 	return err
+}
+
+// Version is a token of what OpenCode committed, read without a query
+// (two system calls): it changes whenever a commit becomes visible. ok is
+// false when it cannot tell (no WAL index to read): read to know.
+func (d *DB) Version() (v uint64, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.shm.version()
 }
 
 // Path is the database's absolute path.

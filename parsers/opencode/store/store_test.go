@@ -831,3 +831,36 @@ func TestConcurrentUse(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestVersion: the WAL index's token changes with each commit OpenCode
+// makes, not with our reads, and says it cannot tell without a -shm.
+func TestVersion(t *testing.T) {
+	w := storetest.NewWriter(t, filepath.Join(t.TempDir(), "opencode.db"))
+	s := w.Session("")
+	d := open(t, w.Path)
+	v1, ok := d.Version()
+	if !ok {
+		t.Fatal("no version of a database in WAL mode")
+	}
+	if _, err := d.Changes(0, 100); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := d.Version(); !ok || v != v1 {
+		t.Fatalf("a read changed the version: %x → %x (%v)", v1, v, ok)
+	}
+	w.Prompt(s)
+	v2, ok := d.Version()
+	if !ok || v2 == v1 {
+		t.Fatalf("a commit left the version at %x (%v)", v2, ok)
+	}
+	w.Finish(s)
+	if v3, _ := d.Version(); v3 == v2 || v3 == v1 {
+		t.Fatalf("versions %x, %x, %x", v1, v2, v3)
+	}
+	if err := os.Remove(w.Path + "-shm"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.Version(); ok {
+		t.Fatal("a version without a -shm")
+	}
+}
