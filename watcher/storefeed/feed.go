@@ -289,16 +289,21 @@ func (f *Feed) Run(ctx context.Context) error {
 				if d.recheck == 0 || now.Before(d.checkAt) {
 					continue
 				}
-				if !f.wake(ctx, d) {
+				next := d.recheck
+				if d.checks++; !d.verOK || d.checks >= fastChecks {
+					next *= 2
+				}
+				// The last look reads whatever the version says: one
+				// query per burst bounds what a header that failed to
+				// tell could hold back.
+				read := f.wake
+				if next > recheckMax {
+					next, read = 0, func(ctx context.Context, d *db) bool { return f.read(ctx, d, false) }
+				}
+				if !read(ctx, d) {
 					return nil
 				}
-				if d.checks++; !d.verOK || d.checks >= fastChecks {
-					d.recheck *= 2
-				}
-				if d.recheck > recheckMax {
-					d.recheck = 0
-				}
-				d.checkAt = now.Add(d.recheck)
+				d.recheck, d.checkAt = next, now.Add(next)
 			}
 		case err, ok := <-fw.Errors:
 			if !ok {
