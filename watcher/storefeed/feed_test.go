@@ -419,7 +419,8 @@ func TestSplit(t *testing.T) {
 // file moved over it is opened anew (issue 32: it was asked every 5 s for
 // ever, as busy).
 func TestFailBackoff(t *testing.T) {
-	f := New(Config{Roots: map[parsers.Agent][]string{toy: {t.TempDir()}}}, zerolog.Nop())
+	var log bytes.Buffer
+	f := New(Config{Roots: map[parsers.Agent][]string{toy: {t.TempDir()}}}, zerolog.New(&log))
 	d := f.dbs[0]
 	busy := fmt.Errorf("%w: locked", parsers.ErrStoreBusy)
 	damaged := fmt.Errorf("%w: file is not a database", parsers.ErrStoreDamaged)
@@ -442,6 +443,11 @@ func TestFailBackoff(t *testing.T) {
 	}
 	if st := f.Stats(); st.Errors != 17 {
 		t.Fatalf("stats %+v", st)
+	}
+	// Said once, as damaged, with what to do.
+	if n := strings.Count(log.String(), `"message":"session database damaged"`); n != 1 ||
+		!strings.Contains(log.String(), `"level":"error"`) || !strings.Contains(log.String(), "move the file aside") {
+		t.Fatalf("%d damaged reports in the log:\n%s", n, log.String())
 	}
 }
 
