@@ -396,7 +396,7 @@ func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
 		// same rows onto the state they made (its parser knows the turn
 		// started), the same state.
 		cursor, err := d.conn.Current(f.now().Add(-f.cfg.Since), f.cfg.SessionRows, func(rows []parsers.StoreRow) error {
-			if !f.sendHistory(ctx, d, rows, !startup) {
+			if !f.send(ctx, d, rows, true, !startup) {
 				return ctx.Err()
 			}
 			return nil
@@ -431,7 +431,7 @@ func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
 			unread, rows = &rows[n-1], rows[:n-1]
 		}
 		if len(rows) > 0 {
-			if !f.send(ctx, d, rows, false) {
+			if !f.send(ctx, d, rows, false, false) {
 				return false
 			}
 			d.cursor = rows[len(rows)-1].Cursor
@@ -446,7 +446,7 @@ func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
 			case unread.Size > int64(f.cfg.MaxLineBytes) || !f.cfg.LineBudget.Reserve(unread.Size, ctx.Done()) && ctx.Err() == nil:
 				// Longer than a line may be, or than the whole budget:
 				// skipped without being read, as a log reader skips it.
-				if !f.send(ctx, d, []parsers.StoreRow{*unread}, false) {
+				if !f.send(ctx, d, []parsers.StoreRow{*unread}, false, false) {
 					return false
 				}
 				d.cursor = unread.Cursor
@@ -465,22 +465,14 @@ func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
 	}
 }
 
-// send turns rows into records.
-func (f *Feed) send(ctx context.Context, d *db, rows []parsers.StoreRow, bootstrap bool) bool {
-	return f.sendRecords(ctx, d, rows, bootstrap, false)
-}
-
-// sendHistory sends one session's present state as history; after
-// start-up (a replaced database, a reset feed) each row but the last says
-// more follows, so the session is settled once, not at every row.
-func (f *Feed) sendHistory(ctx context.Context, d *db, rows []parsers.StoreRow, late bool) bool {
-	return f.sendRecords(ctx, d, rows, true, late)
-}
-
-func (f *Feed) sendRecords(ctx context.Context, d *db, rows []parsers.StoreRow, bootstrap, late bool) bool {
+// send turns rows into records. together: the rows are one session's
+// present state read after start-up (a replaced database, a reset feed):
+// each but the last says more follows, so the relay settles the session
+// once, not at every row.
+func (f *Feed) send(ctx context.Context, d *db, rows []parsers.StoreRow, bootstrap, together bool) bool {
 	for i, r := range rows {
 		rec := watcher.Record{Kind: watcher.KindLine, Path: d.path, Agent: d.agent, Session: r.Session,
-			Subagent: r.Parent != "", Offset: r.Cursor - 1, End: r.Cursor, Bootstrap: bootstrap, BootMore: late && i < len(rows)-1}
+			Subagent: r.Parent != "", Offset: r.Cursor - 1, End: r.Cursor, Bootstrap: bootstrap, BootMore: together && i < len(rows)-1}
 		if r.Line == nil || len(r.Line) > f.cfg.MaxLineBytes {
 			f.stats.oversized.Add(1)
 			rec.Kind, rec.Count = watcher.KindOversized, 1
