@@ -44,9 +44,8 @@ func (s *shm) version() (v uint64, ok bool) {
 	// read(2) sees the pages SQLite maps (MAP_SHARED of the same file):
 	// no mapping here, so a file truncated under us is a short read, never
 	// a fault.
-	if n, err := s.f.ReadAt(s.buf[:], 0); n < walHdrSize {
-		_ = err
-		return 0, false
+	if n, _ := s.f.ReadAt(s.buf[:], 0); n < walHdrSize {
+		return 0, false // cut short or unreadable: cannot tell
 	}
 	h := fnv.New64a()
 	h.Write(s.buf[:])
