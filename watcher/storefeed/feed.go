@@ -113,7 +113,7 @@ type Feed struct {
 	dbs   []*db
 	stats struct {
 		rows, malformed, oversized, errors atomic.Int64
-		open                               atomic.Int64
+		open, reads                        atomic.Int64
 	}
 	now func() time.Time
 }
@@ -144,6 +144,9 @@ type Stats struct {
 	Databases, Open            int
 	Rows, Malformed, Oversized int64
 	Errors                     int64
+	// Reads are the queries for changes made (a wake whose Version did not
+	// change makes none).
+	Reads int64
 }
 
 // New returns a Feed for the store agents among cfg.Roots.
@@ -193,7 +196,8 @@ func (f *Feed) Ready() <-chan struct{} { return f.ready }
 // Stats returns the counters; safe from any goroutine.
 func (f *Feed) Stats() Stats {
 	return Stats{Databases: len(f.dbs), Open: int(f.stats.open.Load()), Rows: f.stats.rows.Load(),
-		Malformed: f.stats.malformed.Load(), Oversized: f.stats.oversized.Load(), Errors: f.stats.errors.Load()}
+		Malformed: f.stats.malformed.Load(), Oversized: f.stats.oversized.Load(), Errors: f.stats.errors.Load(),
+		Reads: f.stats.reads.Load()}
 }
 
 // Run follows the databases until ctx ends.
@@ -420,6 +424,7 @@ func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
 	room, held := f.cfg.ReadBytes, int64(0)
 	defer func() { f.cfg.LineBudget.Release(held) }()
 	for {
+		f.stats.reads.Add(1)
 		rows, err := d.conn.Changes(d.cursor, batch, room)
 		if err != nil {
 			f.fail(d, err)
