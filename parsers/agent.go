@@ -146,11 +146,15 @@ type Store struct {
 }
 
 // StoreDB is an open session database. Errors that wrap ErrStoreBusy mean
-// "not now" (locked, being created or migrated); others, that it cannot be
-// read as it is (an unknown schema).
+// "not now" (locked, being created or migrated); ErrStoreDamaged, a file
+// that is not a database or is corrupt; others, that it cannot be read as
+// it is (an unknown schema).
 type StoreDB interface {
-	// Changes are the rows after cursor, oldest first, at most max.
-	Changes(after int64, max int) ([]StoreRow, error)
+	// Changes are the rows after cursor, oldest first, at most max, with
+	// lines of at most maxBytes in all: the first row that would pass it
+	// ends them unread (Line nil, Size its line's length), for the caller
+	// to make room and ask again.
+	Changes(after int64, max int, maxBytes int64) ([]StoreRow, error)
 	// Current gives each, one call per session changed since (newest
 	// first), the rows that give its present state, oldest first: its
 	// current turn's first row and at most perSession newest, so that
@@ -158,6 +162,10 @@ type StoreDB interface {
 	// cursor to follow on from. each may not keep rows; its error ends the
 	// read and is returned.
 	Current(since time.Time, perSession int, each func(rows []StoreRow) error) (cursor int64, err error)
+	// Version is a token of the committed changes, read without a query:
+	// it changes whenever new changes become readable. ok false: it cannot
+	// tell (read to know).
+	Version() (v uint64, ok bool)
 	Close() error
 }
 
@@ -167,6 +175,8 @@ type StoreRow struct {
 	Cursor          int64
 	Session, Parent string
 	Line            []byte
+	// Size is, for a row Changes left unread (Line nil), its line's length.
+	Size int64
 }
 
 // Errors a StoreDB's reads wrap.
@@ -174,6 +184,9 @@ var (
 	// ErrStoreBusy is a session database that cannot be read now; a later
 	// change brings it.
 	ErrStoreBusy = errors.New("session database busy")
+	// ErrStoreDamaged is a file that is not a database, or a corrupt one:
+	// it will not pass by itself.
+	ErrStoreDamaged = errors.New("session database damaged")
 	// ErrStoreReset is a cursor that no longer points into the database's
 	// changes (renumbered, or another database): read its present state
 	// again.

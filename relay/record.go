@@ -79,6 +79,7 @@ type RecordLine struct {
 	Line      int    `json:"line,omitempty"`
 	Raw       string `json:"raw,omitempty"`
 	Bootstrap bool   `json:"bootstrap,omitempty"`
+	BootMore  bool   `json:"boot_more,omitempty"`
 	Replay    bool   `json:"replay,omitempty"` // already in the restored state
 	// restore
 	State json.RawMessage `json:"state,omitempty"`

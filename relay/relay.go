@@ -95,6 +95,9 @@ type LogLine struct {
 	Evidence  parsers.Evidence
 	Malformed bool
 	Bootstrap bool // history read at start-up, not happening now
+	// BootMore: more of this session's history follows at once; settle it
+	// after the last line (watcher.Record.BootMore).
+	BootMore bool
 	// Replay marks history an earlier run already folded before its
 	// checkpoint: skipped when that run's state was restored.
 	Replay bool

@@ -698,3 +698,34 @@ func TestWorktreeMatch(t *testing.T) {
 		t.Errorf("unregistered: %q", got)
 	}
 }
+
+// TestHistoryAfterStartUp: history read after start-up (a session database
+// moved in) is settled and published at once when it comes a line at a
+// time, but once, after its last line, when its lines say more follows
+// (BootMore): a finished turn is one bootstrap change, not a working then
+// a done (issue 32 item 9: a database of 200 recent sessions published 12
+// changes each).
+func TestHistoryAfterStartUp(t *testing.T) {
+	for _, together := range []bool{false, true} {
+		t.Run(map[bool]string{false: "a line at a time", true: "together"}[together], func(t *testing.T) {
+			h := newHarness(t, Config{})
+			h.r.BootstrapDone()
+			h.expect()
+			lines := []string{cPrompt("s", "old"), cFinal("s"), cTurnDuration("s", 0)}
+			p := parsers.New(claude)
+			var off int64
+			for i, l := range lines {
+				ev, err := p.Parse([]byte(l))
+				h.r.Log(LogLine{Path: "/logs/s.jsonl", Session: "s", Agent: claude, Offset: off, End: off + int64(len(l)) + 1,
+					Evidence: ev, Malformed: err != nil, Bootstrap: true, BootMore: together && i < len(lines)-1, Raw: []byte(l)})
+				off += int64(len(l)) + 1
+			}
+			h.sync()
+			if together {
+				h.expect("done/turn_end/log.turn_end")
+			} else {
+				h.expect("working/prompt/log.turn_start", "working/prompt/log.turn_start", "done/turn_end/log.turn_end")
+			}
+		})
+	}
+}

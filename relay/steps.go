@@ -133,8 +133,8 @@ func (m *machine) logLine(l LogLine) {
 			}
 		}
 		m.store.locate(e)
-		if m.store.booted {
-			m.settle(e) // history arriving after the start-up read: settle it at once
+		if m.store.booted && !l.BootMore {
+			m.settle(e) // history arriving after the start-up read: settle it at once, after its last line
 		}
 		return
 	}

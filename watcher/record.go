@@ -65,6 +65,10 @@ type Record struct {
 	// written while the watcher was down. Fold them into state; never
 	// publish them as live transitions.
 	Bootstrap bool
+	// BootMore marks a history line after start-up that more of its
+	// session's history follows at once (a replaced database's sessions,
+	// read whole): the relay settles the session after the last, once.
+	BootMore bool
 	// Replay marks bootstrap lines that an earlier run already delivered
 	// (before its checkpoint). They are resent so that a fresh relay can
 	// rebuild state; first deliveries are exactly once per generation.

@@ -2,14 +2,18 @@ package main
 
 import (
 	"bufio"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/logwatch/logwatch/parsers/opencode/store/storetest"
 )
 
 // procKB reads a figure of pid from /proc/<pid>/status (VmHWM, RssAnon), in KiB.
@@ -106,4 +110,78 @@ func TestE2ELongLinesMemory(t *testing.T) {
 	// Within it: at most the 64 MiB budget's worth of lines (two) at a
 	// time, each with the parser's copy, plus the collector's slack.
 	phase("within", 30_000_000, 4, 280) // oversized: still the four above
+}
+
+// TestE2EOpenCodeBigCommitMemory (issue 32 item 6): OpenCode commits 100
+// rows of 3.9 MiB (a tool's streamed output) in one transaction while the
+// daemon runs. Their lines pass through the readers' line budget (64 MiB)
+// one row at a time, as a long log line does: the daemon's anonymous
+// memory grows by at most one budget (one row held, its copies and the
+// collector's slack), where it read every row of the commit at once
+// before (+1.2 GB, RssAnon). Recording, each line is also copied into
+// its record and encoded as JSON (garbage the collector's slack doubles):
+// at most two budgets.
+func TestE2EOpenCodeBigCommitMemory(t *testing.T) {
+	t.Run("live", func(t *testing.T) { bigCommit(t, nil, 64) })
+	t.Run("recording", func(t *testing.T) {
+		bigCommit(t, []string{"--record", filepath.Join(t.TempDir(), "record.jsonl")}, 128)
+	})
+}
+
+func bigCommit(t *testing.T, args []string, ceilingMiB int64) {
+	e := newE2E(t, args, "LOGWATCH_LOG_LEVEL=info", "LOGWATCH_RECORD_MAX_BYTES=1073741824")
+	w := storetest.NewWriter(t, filepath.Join(e.dir, "home", ".local", "share", "opencode", "opencode.db"))
+	w.Now = time.Now().UnixMilli()
+	s := w.Session("")
+	w.Prompt(s)
+	e.start()
+	pid := e.daemon.Process.Pid
+	waitState := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		got := ""
+		for time.Now().Before(deadline) {
+			if got = view(t, e.status(), s); strings.HasPrefix(got, want+"/") {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("%s: status shows %s, want %s", s, got, want)
+	}
+	waitState("working")
+	time.Sleep(500 * time.Millisecond)
+	idle := procKB(t, pid, "RssAnon")
+	// RssAnon has no peak of its own: sample it while the rows are read.
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			peak.Store(max(peak.Load(), procKB(t, pid, "RssAnon")))
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	const rows, size = 100, 3_900_000
+	out := strings.Repeat("y", size)
+	msg, part := w.ID("msg"), w.ID("prt")
+	w.Tx(func(tx *sql.Tx) {
+		for i := range rows {
+			w.Event(tx, s, "message.part.updated.1", fmt.Sprintf(`{"sessionID":%q,"part":{"id":%q,"sessionID":%q,"messageID":%q,"type":"tool","callID":"c1","tool":"bash","state":{"status":"running","input":{"command":"yes %d"},"output":%q,"time":{"start":1}}},"time":%d}`,
+				s, part, s, msg, i, out, w.Now))
+		}
+	})
+	w.Finish(s)
+	waitState("done")
+	close(stop)
+	<-sampled
+	grew := (peak.Load() - idle) >> 10
+	t.Logf("%d rows of %.1f MB in one commit: anonymous memory idle %d MiB, at most +%d MiB while read", rows, size/1e6, idle>>10, grew)
+	if grew > ceilingMiB {
+		t.Errorf("anonymous memory grew by %d MiB reading the commit, more than %d MiB (the line budget is 64 MiB)", grew, ceilingMiB)
+	}
 }

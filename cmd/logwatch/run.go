@@ -182,7 +182,10 @@ func (a *app) serve(ctx context.Context, record string) error {
 	goRun("relay", func() error { return r.Run(relayCtx) })
 	goRun("watcher", func() error { defer close(watched); return w.Run(ctx) })
 	pump := ingest.Options{Raw: record != ""}
-	if feed := storefeed.New(storefeed.Config{Roots: storeRoots, MaxLineBytes: a.cfg.MaxLineBytes}, a.log); !feed.Empty() {
+	// The databases' rows take their long lines' memory from the readers'
+	// budget; their lines are kept only for a recording.
+	feedCfg := storefeed.Config{Roots: storeRoots, MaxLineBytes: a.cfg.MaxLineBytes, LineBudget: budget, Raw: record != ""}
+	if feed := storefeed.New(feedCfg, a.log); !feed.Empty() {
 		pump.Stores = feed
 		goRun("stores", func() error { return feed.Run(ctx) })
 	}

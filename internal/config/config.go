@@ -37,7 +37,7 @@ type Config struct {
 	Interrupt    InterruptConfig `mapstructure:"interrupt"`
 	MaxLineBytes int             `mapstructure:"max_line_bytes"`
 	// LineBufferBytes bounds the memory every log reader together holds
-	// for long lines.
+	// for long lines, and the session databases' reads for big rows.
 	LineBufferBytes int64     `mapstructure:"line_buffer_bytes"`
 	Worktrees       []string  `mapstructure:"worktrees"`
 	Log             LogConfig `mapstructure:"log"`

@@ -56,6 +56,15 @@ func (b *Budget) Stats() BudgetStats {
 	return BudgetStats{Max: b.max, Used: b.used, Peak: b.peak, Waits: b.waits}
 }
 
+// Reserve takes n bytes for lines held outside a Reader (a session
+// database's rows), as a Reader takes them for a long line: it waits while
+// the others hold too much, and is false when n exceeds the whole budget
+// or stop closed first. Release gives them back.
+func (b *Budget) Reserve(n int64, stop <-chan struct{}) bool { return b.acquire(n, stop) }
+
+// Release gives back n bytes Reserve took.
+func (b *Budget) Release(n int64) { b.release(n) }
+
 // acquire reserves n bytes, waiting while the others hold too much. It
 // returns false when n exceeds the whole budget or stop closed first.
 func (b *Budget) acquire(n int64, stop <-chan struct{}) bool {

@@ -40,8 +40,8 @@ func storeSpec() *parsers.Store {
 // storeDB is store.DB as parsers.StoreDB.
 type storeDB struct{ d *store.DB }
 
-func (s storeDB) Changes(after int64, max int) ([]parsers.StoreRow, error) {
-	rows, err := s.d.Changes(after, max)
+func (s storeDB) Changes(after int64, max int, maxBytes int64) ([]parsers.StoreRow, error) {
+	rows, err := s.d.ChangesWithin(after, max, maxBytes)
 	return storeRows(rows), wrap(err)
 }
 
@@ -60,15 +60,25 @@ func (s storeDB) Current(since time.Time, perSession int, each func([]parsers.St
 	return cursor, wrap(err)
 }
 
+func (s storeDB) Version() (uint64, bool) { return s.d.Version() }
+
 func (s storeDB) Close() error { return s.d.Close() }
 
 func storeRows(rows []store.Row) []parsers.StoreRow {
 	return appendStoreRows(make([]parsers.StoreRow, 0, len(rows)), rows)
 }
 
+// appendStoreRows makes each row's line, dropping its data once it did
+// (the data is the line's bulk: both of every row would be twice it).
 func appendStoreRows(out []parsers.StoreRow, rows []store.Row) []parsers.StoreRow {
-	for _, r := range rows {
+	for i := range rows {
+		r := &rows[i]
+		if r.Unread {
+			out = append(out, parsers.StoreRow{Cursor: r.RowID, Session: r.Session, Parent: r.Parent, Size: r.Size})
+			continue
+		}
 		out = append(out, parsers.StoreRow{Cursor: r.RowID, Session: r.Session, Parent: r.Parent, Line: r.Line()})
+		r.Data = nil
 	}
 	return out
 }
@@ -80,6 +90,8 @@ func wrap(err error) error {
 		return nil
 	case errors.Is(err, store.ErrBusy):
 		return fmt.Errorf("%w: %w", parsers.ErrStoreBusy, err)
+	case errors.Is(err, store.ErrDamaged):
+		return fmt.Errorf("%w: %w", parsers.ErrStoreDamaged, err)
 	case errors.Is(err, store.ErrReset):
 		return fmt.Errorf("%w: %w", parsers.ErrStoreReset, err)
 	}

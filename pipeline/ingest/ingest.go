@@ -122,7 +122,7 @@ func handle(r *relay.Relay, files map[string]*os.File, rec watcher.Record, opt O
 		l := relay.LogLine{
 			Path: rec.Path, Session: rec.Session, Agent: rec.Agent, Subagent: rec.Subagent,
 			Offset: rec.Offset, End: rec.End, Line: rec.Line, Evidence: rec.Evidence,
-			Malformed: rec.Malformed, Bootstrap: rec.Bootstrap, Replay: rec.Replay, Gen: rec.Gen,
+			Malformed: rec.Malformed, Bootstrap: rec.Bootstrap, BootMore: rec.BootMore, Replay: rec.Replay, Gen: rec.Gen,
 		}
 		if opt.Raw {
 			l.Raw = rec.Raw

@@ -36,7 +36,7 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 				// A database's row: no file to write, the line as the feed
 				// handed it over.
 				out = append(out, Input{At: l.T, Kind: relay.RecLog, Agent: agent, Rel: filepath.Base(l.Path),
-					Data: []byte(l.Raw), Bootstrap: l.Bootstrap, Session: l.Session, Subagent: l.Subagent,
+					Data: []byte(l.Raw), Bootstrap: l.Bootstrap, BootMore: l.BootMore, Session: l.Session, Subagent: l.Subagent,
 					Offset: l.Offset, End: l.End})
 				continue
 			}

@@ -41,6 +41,7 @@ type Input struct {
 	Rel       string
 	Data      []byte
 	Bootstrap bool // history present before the relay started
+	BootMore  bool // more of the session's history follows (relay.LogLine.BootMore)
 	Subagent  bool
 	Offset    int64
 
@@ -352,7 +353,7 @@ func (s *storeLines) line(in Input) relay.LogLine {
 	}
 	ev, err := p.Parse(in.Data)
 	return relay.LogLine{Path: path, Session: in.Session, Agent: in.Agent, Subagent: in.Subagent,
-		Offset: in.Offset, End: in.End, Evidence: ev, Malformed: err != nil, Bootstrap: in.Bootstrap}
+		Offset: in.Offset, End: in.End, Evidence: ev, Malformed: err != nil, Bootstrap: in.Bootstrap, BootMore: in.BootMore}
 }
 
 // relocate points a hook's transcript_path at the replayed copy of the file,

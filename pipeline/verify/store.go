@@ -23,6 +23,9 @@ func storeOf(path string) *parsers.Spec {
 // storeBatch is how many rows one read of a database asks for.
 const storeBatch = 4096
 
+// storeBytes bounds the lines one read holds; a longer row is read alone.
+const storeBytes = 16 << 20
+
 // storeFiles verifies a session database: every row, oldest first, folded
 // per session, one report per session (path#session), in the order the
 // sessions first appear. A database that cannot be read is one report
@@ -41,12 +44,20 @@ func storeFiles(path string, s *parsers.Spec, max int) []File {
 	bySession := map[string]*sess{}
 	var order []*sess
 	var cursor int64
+	room := int64(storeBytes)
 	for {
-		rows, err := db.Changes(cursor, storeBatch)
+		rows, err := db.Changes(cursor, storeBatch, room)
 		if err != nil {
 			return []File{{Path: path, Agent: s.Name, Error: err.Error()}}
 		}
+		room = storeBytes
+		unread := false
 		for _, r := range rows {
+			if r.Line == nil && (max <= 0 || r.Size <= int64(max)) {
+				// Past this read's room: read alone next, with room for it.
+				room, unread = r.Size, true
+				break
+			}
 			cursor = r.Cursor
 			e := bySession[r.Session]
 			if e == nil {
@@ -57,15 +68,15 @@ func storeFiles(path string, s *parsers.Spec, max int) []File {
 				order = append(order, e)
 			}
 			e.f.Lines++
-			e.f.Bytes += int64(len(r.Line))
-			if max > 0 && len(r.Line) > max {
+			e.f.Bytes += int64(len(r.Line)) + r.Size // Size: a row left unread
+			if r.Line == nil || max > 0 && len(r.Line) > max {
 				e.f.Oversized++
 				continue
 			}
 			ev, err := p.Parse(r.Line)
 			e.fo.line(e.f.Lines, ev, err)
 		}
-		if len(rows) < storeBatch {
+		if len(rows) < storeBatch && !unread {
 			break
 		}
 	}

@@ -294,7 +294,7 @@ func checkRoots(env Env) Finding {
 // schema logwatch reads. It is false when no such agent has a root.
 func checkStores(env Env) (Finding, bool) {
 	f := Finding{Check: "databases"}
-	var found, bad, busy int
+	var found, bad, busy, damaged int
 	for _, r := range env.Roots {
 		s := parsers.Lookup(parsers.Agent(r.Agent))
 		if s == nil || s.Store == nil {
@@ -313,6 +313,9 @@ func checkStores(env Env) (Finding, bool) {
 				db.Close()
 			}
 			switch {
+			case errors.Is(err, parsers.ErrStoreDamaged):
+				damaged++
+				f.Details = append(f.Details, r.Agent+": "+path+" is damaged: "+err.Error())
 			case errors.Is(err, parsers.ErrStoreBusy):
 				busy++
 				f.Details = append(f.Details, r.Agent+": "+path+" is busy now: "+err.Error())
@@ -328,6 +331,9 @@ func checkStores(env Env) (Finding, bool) {
 		return f, false
 	}
 	switch {
+	case damaged > 0:
+		f.Status, f.Summary = Fail, fmt.Sprintf("%d session database(s) damaged (not a database, or corrupt): their sessions have no dot unless the agent's hooks report them", damaged)
+		f.Fix = "quit the agent and move the damaged file aside (the agent starts a new one), or restore it from a backup; `sqlite3 FILE .recover` may save its sessions"
 	case bad > 0:
 		f.Status, f.Summary = Fail, fmt.Sprintf("%d session database(s) cannot be read: their sessions have no dot unless the agent's hooks report them", bad)
 		f.Fix = "a schema logwatch does not know means a newer agent: run `logwatch selftest`, and update logwatch; a permission error: chmod u+r the file"

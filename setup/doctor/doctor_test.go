@@ -141,12 +141,23 @@ func TestDoctorDatabases(t *testing.T) {
 	if f, _ := checkStores(env); f.Status != OK || f.Summary != "1 session database(s) readable" {
 		t.Fatalf("OpenCode's database: %+v", f)
 	}
+	// Being created (SQLite's file is empty until its first commit): busy.
+	creating := filepath.Join(home, "creating")
+	mkdirs(t, creating)
+	write(t, filepath.Join(creating, "opencode.db"), "")
+	env.Roots = append(env.Roots, config.AgentRoot{Agent: "opencode", Path: creating})
+	if f, _ := checkStores(env); f.Status != Warn || !strings.Contains(f.Summary, "busy (being created or migrated)") {
+		t.Fatalf("a database being created: %+v", f)
+	}
+	// Not a database, or corrupt: damaged, with what to do (issue 32: it
+	// was "busy (being created or migrated)", waited for for ever).
 	other := filepath.Join(home, "other")
 	mkdirs(t, other)
 	write(t, filepath.Join(other, "opencode.db"), "SQLite format 3\x00 but nothing after")
 	env.Roots = append(env.Roots, config.AgentRoot{Agent: "opencode", Path: other})
 	f, _ := checkStores(env)
-	if f.Status == OK || !strings.Contains(strings.Join(f.Details, "\n"), filepath.Join(other, "opencode.db")) {
+	if f.Status != Fail || !strings.Contains(f.Summary, "1 session database(s) damaged") || !strings.Contains(f.Fix, "move the damaged file aside") ||
+		!strings.Contains(strings.Join(f.Details, "\n"), filepath.Join(other, "opencode.db")+" is damaged") {
 		t.Fatalf("a file that is no database: %+v", f)
 	}
 	if fs := Run(env); findingOf(fs, "databases").Status != f.Status {

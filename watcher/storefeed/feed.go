@@ -24,6 +24,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/watcher"
 )
 
@@ -49,6 +50,18 @@ type Config struct {
 	// touches for good). A full channel blocks the feed (back-pressure), it
 	// never drops.
 	Buffer int
+	// ReadBytes is the lines one read holds of its own, as a log reader's
+	// base buffer; default 1 MiB, a full batch of ordinary rows (a few KiB
+	// each). A row past it is read alone, its bytes taken from LineBudget.
+	ReadBytes int64
+	// LineBudget is the memory the log readers share for long lines
+	// (watcher.Config.LineBudget): a row read past ReadBytes takes its
+	// line's bytes from it, and gives them back once it is parsed. nil: a
+	// budget of twice MaxLineBytes.
+	LineBudget *lines.Budget
+	// Raw keeps each row's line on its record (Record.Raw), for the relay's
+	// recorder; without it a line is dropped once parsed.
+	Raw bool
 }
 
 const (
@@ -61,20 +74,34 @@ const (
 	defaultMaxLine     = 32 << 20
 	defaultBuffer      = 64
 	// batch is how many rows one read asks for.
-	batch = 512
+	batch            = 512
+	defaultReadBytes = 1 << 20
 	// A busy database is asked again after retryMin, doubling to retryMax.
 	retryMin = 100 * time.Millisecond
 	retryMax = 5 * time.Second
+	// A damaged one (not a database, corrupt) is asked again after
+	// damagedMin, doubling to damagedMax, and on its every file event: it
+	// is read as soon as it is replaced or repaired, without asking a file
+	// that will not mend every few seconds for ever.
+	damagedMin = 5 * time.Second
+	damagedMax = 10 * time.Minute
 	// A commit's file writes come before the commit can be read: SQLite's
 	// WAL publishes its frames by updating the index in -shm, a shared
 	// memory map, which no file event reports. A read woken by the writes
 	// can come first, and no later event would say so (measured: 1 commit
-	// in 40 with the real driver, BenchmarkFeedLatency). So a database a
-	// file event woke is read again recheckMin later, then twice as long
-	// up to recheckMax (a commit late by d is read by 2d): seven short
-	// reads after a burst of writes, none while the agent is idle.
-	recheckMin = 2 * time.Millisecond
-	recheckMax = 128 * time.Millisecond
+	// in 40 with the real driver, BenchmarkFeedLatency; under load a commit
+	// came 2-14 ms after its last write, 1 in 20). So a database a file
+	// event woke is looked at again: when its Version tells a commit
+	// without a query, every recheckStep for fastChecks looks (a commit is
+	// read within recheckStep of becoming visible; a look is two system
+	// calls), then twice as long each time up to recheckMax; without
+	// Version, read again recheckMin later, then twice as long up to
+	// recheckMax (a commit late by d is read by 2d). None while the agent
+	// is idle.
+	recheckStep = time.Millisecond
+	fastChecks  = 16
+	recheckMin  = 2 * time.Millisecond
+	recheckMax  = 128 * time.Millisecond
 )
 
 // Feed follows the databases. Use New, then Run once.
@@ -86,7 +113,7 @@ type Feed struct {
 	dbs   []*db
 	stats struct {
 		rows, malformed, oversized, errors atomic.Int64
-		open                               atomic.Int64
+		open, reads                        atomic.Int64
 	}
 	now func() time.Time
 }
@@ -100,10 +127,16 @@ type db struct {
 	conn    parsers.StoreDB
 	cursor  int64
 	started bool          // its present state was read (or it did not exist at start)
+	seen    bool          // a database was there in this run: one there later replaced it
 	retry   time.Duration // the pause before the next try while busy; 0: not busy
 	recheck time.Duration // the pause before its next read again after a wake; 0: none due
 	checkAt time.Time     // when that read is due
-	failed  string        // the last error logged, not repeated
+	checks  int           // looks since the wake
+	// ver is the database's Version when it was last read to its end
+	// (verOK: it has one): a wake that finds it unchanged reads nothing.
+	ver    uint64
+	verOK  bool
+	failed string // the last error logged, not repeated
 }
 
 // Stats are counters for status output.
@@ -111,6 +144,9 @@ type Stats struct {
 	Databases, Open            int
 	Rows, Malformed, Oversized int64
 	Errors                     int64
+	// Reads are the queries for changes made (a wake whose Version did not
+	// change makes none).
+	Reads int64
 }
 
 // New returns a Feed for the store agents among cfg.Roots.
@@ -126,6 +162,12 @@ func New(cfg Config, log zerolog.Logger) *Feed {
 	}
 	if cfg.Buffer == 0 {
 		cfg.Buffer = defaultBuffer
+	}
+	if cfg.ReadBytes == 0 {
+		cfg.ReadBytes = defaultReadBytes
+	}
+	if cfg.LineBudget == nil {
+		cfg.LineBudget = lines.NewBudget(2 * int64(cfg.MaxLineBytes))
 	}
 	f := &Feed{cfg: cfg, log: log.With().Str("component", "storefeed").Logger(),
 		out: make(chan watcher.Record, cfg.Buffer), ready: make(chan struct{}), now: time.Now}
@@ -154,7 +196,8 @@ func (f *Feed) Ready() <-chan struct{} { return f.ready }
 // Stats returns the counters; safe from any goroutine.
 func (f *Feed) Stats() Stats {
 	return Stats{Databases: len(f.dbs), Open: int(f.stats.open.Load()), Rows: f.stats.rows.Load(),
-		Malformed: f.stats.malformed.Load(), Oversized: f.stats.oversized.Load(), Errors: f.stats.errors.Load()}
+		Malformed: f.stats.malformed.Load(), Oversized: f.stats.oversized.Load(), Errors: f.stats.errors.Load(),
+		Reads: f.stats.reads.Load()}
 }
 
 // Run follows the databases until ctx ends.
@@ -198,6 +241,7 @@ func (f *Feed) Run(ctx context.Context) error {
 			d.started = true // created later: every row of it is new
 			continue
 		}
+		d.seen = true
 		if !f.read(ctx, d, true) {
 			return nil
 		}
@@ -249,13 +293,21 @@ func (f *Feed) Run(ctx context.Context) error {
 				if d.recheck == 0 || now.Before(d.checkAt) {
 					continue
 				}
-				if !f.read(ctx, d, false) {
+				next := d.recheck
+				if d.checks++; !d.verOK || d.checks >= fastChecks {
+					next *= 2
+				}
+				// The last look reads whatever the version says: one
+				// query per burst bounds what a header that failed to
+				// tell could hold back.
+				read := f.wake
+				if next > recheckMax {
+					next, read = 0, func(ctx context.Context, d *db) bool { return f.read(ctx, d, false) }
+				}
+				if !read(ctx, d) {
 					return nil
 				}
-				if d.recheck *= 2; d.recheck > recheckMax {
-					d.recheck = 0
-				}
-				d.checkAt = now.Add(d.recheck)
+				d.recheck, d.checkAt = next, now.Add(next)
 			}
 		case err, ok := <-fw.Errors:
 			if !ok {
@@ -285,18 +337,26 @@ func (f *Feed) Run(ctx context.Context) error {
 					continue
 				}
 				if ev.Name == d.path && ev.Op&(fsnotify.Create|fsnotify.Rename|fsnotify.Remove) != 0 {
-					// Created, replaced or gone: the next one is read anew,
-					// every row of it new.
+					// Created, replaced or gone: the next one is read anew.
+					// One that replaces a database seen in this run (moved
+					// or copied over it) holds history: it is read as at
+					// start-up, its sessions' present state, never as live
+					// turns. The first one created where there was none
+					// (the agent's first run) is all new.
 					f.close(d)
-					d.started, d.cursor = true, 0
+					d.started, d.cursor = !d.seen, 0
 					if ev.Op&fsnotify.Create == 0 {
 						continue
 					}
 				}
-				if !f.read(ctx, d, false) {
+				if !f.wake(ctx, d) {
 					return nil
 				}
-				d.recheck, d.checkAt = recheckMin, time.Now().Add(recheckMin)
+				d.recheck, d.checks = recheckMin, 0
+				if d.verOK {
+					d.recheck = recheckStep
+				}
+				d.checkAt = time.Now().Add(d.recheck)
 			}
 		case <-retryC:
 			retryC = nil
@@ -311,6 +371,17 @@ func (f *Feed) Run(ctx context.Context) error {
 	}
 }
 
+// wake reads d after a file event or at a look again, unless its Version
+// says nothing was committed since its last read. False when ctx ended.
+func (f *Feed) wake(ctx context.Context, d *db) bool {
+	if d.conn != nil && d.started && d.verOK {
+		if v, ok := d.conn.Version(); ok && v == d.ver {
+			return true
+		}
+	}
+	return f.read(ctx, d, false)
+}
+
 // read opens d if needed and sends its rows past the cursor (at start-up:
 // its present state). It is false when ctx ended.
 func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
@@ -320,7 +391,7 @@ func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
 			f.fail(d, err)
 			return true
 		}
-		d.conn = conn
+		d.conn, d.seen = conn, true
 		f.stats.open.Add(1)
 	}
 	if !d.started {
@@ -329,7 +400,7 @@ func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
 		// same rows onto the state they made (its parser knows the turn
 		// started), the same state.
 		cursor, err := d.conn.Current(f.now().Add(-f.cfg.Since), f.cfg.SessionRows, func(rows []parsers.StoreRow) error {
-			if !f.send(ctx, d, rows, true) {
+			if !f.send(ctx, d, rows, true, !startup) {
 				return ctx.Err()
 			}
 			return nil
@@ -347,36 +418,75 @@ func (f *Feed) read(ctx context.Context, d *db, startup bool) bool {
 		d.retry, d.failed = 0, ""
 		return true
 	}
+	// The version before the read: a commit after it changes it.
+	d.verOK = false
+	ver, verOK := d.conn.Version()
+	room, held := f.cfg.ReadBytes, int64(0)
+	defer func() { f.cfg.LineBudget.Release(held) }()
 	for {
-		rows, err := d.conn.Changes(d.cursor, batch)
+		f.stats.reads.Add(1)
+		rows, err := d.conn.Changes(d.cursor, batch, room)
 		if err != nil {
 			f.fail(d, err)
 			return true
 		}
+		n := len(rows)
+		var unread *parsers.StoreRow
+		if n > 0 && rows[n-1].Line == nil {
+			unread, rows = &rows[n-1], rows[:n-1]
+		}
 		if len(rows) > 0 {
-			if !f.send(ctx, d, rows, false) {
+			if !f.send(ctx, d, rows, false, false) {
 				return false
 			}
 			d.cursor = rows[len(rows)-1].Cursor
 		}
-		if len(rows) < batch {
+		// The lines are parsed (and dropped, without Raw): their room is
+		// free again.
+		clear(rows)
+		f.cfg.LineBudget.Release(held)
+		room, held = f.cfg.ReadBytes, 0
+		if unread != nil {
+			switch {
+			case unread.Size > int64(f.cfg.MaxLineBytes) || !f.cfg.LineBudget.Reserve(unread.Size, ctx.Done()) && ctx.Err() == nil:
+				// Longer than a line may be, or than the whole budget:
+				// skipped without being read, as a log reader skips it.
+				if !f.send(ctx, d, []parsers.StoreRow{*unread}, false, false) {
+					return false
+				}
+				d.cursor = unread.Cursor
+			case ctx.Err() != nil:
+				return false
+			default:
+				room, held = max(unread.Size, f.cfg.ReadBytes), unread.Size
+			}
+			continue
+		}
+		if n < batch {
 			d.retry, d.failed = 0, ""
+			d.ver, d.verOK = ver, verOK
 			return true
 		}
 	}
 }
 
-// send turns rows into records.
-func (f *Feed) send(ctx context.Context, d *db, rows []parsers.StoreRow, bootstrap bool) bool {
-	for _, r := range rows {
+// send turns rows into records. together: the rows are one session's
+// present state read after start-up (a replaced database, a reset feed):
+// each but the last says more follows, so the relay settles the session
+// once, not at every row.
+func (f *Feed) send(ctx context.Context, d *db, rows []parsers.StoreRow, bootstrap, together bool) bool {
+	for i, r := range rows {
 		rec := watcher.Record{Kind: watcher.KindLine, Path: d.path, Agent: d.agent, Session: r.Session,
-			Subagent: r.Parent != "", Offset: r.Cursor - 1, End: r.Cursor, Bootstrap: bootstrap}
-		if len(r.Line) > f.cfg.MaxLineBytes {
+			Subagent: r.Parent != "", Offset: r.Cursor - 1, End: r.Cursor, Bootstrap: bootstrap, BootMore: together && i < len(rows)-1}
+		if r.Line == nil || len(r.Line) > f.cfg.MaxLineBytes {
 			f.stats.oversized.Add(1)
 			rec.Kind, rec.Count = watcher.KindOversized, 1
 		} else {
 			ev, err := d.parser.Parse(r.Line)
-			rec.Evidence, rec.Malformed, rec.Raw = ev, err != nil, r.Line
+			rec.Evidence, rec.Malformed = ev, err != nil
+			if f.cfg.Raw {
+				rec.Raw = r.Line
+			}
 			if err != nil {
 				f.stats.malformed.Add(1)
 			}
@@ -398,6 +508,16 @@ func (f *Feed) fail(d *db, err error) {
 	switch {
 	case errors.Is(err, parsers.ErrStoreBusy):
 		d.retry = min(max(2*d.retry, retryMin), retryMax)
+	case errors.Is(err, parsers.ErrStoreDamaged):
+		d.retry = min(max(2*d.retry, damagedMin), damagedMax)
+		f.close(d) // a file moved over it is opened anew
+		if msg := err.Error(); msg != d.failed {
+			d.failed = msg
+			f.log.Error().Err(err).Str("agent", string(d.agent)).Str("path", d.path).
+				Str("fix", "the file is not a database or is corrupt: quit the agent, move the file aside (the agent starts a new one) or restore it from a backup").
+				Msg("session database damaged")
+		}
+		return
 	case errors.Is(err, parsers.ErrStoreReset):
 		// Its present state again, at once: nothing changed it yet.
 		d.started, d.retry = false, retryMin
@@ -412,6 +532,7 @@ func (f *Feed) fail(d *db, err error) {
 }
 
 func (f *Feed) close(d *db) {
+	d.verOK = false
 	if d.conn != nil {
 		d.conn.Close()
 		d.conn = nil

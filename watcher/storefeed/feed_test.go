@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/lines"
 	"github.com/logwatch/logwatch/watcher"
 )
 
@@ -58,11 +61,20 @@ func (d toyDB) rows() ([]parsers.StoreRow, error) {
 	return out, nil
 }
 
-func (d toyDB) Changes(after int64, max int) ([]parsers.StoreRow, error) {
+// toyReads counts the toy's Changes calls: its queries.
+var toyReads atomic.Int64
+
+func (d toyDB) Changes(after int64, max int, maxBytes int64) ([]parsers.StoreRow, error) {
+	toyReads.Add(1)
 	rows, err := d.rows()
 	var out []parsers.StoreRow
 	for _, r := range rows {
 		if r.Cursor > after && len(out) < max {
+			if n := int64(len(r.Line)); n > maxBytes {
+				r.Line, r.Size = nil, n // unread: past the room
+				return append(out, r), err
+			}
+			maxBytes -= int64(len(r.Line))
 			out = append(out, r)
 		}
 	}
@@ -105,6 +117,16 @@ func (d toyDB) Current(_ time.Time, perSession int, each func([]parsers.StoreRow
 		cursor = rows[len(rows)-1].Cursor
 	}
 	return cursor, nil
+}
+
+// Version is the number in "<db>.ver", when there is one.
+func (d toyDB) Version() (uint64, bool) {
+	b, err := os.ReadFile(d.path + ".ver")
+	if err != nil {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	return v, err == nil
 }
 
 func (toyDB) Close() error { return nil }
@@ -162,7 +184,7 @@ func start(t *testing.T, dir string, setup func(db string)) *run {
 	if setup != nil {
 		setup(db)
 	}
-	f := New(Config{Roots: map[parsers.Agent][]string{toy: {dir}}, MaxLineBytes: 64}, zerolog.Nop())
+	f := New(Config{Roots: map[parsers.Agent][]string{toy: {dir}}, MaxLineBytes: 64, Raw: true}, zerolog.Nop())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); f.Run(ctx) }()
@@ -333,17 +355,68 @@ func TestFeedCommitVisibleAfterItsEvent(t *testing.T) {
 	}
 }
 
-// A database replaced by another is read from its first row.
+// A database replaced by another (moved over it) holds history: it is read
+// as at start-up, its sessions' present state as bootstrap, then followed.
 func TestFeedDatabaseReplaced(t *testing.T) {
 	dir := t.TempDir()
 	r := start(t, dir, func(db string) { appendRows(t, db, `s1 - {"kind":"turn"}`, `s1 - {"kind":"end"}`) })
 	r.expect("s1/line/turn 1 bootstrap", "s1/line/end 2 bootstrap")
 	next := filepath.Join(dir, "next")
-	appendRows(t, next, `s9 - {"kind":"turn"}`)
+	appendRows(t, next, `s8 - {"kind":"turn"}`, `s8 - {"kind":"end"}`, `s9 - {"kind":"turn"}`)
 	if err := os.Rename(next, r.db); err != nil {
 		t.Fatal(err)
 	}
-	r.expect("s9/line/turn 1")
+	r.expect("s8/line/turn 1 bootstrap", "s8/line/end 2 bootstrap", "s9/line/turn 3 bootstrap")
+	appendRows(t, r.db, `s9 - {"kind":"end"}`)
+	r.expect("s9/line/end 4")
+	// Gone, then another moved in: history again.
+	if err := os.Remove(r.db); err != nil {
+		t.Fatal(err)
+	}
+	appendRows(t, next, `s7 - {"kind":"turn"}`)
+	if err := os.Rename(next, r.db); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("s7/line/turn 1 bootstrap")
+	// A look due from the last wake can read the new file before its
+	// creation event does: the same history again, never a live row.
+	for {
+		select {
+		case rec := <-r.f.Records():
+			if rec.Session != "s7" || !rec.Bootstrap || rec.End != 1 {
+				t.Fatalf("unexpected record %+v", rec)
+			}
+			continue
+		case <-time.After(300 * time.Millisecond):
+		}
+		break
+	}
+}
+
+// A row past a read's own room is read alone, its bytes taken from the
+// line budget and given back; one longer than the whole budget is skipped
+// unread, as a log reader skips it.
+func TestFeedRowsWithinTheLineBudget(t *testing.T) {
+	dir := t.TempDir()
+	budget := lines.NewBudget(40)
+	f := New(Config{Roots: map[parsers.Agent][]string{toy: {dir}}, MaxLineBytes: 64, ReadBytes: 30, LineBudget: budget, Raw: true}, zerolog.Nop())
+	db := filepath.Join(dir, "toy.db")
+	appendRows(t, db, `s1 - {"kind":"turn"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(ctx) }()
+	r := &run{t: t, f: f, dir: dir, db: db, stop: func() { cancel(); <-done }}
+	t.Cleanup(r.stop)
+	r.expect("s1/line/turn 1 bootstrap")
+	// A line of pad(n) is n+10 bytes: within the read's room (30), within
+	// the budget (40), within MaxLineBytes (64) but not the budget, over
+	// MaxLineBytes.
+	pad := func(n int) string { return `s1 - {"pad":"` + strings.Repeat("x", n) + `"}` }
+	appendRows(t, db, pad(15), pad(25), pad(45), pad(60), `s1 - {"kind":"end"}`)
+	r.expect("s1/line/other 2", "s1/line/other 3", "s1/oversized/ 4", "s1/oversized/ 5", "s1/line/end 6")
+	if st := budget.Stats(); st.Used != 0 || st.Peak != 35 {
+		t.Fatalf("budget after the reads: %+v, want 35 at most, none now", st)
+	}
 }
 
 func TestSplit(t *testing.T) {
@@ -351,4 +424,78 @@ func TestSplit(t *testing.T) {
 	if strconv.Itoa(len(logs)) != "1" || logs["claude"][0] != "/b" || stores[toy][0] != "/a" || len(stores) != 1 {
 		t.Fatalf("logs %v, stores %v", logs, stores)
 	}
+}
+
+// A busy database is asked again soon, doubling to 5 s; a damaged one (not
+// a database, corrupt) from 5 s doubling to 10 min, closed each time so a
+// file moved over it is opened anew (issue 32: it was asked every 5 s for
+// ever, as busy).
+func TestFailBackoff(t *testing.T) {
+	var log bytes.Buffer
+	f := New(Config{Roots: map[parsers.Agent][]string{toy: {t.TempDir()}}}, zerolog.New(&log))
+	d := f.dbs[0]
+	busy := fmt.Errorf("%w: locked", parsers.ErrStoreBusy)
+	damaged := fmt.Errorf("%w: file is not a database", parsers.ErrStoreDamaged)
+	var got []time.Duration
+	for range 8 {
+		f.fail(d, busy)
+		got = append(got, d.retry)
+	}
+	d.retry = 0
+	for range 9 {
+		f.fail(d, damaged)
+		got = append(got, d.retry)
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond,
+		1600 * time.Millisecond, 3200 * time.Millisecond, 5 * time.Second, 5 * time.Second,
+		5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second, 160 * time.Second,
+		320 * time.Second, 600 * time.Second, 600 * time.Second}
+	if !slices.Equal(got, want) {
+		t.Fatalf("retries %v, want %v", got, want)
+	}
+	if st := f.Stats(); st.Errors != 17 {
+		t.Fatalf("stats %+v", st)
+	}
+	// Said once, as damaged, with what to do.
+	if n := strings.Count(log.String(), `"message":"session database damaged"`); n != 1 ||
+		!strings.Contains(log.String(), `"level":"error"`) || !strings.Contains(log.String(), "move the file aside") {
+		t.Fatalf("%d damaged reports in the log:\n%s", n, log.String())
+	}
+}
+
+// A database that tells its Version is read only when it changed: the file
+// events of a commit's writes (a WAL's frames, many per commit) and the
+// looks after them cost no query until the commit is visible, which the
+// looks catch with no further event (issue 32 item 12: every event was a
+// query, and a commit visible after its writes waited for a read again
+// 2, 6, 14 … ms later).
+func TestFeedReadsOnNewVersions(t *testing.T) {
+	r := start(t, t.TempDir(), func(db string) {
+		appendRows(t, db, `s1 - {"kind":"turn"}`)
+		appendRows(t, db+".ver")
+		if err := os.WriteFile(db+".ver", []byte("1"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r.expect("s1/line/turn 1 bootstrap")
+	appendRows(t, r.db, `s1 - {"x":1}`) // the first wake reads: no version read yet
+	r.expect("s1/line/other 2")
+	before := toyReads.Load()
+	// Writes whose commit is not visible yet: the version stands.
+	for range 20 {
+		appendRows(t, r.db, "")
+	}
+	r.none()
+	// At most the looks that end a burst, which read whatever the version
+	// says (before: a read per write).
+	if n := toyReads.Load() - before; n > 2 {
+		t.Fatalf("%d reads for writes with no new version", n)
+	}
+	// A commit's writes, then it becomes visible with no file event: a
+	// look reads it.
+	appendRows(t, r.db, `s1 - {"kind":"end"}`)
+	if err := os.WriteFile(r.db+".ver", []byte("2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.expect("s1/line/end 23") // the toy's cursor is the line's number
 }

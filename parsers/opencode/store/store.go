@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -39,9 +40,13 @@ import (
 )
 
 // ErrBusy is wrapped by errors that should pass: the database is locked,
-// being created or migrated, half-written or not a database yet. Try again
-// later (on the next file event).
+// being created or migrated. Try again later (on the next file event).
 var ErrBusy = errors.New("opencode store busy")
+
+// ErrDamaged is wrapped when the file is not a SQLite database or its
+// pages are corrupt: SQLite's locks keep a database being written from
+// looking like that to a reader, so it will not pass by itself.
+var ErrDamaged = errors.New("opencode store damaged")
 
 // ErrSchema is wrapped when a table or column this reader needs is missing
 // (a release whose schema this reader does not know). The message names it.
@@ -51,6 +56,10 @@ var ErrSchema = errors.New("opencode store schema unknown")
 // same feed: the event table was renumbered (a VACUUM after rows were
 // deleted) or the database was replaced. Start again with Current.
 var ErrReset = errors.New("opencode event feed reset")
+
+// LineEnvelope bounds what Line adds to a row's data: the field names,
+// the ids (OpenCode's are 30 bytes), the type and two numbers.
+const LineEnvelope = 512
 
 // MaxData bounds one row's data: a row whose data is longer is returned
 // with Data nil and Size set, never read whole (a bash part's streamed
@@ -85,6 +94,10 @@ type Row struct {
 	// over MaxData.
 	Data []byte
 	Size int64 // length of the stored data in bytes
+	// Unread: its line did not fit in ChangesWithin's maxBytes and its data
+	// was not read (Data nil); Size is then its line's length (its data's
+	// and LineEnvelope): read it again with room for that.
+	Unread bool
 }
 
 // line is Row's JSON line form (as ParseLine reads it).
@@ -189,6 +202,7 @@ type DB struct {
 	// cursor), to tell a renumbered feed from a continued one.
 	lastRow int64
 	lastID  string
+	shm     shm
 }
 
 // Open opens the database at path for reading only (see the package
@@ -235,7 +249,7 @@ func Open(path string) (*DB, error) {
 		db.Close()
 		return nil, classify(abs, "open", err)
 	}
-	d := &DB{path: abs, db: db, conn: conn, parents: map[string]string{}}
+	d := &DB{path: abs, db: db, conn: conn, parents: map[string]string{}, shm: shm{path: abs + "-shm"}}
 	if err := d.checkSchema(); err != nil {
 		d.Close()
 		return nil, err
@@ -245,11 +259,23 @@ func Open(path string) (*DB, error) {
 
 // Close closes the connection. It leaves -wal and -shm as they are.
 func (d *DB) Close() error {
+	d.mu.Lock()
+	d.shm.close()
+	d.mu.Unlock()
 	err := d.conn.Close()
 	if e := d.db.Close(); err == nil {
 		err = e
 	}
 	return err
+}
+
+// Version is a token of what OpenCode committed, read without a query
+// (two system calls): it changes whenever a commit becomes visible. ok is
+// false when it cannot tell (no WAL index to read): read to know.
+func (d *DB) Version() (v uint64, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.shm.version()
 }
 
 // Path is the database's absolute path.
@@ -357,6 +383,15 @@ func scanRows(rows *sql.Rows, out []Row, ids *[]string) ([]Row, error) {
 // oldest first, at most max. A cursor that no longer points into the same
 // feed is ErrReset.
 func (d *DB) Changes(after int64, max int) ([]Row, error) {
+	return d.ChangesWithin(after, max, math.MaxInt64)
+}
+
+// ChangesWithin is Changes giving at most maxBytes of lines (each row's
+// data and LineEnvelope): the sizes are read first, and the first row that
+// would pass maxBytes ends the rows, Unread (its data not read, Size its
+// line's length), so the caller can make room for it and ask again. Data
+// over MaxData is never read: such a row counts its envelope alone.
+func (d *DB) ChangesWithin(after int64, max int, maxBytes int64) ([]Row, error) {
 	if max <= 0 {
 		return nil, nil
 	}
@@ -373,19 +408,67 @@ func (d *DB) Changes(after int64, max int) ([]Row, error) {
 			return nil, err
 		}
 	}
-	q, err := tx.QueryContext(ctx, `SELECT `+rowCols+` FROM event WHERE rowid > ? ORDER BY rowid LIMIT ?`, after, max)
+	// The rows' sizes (octet_length reads no overflow page), then the data
+	// of those that fit.
+	q, err := tx.QueryContext(ctx, `SELECT rowid, coalesce(octet_length(data), 0) FROM event WHERE rowid > ? ORDER BY rowid LIMIT ?`, after, max)
 	if err != nil {
 		return nil, classify(d.path, "changes", err)
 	}
-	var ids []string
-	rows, err := scanRows(q, nil, &ids)
-	if err != nil {
+	var last, unread, unreadSize int64
+	room := maxBytes
+	for q.Next() {
+		var id, size int64
+		if err := q.Scan(&id, &size); err != nil {
+			q.Close()
+			return nil, classify(d.path, "changes", err)
+		}
+		if size > MaxData {
+			size = 0
+		}
+		size += LineEnvelope
+		if size > room {
+			unread, unreadSize = id, size
+			break
+		}
+		room -= size
+		last = id
+	}
+	if err := q.Close(); err != nil {
 		return nil, classify(d.path, "changes", err)
+	}
+	if err := q.Err(); err != nil {
+		return nil, classify(d.path, "changes", err)
+	}
+	var rows []Row
+	var ids []string
+	if last > 0 {
+		q, err := tx.QueryContext(ctx, `SELECT `+rowCols+` FROM event WHERE rowid > ? AND rowid <= ? ORDER BY rowid`, after, last)
+		if err != nil {
+			return nil, classify(d.path, "changes", err)
+		}
+		if rows, err = scanRows(q, nil, &ids); err != nil {
+			return nil, classify(d.path, "changes", err)
+		}
+	}
+	if unread > 0 {
+		r := Row{RowID: unread, Size: unreadSize, Unread: true}
+		var id, session, typ sql.NullString
+		if err := tx.QueryRowContext(ctx, `SELECT id, aggregate_id, seq, type FROM event WHERE rowid = ?`, unread).Scan(&id, &session, &r.Seq, &typ); err != nil {
+			return nil, classify(d.path, "changes", err)
+		}
+		r.Session, r.Type = session.String, typ.String
+		rows = append(rows, r)
+		ids = append(ids, id.String)
 	}
 	if err := d.setParents(ctx, tx, rows); err != nil {
 		return nil, err
 	}
-	if n := len(rows); n > 0 {
+	// The cursor moves past the rows read, not the unread one.
+	n := len(rows)
+	if unread > 0 {
+		n--
+	}
+	if n > 0 {
 		d.lastRow, d.lastID = rows[n-1].RowID, ids[n-1]
 	}
 	return rows, nil
@@ -572,13 +655,16 @@ func (d *DB) sessionsSince(ctx context.Context, since time.Time) ([]session, int
 	return out, cursor, nil
 }
 
-// classify wraps a driver error: locks, a file not (yet) a database or
-// half-written are ErrBusy; a missing table or column is ErrSchema.
+// classify wraps a driver error: locks and I/O that may pass are ErrBusy;
+// a file that is not a database, or corrupt pages, ErrDamaged; a missing
+// table or column is ErrSchema.
 func classify(path, op string, err error) error {
 	if code, ok := sqliteCode(err); ok {
 		switch code {
-		case codeBusy, codeLocked, codeNotADB, codeCorrupt, codeProtocol, codeCantOpen, codeIOErr, codeEmpty:
+		case codeBusy, codeLocked, codeProtocol, codeCantOpen, codeIOErr, codeEmpty:
 			return fmt.Errorf("opencode store %s: %s: %w: %w", path, op, ErrBusy, err)
+		case codeNotADB, codeCorrupt:
+			return fmt.Errorf("opencode store %s: %s: %w: %w", path, op, ErrDamaged, err)
 		}
 	}
 	if noSuch(err) {
