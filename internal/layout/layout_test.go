@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"parsers/toyagent":  {},
 	"watcher/follow":    {"parsers/lines"},
 	"watcher":           {"internal/safeopen", "parsers", "parsers/lines", "watcher/follow"},
-	"watcher/storefeed": {"parsers", "watcher"},
+	"watcher/storefeed": {"parsers", "parsers/lines", "watcher"},
 	"keytap":            {},
 	// The agents' live session registries, a source beside the logs.
 	"watcher/registry": {"internal/safeopen", "parsers", "watcher"},
@@ -70,6 +70,8 @@ var allowed = map[string][]string{
 	"relay/client":   {"relay/peercred", "relay/wire"},
 	"keytap/proxy":   {"internal/proctree", "keytap", "relay/client", "relay/wire"},
 	"remote":         {"relay/client", "relay/wire"},
+	// Telling the person: the relay's changes made alerts, handed to sinks.
+	"notify": {},
 
 	// Above watcher and relay: what runs the pipeline.
 	"pipeline/ingest": {"internal/safeopen", "relay", "watcher", "watcher/registry"},
