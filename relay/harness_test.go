@@ -11,8 +11,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/parsers"
-	"github.com/logwatch/logwatch/relay/session"
 	claudeagent "github.com/logwatch/logwatch/parsers/claude"
+	"github.com/logwatch/logwatch/relay/session"
 	"github.com/logwatch/logwatch/relay/vclock"
 )
 
