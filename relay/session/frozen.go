@@ -6,7 +6,7 @@ import (
 	"github.com/logwatch/logwatch/parsers"
 )
 
-// Frozen is a Session at rest in 80 bytes instead of 224 (plus its
+// Frozen is a Session at rest in 80 bytes instead of 240 (plus its
 // strings): the relay keeps most of 10 000 known sessions this way, as they
 // sit idle for most of a daemon's life, and thaws one back into a Session
 // when anything touches it. Thaw(s.Freeze()) equals s exactly, so freezing

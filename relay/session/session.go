@@ -125,7 +125,7 @@ type Session struct {
 
 	// Flags last, packed after listed: there is one Session per known
 	// conversation, and interleaving them with the words above costs a word
-	// each few flags (224 bytes).
+	// each few flags (240 bytes).
 	turnOpen     bool // the current turn has not ended
 	hooked       bool // hooks have reported for this session
 	turnPrompted bool // the open turn has seen user input (Codex: not a bare /compact)
