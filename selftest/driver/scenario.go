@@ -491,7 +491,7 @@ func (s *Scenario) subscribe() *Timeline {
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			var ev Event
-			if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.State == "" || ev.Snapshot {
+			if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.State == "" || ev.Snapshot || retitled(ev.Rule) {
 				continue
 			}
 			ev.At = time.Now()
@@ -579,6 +579,11 @@ func (tl *Timeline) save(path string) {
 		enc.Encode(e)
 	}
 }
+
+// retitled reports a change that only gives its session a new title
+// (rule log.title or hook.title, docs/protocol.md): a timeline is the
+// states', and an agent's title arrives whenever its side request ends.
+func retitled(rule string) bool { return strings.HasSuffix(rule, ".title") }
 
 // Any, as a Step field, matches every value.
 const Any = "\x00any"
