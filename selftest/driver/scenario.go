@@ -197,6 +197,28 @@ func (s *Scenario) Logwatch(args ...string) (string, error) {
 	return string(out), err
 }
 
+// Title is the title `logwatch status --json` gives session ("" when it
+// has none or there is no such session).
+func (s *Scenario) Title(session string) string {
+	s.T.Helper()
+	out, err := s.Logwatch("status", "--json")
+	if err != nil {
+		s.T.Fatalf("status: %v %s", err, out)
+	}
+	var st struct {
+		Sessions []struct{ Session, Title string } `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		s.T.Fatal(err)
+	}
+	for _, e := range st.Sessions {
+		if e.Session == session {
+			return e.Title
+		}
+	}
+	return ""
+}
+
 // InstallHooks runs the real `logwatch hooks install --agent A --bin BIN`.
 func (s *Scenario) InstallHooks(agent string) {
 	s.T.Helper()
