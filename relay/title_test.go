@@ -76,3 +76,23 @@ func TestTitleAtStartUp(t *testing.T) {
 	h.r.BootstrapDone()
 	h.expectTitles("working/log.turn_start Resumed work")
 }
+
+// TestRemoteTitle: a remote session's title comes with its state, a new
+// title alone is republished (the remote's title rule), and a snapshot
+// after a reconnect that brings only a new title republishes it too.
+func TestRemoteTitle(t *testing.T) {
+	h := newHarness(t, DefaultConfig())
+	t0 := h.clock.Now()
+	ev := rev("r1", "working", "prompt", "hook", t0)
+	ev.Title = "fix the bug"
+	h.remoteUp("devbox", ev)
+	h.expectTitles("working/hook.prompt fix the bug")
+	ev.Title, ev.Source, ev.Rule = "Fix the relay bug", "log", "log.title"
+	h.remoteEvent("devbox", ev)
+	h.expectTitles("working/log.title Fix the relay bug")
+	h.remote(RemoteUpdate{Remote: "devbox", Kind: RemoteDown, Error: "ssh devbox: connection reset"})
+	h.titles()
+	ev.Title = "Fix the relay bug for good"
+	h.remoteUp("devbox", ev)
+	h.expectTitles("working/log.title Fix the relay bug for good")
+}
