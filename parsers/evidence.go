@@ -124,6 +124,9 @@ type Evidence struct {
 	// ShortTitle. Prompt is, on a real prompt, its first line shortened
 	// the same way: the title of a session whose agent wrote none.
 	Title, Prompt string
+	// TitleByUser marks a Title the person gave (a rename), which a title
+	// the agent generates never replaces.
+	TitleByUser bool
 }
 
 // The fields of a tool's input that say what the call acts on, by group in

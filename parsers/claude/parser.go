@@ -249,6 +249,7 @@ func (c *Claude) parse(line []byte) (parsers.Evidence, error) {
 		ev := parsers.Evidence{Type: typ, Unknown: !meta}
 		if key := titleKeys[typ]; key != "" {
 			ev.Title = parsers.ShortTitle(string(v.GetStringBytes(key)))
+			ev.TitleByUser = typ == "custom-title"
 		}
 		return ev, nil
 	}
@@ -378,7 +379,8 @@ func claudeText(text string, ev *parsers.Evidence) {
 
 // titleKeys name, by a metadata line's type, the member holding the
 // session's title: the summary --resume lists, a title the user gave
-// (/rename) and the one Claude Code generates.
+// (/rename: custom-title, re-appended with the others on a resume) and the
+// one Claude Code generates.
 var titleKeys = map[string]string{"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
 
 // isClaudeWrapper reports whether a user text is an injected wrapper rather

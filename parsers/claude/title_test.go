@@ -29,3 +29,19 @@ func TestTitles(t *testing.T) {
 		}
 	}
 }
+
+// TestTitleByUser: a custom-title record is the person's (/rename), the
+// generated ai-title and the summary are not.
+func TestTitleByUser(t *testing.T) {
+	p := NewClaude()
+	for line, byUser := range map[string]bool{
+		`{"type":"custom-title","customTitle":"Yep Anywhere Session","sessionId":"s"}`:             true,
+		`{"type":"ai-title","aiTitle":"Acknowledge request confirmation","sessionId":"s"}`:         false,
+		`{"type":"summary","summary":"Project Documentation Planning","leafUuid":"6a28c759-06d4"}`: false,
+	} {
+		ev, err := p.Parse([]byte(line))
+		if err != nil || ev.Title == "" || ev.TitleByUser != byUser {
+			t.Errorf("%s: title %q by user %v (%v), want by user %v", line, ev.Title, ev.TitleByUser, err, byUser)
+		}
+	}
+}

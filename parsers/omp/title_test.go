@@ -15,6 +15,11 @@ func TestTitles(t *testing.T) {
 	if len(titles) == 0 || slices.ContainsFunc(titles, func(s string) bool { return s != "Fake study session" }) {
 		t.Errorf("titles %q, want only %q", titles, "Fake study session")
 	}
+	// Its generated title ("source":"auto") is not the person's.
+	p := NewParser()
+	if ev, _ := p.Parse([]byte(`{"type":"title_change","id":"1","parentId":"0","timestamp":"2026-12-02T08:20:41.974Z","title":"Fake study session","source":"auto"}`)); ev.Title == "" || ev.TitleByUser {
+		t.Errorf("omp's own title: %q by user %v", ev.Title, ev.TitleByUser)
+	}
 	if !slices.Equal(prompts, []string{"please run a TOOL"}) {
 		t.Errorf("prompts %q, want %q", prompts, "please run a TOOL")
 	}

@@ -177,6 +177,10 @@ func (p *Parser) ParseFull(line []byte) (parsers.Evidence, error) {
 	}
 	if key := titleKeys[ev.Type]; key != "" {
 		ev.Title = parsers.ShortTitle(string(v.GetStringBytes(key)))
+		// pi names a session only when told (/name); omp says who titled
+		// it ("auto": its own title request).
+		src := string(v.GetStringBytes("source"))
+		ev.TitleByUser = ev.Title != "" && (ev.Type == "session_info" || src != "" && src != "auto")
 	} else if ev.Kind == parsers.KindTurnStart && f.contentV != nil {
 		ev.Prompt = parsers.ShortTitle(promptText(f.contentV))
 	}

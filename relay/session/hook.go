@@ -12,7 +12,7 @@ var questionTools = map[string]bool{"AskUserQuestion": true, "request_user_input
 // carries may title the session (a Retitled change when nothing else
 // changed); a subagent's never does.
 func (s *Session) Hook(h parsers.Hook) (Change, bool) {
-	titled := h.AgentID == "" && s.retitle("", h.Prompt)
+	titled := h.AgentID == "" && s.retitle("", false, h.Prompt)
 	if ch, ok := s.foldHook(h); ok || !titled {
 		return ch, ok
 	}

@@ -136,6 +136,7 @@ type Session struct {
 	subWaiting   bool // the waiting state came from a subagent's payload
 	announced    bool // a change has been reported: the session is known downstream
 	endedInTurn  bool // End came while a Codex turn ran: it may go on (Outlive)
+	userTitle    bool // Title is one the person gave: a generated one does not replace it
 }
 
 // New returns a session in its initial state, ready.
@@ -216,7 +217,7 @@ func (s *Session) CompactionTrigger(ev parsers.Evidence) string {
 // the line changed the published state, reason or detail, or else its
 // title (a Retitled change).
 func (s *Session) Log(ev parsers.Evidence) (Change, bool) {
-	titled := s.retitle(ev.Title, ev.Prompt)
+	titled := s.retitle(ev.Title, ev.TitleByUser, ev.Prompt)
 	if ch, ok := s.foldLog(ev); ok || !titled {
 		return ch, ok
 	}
@@ -416,14 +417,14 @@ const (
 // Retitled reports whether the change only gives the session a new title.
 func (c Change) Retitled() bool { return c.Rule == RuleLogTitle || c.Rule == RuleHookTitle }
 
-// retitle takes a title the agent wrote (it replaces any earlier one) or a
-// prompt's (the title only while there is none), and reports whether the
-// title changed.
-func (s *Session) retitle(title, prompt string) bool {
+// retitle takes a title the agent wrote (it replaces any earlier one, but
+// a generated one never replaces the person's) or a prompt's (the title
+// only while there is none), and reports whether the title changed.
+func (s *Session) retitle(title string, byUser bool, prompt string) bool {
 	switch {
-	case title != "":
+	case title != "" && (byUser || !s.userTitle):
 		changed := title != s.Title
-		s.Title = title
+		s.Title, s.userTitle = title, s.userTitle || byUser
 		return changed
 	case prompt != "" && s.Title == "":
 		s.Title = prompt

@@ -22,6 +22,9 @@ func TestTitle(t *testing.T) {
 		return parsers.Evidence{Kind: parsers.KindTurnStart, Prompt: text}
 	}
 	titled := func(title string) parsers.Evidence { return parsers.Evidence{Type: "ai-title", Title: title} }
+	renamed := func(title string) parsers.Evidence {
+		return parsers.Evidence{Type: "custom-title", Title: title, TitleByUser: true}
+	}
 	submit := func(text, agentID string) *parsers.Hook {
 		return &parsers.Hook{Event: "UserPromptSubmit", SessionID: "s", Prompt: text, AgentID: agentID}
 	}
@@ -34,6 +37,13 @@ func TestTitle(t *testing.T) {
 			{ev: titled("Fix the bug"), title: "Fix the bug"},
 			{ev: titled("Fix the relay bug"), title: "Fix the relay bug", rule: RuleLogTitle},
 			{ev: prompt("another prompt"), title: "Fix the relay bug"},
+		},
+		"log: the person's title holds against a generated one": {
+			{ev: prompt("fix the bug"), title: "fix the bug", rule: "log.turn_start"},
+			{ev: titled("Fix the bug"), title: "Fix the bug", rule: RuleLogTitle},
+			{ev: renamed("relay work"), title: "relay work", rule: RuleLogTitle},
+			{ev: titled("Fix the bug"), title: "relay work"}, // re-appended on a resume
+			{ev: renamed("relay work, day 2"), title: "relay work, day 2", rule: RuleLogTitle},
 		},
 		"log: the first prompt is the fallback": {
 			{ev: prompt("fix the bug"), title: "fix the bug", rule: "log.turn_start"},
