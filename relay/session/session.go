@@ -82,10 +82,6 @@ type Change struct {
 	Detail string
 	Source string
 	Rule   string
-	// Title is what the session is about: the agent's own title once it
-	// wrote one, else its first prompt's first line (both shortened by
-	// parsers.ShortTitle).
-	Title string
 }
 
 // source is a stream of evidence with its own position in the turn sequence.
