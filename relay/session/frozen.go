@@ -15,9 +15,10 @@ import (
 // Strings that are constants (state, reason, source, rule, agent) become
 // one-byte codes, cwd and agent version codes of the intern table, a
 // session id in the canonical UUID form its 16 bytes, the counters 32 or
-// 16 bits. What does not fit (running subagents, a registry wait's tool,
-// counters out of range, a full code table) is not freezable: Freeze
-// reports false and the session stays as it is.
+// 16 bits, the title the end of the detail's string. What does not fit
+// (running subagents, a registry wait's tool, counters out of range, a
+// full code table, a title past 255 bytes: never one ShortTitle made) is
+// not freezable: Freeze reports false and the session stays as it is.
 type Frozen struct {
 	uuid [16]byte // the id, when name is ""
 	name string   // the id, when it is not a canonical UUID
