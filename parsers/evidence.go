@@ -117,6 +117,16 @@ type Evidence struct {
 	PendingWorkflows int
 	// HasPending is set on every turn_duration: an absent count is zero.
 	HasPending bool
+
+	// Title is the agent's own title for the session, on the line that
+	// sets it (Claude Code's summary and title records, Codex's thread
+	// name, OpenCode's session title, pi's session name), shortened by
+	// ShortTitle. Prompt is, on a real prompt, its first line shortened
+	// the same way: the title of a session whose agent wrote none.
+	Title, Prompt string
+	// TitleByUser marks a Title the person gave (a rename), which a title
+	// the agent generates never replaces.
+	TitleByUser bool
 }
 
 // The fields of a tool's input that say what the call acts on, by group in

@@ -20,12 +20,15 @@ type Hook struct {
 	AgentID          string
 	NotificationType string // Notification: permission_prompt, idle_prompt, elicitation_dialog, …
 	Message          string // Notification message, for the waiting detail
-	ToolName         string
-	ToolInput        []byte // the tool input as a JSON object
-	Source           string // SessionStart: startup, resume, clear, compact
-	Trigger          string // PreCompact/PostCompact: manual, auto
-	IsInterrupt      bool   // PostToolUseFailure / Stop: the user interrupted
-	Error            string // StopFailure error type
+	// Prompt is a UserPromptSubmit's prompt, its first line shortened
+	// (ShortTitle): the session's title while the agent has written none.
+	Prompt      string
+	ToolName    string
+	ToolInput   []byte // the tool input as a JSON object
+	Source      string // SessionStart: startup, resume, clear, compact
+	Trigger     string // PreCompact/PostCompact: manual, auto
+	IsInterrupt bool   // PostToolUseFailure / Stop: the user interrupted
+	Error       string // StopFailure error type
 	// Background counts the Stop payload's running or pending subagent and
 	// workflow tasks; HasBackground says the payload carried the list at all.
 	// Background shells never count.
@@ -59,6 +62,7 @@ func ParseHook(payload []byte) (Hook, error) {
 		NotificationType: str("notification_type"),
 		Message:          str("message"),
 		ToolName:         str("tool_name"),
+		Prompt:           ShortTitle(str("prompt")),
 		Source:           str("source"),
 		Trigger:          str("trigger"),
 		IsInterrupt:      v.GetBool("is_interrupt"),

@@ -32,7 +32,7 @@ func (m *machine) event(e *entry, ch session.Change) Event {
 	ev := Event{
 		Session: e.s.ID, Agent: string(e.s.Agent), Tab: e.tab, Cwd: e.s.Cwd, Worktree: e.worktree,
 		State: string(ch.State), Reason: ch.Reason, Detail: ch.Detail, Source: ch.Source,
-		Rule: ch.Rule, Since: e.since,
+		Rule: ch.Rule, Title: e.s.Title, Since: e.since,
 	}
 	ev.Pid, ev.Live = m.reg.live(e.s.ID)
 	return ev

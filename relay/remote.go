@@ -264,7 +264,7 @@ func remoteOwn(ev Event) Event {
 // sameRemote reports whether two states of a remote session would be
 // published alike.
 func sameRemote(a, b Event) bool {
-	return a.State == b.State && a.Reason == b.Reason && a.Detail == b.Detail && a.Source == b.Source &&
+	return a.State == b.State && a.Reason == b.Reason && a.Detail == b.Detail && a.Title == b.Title && a.Source == b.Source &&
 		a.Rule == b.Rule && a.Since.Equal(b.Since) && a.Cwd == b.Cwd && a.Worktree == b.Worktree && a.Agent == b.Agent
 }
 
@@ -357,8 +357,8 @@ func (m *machine) remoteConfirm(h *remoteHost, rs *rsession, ev *Event, prev *Ev
 	if w == nil || w.expired || w.host != h.st.Name || w.session != rs.ev.Session {
 		return
 	}
-	if prev != nil && sameRemote(*prev, *ev) {
-		return
+	if prev != nil && sameRemote(*prev, *ev) || (session.Change{Rule: ev.Rule}).Retitled() {
+		return // nothing the key could have caused
 	}
 	switch {
 	case ev.State == string(session.Ready) && ev.Reason == session.ReasonInterrupted:

@@ -84,9 +84,11 @@ func (m *machine) hook(h parsers.Hook, tab string, underRoots bool) {
 	// still be rewritten.
 	m.store.changed = true
 	m.store.locate(e)
-	if ok {
+	if ok && !ch.Retitled() {
 		m.confirmHook(e, &ch)
 		m.moved(e)
+	}
+	if ok {
 		m.publish(e, ch, false)
 	} else if tabbed && !e.s.Phantom() {
 		// Its log got ahead of its hooks (OpenCode writes its database
@@ -162,10 +164,12 @@ func (m *machine) logLine(l LogLine) {
 		// it, ready, even before its first turn.
 		ch, ok = e.s.Announce(session.SourceLog, "log.new_session")
 	}
-	if ok {
+	if ok && !ch.Retitled() {
 		m.confirm(e, l, &ch)
 		m.moved(e)
-		m.publish(e, ch, false)
+	}
+	if ok {
+		m.publish(e, ch, false) // a new title alone keeps the state's since
 	}
 	m.regAfterLog(e)
 	if e.s.State != session.Working && e.s.State != session.Waiting {

@@ -433,7 +433,7 @@ func (m *machine) hookTurnStart(e *entry, h parsers.Hook) {
 func (m *machine) outlived(e *entry, from string, fold func() (session.Change, bool)) (session.Change, bool) {
 	back, ok := e.s.Outlive(from, from+".turn_outlived_tab")
 	ch, folded := fold()
-	if !ok || folded {
+	if !ok || folded && !ch.Retitled() {
 		return ch, folded
 	}
 	return back, true

@@ -108,6 +108,9 @@ func TestClaudePlainPrompt(t *testing.T) {
 	c.Timeline.Next(stDone(p.Tab), tStep)
 	p.WaitScreen(AnthShortAnswer, tStep)
 	c.Timeline.Quiet(settle)
+	if got := c.status().Title; got != "hello plain" {
+		t.Errorf("title %q, want the prompt's %q", got, "hello plain")
+	}
 }
 
 // With non-essential traffic on, as users run it, the first prompt also
@@ -123,6 +126,10 @@ func TestClaudeTitleRequest(t *testing.T) {
 	c.Timeline.Quiet(settle)
 	if n := c.api.CountKind(AnthReqTitle); n != 1 {
 		t.Errorf("%d title requests, want 1", n)
+	}
+	// The generated title (the ai-title line) replaces the prompt's.
+	if got := c.status().Title; got != "Conformance session" {
+		t.Errorf("title %q, want the generated %q", got, "Conformance session")
 	}
 }
 
@@ -532,33 +539,42 @@ func (c *claude) maybe(opt Step, timeout time.Duration) {
 	c.Timeline.Maybe(opt, timeout)
 }
 
-// live checks what `logwatch status --json` says of the first session's
-// process.
-func (c *claude) live(want bool) {
+// sessionStatus is the first session as `logwatch status --json` shows it.
+type sessionStatus struct {
+	Session string `json:"session"`
+	Pid     int    `json:"pid"`
+	Live    bool   `json:"live"`
+	Title   string `json:"title"`
+}
+
+func (c *claude) status() sessionStatus {
 	c.T.Helper()
 	out, err := c.Logwatch("status", "--json")
 	if err != nil {
 		c.T.Fatalf("status: %v %s", err, out)
 	}
 	var st struct {
-		Sessions []struct {
-			Session string `json:"session"`
-			Pid     int    `json:"pid"`
-			Live    bool   `json:"live"`
-		} `json:"sessions"`
+		Sessions []sessionStatus `json:"sessions"`
 	}
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		c.T.Fatal(err)
 	}
 	for _, s := range st.Sessions {
 		if s.Session == c.Timeline.Session() {
-			if s.Live != want || (want && s.Pid == 0) {
-				c.T.Errorf("status says pid %d live %v, want live %v", s.Pid, s.Live, want)
-			}
-			return
+			return s
 		}
 	}
-	c.T.Errorf("status has no session %s", c.Timeline.Session())
+	c.T.Fatalf("status has no session %s", c.Timeline.Session())
+	return sessionStatus{}
+}
+
+// live checks what `logwatch status --json` says of the first session's
+// process.
+func (c *claude) live(want bool) {
+	c.T.Helper()
+	if s := c.status(); s.Live != want || (want && s.Pid == 0) {
+		c.T.Errorf("status says pid %d live %v, want live %v", s.Pid, s.Live, want)
+	}
 }
 
 // claudePID finds the claude process under the pane's process tree.

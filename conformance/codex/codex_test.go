@@ -83,6 +83,11 @@ func TestCodexPrompt(t *testing.T) {
 	if got := w.requestKinds(); !slices.Equal(slices.Sorted(slices.Values(got)), []string{OpenAIReqTitle, OpenAIReqTurn}) {
 		t.Errorf("model requests %q, want a turn and a title", got)
 	}
+	// The title it asks for is not written to the rollout (no
+	// thread_name_updated without /rename): the prompt titles the session.
+	if got := w.Title(w.Timeline.Session()); got != "say hello" {
+		t.Errorf("title %q, want the prompt's %q", got, "say hello")
+	}
 }
 
 func TestCodexApproval(t *testing.T) {

@@ -179,10 +179,14 @@ func TestOmpPrompt(t *testing.T) {
 	w.opened(ompTab)
 	w.hello(p, ompTab)
 	// The title arrives after the first answer and omp writes it into the
-	// file's first line in place: no line read again, nothing published.
+	// file's first line in place: no line read again, no state published;
+	// its title_change entry titles the session.
 	w.quiet()
 	w.quiet()
 	w.titleInPlace()
+	if got := w.Title(w.Timeline.Session()); got != "Fake study session" {
+		t.Errorf("title %q, want omp's %q", got, "Fake study session")
+	}
 	w.keep("prompt")
 }
 

@@ -255,6 +255,10 @@ func TestOpenCodePromptAndEsc(t *testing.T) {
 	p.WaitScreen("Hello from the fake model", ocStep)
 	p.Key("Escape")
 	w.quiet()
+	// The title OpenCode generates (a side request) replaces the prompt's.
+	if got := w.Title(s); got != "Fake title" {
+		t.Errorf("title %q, want OpenCode's %q", got, "Fake title")
+	}
 
 	w.prompt(p, ocTab, s, OpenAISlow+" stream please")
 	p.WaitScreen("streaming slowly", ocStep)

@@ -162,6 +162,10 @@ func TestPiPrompt(t *testing.T) {
 	w.opened(piTab)
 	w.hello(p, piTab)
 	w.quiet()
+	// pi names a session only when told (/name): its first prompt titles it.
+	if got := w.Title(w.Timeline.Session()); got != "say hello" {
+		t.Errorf("title %q, want the prompt's %q", got, "say hello")
+	}
 	w.keep("prompt")
 }
 

@@ -70,6 +70,9 @@ func Events(w io.Writer, ups <-chan client.Update, notice *Notice, asJSON bool, 
 		if ev.Host != "" {
 			tag += " (host " + termsafe.Line(ev.Host) + ")"
 		}
+		if ev.Title != "" {
+			tag += ` "` + Short(cell(ev.Title), 60) + `"`
+		}
 		fmt.Fprintf(w, "%s %-10s %s %s %s %s %s [%s %s]%s\n", ev.Since.Format("15:04:05.000"), termsafe.Line(StateText(ev)),
 			termsafe.Line(ShortIDs(keys(known))[ev.Session]), termsafe.Line(ev.Agent), orDash(termsafe.Line(ev.Tab)),
 			orDash(termsafe.Line(ev.Reason)), Short(termsafe.Line(ev.Detail), 60), termsafe.Line(ev.Source), termsafe.Line(ev.Rule), tag)
@@ -144,9 +147,13 @@ func (m *Watch) Plain(w io.Writer, ups <-chan client.Update) {
 			continue
 		}
 		ev := u.Event
-		fmt.Fprintf(w, "%s %-10s %-6s %s %s %s %s %s\n", ev.Since.Format("15:04:05"), termsafe.Line(ev.State), termsafe.Line(ev.Agent),
+		title := ""
+		if ev.Title != "" {
+			title = ` "` + cell(ev.Title) + `"`
+		}
+		fmt.Fprintf(w, "%s %-10s %-6s %s %s %s %s %s%s\n", ev.Since.Format("15:04:05"), termsafe.Line(ev.State), termsafe.Line(ev.Agent),
 			termsafe.Line(ShortIDs(m.ids())[ev.Session]), orDash(termsafe.Line(ev.Tab)), orDash(termsafe.Line(whereOf(ev))),
-			orDash(termsafe.Line(ev.Reason)), termsafe.Line(ev.Detail))
+			orDash(termsafe.Line(ev.Reason)), termsafe.Line(ev.Detail), title)
 	}
 }
 

@@ -47,7 +47,7 @@ type Notes struct {
 // Render draws the live view: sessions grouped by worktree (a
 // session without one under its cwd), most urgent group and session first,
 // one line each: dot, short session id (what ack accepts), state, agent,
-// tab, reason, detail, age, fitted to width. It is pure so the view can be
+// tab, reason, title and detail, age, fitted to width. It is pure so the view can be
 // compared with a golden file.
 func Render(w io.Writer, sessions []wire.Event, now time.Time, width int, color bool, notes Notes) {
 	width = max(width, 40)
@@ -128,7 +128,8 @@ func Render(w io.Writer, sessions []wire.Event, now time.Time, width int, color 
 		return
 	}
 	// Columns: "  ● " id(the longest short id) state(10) agent(6) tab(up to
-	// 8) reason(17); detail takes the rest before a right-aligned age(4).
+	// 8) reason(17); title and detail take the rest before a right-aligned
+	// age(4).
 	ids := make([]string, len(sessions))
 	tabW := 1
 	for i, s := range sessions {
@@ -146,7 +147,7 @@ func Render(w io.Writer, sessions []wire.Event, now time.Time, width int, color 
 	for _, k := range keys {
 		fmt.Fprintf(w, "\n%s\n", paint(ansiBold, fitLeft(k, width)))
 		for _, s := range groups[k] {
-			detail := fit(s.Detail, detailW)
+			detail := about(s, detailW)
 			line := fmt.Sprintf("  %s %-*s %-*s %-*s %-*s %-*s %s%*s %*s",
 				paint(stateColor[s.State], "●"), idW, fit(shortID[s.Session], idW),
 				stateW, fit(StateText(s), stateW), agentW, fit(s.Agent, agentW), tabW, fit(orDash(s.Tab), tabW),
@@ -158,6 +159,26 @@ func Render(w io.Writer, sessions []wire.Event, now time.Time, width int, color 
 }
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// about is what a session is about and what its state says, in n runes:
+// its title, then its detail after a dot, the title keeping at least half.
+// Where the two do not fit (80 columns leave about 18), one is shown: a
+// waiting session's detail (what it asks the person), else the title.
+func about(s wire.Event, n int) string {
+	title, detail := cell(s.Title), cell(s.Detail)
+	switch {
+	case title == "":
+		return fit(detail, n)
+	case detail == "":
+		return fit(title, n)
+	case n < 27 && s.State == "waiting":
+		return fit(detail, n)
+	case n < 27:
+		return fit(title, n)
+	}
+	t := fit(title, max(n/2, n-3-runeLen(detail)))
+	return t + " · " + fit(detail, n-3-runeLen(t))
+}
 
 // cell is s as the view shows it: escaped for the terminal (what a column
 // measures), runs of spaces made one.

@@ -35,7 +35,7 @@ func WriteStatus(w io.Writer, st wire.Status, all bool, now time.Time) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(sessions) > 0 {
-		fmt.Fprintln(tw, "STATE\tAGENT\tSESSION\tTAB\tPROCESS\tWHERE\tREASON\tDETAIL\tAGE")
+		fmt.Fprintln(tw, "STATE\tAGENT\tSESSION\tTITLE\tTAB\tPROCESS\tWHERE\tREASON\tDETAIL\tAGE")
 	}
 	hidden := 0
 	for _, s := range sessions {
@@ -47,8 +47,8 @@ func WriteStatus(w io.Writer, st wire.Status, all bool, now time.Time) {
 		where := whereOf(s)
 		// Every cell from the daemon is escaped: a tab or newline in one
 		// would also make a column or a line of its own.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(StateText(s)), termsafe.Line(s.Agent),
-			termsafe.Line(shortID[s.Session]), orDash(termsafe.Line(s.Tab)), process(s), orDash(termsafe.Line(where)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(StateText(s)), termsafe.Line(s.Agent),
+			termsafe.Line(shortID[s.Session]), orDash(Short(termsafe.Line(s.Title), 30)), orDash(termsafe.Line(s.Tab)), process(s), orDash(termsafe.Line(where)),
 			orDash(termsafe.Line(s.Reason)), orDash(Short(termsafe.Line(s.Detail), 40)), age.Round(time.Second))
 	}
 	tw.Flush()

@@ -18,7 +18,7 @@ import (
 func hostileEvent(now time.Time) wire.Event {
 	const x = "\x1b]52;c;aGk=\x07\x1b]0;t\x07\x1b[2J\u009b2J\u202e\x9b\t\nfake line"
 	return wire.Event{Session: "s" + x, Agent: "claude" + x, Tab: "t" + x, Worktree: "/w/" + x, Cwd: "/c/" + x,
-		State: "working", Reason: "tool" + x, Detail: "echo " + x, Source: "hook" + x, Rule: "r" + x, Since: now.Add(-time.Second)}
+		State: "working", Reason: "tool" + x, Detail: "echo " + x, Title: "fix " + x, Source: "hook" + x, Rule: "r" + x, Since: now.Add(-time.Second)}
 }
 
 // controls counts the runes in s a terminal would obey or reorder, but the
@@ -106,5 +106,33 @@ func TestPrintersEscapeData(t *testing.T) {
 	}
 	if n := controls(notices.String()); n > 0 || !strings.Contains(notices.String(), `\x1b]0;x\a.sock`) {
 		t.Errorf("notices: %d control characters:\n%q", n, notices.String())
+	}
+}
+
+// TestPrintersShowTitle: every text printer shows a session's title, a
+// title that holds OSC 52 with the escape shown, never obeyed.
+func TestPrintersShowTitle(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	ev := wire.Event{Session: "s1", Agent: "claude", Cwd: "/w", State: "done", Reason: "turn_end",
+		Title: "fix \x1b]52;c;aGk=\x07", Since: now.Add(-time.Second)}
+	stream := func() <-chan client.Update {
+		ups := make(chan client.Update, 2)
+		ups <- client.Update{Kind: client.UpdateConnected, Snapshot: 1}
+		ups <- client.Update{Kind: client.UpdateEvent, Event: ev}
+		close(ups)
+		return ups
+	}
+	var notices strings.Builder
+	for name, print := range map[string]func(w *bytes.Buffer){
+		"status":                func(w *bytes.Buffer) { WriteStatus(w, wire.Status{Sessions: []wire.Event{ev}}, true, now) },
+		"events":                func(w *bytes.Buffer) { Events(w, stream(), &Notice{W: &notices, Name: "events"}, false, nil) },
+		"status --watch, plain": func(w *bytes.Buffer) { NewWatch(true, &notices, nil).Plain(w, stream()) },
+		"status --watch, view":  func(w *bytes.Buffer) { Render(w, []wire.Event{ev}, now, 80, false, Notes{}) },
+	} {
+		var b bytes.Buffer
+		print(&b)
+		if out := b.String(); !strings.Contains(out, `fix \x1b]52`) || controls(out) > 0 {
+			t.Errorf("%s: the title is not shown escaped:\n%q", name, out)
+		}
 	}
 }

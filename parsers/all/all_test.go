@@ -221,6 +221,12 @@ func TestParseHook(t *testing.T) {
 	if h.Error != "rate_limit" {
 		t.Fatalf("%+v", h)
 	}
+	// UserPromptSubmit's prompt (Claude Code and Codex send it) is the
+	// fallback title: its first line, shortened.
+	h, _ = parsers.ParseHook([]byte(`{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"\n  fix the bug\nin relay/"}`))
+	if h.Prompt != "fix the bug" {
+		t.Fatalf("prompt %q", h.Prompt)
+	}
 	h, _ = parsers.ParseHook([]byte(`{"hook_event_name":"X","conversationId":"c","tool_input":"not an object","is_interrupt":"yes"}`))
 	if h.SessionID != "c" || h.ToolInput != nil || h.IsInterrupt {
 		t.Fatalf("lenient fields: %+v", h)

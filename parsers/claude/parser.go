@@ -121,9 +121,11 @@ func (c *Claude) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence
 			}
 		case "system":
 		default:
-			// claudeMetaNames holds exactly claudeMeta's types.
-			typ, meta := c.unknown.Intern(h.Typ, claudeMetaNames)
-			return parsers.Evidence{Type: typ, Unknown: !meta}, nil
+			if titleKeys[string(h.Typ)] == "" {
+				// claudeMetaNames holds exactly claudeMeta's types.
+				typ, meta := c.unknown.Intern(h.Typ, claudeMetaNames)
+				return parsers.Evidence{Type: typ, Unknown: !meta}, nil
+			}
 		}
 	}
 	return c.parse(line)
@@ -165,6 +167,9 @@ func (c *Claude) user(h *parsers.Head, u *claudeHead) (ev parsers.Evidence, ok b
 			ev.Kind = parsers.KindActivity
 		case u.content == 'a' && u.prompts > 0:
 			// Several blocks (text plus images, say) are a real prompt.
+			if u.texts > 0 {
+				return parsers.Evidence{}, false // parse reads its text for the title
+			}
 			ev.Kind = parsers.KindTurnStart
 		case u.content == 'a' && u.blocks > 0:
 			// Only blocks of types a prompt is not made of: what a new
@@ -241,7 +246,12 @@ func (c *Claude) parse(line []byte) (parsers.Evidence, error) {
 		ev.Type = claudeTypeNames[string(tb)]
 	default:
 		typ, meta := c.unknown.Intern(tb, claudeMetaNames)
-		return parsers.Evidence{Type: typ, Unknown: !meta}, nil
+		ev := parsers.Evidence{Type: typ, Unknown: !meta}
+		if key := titleKeys[typ]; key != "" {
+			ev.Title = parsers.ShortTitle(string(v.GetStringBytes(key)))
+			ev.TitleByUser = typ == "custom-title"
+		}
+		return ev, nil
 	}
 	ev.SessionID = c.id.session.Get(v.GetStringBytes("sessionId"))
 	ev.Cwd = c.id.cwd.Get(v.GetStringBytes("cwd"))
@@ -333,6 +343,7 @@ func claudeUser(v *fastjson.Value, ev *parsers.Evidence) (odd []byte, ok bool) {
 				return odd, false
 			}
 			ev.Kind = parsers.KindTurnStart
+			ev.Prompt = parsers.ShortTitle(text)
 			return nil, true
 		}
 	default:
@@ -363,7 +374,14 @@ func claudeText(text string, ev *parsers.Evidence) {
 		return
 	}
 	ev.Kind = parsers.KindTurnStart
+	ev.Prompt = parsers.ShortTitle(text)
 }
+
+// titleKeys name, by a metadata line's type, the member holding the
+// session's title: the summary --resume lists, a title the user gave
+// (/rename: custom-title, re-appended with the others on a resume) and the
+// one Claude Code generates.
+var titleKeys = map[string]string{"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
 
 // isClaudeWrapper reports whether a user text is an injected wrapper rather
 // than something typed: local-command output and caveats, built-in slash

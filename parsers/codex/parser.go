@@ -150,8 +150,9 @@ func (c *Codex) classify(h *parsers.Head) (ev parsers.Evidence, ok bool) {
 	case "event_msg":
 		et := parsers.Intern(h.PTyp, codexEventNames)
 		switch et {
-		case "task_started", "turn_started", "task_complete", "turn_complete", "turn_aborted", "item_completed":
-			return ev, false
+		case "task_started", "turn_started", "task_complete", "turn_complete", "turn_aborted", "item_completed",
+			"user_message", "thread_name_updated":
+			return ev, false // their payload's fields are evidence
 		}
 		ev.Type = parsers.Prefixed(h.PTyp, codexEventTypes, "event_msg/")
 		c.eventKind(et, &ev)
@@ -274,6 +275,12 @@ func (c *Codex) event(p *fastjson.Value, ev *parsers.Evidence) {
 			// "replaced": a new task supersedes this one and its
 			// task_started follows at once. Not an interrupt.
 		}
+	case "user_message":
+		ev.Kind = parsers.KindPrompt
+		ev.Prompt = parsers.ShortTitle(string(p.GetStringBytes("message")))
+	case "thread_name_updated":
+		// The thread's name (/rename, or the one Codex generates).
+		ev.Title = parsers.ShortTitle(string(p.GetStringBytes("thread_name")))
 	case "item_completed":
 		ib := p.GetStringBytes("item", "type")
 		it := parsers.Intern(ib, codexItemKinds)
@@ -340,6 +347,7 @@ func (c *Codex) item(p *fastjson.Value, ev *parsers.Evidence, bare bool) {
 				ev.Kind = parsers.KindInterruptHint
 			case bare && !isCodexInjected(text):
 				ev.Kind = parsers.KindPrompt
+				ev.Prompt = parsers.ShortTitle(text)
 			}
 		case "assistant":
 			ev.Kind, ev.Final = parsers.KindActivity, true

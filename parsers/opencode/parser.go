@@ -3,6 +3,7 @@ package opencode
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -60,6 +61,12 @@ type Parser struct {
 	// created are the sessions whose row was read and whose first prompt
 	// was not yet, with the row's creation time (ms), at most seenMax.
 	created map[string]int64
+	// prompt is the user message whose turn start was read last: its text
+	// part is the prompt (the fallback title).
+	prompt []byte
+	// rawTitle is the last session title read, title its shortened form:
+	// a session row is rewritten many times a turn with the same title.
+	rawTitle, title string
 }
 
 // NewParser returns an OpenCode event row parser.
@@ -69,7 +76,9 @@ func NewParser() *Parser { return &Parser{} }
 func (p *Parser) Agent() parsers.Agent { return Name }
 
 // Reset implements parsers.Parser.
-func (p *Parser) Reset() { p.old, p.cur, p.created = nil, nil, nil }
+func (p *Parser) Reset() {
+	p.old, p.cur, p.created, p.prompt, p.rawTitle, p.title = nil, nil, nil, p.prompt[:0], "", ""
+}
 
 // Parse implements parsers.Parser.
 func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
@@ -95,6 +104,7 @@ func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
 			}
 			p.created[ev.SessionID] = ms
 		}
+		ev.Title = p.sessionTitle(data.GetStringBytes("info", "title"))
 	case "message.updated.1":
 		p.message(&ev, data.Get("info"))
 	case "message.part.updated.1":
@@ -116,6 +126,7 @@ func (p *Parser) message(ev *parsers.Evidence, info *fastjson.Value) {
 	case "user":
 		if p.first(info.GetStringBytes("id"), ev) {
 			ev.Kind = parsers.KindTurnStart
+			p.prompt = append(p.prompt[:0], info.GetStringBytes("id")...)
 			// Stamped when its Enter was read, as near as the database
 			// tells (the tab's Enter is judged by the stamp): a new
 			// session's row is made then, its first prompt's only after
@@ -188,6 +199,10 @@ func (p *Parser) part(ev *parsers.Evidence, part *fastjson.Value) {
 		}
 		return
 	}
+	if string(t) == "text" && len(p.prompt) > 0 && string(part.GetStringBytes("messageID")) == string(p.prompt) {
+		ev.Prompt = parsers.ShortTitle(string(part.GetStringBytes("text")))
+		p.prompt = p.prompt[:0]
+	}
 	name, known := p.unknown.Intern(t, partNames)
 	ev.Type += "/" + name
 	if !known {
@@ -228,4 +243,22 @@ func idHash(id []byte) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// placeholderTitle starts the title OpenCode gives a session until it has
+// generated one (about 2 s after the first prompt).
+const placeholderTitle = "New session - "
+
+// sessionTitle is a session row's title shortened, "" for the
+// placeholder.
+func (p *Parser) sessionTitle(raw []byte) string {
+	if string(raw) == p.rawTitle {
+		return p.title
+	}
+	p.rawTitle = string(raw)
+	p.title = ""
+	if !strings.HasPrefix(p.rawTitle, placeholderTitle) {
+		p.title = parsers.ShortTitle(p.rawTitle)
+	}
+	return p.title
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/logwatch/logwatch/parsers"
 )
 
 // CaptureLines reads testdata/captures/<name>.jsonl, the rows or lines a
@@ -27,4 +29,34 @@ func CaptureLines(t *testing.T, name string) [][]byte {
 		t.Fatal(err)
 	}
 	return lines
+}
+
+// Titles reads the log at path with p and returns the titles and the
+// prompts' titles its lines give (Evidence.Title, Evidence.Prompt), in
+// file order.
+func Titles(t *testing.T, p parsers.Parser, path string) (titles, prompts []string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		ev, err := p.Parse(sc.Bytes())
+		if err != nil {
+			continue
+		}
+		if ev.Title != "" {
+			titles = append(titles, ev.Title)
+		}
+		if ev.Prompt != "" {
+			prompts = append(prompts, ev.Prompt)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return titles, prompts
 }

@@ -57,3 +57,13 @@ func describe(ev parsers.Evidence) string {
 	}
 	return s
 }
+
+// TestCaptureTitles: a real prompt's first line is the fallback title.
+func TestCaptureTitles(t *testing.T) {
+	for name, want := range map[string]string{"prompt-1": "say hello", "esc-extension-1": "SLOW stream please"} {
+		_, prompts := parsertest.Titles(t, NewParser(), "testdata/captures/"+name+".jsonl")
+		if len(prompts) == 0 || prompts[0] != want {
+			t.Errorf("%s: prompts %q, want first %q", name, prompts, want)
+		}
+	}
+}

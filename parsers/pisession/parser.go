@@ -150,6 +150,9 @@ func (p *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence
 	if p.d.customTypes != nil && string(s.H.Typ) == "custom" {
 		return p.ParseFull(line) // a fork's custom entry is read by its customType and data
 	}
+	if titleKeys[string(s.H.Typ)] != "" || string(s.H.Typ) == "message" && string(m.role) == "user" {
+		return p.ParseFull(line) // a title, or a prompt's text
+	}
 	f := fields{typ: s.H.Typ, ts: s.H.TS, id: m.id, cwd: m.cwd, role: m.role, stop: m.stop, errm: m.errm,
 		content: m.content, contentOK: m.content != nil}
 	return p.evidence(&f), nil
@@ -168,7 +171,39 @@ func (p *Parser) ParseFull(line []byte) (parsers.Evidence, error) {
 	if p.d.customTypes != nil && string(f.typ) == "custom" {
 		return p.custom(v, f), nil
 	}
-	return p.evidence(f), nil
+	ev := p.evidence(f)
+	if ev.Unknown {
+		return ev, nil
+	}
+	if key := titleKeys[ev.Type]; key != "" {
+		ev.Title = parsers.ShortTitle(string(v.GetStringBytes(key)))
+		// pi names a session only when told (/name); omp says who titled
+		// it ("auto": its own title request).
+		src := string(v.GetStringBytes("source"))
+		ev.TitleByUser = ev.Title != "" && (ev.Type == "session_info" || src != "" && src != "auto")
+	} else if ev.Kind == parsers.KindTurnStart && f.contentV != nil {
+		ev.Prompt = parsers.ShortTitle(promptText(f.contentV))
+	}
+	return ev, nil
+}
+
+// titleKeys name, by line type, the member holding the session's name:
+// pi's session_info (/name), omp's title record, its change, and its
+// header once the title is known.
+var titleKeys = map[string]string{"session_info": "name", "title": "title", "title_change": "title", "session": "title"}
+
+// promptText is a user message's text: its content string, or its first
+// text block's.
+func promptText(c *fastjson.Value) string {
+	if c.Type() == fastjson.TypeString {
+		return string(c.GetStringBytes())
+	}
+	for _, b := range c.GetArray() {
+		if string(b.GetStringBytes("type")) == "text" {
+			return string(b.GetStringBytes("text"))
+		}
+	}
+	return ""
 }
 
 func valueFields(v *fastjson.Value) *fields {

@@ -15,7 +15,7 @@ func Recorded(lines []relay.RecordLine) []Entry {
 		}
 		ev := l.Event
 		out = append(out, Entry{Seq: ev.Seq, At: ev.Since, Session: ev.Session, Agent: ev.Agent, Tab: ev.Tab,
-			State: ev.State, Reason: ev.Reason, Detail: ev.Detail, Source: ev.Source, Rule: ev.Rule})
+			State: ev.State, Reason: ev.Reason, Detail: ev.Detail, Title: ev.Title, Source: ev.Source, Rule: ev.Rule})
 	}
 	return out
 }
@@ -42,8 +42,8 @@ func (d *Divergence) Error() string {
 // time (the replay's clock is virtual) and the process facts of the
 // moment (pid, live).
 func (e *Entry) key() string {
-	return fmt.Sprintf("seq=%d session=%s agent=%s tab=%q %s/%s source=%s rule=%s detail=%q",
-		e.Seq, e.Session, e.Agent, e.Tab, e.State, e.Reason, e.Source, e.Rule, e.Detail)
+	return fmt.Sprintf("seq=%d session=%s agent=%s tab=%q %s/%s source=%s rule=%s detail=%q title=%q",
+		e.Seq, e.Session, e.Agent, e.Tab, e.State, e.Reason, e.Source, e.Rule, e.Detail, e.Title)
 }
 
 // Compare returns the first change where replayed differs from recorded,

@@ -31,6 +31,7 @@ func TestCompare(t *testing.T) {
 		{"source", []Entry{a}, []Entry{with(a, func(e *Entry) { e.Source = "log" })}, 0, "source=log"},
 		{"rule", []Entry{a}, []Entry{with(a, func(e *Entry) { e.Rule = "log.prompt" })}, 0, "rule=log.prompt"},
 		{"detail", []Entry{a}, []Entry{with(a, func(e *Entry) { e.Detail = "Bash" })}, 0, `detail="Bash"`},
+		{"title", []Entry{a}, []Entry{with(a, func(e *Entry) { e.Title = "fix it" })}, 0, `title="fix it"`},
 		{"replay lacks a change", []Entry{a, b}, []Entry{a}, 1, "replayed: (none)"},
 		{"replay has one more", []Entry{a}, []Entry{a, b}, 1, "recorded: (none)"},
 	} {

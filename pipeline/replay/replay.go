@@ -82,6 +82,7 @@ type Entry struct {
 	State   string    `json:"state"`
 	Reason  string    `json:"reason"`
 	Detail  string    `json:"detail,omitempty"`
+	Title   string    `json:"title,omitempty"`
 	Source  string    `json:"source"`
 	Rule    string    `json:"rule"`
 }
@@ -221,7 +222,7 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 				}
 				timeline = append(timeline, Entry{Seq: ev.Seq, At: ev.Since, Offset: ev.Since.Sub(start).Milliseconds(),
 					Session: ev.Session, Agent: ev.Agent, Tab: ev.Tab, State: ev.State, Reason: ev.Reason,
-					Detail: ev.Detail, Source: ev.Source, Rule: ev.Rule})
+					Detail: ev.Detail, Title: ev.Title, Source: ev.Source, Rule: ev.Rule})
 			default:
 				if lost := sub.Resync(); len(lost) > 0 {
 					// A timeline must have every change, not the latest of each.

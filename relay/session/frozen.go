@@ -6,7 +6,7 @@ import (
 	"github.com/logwatch/logwatch/parsers"
 )
 
-// Frozen is a Session at rest in 80 bytes instead of 224 (plus its
+// Frozen is a Session at rest in 80 bytes instead of 240 (plus its
 // strings): the relay keeps most of 10 000 known sessions this way, as they
 // sit idle for most of a daemon's life, and thaws one back into a Session
 // when anything touches it. Thaw(s.Freeze()) equals s exactly, so freezing
@@ -15,19 +15,21 @@ import (
 // Strings that are constants (state, reason, source, rule, agent) become
 // one-byte codes, cwd and agent version codes of the intern table, a
 // session id in the canonical UUID form its 16 bytes, the counters 32 or
-// 16 bits. What does not fit (running subagents, a registry wait's tool,
-// counters out of range, a full code table) is not freezable: Freeze
-// reports false and the session stays as it is.
+// 16 bits, the title the end of the detail's string. What does not fit
+// (running subagents, a registry wait's tool, counters out of range, a
+// full code table, a title past 255 bytes: never one ShortTitle made) is
+// not freezable: Freeze reports false and the session stays as it is.
 type Frozen struct {
-	uuid   [16]byte // the id, when name is ""
-	name   string   // the id, when it is not a canonical UUID
-	detail string
+	uuid [16]byte // the id, when name is ""
+	name string   // the id, when it is not a canonical UUID
+	text string   // the detail, then the title (its last titleLen bytes)
 
 	turns, turn, hookPos, logPos uint32
 	logPending, listed           uint16
 	cwd, version                 uint16 // intern codes
 	agent, state, reason, source uint8  // word codes
 	rule                         uint8
+	titleLen                     uint8
 	flags                        uint16
 }
 
@@ -44,6 +46,7 @@ const (
 	fAnnounced
 	fEndedInTurn
 	fSubagentSet // subagents is an empty set, not nil
+	fUserTitle
 )
 
 // words numbers the constant strings of a session. They are a few dozen
@@ -74,7 +77,7 @@ func wordCopy(s string) string {
 // states that have none (see Frozen).
 func (s *Session) Freeze() (Frozen, bool) {
 	var f Frozen
-	if len(s.subagents) > 0 || s.waitedTool != "" || s.ID == "" {
+	if len(s.subagents) > 0 || s.waitedTool != "" || s.ID == "" || len(s.Title) > 255 {
 		return f, false
 	}
 	if u, ok := parseUUID(s.ID); ok {
@@ -82,7 +85,10 @@ func (s *Session) Freeze() (Frozen, bool) {
 	} else {
 		f.name = s.ID
 	}
-	f.detail = s.Detail
+	f.text, f.titleLen = s.Detail, uint8(len(s.Title))
+	if s.Title != "" {
+		f.text += s.Title
+	}
 	var ok [10]bool
 	f.turns, ok[0] = u32(s.Turns)
 	f.turn, ok[1] = u32(s.turn)
@@ -112,7 +118,7 @@ func (s *Session) Freeze() (Frozen, bool) {
 	}{
 		{fTurnOpen, s.turnOpen}, {fHooked, s.hooked}, {fTurnPrompted, s.turnPrompted}, {fLastFinal, s.lastFinal},
 		{fExplicit, s.explicit}, {fHasList, s.hasList}, {fDoneDeferred, s.doneDeferred}, {fSubWaiting, s.subWaiting},
-		{fAnnounced, s.announced}, {fEndedInTurn, s.endedInTurn}, {fSubagentSet, s.subagents != nil},
+		{fAnnounced, s.announced}, {fEndedInTurn, s.endedInTurn}, {fSubagentSet, s.subagents != nil}, {fUserTitle, s.userTitle},
 	} {
 		if b.on {
 			f.flags |= b.bit
@@ -136,13 +142,13 @@ func (f *Frozen) View(s *Session, withID bool) { f.view(s, withID) }
 func (f *Frozen) view(s *Session, withID bool) {
 	*s = Session{
 		Agent: parsers.Agent(wordStr(f.agent)), Cwd: interned.str(f.cwd), AgentVersion: interned.str(f.version),
-		State: State(wordStr(f.state)), Reason: wordStr(f.reason), Detail: f.detail, Source: wordStr(f.source), Rule: wordStr(f.rule),
+		State: State(wordStr(f.state)), Reason: wordStr(f.reason), Detail: f.text[:len(f.text)-int(f.titleLen)], Title: f.text[len(f.text)-int(f.titleLen):], Source: wordStr(f.source), Rule: wordStr(f.rule),
 		Turns: int(f.turns), turn: int(f.turn), hook: source{pos: int(f.hookPos)}, log: source{pos: int(f.logPos)},
 		logPending: int(f.logPending), listed: int32(f.listed),
 		turnOpen: f.flags&fTurnOpen != 0, hooked: f.flags&fHooked != 0, turnPrompted: f.flags&fTurnPrompted != 0,
 		lastFinal: f.flags&fLastFinal != 0, explicit: f.flags&fExplicit != 0, hasList: f.flags&fHasList != 0,
 		doneDeferred: f.flags&fDoneDeferred != 0, subWaiting: f.flags&fSubWaiting != 0, announced: f.flags&fAnnounced != 0,
-		endedInTurn: f.flags&fEndedInTurn != 0,
+		endedInTurn: f.flags&fEndedInTurn != 0, userTitle: f.flags&fUserTitle != 0,
 	}
 	if f.flags&fSubagentSet != 0 {
 		s.subagents = map[string]bool{}
@@ -153,7 +159,7 @@ func (f *Frozen) view(s *Session, withID bool) {
 }
 
 // OwnStrings gives the strings of n frozen sessions (ids not in the UUID
-// form, details) one block of their own, made now. They were cut from the
+// form, details and titles) one block of their own, made now. They were cut from the
 // lines read at start-up, each an object of its own among that read's
 // garbage, and kept most of its pages from going back to the OS (OpenCode's
 // 1 000 stored sessions: measured); packed, they take a few pages.
@@ -161,7 +167,7 @@ func OwnStrings(n int, at func(i int) *Frozen) {
 	size := 0
 	for i := 0; i < n; i++ {
 		f := at(i)
-		size += len(f.name) + len(f.detail)
+		size += len(f.name) + len(f.text)
 	}
 	if size == 0 {
 		return
@@ -171,13 +177,13 @@ func OwnStrings(n int, at func(i int) *Frozen) {
 	for i := 0; i < n; i++ {
 		f := at(i)
 		b.WriteString(f.name)
-		b.WriteString(f.detail)
+		b.WriteString(f.text)
 	}
 	block := b.String()
 	for i := 0; i < n; i++ {
 		f := at(i)
 		f.name, block = block[:len(f.name)], block[len(f.name):]
-		f.detail, block = block[:len(f.detail)], block[len(f.detail):]
+		f.text, block = block[:len(f.text)], block[len(f.text):]
 	}
 }
 

@@ -68,14 +68,15 @@ func TestFreezeThawRoundTrip(t *testing.T) {
 func TestOwnStrings(t *testing.T) {
 	var ss []*Session
 	var fs []Frozen
-	for i, c := range []struct{ id, detail string }{
-		{"ses_00000000feed00000000000001", "bash: go test ./..."},
-		{"0b1e8f3a-5c2d-4e6f-8a9b-0c1d2e3f4a5b", "Read main.go"},
-		{"ses_00000000feed00000000000002", ""},
-		{"s", "é ✓"},
+	for i, c := range []struct{ id, detail, title string }{
+		{"ses_00000000feed00000000000001", "bash: go test ./...", "Fix the flaky test"},
+		{"0b1e8f3a-5c2d-4e6f-8a9b-0c1d2e3f4a5b", "Read main.go", ""},
+		{"ses_00000000feed00000000000002", "", "only a title"},
+		{"s", "é ✓", "é ✓"},
+		{"s2", "", ""},
 	} {
 		s := New(claude.Name)
-		s.ID, s.Detail, s.Turns = c.id, c.detail, i
+		s.ID, s.Detail, s.Title, s.Turns = c.id, c.detail, c.title, i
 		f, ok := s.Freeze()
 		if !ok {
 			t.Fatalf("%s: not freezable", c.id)
@@ -108,6 +109,8 @@ func notFreezable(s *Session) string {
 		return "a pending count past 16 bits"
 	case len(s.Cwd) > maxInternLen || len(s.AgentVersion) > maxInternLen:
 		return "a cwd or version too long to intern"
+	case len(s.Title) > 255:
+		return "a title past 255 bytes"
 	}
 	return ""
 }
@@ -132,6 +135,7 @@ func TestNotFreezable(t *testing.T) {
 		"a turn count past 32 bits":    func(s *Session) { s.Turns = 1 << 33 },
 		"a pending count past 16 bits": func(s *Session) { s.listed = 1 << 17 },
 		"a cwd too long to intern":     func(s *Session) { s.Cwd = "/" + strings.Repeat("d", maxInternLen) },
+		"a title past 255 bytes":       func(s *Session) { s.Title = strings.Repeat("t", 256) },
 	} {
 		s := base()
 		mod(s)

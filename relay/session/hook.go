@@ -8,8 +8,18 @@ import (
 var questionTools = map[string]bool{"AskUserQuestion": true, "request_user_input": true}
 
 // Hook folds one hook event into the session (SPEC §3). Unknown events are
-// accepted and change nothing; the caller counts them.
+// accepted and change nothing; the caller counts them. A prompt a hook
+// carries may title the session (a Retitled change when nothing else
+// changed); a subagent's never does.
 func (s *Session) Hook(h parsers.Hook) (Change, bool) {
+	titled := h.AgentID == "" && s.retitle("", false, h.Prompt)
+	if ch, ok := s.foldHook(h); ok || !titled {
+		return ch, ok
+	}
+	return s.retitled(SourceHook)
+}
+
+func (s *Session) foldHook(h parsers.Hook) (Change, bool) {
 	if h.Event == "SessionEnd" && !s.announced && s.Turns == 0 {
 		// The end of a session nothing ever showed (Codex 0.169's server
 		// stopping ends every TUI it served, prompted or not): not news,

@@ -21,6 +21,7 @@ type Saved struct {
 	Detail string `json:"detail,omitempty"`
 	Source string `json:"source,omitempty"`
 	Rule   string `json:"rule,omitempty"`
+	Title  string `json:"title,omitempty"`
 	Turns  int    `json:"turns,omitempty"`
 
 	Turn         int  `json:"turn,omitempty"`
@@ -43,17 +44,19 @@ type Saved struct {
 	Announced    bool     `json:"announced,omitempty"`
 	EndedInTurn  bool     `json:"ended_in_turn,omitempty"`
 	WaitedTool   string   `json:"waited_tool,omitempty"`
+	UserTitle    bool     `json:"user_title,omitempty"`
 }
 
 // Save returns the session's complete state.
 func (s *Session) Save() Saved {
 	v := Saved{
 		Agent: s.Agent, ID: s.ID, Cwd: s.Cwd, AgentVersion: s.AgentVersion,
-		State: s.State, Reason: s.Reason, Detail: s.Detail, Source: s.Source, Rule: s.Rule, Turns: s.Turns,
+		State: s.State, Reason: s.Reason, Detail: s.Detail, Source: s.Source, Rule: s.Rule, Title: s.Title, Turns: s.Turns,
 		Turn: s.turn, TurnOpen: s.turnOpen, HookPos: s.hook.pos, LogPos: s.log.pos, Hooked: s.hooked,
 		TurnPrompted: s.turnPrompted, LastFinal: s.lastFinal, Explicit: s.explicit,
 		LogPending: s.logPending, Listed: int(s.listed), HasList: s.hasList, DoneDeferred: s.doneDeferred,
 		SubWaiting: s.subWaiting, Announced: s.announced, EndedInTurn: s.endedInTurn, WaitedTool: s.waitedTool,
+		UserTitle: s.userTitle,
 	}
 	if s.subagents != nil {
 		v.Subagents = make([]string, 0, len(s.subagents))
@@ -70,10 +73,11 @@ func Restore(v Saved) *Session {
 	s := &Session{
 		Agent: parsers.Agent(wordCopy(string(v.Agent))), ID: v.ID, Cwd: intern(v.Cwd), AgentVersion: intern(v.AgentVersion),
 		State: State(wordCopy(string(v.State))), Reason: wordCopy(v.Reason), Detail: v.Detail,
-		Source: wordCopy(v.Source), Rule: wordCopy(v.Rule), Turns: v.Turns, turn: v.Turn, turnOpen: v.TurnOpen, hook: source{pos: v.HookPos}, log: source{pos: v.LogPos}, hooked: v.Hooked,
+		Source: wordCopy(v.Source), Rule: wordCopy(v.Rule), Title: v.Title, Turns: v.Turns, turn: v.Turn, turnOpen: v.TurnOpen, hook: source{pos: v.HookPos}, log: source{pos: v.LogPos}, hooked: v.Hooked,
 		turnPrompted: v.TurnPrompted, lastFinal: v.LastFinal, explicit: v.Explicit,
 		logPending: v.LogPending, listed: int32(v.Listed), hasList: v.HasList, doneDeferred: v.DoneDeferred,
 		subWaiting: v.SubWaiting, announced: v.Announced, endedInTurn: v.EndedInTurn, waitedTool: v.WaitedTool,
+		userTitle: v.UserTitle,
 	}
 	if v.Subagents != nil {
 		s.subagents = make(map[string]bool, len(v.Subagents))

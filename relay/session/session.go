@@ -101,6 +101,10 @@ type Session struct {
 	Detail string
 	Source string
 	Rule   string
+	// Title is what the session is about: the agent's own title once it
+	// wrote one, else its first prompt's first line (both shortened by
+	// parsers.ShortTitle).
+	Title string
 
 	// Turns counts turns started.
 	Turns int
@@ -117,7 +121,7 @@ type Session struct {
 
 	// Flags last, packed after listed: there is one Session per known
 	// conversation, and interleaving them with the words above costs a word
-	// each few flags (224 bytes).
+	// each few flags (240 bytes).
 	turnOpen     bool // the current turn has not ended
 	hooked       bool // hooks have reported for this session
 	turnPrompted bool // the open turn has seen user input (Codex: not a bare /compact)
@@ -128,6 +132,7 @@ type Session struct {
 	subWaiting   bool // the waiting state came from a subagent's payload
 	announced    bool // a change has been reported: the session is known downstream
 	endedInTurn  bool // End came while a Codex turn ran: it may go on (Outlive)
+	userTitle    bool // Title is one the person gave: a generated one does not replace it
 }
 
 // New returns a session in its initial state, ready.
@@ -205,8 +210,17 @@ func (s *Session) CompactionTrigger(ev parsers.Evidence) string {
 }
 
 // Log folds one line's evidence into the session. It reports the change, if
-// the line changed the published state, reason or detail.
+// the line changed the published state, reason or detail, or else its
+// title (a Retitled change).
 func (s *Session) Log(ev parsers.Evidence) (Change, bool) {
+	titled := s.retitle(ev.Title, ev.TitleByUser, ev.Prompt)
+	if ch, ok := s.foldLog(ev); ok || !titled {
+		return ch, ok
+	}
+	return s.retitled(SourceLog)
+}
+
+func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 	s.identity(ev.SessionID, ev.Cwd, ev.AgentVersion)
 	if ev.Explicit {
 		s.explicit = true
@@ -387,6 +401,46 @@ func (s *Session) identity(id, cwd, version string) {
 	if s.AgentVersion == "" {
 		s.AgentVersion = intern(version)
 	}
+}
+
+// Rules of a change that only retitles the session: its state, reason and
+// detail are the ones already published.
+const (
+	RuleLogTitle  = "log.title"
+	RuleHookTitle = "hook.title"
+)
+
+// Retitled reports whether the change only gives the session a new title.
+func (c Change) Retitled() bool { return c.Rule == RuleLogTitle || c.Rule == RuleHookTitle }
+
+// retitle takes a title the agent wrote (it replaces any earlier one, but
+// a generated one never replaces the person's) or a prompt's (the title
+// only while there is none), and reports whether the title changed.
+func (s *Session) retitle(title string, byUser bool, prompt string) bool {
+	switch {
+	case title != "" && (byUser || !s.userTitle):
+		changed := title != s.Title
+		s.Title, s.userTitle = title, s.userTitle || byUser
+		return changed
+	case prompt != "" && s.Title == "":
+		s.Title = prompt
+		return true
+	}
+	return false
+}
+
+// retitled is the change that publishes a new title alone, for a session
+// already shown: a subscriber learns a title that arrives after the state
+// (Claude Code's generated title, OpenCode's), and the state stands.
+func (s *Session) retitled(from string) (Change, bool) {
+	if !s.announced {
+		return Change{}, false
+	}
+	rule := RuleLogTitle
+	if from == SourceHook {
+		rule = RuleHookTitle
+	}
+	return Change{State: s.State, Reason: s.Reason, Detail: s.Detail, Source: from, Rule: rule}, true
 }
 
 func (s *Session) set(st State, reason, detail, from, rule string) (Change, bool) {

@@ -23,7 +23,9 @@ var walkHooks = []parsers.Hook{
 func walkEvidence() []parsers.Evidence {
 	return []parsers.Evidence{prompt, codexStart, userMsg, text, final, bash, turnEnd, codexEnd, apiError, interrupt,
 		compaction, pendingEnd(1), {Kind: parsers.KindTurnStart, Cwd: "/w", AgentVersion: "2.1"},
-		{Kind: parsers.KindActivity, Cwd: "/w/other", AgentVersion: "0.169.0"}}
+		{Kind: parsers.KindActivity, Cwd: "/w/other", AgentVersion: "0.169.0"},
+		{Kind: parsers.KindTurnStart, Prompt: "fix the bug"}, {Type: "ai-title", Title: "Fix the bug"}, {Type: "summary", Title: "é ✓ title"},
+		{Type: "custom-title", Title: "mine", TitleByUser: true}}
 }
 
 // randomInput is a random walk's next input for session id: a hook (4 in

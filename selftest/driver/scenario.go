@@ -197,6 +197,28 @@ func (s *Scenario) Logwatch(args ...string) (string, error) {
 	return string(out), err
 }
 
+// Title is the title `logwatch status --json` gives session ("" when it
+// has none or there is no such session).
+func (s *Scenario) Title(session string) string {
+	s.T.Helper()
+	out, err := s.Logwatch("status", "--json")
+	if err != nil {
+		s.T.Fatalf("status: %v %s", err, out)
+	}
+	var st struct {
+		Sessions []struct{ Session, Title string } `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		s.T.Fatal(err)
+	}
+	for _, e := range st.Sessions {
+		if e.Session == session {
+			return e.Title
+		}
+	}
+	return ""
+}
+
 // InstallHooks runs the real `logwatch hooks install --agent A --bin BIN`.
 func (s *Scenario) InstallHooks(agent string) {
 	s.T.Helper()
@@ -491,7 +513,7 @@ func (s *Scenario) subscribe() *Timeline {
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			var ev Event
-			if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.State == "" || ev.Snapshot {
+			if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.State == "" || ev.Snapshot || retitled(ev.Rule) {
 				continue
 			}
 			ev.At = time.Now()
@@ -579,6 +601,11 @@ func (tl *Timeline) save(path string) {
 		enc.Encode(e)
 	}
 }
+
+// retitled reports a change that only gives its session a new title
+// (rule log.title or hook.title, docs/protocol.md): a timeline is the
+// states', and an agent's title arrives whenever its side request ends.
+func retitled(rule string) bool { return strings.HasSuffix(rule, ".title") }
 
 // Any, as a Step field, matches every value.
 const Any = "\x00any"
