@@ -119,13 +119,10 @@ func (n *Notifier) Run(ctx context.Context, src Source) error {
 		return fmt.Errorf("subscribe: %w", err)
 	}
 	defer sub.Cancel()
-	var wg sync.WaitGroup
-	for _, r := range n.runners {
-		wg.Add(1)
-		go func() { defer wg.Done(); r.run(ctx) }()
-	}
-	defer wg.Wait()
-	defer n.stopTimer()
+	ctx, cancel := context.WithCancel(ctx)
+	stop := n.Start(ctx)
+	defer stop()
+	defer cancel() // before stop: the runners end with ctx
 	batch := make([]wire.Event, 0, 64)
 	for {
 		batch = batch[:0]
@@ -164,14 +161,31 @@ func (n *Notifier) Run(ctx context.Context, src Source) error {
 		case <-ctx.Done():
 			return nil
 		}
-		n.apply(func(e *Engine, now time.Time) []Action {
-			var out []Action
-			for _, ev := range batch {
-				out = append(out, e.Change(ev, now)...)
-			}
-			return out
-		})
+		n.Changed(batch...)
 	}
+}
+
+// Start runs the sinks' runners until ctx ends; stop waits for them (and
+// stops the timer). Run starts them itself.
+func (n *Notifier) Start(ctx context.Context) (stop func()) {
+	var wg sync.WaitGroup
+	for _, r := range n.runners {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.run(ctx) }()
+	}
+	return func() { wg.Wait(); n.stopTimer() }
+}
+
+// Changed feeds the engine a batch of the relay's events (Run does, for
+// each batch it reads).
+func (n *Notifier) Changed(evs ...wire.Event) {
+	n.apply(func(e *Engine, now time.Time) []Action {
+		var out []Action
+		for _, ev := range evs {
+			out = append(out, e.Change(ev, now)...)
+		}
+		return out
+	})
 }
 
 // apply runs f on the engine, dispatches its actions, re-arms the timer

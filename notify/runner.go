@@ -16,7 +16,7 @@ type SinkStats struct {
 	Shown     int64  `json:"shown"`
 	Withdrawn int64  `json:"withdrawn"`
 	Failed    int64  `json:"failed"`
-	Replaced  int64  `json:"replaced"` // queued actions a newer one of the same session replaced
+	Replaced  int64  `json:"replaced"`  // queued actions a newer one of the same session replaced
 	Cancelled int64  `json:"cancelled"` // queued shows a withdraw cancelled before they went out
 	Dropped   int64  `json:"dropped"`   // actions refused: the queue was full
 }
