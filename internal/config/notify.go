@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -137,21 +138,21 @@ func describeSink(s SinkConfig) string {
 	return s.Type
 }
 
-// MaskURL hides what a URL may hold of a secret: its user info and its
-// path (an ntfy topic is its password). Other text is returned as is.
+// MaskURL hides what the URLs in s may hold of a secret: user info and
+// path (an ntfy topic is its password). The rest of s is kept.
 func MaskURL(s string) string {
-	i := strings.Index(s, "://")
-	if i < 0 {
-		return s
-	}
-	start := strings.LastIndex(s[:i], " ") + 1
-	u, err := url.Parse(s[start:])
-	if err != nil || u.Host == "" {
-		return s
-	}
-	masked := u.Scheme + "://" + u.Host
-	if u.Path != "" && u.Path != "/" {
-		masked += "/***"
-	}
-	return s[:start] + masked
+	return urlRe.ReplaceAllStringFunc(s, func(m string) string {
+		sub := urlRe.FindStringSubmatch(m)
+		host := sub[2]
+		if at := strings.LastIndex(host, "@"); at >= 0 {
+			host = host[at+1:]
+		}
+		out := sub[1] + "://" + host
+		if sub[3] != "" && sub[3] != "/" {
+			out += "/***"
+		}
+		return out
+	})
 }
+
+var urlRe = regexp.MustCompile(`(https?)://([^/\s"'?#]+)([^\s"']*)`)
