@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -14,16 +13,13 @@ import (
 	"github.com/logwatch/logwatch/notify"
 	"github.com/logwatch/logwatch/notify/command"
 	"github.com/logwatch/logwatch/notify/webhook"
+	"github.com/logwatch/logwatch/setup/doctor"
 )
 
-// desktopSink builds the desktop sink (package notify/desktop), and
-// desktopProbe says whether the desktop's notification service answers;
-// nil in a binary built without it: a desktop sink is then skipped with a
-// warning, and doctor says so.
-var (
-	desktopSink  func(log zerolog.Logger) (notify.Sink, error)
-	desktopProbe func(ctx context.Context) error
-)
+// desktopSink builds the desktop sink (package notify/desktop; it is a
+// doctor.Prober too); nil in a binary built without it: a desktop sink is
+// then skipped with an error logged, and doctor says so.
+var desktopSink func(log zerolog.Logger) (notify.Sink, error)
 
 // errNoDesktop is a desktop sink asked of a binary without one.
 var errNoDesktop = errors.New("this logwatch has no desktop sink")
@@ -195,4 +191,17 @@ func sinkLine(s config.SinkConfig) string {
 		return "webhook (" + f + ") " + s.URL
 	}
 	return s.Type
+}
+
+// sinkProber builds a configured sink for doctor's probe.
+func sinkProber(s config.SinkConfig) (doctor.Prober, error) {
+	sink, err := buildSink(s, zerolog.Nop())
+	if err != nil {
+		return nil, err
+	}
+	p, ok := sink.(doctor.Prober)
+	if !ok {
+		return nil, fmt.Errorf("the %s sink cannot be checked without alerting (logwatch notify test sends a test alert)", s.Type)
+	}
+	return p, nil
 }

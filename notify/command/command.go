@@ -117,3 +117,6 @@ func Check(argv []string) error {
 	}
 	return nil
 }
+
+// Probe says whether the command can run (doctor): nothing is run.
+func (s *Sink) Probe(context.Context) error { return Check(s.Argv) }
