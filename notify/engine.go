@@ -54,6 +54,7 @@ const MaxMarks = 4096
 // track is what the engine knows of one session.
 type track struct {
 	a       Alert
+	in      bool      // a is in an alerting state: a's turn is still on
 	shown   bool      // a Show went out and no Withdraw since
 	last    time.Time // the last Show
 	pending bool      // a Show waits for the rate limit: due at last+Rate
@@ -182,9 +183,22 @@ func (e *Engine) Change(ev wire.Event, now time.Time) []Action {
 		t = &track{}
 		e.s[a.Key] = t
 	}
+	prev, was := t.a, t.in
 	t.a = a
+	t.in = e.alerting(a, ev.Stale)
 	var out []Action
-	if !e.alerting(a, ev.Stale) {
+	if t.in && was && prev.State == a.State {
+		// The same wait (or finished turn), its detail or evidence updated:
+		// the relay moves since with every change it publishes, so the
+		// mark follows it (a restart restores the latest since).
+		if m, ok := e.marks[a.Key]; ok && m.State == a.State && !m.Since.Equal(a.Since) {
+			m.Since = a.Since
+			e.marks[a.Key] = m
+			e.dirty = true
+		}
+		return nil
+	}
+	if !t.in {
 		// Moved on (answered, acknowledged, interrupted, ended) or never
 		// alerting: nothing of it may stay shown.
 		t.pending = false

@@ -20,7 +20,9 @@ type step struct {
 	cover  uint64
 	forget uint64
 	due    bool
-	want   []string
+	// restart: a new engine takes over the marks of this one.
+	restart bool
+	want    []string
 }
 
 func ev(session, state, reason string, since time.Duration, mods ...func(*wire.Event)) *wire.Event {
@@ -62,7 +64,17 @@ func TestRules(t *testing.T) {
 		}},
 		{"a detail update of the same wait is no second alert", Rules{Rate: rate}, nil, []step{
 			{ev: ev("a", "waiting", "permission", 0), want: []string{"show a/waiting"}},
-			{at: time.Second, ev: ev("a", "waiting", "permission", 0)},
+			{at: time.Second, ev: ev("a", "waiting", "permission", time.Second)},
+			{at: 40 * time.Second, ev: ev("a", "waiting", "question", 40*time.Second)},
+			{at: 41 * time.Second, due: true},
+		}},
+		{"a held alert shows the wait's latest detail once", Rules{Rate: rate}, nil, []step{
+			{ev: ev("a", "waiting", "permission", 0), want: []string{"show a/waiting"}},
+			{at: time.Second, ev: ev("a", "working", "tool", time.Second), want: []string{"withdraw a"}},
+			{at: 2 * time.Second, ev: ev("a", "waiting", "permission", 2*time.Second)},
+			{at: 3 * time.Second, ev: ev("a", "waiting", "question", 3*time.Second)},
+			{at: 30 * time.Second, due: true, want: []string{"show a/waiting"}},
+			{at: 61 * time.Second, due: true},
 		}},
 		{"done is quiet unless asked for", Rules{Rate: rate}, nil, []step{
 			{ev: ev("a", "done", "turn_end", 0)},
@@ -139,6 +151,12 @@ func TestRules(t *testing.T) {
 			{forget: 3},
 			{ev: ev("e", "waiting", "permission", 0), want: []string{"show e/waiting"}},
 		}},
+		{"a restored wait keeps its mark through detail updates", Rules{Rate: rate}, nil, []step{
+			{ev: ev("a", "waiting", "permission", 0), want: []string{"show a/waiting"}},
+			{at: time.Second, ev: ev("a", "waiting", "permission", time.Second)},
+			{restart: true},
+			{at: 2 * time.Second, ev: ev("a", "waiting", "permission", time.Second)},
+		}},
 		{"a restored wait is not alerted again, and still withdrawn", Rules{Rate: rate},
 			map[string]Mark{"a": {State: "waiting", Since: t0}}, []step{
 				{ev: ev("a", "waiting", "permission", 0)},
@@ -174,6 +192,9 @@ func TestRules(t *testing.T) {
 					e.Forget(s.forget)
 				case s.due:
 					acts = e.Due(now)
+				case s.restart:
+					e.Marks()
+					e = NewEngine(c.rules, e.marks)
 				}
 				if got := describe(acts); strings.Join(got, ",") != strings.Join(s.want, ",") {
 					t.Fatalf("step %d: got %q, want %q", i, got, s.want)
