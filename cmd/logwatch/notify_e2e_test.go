@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/logwatch/logwatch/internal/sshtest"
 )
 
 // notifyE2E is a daemon whose one sink is a command appending each alert
@@ -215,4 +217,42 @@ func TestE2ENotifyThousandSessions(t *testing.T) {
 	if len(first) == 0 {
 		t.Fatal("no alert at all")
 	}
+}
+
+// TestE2ENotifyRemote (issue 33 item 4): a remote host's session alerts
+// here like a local one, with its host, and is withdrawn when it moves on
+// there.
+func TestE2ENotifyRemote(t *testing.T) {
+	h := startRemoteHost(t)
+	alerts := filepath.Join(t.TempDir(), "alerts")
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	write(t, cfg, fmt.Sprintf(`remotes:
+  - {name: box, dest: %s, command: %q, ssh: ["-F", %q]}
+notify:
+  sinks:
+    - type: command
+      command: [sh, -c, 'echo "$LOGWATCH_EVENT $LOGWATCH_HOST $LOGWATCH_SESSION $LOGWATCH_STATE" >> %s']
+      withdraw: true
+`, sshtest.Host, h.command(), h.ssh.Config, alerts))
+	e := startE2EArgs(t, nil, "LOGWATCH_CONFIG="+cfg)
+	waitRemote(e, "box", "up")
+	hookThere := func(payload string) {
+		cmd := h.ssh.Command([]string{"LOGWATCH_CONFIG=" + h.config, "LOGWATCH_TAB=rt"}, h.bin, "hook", "--agent", "claude")
+		cmd.Stdin = strings.NewReader(payload)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("hook there: %v %s", err, out)
+		}
+	}
+	read := func() []string {
+		b, _ := os.ReadFile(alerts)
+		return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(b)), " ", "_"))
+	}
+	hookThere(hookJSON("UserPromptSubmit", "rs1"))
+	wantHost(e, "box", "rs1", "working", "prompt", "hook")
+	hookThere(hookJSON("PermissionRequest", "rs1", "tool_name", "Bash", "tool_input", `{"command":"make"}`))
+	wantHost(e, "box", "rs1", "waiting", "permission", "hook")
+	waitAlerts(t, read, "show_box_rs1_waiting")
+	hookThere(hookJSON("PostToolUse", "rs1", "tool_name", "Bash", "tool_input", `{"command":"make"}`))
+	wantHost(e, "box", "rs1", "working", "tool", "hook")
+	waitAlerts(t, read, "show_box_rs1_waiting", "withdraw_box_rs1_working")
 }
