@@ -51,6 +51,10 @@ type Notifier struct {
 	timer func() bool // stops the pending Due timer
 	due   time.Time
 
+	// saves wakes the saver: the marks changed. The saver writes them
+	// off the engine's path, one write for however many changes came
+	// while the previous one was being written.
+	saves  chan struct{}
 	saveMu sync.Mutex
 }
 
@@ -77,7 +81,7 @@ func New(rules Rules, sinks []Sink, opts Options, log zerolog.Logger) *Notifier 
 	if opts.Clock == nil {
 		opts.Clock = relay.SystemClock{}
 	}
-	n := &Notifier{opts: opts, log: log.With().Str("component", "notify").Logger()}
+	n := &Notifier{opts: opts, log: log.With().Str("component", "notify").Logger(), saves: make(chan struct{}, 1)}
 	marks, err := loadMarks(opts.MarksFile)
 	if err != nil {
 		n.log.Warn().Err(err).Str("path", opts.MarksFile).Msg("alerted turns not read: a turn waiting now may alert again")
@@ -165,14 +169,16 @@ func (n *Notifier) Run(ctx context.Context, src Source) error {
 	}
 }
 
-// Start runs the sinks' runners until ctx ends; stop waits for them (and
-// stops the timer). Run starts them itself.
+// Start runs the sinks' runners and the marks' saver until ctx ends; stop
+// waits for them (and stops the timer). Run starts them itself.
 func (n *Notifier) Start(ctx context.Context) (stop func()) {
 	var wg sync.WaitGroup
 	for _, r := range n.runners {
 		wg.Add(1)
 		go func() { defer wg.Done(); r.run(ctx) }()
 	}
+	wg.Add(1)
+	go func() { defer wg.Done(); n.saver(ctx) }()
 	return func() { wg.Wait(); n.stopTimer() }
 }
 
@@ -195,10 +201,35 @@ func (n *Notifier) apply(f func(*Engine, time.Time) []Action) {
 	acts := f(n.eng, n.opts.Clock.Now())
 	n.dispatch(acts)
 	n.arm()
-	marks, dirty := n.eng.Marks()
+	dirty := n.eng.dirty
 	n.mu.Unlock()
 	if dirty {
-		n.save(marks)
+		select {
+		case n.saves <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// saver writes the marks each time they changed, and once more as ctx
+// ends (a SIGTERM loses none).
+func (n *Notifier) saver(ctx context.Context) {
+	flush := func() {
+		n.mu.Lock()
+		marks, dirty := n.eng.Marks()
+		n.mu.Unlock()
+		if dirty {
+			n.save(marks)
+		}
+	}
+	for {
+		select {
+		case <-n.saves:
+			flush()
+		case <-ctx.Done():
+			flush()
+			return
+		}
 	}
 }
 
