@@ -125,8 +125,15 @@ func (n *Notifier) Run(ctx context.Context, src Source) error {
 	defer sub.Cancel()
 	ctx, cancel := context.WithCancel(ctx)
 	stop := n.Start(ctx)
-	defer stop()
-	defer cancel() // before stop: the runners end with ctx
+	defer func() {
+		cancel() // the runners end with ctx
+		stop()
+		for _, st := range n.Stats() {
+			n.log.Info().Str("sink", st.Name).Int64("shown", st.Shown).Int64("withdrawn", st.Withdrawn).
+				Int64("failed", st.Failed).Int64("replaced", st.Replaced).Int64("cancelled", st.Cancelled).
+				Int64("dropped", st.Dropped).Msg("sink totals")
+		}
+	}()
 	batch := make([]wire.Event, 0, 64)
 	for {
 		batch = batch[:0]
