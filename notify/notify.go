@@ -13,8 +13,11 @@ import (
 
 // Alert is what a sink shows of one session.
 type Alert struct {
-	// Key names the session across hosts ("" host for this machine): a
-	// sink keeps one alert per Key, replaced by the next Show.
+	// Key names the session across hosts (KeyOf: the session id here, the
+	// host, a NUL and the id for a remote's): a sink keeps one alert per
+	// Key, replaced by the next Show. Stable across restarts, so a sink
+	// that can find an alert by it (ntfy's sequence id) withdraws one a
+	// previous daemon showed.
 	Key     string
 	Host    string
 	Session string

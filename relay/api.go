@@ -55,11 +55,11 @@ func DecodeRequest(line []byte) (Request, error) {
 		if err = need("tab", req.Tab); err == nil && req.Pid == 0 {
 			err = fmt.Errorf("%w: tab_opened needs \"pid\"", ErrBadRequest)
 		}
-	case OpStatus, OpSubscribe:
+	case OpStatus, OpSubscribe, OpFocus:
 	case "":
 		err = fmt.Errorf("%w: missing op", ErrBadRequest)
 	default:
-		err = fmt.Errorf("%w: unknown op %q (want hook, key, ack, tab_opened, tab_closed, status or subscribe)", ErrBadRequest, req.Op)
+		err = fmt.Errorf("%w: unknown op %q (want hook, key, ack, tab_opened, tab_closed, status, subscribe or focus)", ErrBadRequest, req.Op)
 	}
 	if err == nil && req.Pid < 0 {
 		err = fmt.Errorf("%w: pid %d is not a process id", ErrBadRequest, req.Pid)

@@ -27,6 +27,7 @@ const (
 	OpTabOpened = wire.OpTabOpened
 	OpStatus    = wire.OpStatus
 	OpSubscribe = wire.OpSubscribe
+	OpFocus     = wire.OpFocus
 
 	KeyEsc   = wire.KeyEsc
 	KeyCtrlC = wire.KeyCtrlC

@@ -129,6 +129,13 @@ func (a *app) serve(ctx context.Context, record string) error {
 		Roots:           a.roots(),
 	}, relay.SystemClock{}, w, a.log)
 	srv := server.New(r, a.log)
+	// The daemon's own alerts, when a sink is configured: fed the relay's
+	// changes in-process; focus and host apps' covers reach it from the
+	// socket, beside the relay's machine (they change no state).
+	notifier := a.newNotifier()
+	if notifier != nil {
+		srv.SetAttention(notifier)
+	}
 	// The remote hosts' daemons, through ssh: their sessions with a host.
 	links := remote.New(remotesOf(a.cfg.Remotes), remote.Options{}, r, a.log)
 	if !links.Empty() {
@@ -152,7 +159,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 	relayCtx, stopRelay := context.WithCancel(context.Background())
 	defer stopRelay()
 	var wg sync.WaitGroup
-	errs := make(chan error, 8) // one per goRun
+	errs := make(chan error, 9) // one per goRun
 	goRun := func(name string, f func() error) {
 		wg.Add(1)
 		go func() {
@@ -239,6 +246,16 @@ func (a *app) serve(ctx context.Context, record string) error {
 				return nil
 			}
 			return links.Run(ctx)
+		})
+	}
+	if notifier != nil {
+		goRun("notify", func() error {
+			// After the saved state is back: a restored wait is matched
+			// against the turns already alerted, not alerted again.
+			if !restored() {
+				return nil
+			}
+			return notifier.Run(ctx, r)
 		})
 	}
 	goRun("socket", func() error {

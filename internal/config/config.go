@@ -55,6 +55,8 @@ type Config struct {
 	// Remotes are the hosts whose logwatch daemons this one subscribes to
 	// through ssh (SPEC §11).
 	Remotes []RemoteConfig `mapstructure:"remotes"`
+	// Notify is the daemon's own alerts (off without a sink).
+	Notify NotifyConfig `mapstructure:"notify"`
 
 	// File is the configuration file that was read ("" for none) and Host
 	// the hostname whose overrides were merged ("" for none).
@@ -139,6 +141,10 @@ var defaults = map[string]any{
 	"turn_quiet":            "3s",
 	"record_max_bytes":      256 << 20,
 	"remotes":               []any{},
+	"notify.done":           false,
+	"notify.rate":           "30s",
+	"notify.timeout":        "10s",
+	"notify.sinks":          []any{},
 	"http":                  "",
 	"checkpoint":            "${XDG_STATE_HOME:-~/.local/state}/logwatch/checkpoint.json",
 	"log.level":             "info",
@@ -612,6 +618,9 @@ func (c Config) validate() error {
 			errs = append(errs, fmt.Errorf("remotes[%d]: name %q is used twice", i, r.Name))
 		}
 		names[r.Name] = true
+	}
+	if err := c.Notify.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -191,5 +192,72 @@ hosts:
 		if _, err := Load(file, pflag.NewFlagSet("x", pflag.ContinueOnError)); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s: got %v, want %q", c.yaml, err, c.err)
 		}
+	}
+}
+
+// notify: sinks are checked one by one, with what to write instead.
+func TestConfigNotify(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte(`notify:
+  done: true
+  rate: 1m
+  sinks:
+    - {type: desktop}
+    - {type: command, command: [paplay, bell.oga]}
+    - {type: webhook, url: "https://ntfy.example/topic", token_env: NTFY_TOKEN}
+`), 0o600)
+	cfg, err := Load(good, pflag.NewFlagSet("x", pflag.ContinueOnError))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Notify.Done || cfg.Notify.Rate != time.Minute || len(cfg.Notify.Sinks) != 3 ||
+		cfg.Notify.Sinks[1].Command[0] != "paplay" || cfg.Notify.Sinks[2].TokenEnv != "NTFY_TOKEN" {
+		t.Fatalf("notify %+v", cfg.Notify)
+	}
+	if got := ShowValue(cfg.Values("")["notify.sinks"]); got != "[desktop, command paplay bell.oga, webhook https://ntfy.example/*** (ntfy) (token from $NTFY_TOKEN)]" {
+		t.Fatalf("shown as %s", got)
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{`notify: {sinks: [{type: pager}]}`, `notify.sinks[0]: type "pager": want desktop, command or webhook`},
+		{`notify: {sinks: [{}]}`, `notify.sinks[0]: type is empty`},
+		{`notify: {sinks: [{type: command}]}`, `notify.sinks[0]: command is empty`},
+		{`notify: {sinks: [{type: webhook, url: "ftp://x/y"}]}`, `notify.sinks[0]: url: want http(s)://`},
+		{`notify: {sinks: [{type: webhook, url: "https://x/y", format: xml}]}`, `format "xml": want ntfy or json`},
+		{`notify: {sinks: [{type: desktop, url: "https://x/y"}]}`, `url is for a webhook sink, not desktop`},
+		{`notify: {rate: -1s}`, `notify.rate must not be negative`},
+		{`notify: {timeout: 0s}`, `notify.timeout must be positive`},
+	} {
+		f := filepath.Join(dir, "bad.yaml")
+		os.WriteFile(f, []byte(c.yaml), 0o600)
+		if _, err := Load(f, pflag.NewFlagSet("x", pflag.ContinueOnError)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+// AddSink keeps the file's comments and refuses the same sink twice.
+func TestAddSink(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(f, []byte("# mine\nturn_quiet: 5s # why\n"), 0o600)
+	if err := AddSink(f, SinkConfig{Type: SinkWebhook, URL: "https://ntfy.example/t", TokenEnv: "NTFY_TOKEN"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddSink(f, SinkConfig{Type: SinkDesktop}); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddSink(f, SinkConfig{Type: SinkDesktop}); !errors.Is(err, ErrSinkExists) {
+		t.Fatalf("second desktop: %v", err)
+	}
+	b, _ := os.ReadFile(f)
+	if !strings.Contains(string(b), "# mine") || !strings.Contains(string(b), "# why") {
+		t.Fatalf("comments lost:\n%s", b)
+	}
+	cfg, err := Load(f, pflag.NewFlagSet("x", pflag.ContinueOnError))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Notify.Sinks) != 2 || cfg.Notify.Sinks[0].URL != "https://ntfy.example/t" || cfg.TurnQuiet != 5*time.Second {
+		t.Fatalf("%+v\n%s", cfg.Notify, b)
 	}
 }

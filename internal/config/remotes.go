@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -85,6 +86,12 @@ func remoteNodeName(n *yaml.Node) string {
 // editRemotes reads file (a regular file, bounded), hands its top-level
 // remotes list to edit and writes the result back atomically.
 func editRemotes(file string, edit func(list *yaml.Node) error) error {
+	return editList(file, []string{"remotes"}, edit)
+}
+
+// editList is editRemotes for the list at path (mappings made on the way
+// when missing): remotes, notify.sinks.
+func editList(file string, path []string, edit func(list *yaml.Node) error) error {
 	if real, err := filepath.EvalSymlinks(file); err == nil {
 		file = real // a config kept in a dotfiles repo stays linked
 	}
@@ -105,19 +112,37 @@ func editRemotes(file string, edit func(list *yaml.Node) error) error {
 	if root.Kind != yaml.MappingNode {
 		return fmt.Errorf("config %s: the document is not a mapping of keys", file)
 	}
-	var list *yaml.Node
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "remotes" {
-			list = root.Content[i+1]
+	node := root
+	for i, key := range path {
+		var next *yaml.Node
+		for j := 0; j+1 < len(node.Content); j += 2 {
+			if node.Content[j].Value == key {
+				next = node.Content[j+1]
+			}
 		}
+		last := i == len(path)-1
+		if next == nil || (next.Kind == yaml.ScalarNode && next.Tag == "!!null") {
+			fresh := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			if last {
+				fresh = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+			}
+			if next != nil {
+				*next = *fresh
+			} else {
+				next = fresh
+				node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, next)
+			}
+		}
+		want, what := yaml.MappingNode, "a mapping"
+		if last {
+			want, what = yaml.SequenceNode, "a list"
+		}
+		if next.Kind != want {
+			return fmt.Errorf("config %s: %s is not %s", file, strings.Join(path[:i+1], "."), what)
+		}
+		node = next
 	}
-	if list == nil {
-		list = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "remotes"}, list)
-	}
-	if list.Kind != yaml.SequenceNode {
-		return fmt.Errorf("config %s: remotes is not a list", file)
-	}
+	list := node
 	if err := edit(list); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -25,6 +26,10 @@ func (c Config) Values(socket string) map[string]any {
 		"log.level":             c.Log.Level,
 		"log.format":            c.Log.Format,
 		"remotes":               remoteValues(c.Remotes),
+		"notify.done":           c.Notify.Done,
+		"notify.rate":           c.Notify.Rate.String(),
+		"notify.timeout":        c.Notify.Timeout.String(),
+		"notify.sinks":          sinkValues(c.Notify.Sinks),
 	}
 	for _, s := range parsers.All() {
 		a := c.Agents[string(s.Name)]
@@ -47,6 +52,29 @@ func remoteValues(rs []RemoteConfig) []string {
 			s += " (ssh " + strings.Join(r.SSH, " ") + ")"
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// sinkValues shows each sink by type, with a webhook's URL masked (an
+// ntfy topic is its password) and a token only by where it comes from.
+func sinkValues(ss []SinkConfig) []string {
+	out := make([]string, 0, len(ss))
+	for _, s := range ss {
+		d := MaskURL(describeSink(s))
+		if s.Type == SinkWebhook {
+			d += " (" + cmp.Or(s.Format, "ntfy") + ")"
+		}
+		if s.TokenEnv != "" {
+			d += " (token from $" + s.TokenEnv + ")"
+		}
+		if s.TokenFile != "" {
+			d += " (token from " + s.TokenFile + ")"
+		}
+		if s.Withdraw {
+			d += " (on withdraw too)"
+		}
+		out = append(out, d)
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -96,7 +97,25 @@ type Server struct {
 
 	adm     admission
 	answers *answers // status answers (statusanswer.go)
+
+	attn   Attention     // the notifier, when there is one
+	connID atomic.Uint64 // the last connection's id
 }
+
+// Attention hears what clients say of the person's attention: the tab a
+// connection's person looks at (focus) and the host apps that show their
+// own alerts (subscribe with alerts). It is advisory: no session's state
+// changes, so it bypasses the relay's machine (and its recording).
+type Attention interface {
+	Focus(conn uint64, host, tab string)
+	Cover(conn uint64)
+	// Forget drops what connection conn said: it closed.
+	Forget(conn uint64)
+}
+
+// SetAttention has focus and subscribe's alerts reach a; call it before
+// Serve.
+func (s *Server) SetAttention(a Attention) { s.attn = a }
 
 // New returns a server for r that admits only this process's uid.
 func New(r Relay, log zerolog.Logger) *Server {
@@ -187,6 +206,13 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) 
 	// small base buffer, grown for the rare long one (to MaxRequest).
 	rd := lines.NewSize(c, 0, 0, wire.MaxRequest, requestBuf)
 	rd.ReportOversized = true
+	id := s.connID.Add(1)
+	told := false // this connection said something of the person's attention
+	defer func() {
+		if told {
+			s.attn.Forget(id)
+		}
+	}()
 	for {
 		c.SetReadDeadline(time.Now().Add(s.IdleTimeout))
 		s.idle(cs, true)
@@ -215,8 +241,23 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) 
 				writeLine(c, wire.Response{Error: fmt.Sprintf("too many subscribers (at most %d)", s.MaxSubscribers)})
 				return
 			}
+			if req.Alerts && s.attn != nil {
+				told = true
+				s.attn.Cover(id)
+			}
 			s.stream(ctx, c)
 			return
+		}
+		if req.Op == wire.OpFocus {
+			// A focus holds while its connection stays open.
+			if s.attn != nil {
+				told = true
+				s.attn.Focus(id, req.Host, req.Tab)
+			}
+			if !writeLine(c, wire.Response{OK: true}) {
+				return
+			}
+			continue
 		}
 		if req.Op == wire.OpStatus {
 			if !s.writeStatus(ctx, c, cs) {

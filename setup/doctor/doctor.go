@@ -77,6 +77,17 @@ type Env struct {
 	// once, as the daemon would (remote.Probe).
 	Remotes     []config.RemoteConfig
 	ProbeRemote func(config.RemoteConfig) RemoteProbe
+	// Sinks are the configured notification sinks (notify.sinks); Sink
+	// builds one as the daemon would (its error: it cannot be made).
+	Sinks []config.SinkConfig
+	Sink  func(config.SinkConfig) (Prober, error)
+}
+
+// Prober is a notification sink that can tell, without alerting anyone,
+// whether it would work: the desktop's notification service reachable, a
+// command executable, a webhook's server answering.
+type Prober interface {
+	Probe(ctx context.Context) error
 }
 
 // RemoteProbe is what a one-off link to a remote found.
@@ -105,7 +116,64 @@ func Run(env Env) []Finding {
 	if len(env.Remotes) > 0 && env.ProbeRemote != nil {
 		out = append(out, checkRemotes(env))
 	}
+	if env.Sink != nil {
+		out = append(out, checkNotify(env))
+	}
 	return out
+}
+
+// probeTimeout bounds each sink's probe.
+const probeTimeout = 10 * time.Second
+
+// checkNotify checks each configured sink, all at once, and says how to
+// fix the ones that would not work.
+func checkNotify(env Env) Finding {
+	f := Finding{Check: "notify", Status: OK}
+	if len(env.Sinks) == 0 {
+		f.Status = Skip
+		f.Summary = "no notification sink configured (alerts are off)"
+		f.Fix = "to be told when a session waits: logwatch notify install --desktop (or --command ARG..., or --ntfy URL for a phone)"
+		return f
+	}
+	errs := make([]error, len(env.Sinks))
+	var wg sync.WaitGroup
+	for i, s := range env.Sinks {
+		wg.Go(func() {
+			p, err := env.Sink(s)
+			if err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+				defer cancel()
+				err = p.Probe(ctx)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	var fixes []string
+	bad := 0
+	for i, s := range env.Sinks {
+		name := fmt.Sprintf("sinks[%d] %s", i, s.Type)
+		if errs[i] == nil {
+			f.Details = append(f.Details, name+": works")
+			continue
+		}
+		bad++
+		f.Details = append(f.Details, name+": "+config.MaskURL(errs[i].Error()))
+		switch s.Type {
+		case config.SinkDesktop:
+			fixes = append(fixes, name+": run the daemon in your desktop session (DBUS_SESSION_BUS_ADDRESS set, a notification service running), or drop this sink on a headless machine")
+		case config.SinkCommand:
+			fixes = append(fixes, name+": name an executable command (an absolute path, or one on the daemon's PATH)")
+		case config.SinkWebhook:
+			fixes = append(fixes, name+": check the URL answers from this machine and the token (token_env set for the daemon, or token_file readable)")
+		}
+	}
+	f.Summary = fmt.Sprintf("%d of %d notification sinks work", len(env.Sinks)-bad, len(env.Sinks))
+	if bad > 0 {
+		f.Status = Fail
+		f.Fix = strings.Join(fixes, "; ")
+	}
+	return f
 }
 
 // checkRemotes links to each remote once: reachable through ssh, its

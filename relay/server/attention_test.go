@@ -1,0 +1,98 @@
+package server_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/logwatch/logwatch/relay/server"
+)
+
+// attn records what the server tells the notifier.
+type attn struct {
+	mu  sync.Mutex
+	got []string
+	ch  chan struct{}
+}
+
+func (a *attn) add(s string) {
+	a.mu.Lock()
+	a.got = append(a.got, s)
+	a.mu.Unlock()
+	a.ch <- struct{}{}
+}
+func (a *attn) Focus(c uint64, host, tab string) { a.add(fmt.Sprintf("focus %d %s/%s", c, host, tab)) }
+func (a *attn) Cover(c uint64)                   { a.add(fmt.Sprintf("cover %d", c)) }
+func (a *attn) Forget(c uint64)                  { a.add(fmt.Sprintf("forget %d", c)) }
+
+func (a *attn) wait(t *testing.T, n int) []string {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		select {
+		case <-a.ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("waited for %d calls, got %v", n, a.got)
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.got...)
+}
+
+// TestFocusAndAlertsReachAttention: a focus holds for its connection and
+// is forgotten when it closes; a subscriber with alerts covers while it is
+// connected. Neither changes the relay: status stays empty.
+func TestFocusAndAlertsReachAttention(t *testing.T) {
+	a := &attn{ch: make(chan struct{}, 16)}
+	d := startDaemon(t, func(s *server.Server) { s.SetAttention(a) })
+	got := raw(t, d.socket, `{"op":"focus","tab":"t1"}`, `{"op":"focus","host":"devbox","tab":"t2"}`)
+	for _, l := range got {
+		if !strings.Contains(l, `"ok":true`) {
+			t.Fatalf("focus answered %s", l)
+		}
+	}
+	calls := a.wait(t, 3)
+	if fmt.Sprint(calls) != "[focus 1 /t1 focus 1 devbox/t2 forget 1]" {
+		t.Fatalf("calls %v", calls)
+	}
+	c, err := net.Dial("unix", d.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(c, `{"op":"subscribe","alerts":true}`+"\n")
+	first, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || !strings.Contains(first, `"ok":true`) {
+		t.Fatalf("subscribe: %q %v", first, err)
+	}
+	if calls = a.wait(t, 1); calls[3] != "cover 2" {
+		t.Fatalf("calls %v", calls)
+	}
+	c.Close()
+	if calls = a.wait(t, 1); calls[4] != "forget 2" {
+		t.Fatalf("calls %v", calls)
+	}
+	// A plain subscriber and a plain request say nothing of attention.
+	raw(t, d.socket, `{"op":"status"}`)
+	c2, _ := net.Dial("unix", d.socket)
+	io.WriteString(c2, `{"op":"subscribe"}`+"\n")
+	bufio.NewReader(c2).ReadString('\n')
+	c2.Close()
+	select {
+	case <-a.ch:
+		t.Fatalf("unexpected call: %v", a.got)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestFocusWithoutNotifier: with no notifier a focus is still answered.
+func TestFocusWithoutNotifier(t *testing.T) {
+	d := startDaemon(t, nil)
+	if got := raw(t, d.socket, `{"op":"focus","tab":"t1"}`); !strings.Contains(got[0], `"ok":true`) {
+		t.Fatalf("focus answered %s", got[0])
+	}
+}
