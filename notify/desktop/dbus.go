@@ -179,22 +179,10 @@ func closeCall(ctx context.Context, conn *dbus.Conn, id uint32) error {
 	return conn.Object(busName, busPath).CallWithContext(ctx, busIface+".CloseNotification", 0, id).Err
 }
 
-// do runs f on a connected bus. When the connection itself failed (not a
-// D-Bus error reply), it reconnects and tries once more: a restarted
-// session bus costs one retry, not an alert. Called with s.call held.
+// do runs f on a connected bus. Called with s.call held.
 func (s *Sink) do(ctx context.Context, f func(*dbus.Conn) error) error {
 	conn, err := s.connect(ctx)
 	if err != nil {
-		return err
-	}
-	err = f(conn)
-	var reply dbus.Error
-	if err == nil || errors.As(err, &reply) || ctx.Err() != nil {
-		return err
-	}
-	s.log.Info().Err(err).Msg("session bus connection lost; reconnecting")
-	s.drop()
-	if conn, err = s.connect(ctx); err != nil {
 		return err
 	}
 	return f(conn)
@@ -225,7 +213,9 @@ func (s *Sink) address() (string, error) {
 }
 
 // connect returns the live connection, dialling (within ctx) when there is
-// none: authenticated, subscribed to the server's closed and action
+// none, or when the one there was dropped (its reader closes it on the
+// bus's end of file, so a restarted session bus costs a dial, not an
+// alert): authenticated, subscribed to the server's closed and action
 // signals, and the server's capabilities read. Called with s.call held.
 func (s *Sink) connect(ctx context.Context) (*dbus.Conn, error) {
 	if s.conn != nil && s.conn.Connected() {
