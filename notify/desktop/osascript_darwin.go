@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -34,7 +33,7 @@ func (s *Sink) Show(ctx context.Context, a notify.Alert) error {
 	// Notification Center shows plain text: nothing to escape.
 	out, err := exec.CommandContext(ctx, "osascript", osascriptArgs(summary(a), body(a, false))...).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("desktop: osascript: %w: %s", err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("desktop: osascript: %w: %s", err, truncate(clean(string(out), false), 200))
 	}
 	return nil
 }
