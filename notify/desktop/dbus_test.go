@@ -26,9 +26,10 @@ func call(t *testing.T) context.Context {
 	return ctx
 }
 
-func waiting(key, title, reason string) notify.Alert {
+// waiting is a permission wait of session key, detail its text.
+func waiting(key, title, detail string) notify.Alert {
 	return notify.Alert{Key: key, Session: key, Agent: "claude", Title: title, State: "waiting",
-		Reason: reason, Cwd: "/src/api", Since: time.Unix(1700000000, 0)}
+		Reason: "permission", Detail: detail, Cwd: "/src/api", Since: time.Unix(1700000000, 0)}
 }
 
 // notifies are the Notify calls seen, with the id each was given.
@@ -98,7 +99,7 @@ func TestSink(t *testing.T) {
 		}
 		ev := notifies(srv.WaitFor(wait, "the first Notify answered", nNotifies(before+1)))
 		first := ev[before]
-		if first.ReplacesID != 0 || first.Summary != "fix the flaky test — waiting" ||
+		if first.ReplacesID != 0 || first.Summary != "fix the flaky test — needs your permission" ||
 			first.Body != "Claude needs your permission to use Bash" || first.Urgency != urgencyCritical ||
 			first.Category != "x-logwatch.waiting" || first.Expire != 0 || !slices.Equal(first.Actions, []string{"default", "Open"}) {
 			t.Fatalf("first alert:\n%s", desktoptest.Format([]desktoptest.Event{first}))
@@ -119,7 +120,7 @@ func TestSink(t *testing.T) {
 		}
 		ev = notifies(srv.WaitFor(wait, "the other session's Notify answered", nNotifies(before+3)))
 		other := ev[before+2]
-		if other.ReplacesID != 0 || other.ID == first.ID || other.Summary != "claude · api — waiting" {
+		if other.ReplacesID != 0 || other.ID == first.ID || other.Summary != "claude · api — needs your permission" {
 			t.Fatalf("another session's alert:\n%s", desktoptest.Format(ev[before:]))
 		}
 		displayed(t, srv, 2)
@@ -157,7 +158,7 @@ func TestSink(t *testing.T) {
 	t.Run("done is low", func(t *testing.T) {
 		s := fresh(t, srv, Config{})
 		before := len(notifies(srv.Events()))
-		a := notify.Alert{Key: "d", Agent: "codex", Cwd: "/src/web", State: "done", Detail: "src/app.ts"}
+		a := notify.Alert{Key: "d", Agent: "codex", Cwd: "/src/web", State: "done", Reason: "turn_end", Detail: "src/app.ts"}
 		if err := s.Show(call(t), a); err != nil {
 			t.Fatal(err)
 		}

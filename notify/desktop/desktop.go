@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/logwatch/logwatch/notify"
+	"github.com/logwatch/logwatch/relay/session"
 )
 
 // AppName is the app_name the server shows and files alerts under.
@@ -53,9 +54,9 @@ func (c Config) maxAlerts() int {
 	return DefaultMaxAlerts
 }
 
-// summary is the alert's one line: whose session and its state, e.g.
-// "fix the flaky test — waiting", or "claude · api — done" when the session
-// has no title; a remote session names its host.
+// summary is the alert's one line: whose session and what it wants, e.g.
+// "fix the flaky test — needs your permission", or "claude · api — done"
+// when the session has no title; a remote session names its host.
 func summary(a notify.Alert) string {
 	name := clean(a.Title, false)
 	if name == "" {
@@ -76,32 +77,54 @@ func summary(a notify.Alert) string {
 	if h := clean(a.Host, false); h != "" {
 		name = h + ": " + name
 	}
-	state := clean(a.State, false)
-	if state == "" {
-		return truncate(name, maxSummary)
-	}
-	// The state is kept whole: a long title is cut, never the word
-	// that says why the alert is there.
-	return truncate(name, maxSummary-utf8.RuneCountInString(state)-3) + " — " + state
+	what := phrase(a)
+	// What the session wants is kept whole: a long title is cut, never
+	// the words that say why the alert is there.
+	return truncate(name, maxSummary-utf8.RuneCountInString(what)-3) + " — " + what
 }
 
-// body is the alert's text: the reason, then the detail when the reason
-// does not already carry it. markup says the server reads body markup, so
-// & < > are escaped to stay text.
-func body(a notify.Alert, markup bool) string {
-	reason, detail := clean(a.Reason, true), clean(a.Detail, true)
-	b := reason
+// phrase says the state and its reason in words.
+func phrase(a notify.Alert) string {
 	switch {
-	case b == "":
-		b = detail
-	case detail != "" && !strings.Contains(reason, detail):
-		b += "\n" + detail
+	case a.State == string(session.Waiting) && a.Reason == session.ReasonPermission:
+		return "needs your permission"
+	case a.State == string(session.Waiting) && a.Reason == session.ReasonQuestion:
+		return "has a question"
+	case a.State == string(session.Done) && a.Reason == session.ReasonError:
+		return "ended with an error"
 	}
-	b = truncate(b, maxBody)
+	if st := clean(a.State, false); st != "" {
+		return truncate(st, 20)
+	}
+	return "waiting"
+}
+
+// body is the alert's text: the detail (Claude's message, the command
+// asked about, the file the turn ended on), and a reason the summary's
+// words do not cover. markup says the server reads body markup, so & < >
+// are escaped to stay text.
+func body(a notify.Alert, markup bool) string {
+	var lines []string
+	if r := clean(a.Reason, false); r != "" && !known(a.Reason) {
+		lines = append(lines, r)
+	}
+	if d := clean(a.Detail, true); d != "" {
+		lines = append(lines, d)
+	}
+	b := truncate(strings.Join(lines, "\n"), maxBody)
 	if markup {
 		b = escapeMarkup(b)
 	}
 	return b
+}
+
+// known says the summary's words already carry reason.
+func known(reason string) bool {
+	switch reason {
+	case session.ReasonPermission, session.ReasonQuestion, session.ReasonError, session.ReasonTurnEnd:
+		return true
+	}
+	return false
 }
 
 // clean makes log text inert for a notification: invalid UTF-8 replaced

@@ -14,14 +14,17 @@ func TestSummary(t *testing.T) {
 		a    notify.Alert
 		want string
 	}{
-		{"title", notify.Alert{Title: "fix the flaky test", Agent: "claude", Cwd: "/src/api", State: "waiting"}, "fix the flaky test — waiting"},
-		{"no title: agent and project", notify.Alert{Agent: "codex", Cwd: "/src/api", State: "done"}, "codex · api — done"},
+		{"title, permission", notify.Alert{Title: "fix the flaky test", Agent: "claude", Cwd: "/src/api", State: "waiting", Reason: "permission"}, "fix the flaky test — needs your permission"},
+		{"question", notify.Alert{Title: "t", State: "waiting", Reason: "question"}, "t — has a question"},
+		{"another wait", notify.Alert{Title: "t", State: "waiting", Reason: "tool"}, "t — waiting"},
+		{"no title: agent and project", notify.Alert{Agent: "codex", Cwd: "/src/api", State: "done", Reason: "turn_end"}, "codex · api — done"},
+		{"error", notify.Alert{Agent: "codex", Cwd: "/src/api", State: "done", Reason: "error"}, "codex · api — ended with an error"},
 		{"remote host named", notify.Alert{Host: "build1", Agent: "pi", Cwd: "/home/x/web", State: "waiting"}, "build1: pi · web — waiting"},
-		{"nothing known", notify.Alert{State: "waiting"}, "session — waiting"},
+		{"nothing known", notify.Alert{}, "session — waiting"},
 		{"root cwd is no project", notify.Alert{Agent: "omp", Cwd: "/", State: "done"}, "omp — done"},
 		{"control characters neutralised", notify.Alert{Title: "a\x1b[31mred\x07\nnext\u202eevil", State: "waiting"}, "a [31mred next evil — waiting"},
 		{"invalid UTF-8 replaced", notify.Alert{Title: "bad\xff\xfebytes", State: "waiting"}, "bad\uFFFDbytes — waiting"},
-		{"long title cut, state kept", notify.Alert{Title: strings.Repeat("x", 300), State: "waiting"}, strings.Repeat("x", maxSummary-len("waiting")-3-1) + "… — waiting"},
+		{"long title cut, reason kept", notify.Alert{Title: strings.Repeat("x", 300), State: "waiting", Reason: "question"}, strings.Repeat("x", maxSummary-len("has a question")-3-1) + "… — has a question"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := summary(tc.a); got != tc.want {
@@ -38,13 +41,13 @@ func TestBody(t *testing.T) {
 		markup bool
 		want   string
 	}{
-		{"reason and detail", notify.Alert{Reason: "Claude needs your permission to use Bash", Detail: "rm -rf build"}, true, "Claude needs your permission to use Bash\nrm -rf build"},
-		{"detail inside the reason once", notify.Alert{Reason: "Bash: go test ./...", Detail: "go test ./..."}, false, "Bash: go test ./..."},
-		{"detail alone", notify.Alert{Detail: "src/main.go"}, false, "src/main.go"},
-		{"markup escaped when the server reads it", notify.Alert{Reason: `<b>x</b> & <a href="file:///etc">y</a> &amp;`}, true, `&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href="file:///etc"&gt;y&lt;/a&gt; &amp;amp;`},
-		{"plain text left alone", notify.Alert{Reason: "a < b && c > d"}, false, "a < b && c > d"},
-		{"blank lines and escapes dropped", notify.Alert{Reason: "one\n\n\x1b]0;title\x07\r\ntwo\t\tthree"}, false, "one\n]0;title\ntwo three"},
-		{"bounded", notify.Alert{Reason: strings.Repeat("é", 1000)}, false, strings.Repeat("é", maxBody-1) + "…"},
+		{"the detail", notify.Alert{Reason: "permission", Detail: "Claude needs your permission to use Bash"}, true, "Claude needs your permission to use Bash"},
+		{"a reason the summary does not say", notify.Alert{Reason: "subagents_pending", Detail: "go test ./..."}, false, "subagents_pending\ngo test ./..."},
+		{"nothing", notify.Alert{Reason: "turn_end"}, false, ""},
+		{"markup escaped when the server reads it", notify.Alert{Detail: `<b>x</b> & <a href="file:///etc">y</a> &amp;`}, true, `&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href="file:///etc"&gt;y&lt;/a&gt; &amp;amp;`},
+		{"plain text left alone", notify.Alert{Detail: "a < b && c > d"}, false, "a < b && c > d"},
+		{"blank lines and escapes dropped", notify.Alert{Detail: "one\n\n\x1b]0;title\x07\r\ntwo\t\tthree"}, false, "one\n]0;title\ntwo three"},
+		{"bounded", notify.Alert{Detail: strings.Repeat("é", 1000)}, false, strings.Repeat("é", maxBody-1) + "…"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := body(tc.a, tc.markup); got != tc.want {
