@@ -338,6 +338,23 @@ func (s *Server) Count(which string) int {
 	return n
 }
 
+// WaitDisplayed waits until dunst shows n notifications (on screen or
+// queued for it), failing the test after timeout.
+func (s *Server) WaitDisplayed(n int, timeout time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		got := s.Count("displayed") + s.Count("waiting")
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("dunst shows %d notifications, want %d; the bus saw:\n%s", got, n, Format(s.Events()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Kept is one notification in dunst's history (closed, kept for recall).
 type Kept struct {
 	ID      int

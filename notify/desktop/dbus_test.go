@@ -61,17 +61,7 @@ func nNotifies(n int) func([]desktoptest.Event) bool {
 // displayed waits until dunst shows n notifications.
 func displayed(t *testing.T, srv *desktoptest.Server, n int) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		got := srv.Count("displayed") + srv.Count("waiting")
-		if got == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("dunst shows %d notifications, want %d; the bus saw:\n%s", got, n, desktoptest.Format(srv.Events()))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	srv.WaitDisplayed(n, wait)
 }
 
 // fresh clears dunst for a subtest and returns a sink on its bus.
