@@ -14,13 +14,13 @@ import (
 )
 
 // desktopConfig turns the desktop sink on, with finished turns alerting
-// too and no rate limit between one session's alerts (the notify section
-// h-notify's config defines).
+// too and no rate limit between one session's alerts (h-notify's notify
+// section; the sink finds the bus by DBUS_SESSION_BUS_ADDRESS).
 const desktopConfig = `notify:
   done: true
   rate: 0s
-  desktop:
-    enabled: true
+  sinks:
+    - type: desktop
 `
 
 // TestE2EDesktopNotifications: the real daemon, driven by real hook
