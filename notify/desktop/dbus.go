@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/notify"
+	"github.com/logwatch/logwatch/relay/session"
 )
 
 // The freedesktop notification service (Desktop Notifications
@@ -93,7 +94,7 @@ func (s *Sink) Show(ctx context.Context, a notify.Alert) error {
 			acts = []string{"default", "Open"}
 		}
 		urgency, category, expire := urgencyCritical, "x-logwatch.waiting", int32(0)
-		if a.State != "waiting" {
+		if a.State != string(session.Waiting) {
 			// A finished turn is a quiet checkmark: low, and gone when
 			// the server's own timeout says so.
 			urgency, category, expire = urgencyLow, "x-logwatch.done", -1
@@ -112,7 +113,7 @@ func (s *Sink) Show(ctx context.Context, a notify.Alert) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("desktop: show %s: %w", a.Key, err)
+		return fmt.Errorf("desktop: show %q: %w", a.Key, err)
 	}
 	for _, id := range evicted {
 		// Forgotten past the bound: closed, so it cannot go stale unseen.
@@ -133,7 +134,7 @@ func (s *Sink) Withdraw(ctx context.Context, a notify.Alert) error {
 	}
 	if err := s.do(ctx, func(conn *dbus.Conn) error { return closeCall(ctx, conn, id) }); err != nil {
 		// Kept: the session's next Show replaces it.
-		return fmt.Errorf("desktop: withdraw %s: %w", a.Key, err)
+		return fmt.Errorf("desktop: withdraw %q: %w", a.Key, err)
 	}
 	s.forget(id)
 	return nil
