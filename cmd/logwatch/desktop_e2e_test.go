@@ -138,7 +138,8 @@ func TestE2EDesktopNotifications(t *testing.T) {
 	// An interrupted turn (the log's marker): ready, no alert.
 	hook("UserPromptSubmit", "prompt", "and the docs")
 	e.want("s1", "working", "prompt", "hook")
-	e.append(transcript, `{"type":"user","sessionId":"s1","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}`)
+	e.append(transcript, `{"type":"user","sessionId":"s1","message":{"role":"user","content":"and the docs"}}`,
+		`{"type":"user","sessionId":"s1","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}`)
 	e.want("s1", "ready", "interrupted", "log")
 
 	// A turn with a subagent: its Stop while the subagent runs, and the
