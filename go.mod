@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/godbus/dbus/v5 v5.2.4
 	github.com/mattn/go-isatty v0.0.24
 	github.com/nxadm/tail v1.4.11
 	github.com/rs/zerolog v1.35.1
