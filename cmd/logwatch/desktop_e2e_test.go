@@ -173,3 +173,22 @@ func TestE2EDesktopNotifications(t *testing.T) {
 		t.Errorf("%d alerts, want 4 (two waits, two finished turns):\n%s", len(notifies), desktoptest.Format(srv.Events()))
 	}
 }
+
+// TestDoctorDesktopSink: doctor probes a configured desktop sink as the
+// daemon builds it, on a real notification server, and names the server;
+// with no session bus it fails the check with the fix.
+func TestDoctorDesktopSink(t *testing.T) {
+	srv := desktoptest.Start(t)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte(desktopConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, _ := cli(t, []string{"LOGWATCH_CONFIG=" + cfg, "DBUS_SESSION_BUS_ADDRESS=" + srv.Address, "NO_COLOR=1"}, "doctor")
+	if !strings.Contains(out, "sinks[0] desktop: dunst") || !strings.Contains(out, ": works") {
+		t.Fatalf("doctor with dunst on the bus:\n%s%s", out, stderr)
+	}
+	out, stderr, code := cli(t, []string{"LOGWATCH_CONFIG=" + cfg, "DBUS_SESSION_BUS_ADDRESS=", "XDG_RUNTIME_DIR=" + t.TempDir(), "NO_COLOR=1"}, "doctor")
+	if code == 0 || !strings.Contains(out, "sinks[0] desktop:") || !strings.Contains(out, "DBUS_SESSION_BUS_ADDRESS") {
+		t.Fatalf("doctor with no bus (exit %d):\n%s%s", code, out, stderr)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -12,26 +13,25 @@ import (
 	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/notify"
 	"github.com/logwatch/logwatch/notify/command"
+	"github.com/logwatch/logwatch/notify/desktop"
 	"github.com/logwatch/logwatch/notify/webhook"
 	"github.com/logwatch/logwatch/setup/doctor"
 )
 
-// desktopSink builds the desktop sink (package notify/desktop; it is a
-// doctor.Prober too); nil in a binary built without it: a desktop sink is
-// then skipped with an error logged, and doctor says so.
-var desktopSink func(log zerolog.Logger) (notify.Sink, error)
+// desktopSink is the desktop sink as doctor probes it: which
+// notification server answers, and whether it does.
+type desktopSink struct{ *desktop.Sink }
 
-// errNoDesktop is a desktop sink asked of a binary without one.
-var errNoDesktop = errors.New("this logwatch has no desktop sink")
+func (d desktopSink) Probe(ctx context.Context) (string, error) {
+	server, _, err := d.Sink.Probe(ctx)
+	return server, err
+}
 
 // buildSink makes one configured sink.
 func buildSink(s config.SinkConfig, log zerolog.Logger) (notify.Sink, error) {
 	switch s.Type {
 	case config.SinkDesktop:
-		if desktopSink == nil {
-			return nil, errNoDesktop
-		}
-		return desktopSink(log)
+		return desktopSink{desktop.New(desktop.Config{}, log)}, nil
 	case config.SinkCommand:
 		argv := make([]string, len(s.Command))
 		copy(argv, s.Command)

@@ -119,4 +119,4 @@ func Check(argv []string) error {
 }
 
 // Probe says whether the command can run (doctor): nothing is run.
-func (s *Sink) Probe(context.Context) error { return Check(s.Argv) }
+func (s *Sink) Probe(context.Context) (string, error) { return "", Check(s.Argv) }

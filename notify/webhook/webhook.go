@@ -224,26 +224,26 @@ func redact(u *url.URL) string {
 // Probe asks the URL's server whether it answers (a HEAD, nothing
 // published): nil when it does with anything but a server error or a
 // refused token.
-func (s *Sink) Probe(ctx context.Context) error {
+func (s *Sink) Probe(ctx context.Context) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodHead, s.cfg.URL, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if s.cfg.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+s.cfg.Token)
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return err
+		return "", err
 	}
 	resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return fmt.Errorf("%s refused the token: %s", redact(req.URL), resp.Status)
+		return "", fmt.Errorf("%s refused the token: %s", redact(req.URL), resp.Status)
 	case resp.StatusCode >= 500:
-		return fmt.Errorf("%s: %s", redact(req.URL), resp.Status)
+		return "", fmt.Errorf("%s: %s", redact(req.URL), resp.Status)
 	}
-	return nil
+	return "", nil
 }
 
 // TitleOf is the notification's title: what the session is about, and

@@ -173,7 +173,7 @@ func TestTokenNeverPrinted(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "tk_supersecret") {
 		t.Fatalf("error %v", err)
 	}
-	if err := s.Probe(context.Background()); err == nil || strings.Contains(err.Error(), "tk_supersecret") {
+	if _, err := s.Probe(context.Background()); err == nil || strings.Contains(err.Error(), "tk_supersecret") {
 		t.Fatalf("probe error %v", err)
 	}
 	t.Setenv("LW_TEST_TOKEN", "")

@@ -85,9 +85,10 @@ type Env struct {
 
 // Prober is a notification sink that can tell, without alerting anyone,
 // whether it would work: the desktop's notification service reachable, a
-// command executable, a webhook's server answering.
+// command executable, a webhook's server answering. found names what
+// answered, where that helps ("dunst 1.9.0 …"), or is "".
 type Prober interface {
-	Probe(ctx context.Context) error
+	Probe(ctx context.Context) (found string, err error)
 }
 
 // RemoteProbe is what a one-off link to a remote found.
@@ -136,6 +137,7 @@ func checkNotify(env Env) Finding {
 		return f
 	}
 	errs := make([]error, len(env.Sinks))
+	found := make([]string, len(env.Sinks))
 	var wg sync.WaitGroup
 	for i, s := range env.Sinks {
 		wg.Go(func() {
@@ -143,7 +145,7 @@ func checkNotify(env Env) Finding {
 			if err == nil {
 				ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 				defer cancel()
-				err = p.Probe(ctx)
+				found[i], err = p.Probe(ctx)
 			}
 			errs[i] = err
 		})
@@ -154,6 +156,9 @@ func checkNotify(env Env) Finding {
 	for i, s := range env.Sinks {
 		name := fmt.Sprintf("sinks[%d] %s", i, s.Type)
 		if errs[i] == nil {
+			if found[i] != "" {
+				name += ": " + found[i]
+			}
 			f.Details = append(f.Details, name+": works")
 			continue
 		}
