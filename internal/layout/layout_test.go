@@ -70,8 +70,13 @@ var allowed = map[string][]string{
 	"relay/client":   {"relay/peercred", "relay/wire"},
 	"keytap/proxy":   {"internal/proctree", "keytap", "relay/client", "relay/wire"},
 	"remote":         {"relay/client", "relay/wire"},
-	// Telling the person: the relay's changes made alerts, handed to sinks.
-	"notify": {},
+	// Telling the person: the relay's changes made alerts (notify, which
+	// follows the relay as a subscriber and marks what it alerted beside
+	// the checkpoint), handed to sinks, one package each.
+	"notify":         {"internal/atomicfile", "internal/safeopen", "relay", "relay/wire"},
+	"notify/command": {"notify"},
+	"notify/webhook": {"internal/safeopen", "notify", "notify/command"},
+	"notify/desktop": {"notify", "relay/session"},
 
 	// Above watcher and relay: what runs the pipeline.
 	"pipeline/ingest": {"internal/safeopen", "relay", "watcher", "watcher/registry"},
@@ -97,6 +102,7 @@ var allowed = map[string][]string{
 	"internal/termsafe":    {},
 	"internal/testsupport": {"internal/udiff"},
 	"internal/sshtest":     {"internal/proctree", "internal/testsupport"},
+	"internal/desktoptest": {"internal/testsupport"},
 	"internal/layout":      {},
 
 	// Driving an agent offline: the fake model servers, the scenario world
