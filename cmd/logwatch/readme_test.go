@@ -266,3 +266,50 @@ func TestREADMEFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsStayInside: the README and docs/ stand alone. Every Markdown link
+// resolves to a file of the repository, none leaves it (no web address, no
+// path above the checkout), and no page sends the reader to the project
+// workspace's contract (`../shared/…`), which a clone does not have.
+func TestDocsStayInside(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, readme)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "shared/SPEC") {
+			t.Errorf("%s sends the reader to the workspace's SPEC, which a clone lacks", p)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" {
+				continue // an anchor on the same page
+			}
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				t.Errorf("%s links outside the repository: %s", p, m[1])
+				continue
+			}
+			abs, err := filepath.Abs(filepath.Join(filepath.Dir(p), target))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(abs, root+string(filepath.Separator)) {
+				t.Errorf("%s links above the checkout: %s", p, m[1])
+				continue
+			}
+			if _, err := os.Stat(abs); err != nil {
+				t.Errorf("%s links to a file that is not there: %s", p, m[1])
+			}
+		}
+	}
+}
