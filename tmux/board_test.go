@@ -44,7 +44,7 @@ func TestBoardWindows(t *testing.T) {
 	b := NewBoard()
 	for _, e := range []wire.Event{
 		ev("a", "ready", "tmux-9-%1", 1),
-		ev("b", "done", "tmux-9-%2", 1),   // same window as %1: done outranks ready
+		ev("b", "done", "tmux-9-%2", 1),    // same window as %1: done outranks ready
 		ev("c", "waiting", "tmux-9-%3", 1), // window @2 alone
 		ev("d", "working", "tmux-8-%4", 1), // another server's pane
 		ev("e", "working", "wrap-1", 1),    // no pane
