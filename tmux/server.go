@@ -25,7 +25,9 @@ func (s Server) Run(ctx context.Context, cmds ...[]string) ([]byte, error) {
 	if bin == "" {
 		bin = "tmux"
 	}
-	var args []string
+	// -u: the dots are UTF-8 whatever the locale of the process that
+	// started the follower (tmux would store them as "_").
+	args := []string{"-u"}
 	if s.Socket != "" {
 		args = append(args, "-S", s.Socket)
 	}

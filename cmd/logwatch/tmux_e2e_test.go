@@ -1,0 +1,303 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/logwatch/logwatch/internal/testsupport"
+	"github.com/logwatch/logwatch/tmux"
+)
+
+// tmuxE2E is a real tmux server on a private TMUX_TMPDIR, started with the
+// daemon's environment (its run-shell jobs, the follower among them, reach
+// that daemon).
+type tmuxE2E struct {
+	t      *testing.T
+	env    []string
+	socket string
+	pid    int
+}
+
+func startTmux(t *testing.T, e *e2e) *tmuxE2E {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		testsupport.Missing(t, "tmux not installed")
+	}
+	tmp := filepath.Join(e.dir, "tt")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	x := &tmuxE2E{t: t, env: append(append([]string{}, e.env...), "TMUX_TMPDIR="+tmp, "SHELL=/bin/sh", "TERM=xterm-256color")}
+	x.run("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "100", "-y", "20")
+	t.Cleanup(func() { x.run("kill-server") })
+	x.socket = x.run("display-message", "-p", "#{socket_path}")
+	x.pid, _ = strconv.Atoi(x.run("display-message", "-p", "#{pid}"))
+	return x
+}
+
+// run runs tmux on the private server and returns its output, trimmed.
+func (x *tmuxE2E) run(args ...string) string {
+	x.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-u"}, args...)...)
+	cmd.Env = x.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// eventually waits for f to hold; the message says what it saw last.
+func (x *tmuxE2E) eventually(what string, f func() (string, bool)) {
+	x.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		got, ok := f()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			x.t.Fatalf("%s: still %q after 15s", what, got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// wantDot waits for window's dot (the expanded window-status-format's
+// start) and the summary.
+func (x *tmuxE2E) want(window, state, summary string) {
+	x.t.Helper()
+	x.eventually("window "+window+" "+state, func() (string, bool) {
+		got := x.run("show-options", "-wqv", "-t", window, tmux.DotOption)
+		return got, got == tmux.Dot(state)
+	})
+	x.eventually("summary", func() (string, bool) {
+		got := x.run("show-options", "-gqv", tmux.SummaryOption)
+		plain := got
+		for _, st := range []string{"#[fg=colour214,bold]", "#[fg=colour39]", "#[fg=colour135]", "#[fg=colour34]", "#[default]"} {
+			plain = strings.ReplaceAll(plain, st, "")
+		}
+		return plain, plain == summary
+	})
+}
+
+// TestE2ETmux: `tmux install` in a running tmux, a real wrapped pane and
+// real hooks: the pane's window dot and the summary follow the session
+// through ready → working → waiting → working → done → ready; the follower
+// makes no wakeups while nothing changes; `next --switch` takes an attached
+// client to the pane from another tmux session and acknowledges the done
+// turn; uninstall takes it all back.
+func TestE2ETmux(t *testing.T) {
+	e := startE2E(t)
+	x := startTmux(t, e)
+
+	// A wrapped command in a pane takes the pane's tab.
+	tabFile := filepath.Join(e.dir, "tab")
+	x.run("new-window", "-d", "-t", "main:1", bin+` wrap -- sh -c 'echo "$LOGWATCH_TAB" > `+tabFile+`; exec sleep 100000'`)
+	pane := x.run("display-message", "-p", "-t", "main:1", "#{pane_id}")
+	window := x.run("display-message", "-p", "-t", "main:1", "#{window_id}")
+	var tab string
+	x.eventually("wrap's tab", func() (string, bool) {
+		b, _ := os.ReadFile(tabFile)
+		tab = strings.TrimSpace(string(b))
+		return tab, tab != ""
+	})
+	if want := fmt.Sprintf("tmux-%d-%s", x.pid, pane); tab != want {
+		t.Fatalf("wrap in pane %s: tab %q, want %q", pane, tab, want)
+	}
+
+	if out, stderr, code := cli(t, x.env, "tmux", "install", "--bin", bin); code != 0 || !strings.Contains(out, "tmux: sourced") {
+		t.Fatalf("install: %d\n%s%s", code, out, stderr)
+	}
+	if f := x.run("show-options", "-gv", "window-status-format"); !strings.HasPrefix(f, tmux.FormatPrefixes["window-status-format"]) {
+		t.Fatalf("window-status-format %q lacks the dot", f)
+	}
+	x.eventually("follower", func() (string, bool) {
+		b, _ := os.ReadFile(x.socket + ".logwatch-follow")
+		return string(b), len(b) > 0
+	})
+
+	transcript := filepath.Join(e.claude, "-w-app", "s1.jsonl")
+	e.hook(tab, "claude", hookJSON("SessionStart", "s1", "source", "startup", "transcript_path", transcript))
+	e.want("s1", "ready", "session_start", "hook")
+	x.want(window, "ready", "")
+	e.hook(tab, "claude", hookJSON("UserPromptSubmit", "s1", "prompt", "fix it", "transcript_path", transcript))
+	x.want(window, "working", "1 working")
+	e.hook(tab, "claude", hookJSON("Notification", "s1", "notification_type", "permission_prompt", "message", "Claude needs your permission"))
+	x.want(window, "waiting", "1 waiting")
+	if s := x.run("display-message", "-p", "-t", window, "#{E:window-status-format}"); !strings.Contains(s, "●") {
+		t.Fatalf("the window list shows %q: no dot", s)
+	}
+	e.hook(tab, "claude", hookJSON("PostToolUse", "s1", "tool_name", "Edit", "tool_input", `{"file_path":"/w/app/main.go"}`))
+	x.want(window, "working", "1 working")
+	e.hook(tab, "claude", hookJSON("Stop", "s1"))
+	e.want("s1", "working", "prompt", "hook")
+	e.want("s1", "waiting", "", "")
+	e.want("s1", "working", "tool", "hook")
+	e.want("s1", "done", "turn_end", "hook")
+	x.want(window, "done", "1 done")
+
+	// Nothing changes: the follower sleeps (no CPU tick, no context
+	// switch of any of its threads).
+	pidText, _ := os.ReadFile(x.socket + ".logwatch-follow")
+	follower, _ := strconv.Atoi(strings.TrimSpace(string(pidText)))
+	before := procWakeups(t, follower)
+	time.Sleep(2 * time.Second)
+	if after := procWakeups(t, follower); after != before {
+		t.Fatalf("idle follower woke: %s → %s", before, after)
+	}
+
+	// A client attached to another tmux session; next takes it to the
+	// done session's pane and acknowledges the turn.
+	x.run("new-session", "-d", "-s", "other")
+	client := exec.Command("tmux", "attach", "-t", "other")
+	client.Env = x.env
+	ptmx, err := pty.StartWithSize(client, &pty.Winsize{Rows: 20, Cols: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, ptmx)
+	t.Cleanup(func() { client.Process.Kill(); client.Wait(); ptmx.Close() })
+	x.eventually("client attached", func() (string, bool) {
+		s := x.run("list-clients", "-F", "#{client_session}")
+		return s, s == "other"
+	})
+	inside := append(append([]string{}, x.env...), fmt.Sprintf("TMUX=%s,%d,0", x.socket, x.pid))
+	if out, stderr, code := cli(t, inside, "next", "--switch"); code != 0 {
+		t.Fatalf("next --switch: %d\n%s%s", code, out, stderr)
+	}
+	if s := x.run("list-clients", "-F", "#{client_session} #{pane_id}"); s != "main "+pane {
+		t.Fatalf("after next the client shows %q, want main %s", s, pane)
+	}
+	e.want("s1", "ready", "acknowledged", "api")
+	x.want(window, "ready", "")
+	// Nothing left: said, exit 0.
+	if out, _, code := cli(t, x.env, "next"); code != 0 || strings.TrimSpace(out) != nothingNeedsYou {
+		t.Fatalf("next with nothing to do: %d %q", code, out)
+	}
+	if _, stderr, code := cli(t, x.env, "next", "--switch"); code != exitUsage || !strings.Contains(stderr, "needs tmux") {
+		t.Fatalf("next --switch outside tmux: %d %q", code, stderr)
+	}
+
+	if out, stderr, code := cli(t, x.env, "tmux", "uninstall"); code != 0 {
+		t.Fatalf("uninstall: %d\n%s%s", code, out, stderr)
+	}
+	if f := x.run("show-options", "-gv", "window-status-format"); strings.Contains(f, tmux.DotOption) {
+		t.Fatalf("window-status-format %q keeps the dot", f)
+	}
+	if h := x.run("show-hooks", "-g"); strings.Contains(h, "logwatch") {
+		t.Fatalf("hooks left: %s", h)
+	}
+	x.eventually("follower gone", func() (string, bool) {
+		err := exec.Command("kill", "-0", strconv.Itoa(follower)).Run()
+		return "running", err != nil
+	})
+	if _, err := os.Stat(filepath.Join(e.dir, "home", ".tmux.conf")); !os.IsNotExist(err) {
+		t.Fatalf("~/.tmux.conf install created is still there: %v", err)
+	}
+}
+
+// procWakeups is a process's CPU ticks and context switches, all threads.
+func procWakeups(t *testing.T, pid int) string {
+	t.Helper()
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
+	if err != nil || len(tasks) == 0 {
+		t.Fatalf("process %d: no tasks (%v)", pid, err)
+	}
+	var ticks, switches int64
+	for _, task := range tasks {
+		stat, err := os.ReadFile(task + "/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+		for _, i := range []int{11, 12} { // utime, stime
+			n, _ := strconv.ParseInt(f[i], 10, 64)
+			ticks += n
+		}
+		status, _ := os.ReadFile(task + "/status")
+		for _, l := range strings.Split(string(status), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				switches += n
+			}
+		}
+	}
+	return fmt.Sprintf("%d threads, %d ticks, %d switches", len(tasks), ticks, switches)
+}
+
+// TestTmuxInstallFiles: install keeps the user's tmux.conf byte for byte
+// but for one marked line (a symlinked one edited in its target, the link
+// kept), a second install changes nothing, --dry-run writes nothing, and
+// uninstall gives the file back byte-identical.
+func TestTmuxInstallFiles(t *testing.T) {
+	home := t.TempDir()
+	dotfiles := filepath.Join(home, "dotfiles", "tmux.conf")
+	os.MkdirAll(filepath.Dir(dotfiles), 0o755)
+	original := "set -g mouse on\r\n\nbind r source-file ~/.tmux.conf" // no final line break
+	write(t, dotfiles, original)
+	link := filepath.Join(home, ".tmux.conf")
+	if err := os.Symlink(dotfiles, link); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "TMUX_TMPDIR=" + t.TempDir(), "TMUX="}
+	ours := filepath.Join(home, ".config", "logwatch", "tmux.conf")
+
+	out, stderr, code := cli(t, env, "tmux", "install", "--dry-run", "--bin", bin, "--key", "C-j")
+	if code != 0 || !strings.Contains(out, "+source-file -q "+ours) || !strings.Contains(out, "+bind-key C-j run-shell") {
+		t.Fatalf("dry-run: %d\n%s%s", code, out, stderr)
+	}
+	if b, _ := os.ReadFile(dotfiles); string(b) != original {
+		t.Fatalf("--dry-run changed the user's file: %q", b)
+	}
+	if _, err := os.Stat(ours); !os.IsNotExist(err) {
+		t.Fatalf("--dry-run wrote %s", ours)
+	}
+	if _, stderr, code := cli(t, env, "tmux", "install", "--bin", bin); code != 0 {
+		t.Fatalf("install: %d %s", code, stderr)
+	}
+	installed, _ := os.ReadFile(dotfiles)
+	if !strings.HasPrefix(string(installed), original+"\n") || strings.Count(string(installed), "source-file -q") != 1 {
+		t.Fatalf("installed file %q", installed)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symlink was replaced: %v", err)
+	}
+	if out, _, code := cli(t, env, "tmux", "install", "--bin", bin); code != 0 || strings.Contains(out, "wrote") || strings.Contains(out, "added") {
+		t.Fatalf("second install: %d %q", code, out)
+	}
+	if again, _ := os.ReadFile(dotfiles); !bytes.Equal(again, installed) {
+		t.Fatalf("second install changed the file: %q", again)
+	}
+	if _, stderr, code := cli(t, env, "tmux", "install", "--bin", bin, "--key", "N;x"); code != exitUsage || !strings.Contains(stderr, "--key") {
+		t.Fatalf("bad key: %d %s", code, stderr)
+	}
+	if out, _, code := cli(t, env, "tmux", "uninstall", "--dry-run"); code != 0 || !strings.Contains(out, "-source-file -q") {
+		t.Fatalf("uninstall --dry-run: %d %q", code, out)
+	}
+	if _, stderr, code := cli(t, env, "tmux", "uninstall"); code != 0 {
+		t.Fatalf("uninstall: %d %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(dotfiles); string(b) != original {
+		t.Fatalf("uninstall left %q, want %q", b, original)
+	}
+	if _, err := os.Stat(ours); !os.IsNotExist(err) {
+		t.Fatalf("uninstall left %s", ours)
+	}
+	if _, stderr, code := cli(t, env, "tmux", "uninstall"); code != 0 {
+		t.Fatalf("second uninstall: %d %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(dotfiles); string(b) != original {
+		t.Fatalf("second uninstall changed the file: %q", b)
+	}
+}
