@@ -70,6 +70,8 @@ var allowed = map[string][]string{
 	"relay/client":   {"relay/peercred", "relay/wire"},
 	"keytap/proxy":   {"internal/proctree", "keytap", "relay/client", "relay/wire"},
 	"remote":         {"relay/client", "relay/wire"},
+	// A subscriber: tmux's dots, summary and jump, from the change stream.
+	"tmux": {"relay/client", "relay/session", "relay/wire"},
 
 	// Above watcher and relay: what runs the pipeline.
 	"pipeline/ingest": {"internal/safeopen", "relay", "watcher", "watcher/registry"},
