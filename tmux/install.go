@@ -60,7 +60,8 @@ func Conf(bin, key string) []byte {
 	}
 	fmt.Fprintf(&b, "set-hook -g 'client-detached[%d]' \"run-shell -b '%s tmux focus none'\"\n", HookIndex, q)
 	fmt.Fprintf(&b, "bind-key %s run-shell -b '%s next --switch'\n", key, q)
-	fmt.Fprintf(&b, "run-shell -b '%s tmux follow'\n", q)
+	// Its output would pile up in tmux's job buffer and show in a pane.
+	fmt.Fprintf(&b, "run-shell -b '%s tmux follow >/dev/null 2>&1'\n", q)
 	return []byte(b.String())
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/logwatch/logwatch/internal/sshtest"
 	"github.com/logwatch/logwatch/internal/testsupport"
 	"github.com/logwatch/logwatch/tmux"
 )
@@ -181,6 +182,11 @@ func TestE2ETmux(t *testing.T) {
 	}
 	e.want("s1", "ready", "acknowledged", "api")
 	x.want(window, "ready", "")
+	// The focus hooks' command prints nothing and fails quietly, whatever
+	// the daemon makes of the focus op.
+	if out, stderr, code := cli(t, inside, "tmux", "focus", pane); code != 0 || out != "" || stderr != "" {
+		t.Fatalf("tmux focus: %d %q %q", code, out, stderr)
+	}
 	// Nothing left: said, exit 0.
 	if out, _, code := cli(t, x.env, "next"); code != 0 || strings.TrimSpace(out) != nothingNeedsYou {
 		t.Fatalf("next with nothing to do: %d %q", code, out)
@@ -300,4 +306,61 @@ func TestTmuxInstallFiles(t *testing.T) {
 	if b, _ := os.ReadFile(dotfiles); string(b) != original {
 		t.Fatalf("second uninstall changed the file: %q", b)
 	}
+}
+
+// TestE2ETmuxRemote: a remote session (the agent over ssh, in a wrapped
+// tmux pane here) gets its pane's window dot like a local one, and next
+// --switch goes to that pane and acknowledges its done turn on its host.
+func TestE2ETmuxRemote(t *testing.T) {
+	h := startRemoteHost(t)
+	e := localWithRemotes(t, h, nil)
+	waitRemote(e, "box", "up")
+	x := startTmux(t, e)
+	if out, stderr, code := cli(t, x.env, "tmux", "install", "--bin", bin); code != 0 {
+		t.Fatalf("install: %d\n%s%s", code, out, stderr)
+	}
+
+	sid := newUUID()
+	remoteCmd := fmt.Sprintf("cd /tmp && LOGWATCH_CONFIG=%s %s --agent claude --logwatch %s --session %s --root %s",
+		h.config, h.agent, h.bin, sid, h.claude)
+	x.run("new-window", "-d", "-t", "main:1", bin+" wrap -- ssh -F "+h.ssh.Config+" -tt "+sshtest.Host+" '"+remoteCmd+"'")
+	pane := x.run("display-message", "-p", "-t", "main:1", "#{pane_id}")
+	window := x.run("display-message", "-p", "-t", "main:1", "#{window_id}")
+	wantHost(e, "box", sid, "ready", "session_start", "hook")
+	// The Enter typed in the pane binds the remote session to its tab.
+	x.run("send-keys", "-t", pane, "-l", "port the parser")
+	x.run("send-keys", "-t", pane, "Enter")
+	ev := wantHost(e, "box", sid, "working", "prompt", "hook")
+	if want := fmt.Sprintf("tmux-%d-%s", x.pid, pane); ev["tab"] != want {
+		t.Fatalf("the remote session's tab %v, want %s", ev["tab"], want)
+	}
+	x.want(window, "working", "1 working")
+	h.appendAssistantEnd(filepath.Join(h.claude, "-tmp", sid+".jsonl"), sid)
+	wantHost(e, "box", sid, "done", "turn_end", "")
+	x.want(window, "done", "1 done")
+
+	client := exec.Command("tmux", "attach", "-t", "main:0")
+	client.Env = x.env
+	ptmx, err := pty.StartWithSize(client, &pty.Winsize{Rows: 20, Cols: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, ptmx)
+	t.Cleanup(func() { client.Process.Kill(); client.Wait(); ptmx.Close() })
+	x.eventually("client attached", func() (string, bool) {
+		s := x.run("list-clients", "-F", "#{client_session}")
+		return s, s == "main"
+	})
+	inside := append(append([]string{}, x.env...), fmt.Sprintf("TMUX=%s,%d,0", x.socket, x.pid))
+	if out, _, code := cli(t, inside, "next", "--switch=false"); code != 0 || !strings.Contains(out, "done claude box:"+sid) {
+		t.Fatalf("next: %d %q", code, out)
+	}
+	if out, stderr, code := cli(t, inside, "next"); code != 0 {
+		t.Fatalf("next inside tmux: %d\n%s%s", code, out, stderr)
+	}
+	if s := x.run("list-clients", "-F", "#{pane_id}"); s != pane {
+		t.Fatalf("after next the client shows %s, want %s", s, pane)
+	}
+	wantHost(e, "box", sid, "ready", "acknowledged", "api")
+	x.want(window, "ready", "")
 }

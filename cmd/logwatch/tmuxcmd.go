@@ -329,13 +329,11 @@ func (a *app) tmuxFocus(pane string) {
 			return
 		}
 	}
-	err := a.call(func(ctx context.Context, c *client.Client) error {
+	// Not even logged: run-shell would show any output in the pane.
+	_ = a.call(func(ctx context.Context, c *client.Client) error {
 		_, err := c.Do(ctx, wire.Request{Op: wire.OpFocus, Tab: tab})
 		return err
 	})
-	if err != nil {
-		a.log.Debug().Err(err).Str("tab", tab).Msg("focus not reported")
-	}
 }
 
 // wrapTab is the tab wrap runs its command in: --tab, else, in a tmux pane
