@@ -83,7 +83,15 @@ func TestFollowerBurst(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- f.Run(ctx, ups) }()
-	<-flushed
+	waitFlush := func(what string) {
+		t.Helper()
+		select {
+		case <-flushed:
+		case <-time.After(30 * time.Second): // a bound on a hang, not a timing
+			t.Fatalf("%s: tmux never set", what)
+		}
+	}
+	waitFlush("the burst")
 	if n := f.Calls(); n != 2 {
 		t.Fatalf("a burst of 102 updates took %d tmux calls, want 2", n)
 	}
@@ -100,7 +108,7 @@ func TestFollowerBurst(t *testing.T) {
 	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "old", State: "ready", Tab: "wrap-y"}}
 	// The session ending takes its window's dot away.
 	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "s2", State: "ended", Tab: fmt.Sprintf("tmux-%d-%%0", pid)}}
-	<-flushed
+	waitFlush("the end")
 	if n := f.Calls(); n != 4 {
 		t.Fatalf("%d tmux calls after the second batch, want 4", n)
 	}
@@ -109,7 +117,7 @@ func TestFollowerBurst(t *testing.T) {
 	}
 	// The daemon lost: no dots, no summary (they could no longer change).
 	ups <- client.Update{Kind: client.UpdateLost, Err: fmt.Errorf("gone")}
-	<-flushed
+	waitFlush("the daemon lost")
 	if sum := show(t, s, "-g", SummaryOption); sum != "" {
 		t.Fatalf("summary with no daemon %q", sum)
 	}

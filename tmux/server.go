@@ -25,9 +25,7 @@ func (s Server) Run(ctx context.Context, cmds ...[]string) ([]byte, error) {
 	if bin == "" {
 		bin = "tmux"
 	}
-	// -u: the dots are UTF-8 whatever the locale of the process that
-	// started the follower (tmux would store them as "_").
-	args := []string{"-u"}
+	var args []string
 	if s.Socket != "" {
 		args = append(args, "-S", s.Socket)
 	}

@@ -338,6 +338,12 @@ func TestE2ETmuxRemote(t *testing.T) {
 	h.appendAssistantEnd(filepath.Join(h.claude, "-tmp", sid+".jsonl"), sid)
 	wantHost(e, "box", sid, "done", "turn_end", "")
 	x.want(window, "done", "1 done")
+	// A local session of the same id, finished later: next picks the
+	// older remote turn, and its ack must reach the host, not this one.
+	e.hook("L1", "claude", hookJSON("UserPromptSubmit", sid))
+	e.want(sid, "working", "prompt", "hook")
+	e.hook("L1", "claude", hookJSON("Stop", sid))
+	e.want(sid, "done", "turn_end", "hook")
 
 	client := exec.Command("tmux", "attach", "-t", "main:0")
 	client.Env = x.env
@@ -362,5 +368,5 @@ func TestE2ETmuxRemote(t *testing.T) {
 		t.Fatalf("after next the client shows %s, want %s", s, pane)
 	}
 	wantHost(e, "box", sid, "ready", "acknowledged", "api")
-	x.want(window, "ready", "")
+	x.want(window, "ready", "1 done")
 }
