@@ -194,6 +194,17 @@ func TestE2ETmux(t *testing.T) {
 	if _, stderr, code := cli(t, x.env, "next", "--switch"); code != exitUsage || !strings.Contains(stderr, "needs tmux") {
 		t.Fatalf("next --switch outside tmux: %d %q", code, stderr)
 	}
+	// A session in no pane: said, with the fix.
+	e.hook("elsewhere", "claude", hookJSON("UserPromptSubmit", "s2"))
+	e.want("s2", "working", "prompt", "hook")
+	e.hook("elsewhere", "claude", hookJSON("Notification", "s2", "notification_type", "permission_prompt", "message", "Claude needs your permission"))
+	e.want("s2", "waiting", "permission", "hook")
+	if _, stderr, code := cli(t, inside, "next"); code != exitFindings || !strings.Contains(stderr, "waiting claude s2") || !strings.Contains(stderr, "logwatch wrap") {
+		t.Fatalf("next to a session in no pane: %d %q", code, stderr)
+	}
+	if _, stderr, code := cli(t, append(append([]string{}, x.env...), "LOGWATCH_SOCKET="+filepath.Join(e.dir, "none.sock")), "next"); code != exitUsage || !strings.Contains(stderr, "logwatch run") {
+		t.Fatalf("next with no daemon: %d %q", code, stderr)
+	}
 
 	if out, stderr, code := cli(t, x.env, "tmux", "uninstall"); code != 0 {
 		t.Fatalf("uninstall: %d\n%s%s", code, out, stderr)
