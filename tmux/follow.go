@@ -149,6 +149,7 @@ func (f *Follower) flush(ctx context.Context) error {
 		return err
 	}
 	f.dots, f.summary = want, &sum
+	f.Log.Debug().Int("commands", len(cmds)).Msg("tmux options set")
 	if f.Flushed != nil {
 		f.Flushed()
 	}

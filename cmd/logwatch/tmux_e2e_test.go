@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +20,7 @@ import (
 
 	"github.com/logwatch/logwatch/internal/sshtest"
 	"github.com/logwatch/logwatch/internal/testsupport"
+	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/tmux"
 )
 
@@ -380,4 +385,94 @@ func TestE2ETmuxRemote(t *testing.T) {
 	}
 	wantHost(e, "box", sid, "ready", "acknowledged", "api")
 	x.want(window, "ready", "1 done")
+}
+
+// BenchmarkTmuxChangeToDot: a hook sent to a real daemon → the real
+// follower (`logwatch tmux follow`) has set the pane's window dot in a real
+// tmux server, seen as its "tmux options set" log line. Reports p50/p99.
+func BenchmarkTmuxChangeToDot(b *testing.B) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		testsupport.Missing(b, "tmux not installed")
+	}
+	dir, err := os.MkdirTemp("", "lwtb")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	socket := filepath.Join(dir, "run", "lw.sock")
+	os.MkdirAll(filepath.Dir(socket), 0o700)
+	env := []string{"HOME=" + filepath.Join(dir, "home"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "home", ".config"),
+		"LOGWATCH_SOCKET=" + socket, "LOGWATCH_CHECKPOINT=", "TMUX_TMPDIR=" + dir, "PATH=" + os.Getenv("PATH")}
+	daemon := exec.Command(bin, "run")
+	daemon.Env = env
+	if err := daemon.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { daemon.Process.Signal(syscall.SIGTERM); daemon.Wait() }()
+	tm := func(args ...string) string {
+		cmd := exec.Command("tmux", args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("tmux %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	tm("-f", "/dev/null", "new-session", "-d", "-s", "b", "sleep 100000")
+	defer tm("kill-server")
+	tmuxEnv := tm("display-message", "-p", "#{socket_path},#{pid},0")
+	tab := tmux.PaneTab(tmuxEnv, tm("display-message", "-p", "#{pane_id}"))
+
+	var c *client.Client
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if c, err = client.Dial(context.Background(), socket); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal(err)
+		}
+	}
+	defer c.Close()
+	follow := exec.Command(bin, "tmux", "follow", "--log-level", "debug", "--log-format", "json")
+	follow.Env = append(append([]string{}, env...), "TMUX="+tmuxEnv)
+	logs, _ := follow.StderrPipe()
+	if err := follow.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { follow.Process.Signal(syscall.SIGTERM); follow.Wait() }()
+	sets := make(chan struct{}, 16)
+	go func() {
+		sc := bufio.NewScanner(logs)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "tmux options set") {
+				sets <- struct{}{}
+			}
+		}
+	}()
+	hook := func(event string, kv ...string) {
+		if err := c.Hook(context.Background(), "claude", tab, []byte(hookJSON(event, "b1", kv...))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	hook("SessionStart", "source", "startup")
+	<-sets // the first batch: the session in its snapshot or its change
+	for len(sets) > 0 {
+		<-sets
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		start := time.Now()
+		if i%2 == 0 {
+			hook("UserPromptSubmit", "prompt", "go")
+		} else {
+			hook("Notification", "notification_type", "permission_prompt", "message", "Claude needs your permission")
+		}
+		<-sets
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 }
