@@ -59,7 +59,8 @@ func Conf(bin, key string) []byte {
 		fmt.Fprintf(&b, "set-hook -g '%s[%d]' \"run-shell -b '%s tmux focus #{pane_id}'\"\n", h, HookIndex, q)
 	}
 	fmt.Fprintf(&b, "set-hook -g 'client-detached[%d]' \"run-shell -b '%s tmux focus none'\"\n", HookIndex, q)
-	fmt.Fprintf(&b, "bind-key %s run-shell -b '%s next --switch'\n", key, q)
+	// The client that pressed the key is the one to switch.
+	fmt.Fprintf(&b, "bind-key %s run-shell -b '%s next --switch --client \"#{client_name}\"'\n", key, q)
 	// Its output would pile up in tmux's job buffer and show in a pane.
 	fmt.Fprintf(&b, "run-shell -b '%s tmux follow >/dev/null 2>&1'\n", q)
 	return []byte(b.String())

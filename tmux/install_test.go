@@ -62,7 +62,7 @@ func TestConfChecksPaths(t *testing.T) {
 		}
 	}
 	c := string(Conf("/usr/bin/logwatch", "N"))
-	for _, want := range []string{"bind-key N run-shell -b '/usr/bin/logwatch next --switch'", "run-shell -b '/usr/bin/logwatch tmux follow >/dev/null 2>&1'", "after-select-pane[73]"} {
+	for _, want := range []string{"bind-key N run-shell -b '/usr/bin/logwatch next --switch --client \"#{client_name}\"'", "run-shell -b '/usr/bin/logwatch tmux follow >/dev/null 2>&1'", "after-select-pane[73]"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("conf lacks %q:\n%s", want, c)
 		}

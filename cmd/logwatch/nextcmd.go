@@ -24,6 +24,7 @@ const nothingNeedsYou = "nothing needs you"
 
 func newNextCmd(a *app) *cobra.Command {
 	var switchTo, asJSON bool
+	var tmuxClient string
 	cmd := &cobra.Command{
 		Use:   "next [--switch] [--json]",
 		Short: "The session that needs you most: the longest waiting, else the oldest finished turn",
@@ -37,15 +38,16 @@ you it says so and exits 0.`,
 			if !cmd.Flags().Changed("switch") {
 				switchTo = os.Getenv("TMUX") != "" && !asJSON
 			}
-			return a.next(switchTo, asJSON)
+			return a.next(switchTo, asJSON, tmuxClient)
 		},
 	}
 	cmd.Flags().BoolVar(&switchTo, "switch", false, "switch tmux to the session's pane (default inside tmux) and acknowledge a finished turn")
+	cmd.Flags().StringVar(&tmuxClient, "client", "", "the tmux client to switch (the key binding passes its own; default: tmux's current client)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session's event as JSON (null when nothing needs you)")
 	return cmd
 }
 
-func (a *app) next(switchTo, asJSON bool) error {
+func (a *app) next(switchTo, asJSON bool, tmuxClient string) error {
 	env := os.Getenv("TMUX")
 	if switchTo && env == "" {
 		return withCode(exitUsage, errors.New("--switch needs tmux: run it inside tmux, or drop --switch to print the session"))
@@ -73,7 +75,11 @@ func (a *app) next(switchTo, asJSON bool) error {
 	defer cancel()
 	if !ok {
 		if switchTo {
-			server.Run(ctx, []string{"display-message", "logwatch: " + nothingNeedsYou})
+			msg := []string{"display-message", "logwatch: " + nothingNeedsYou}
+			if tmuxClient != "" {
+				msg = []string{"display-message", "-c", tmuxClient, "logwatch: " + nothingNeedsYou}
+			}
+			server.Run(ctx, msg)
 			return nil
 		}
 		fmt.Fprintln(a.stdout, nothingNeedsYou)
@@ -90,7 +96,11 @@ func (a *app) next(switchTo, asJSON bool) error {
 	}
 	// The pane's window and session first, then the client: a pane in
 	// another tmux session is reached too.
-	if _, err := server.Run(ctx, []string{"select-window", "-t", pane}, []string{"select-pane", "-t", pane}, []string{"switch-client", "-t", pane}); err != nil {
+	sw := []string{"switch-client", "-t", pane}
+	if tmuxClient != "" {
+		sw = []string{"switch-client", "-c", tmuxClient, "-t", pane}
+	}
+	if _, err := server.Run(ctx, []string{"select-window", "-t", pane}, []string{"select-pane", "-t", pane}, sw); err != nil {
 		return withCode(exitUsage, fmt.Errorf("switch to %s: %w", pane, err))
 	}
 	if ev.State == string(session.Done) {

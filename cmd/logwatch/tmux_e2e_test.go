@@ -163,28 +163,71 @@ func TestE2ETmux(t *testing.T) {
 		t.Fatalf("idle follower woke: %s → %s", before, after)
 	}
 
-	// A client attached to another tmux session; next takes it to the
-	// done session's pane and acknowledges the turn.
+	// Two clients attached to another tmux session; the key (prefix + N)
+	// pressed in one takes that one to the done session's pane, and the
+	// turn is acknowledged.
 	x.run("new-session", "-d", "-s", "other")
-	client := exec.Command("tmux", "attach", "-t", "other")
-	client.Env = x.env
-	ptmx, err := pty.StartWithSize(client, &pty.Winsize{Rows: 20, Cols: 100})
-	if err != nil {
-		t.Fatal(err)
+	attach := func() *os.File {
+		client := exec.Command("tmux", "attach", "-t", "other")
+		client.Env = x.env
+		ptmx, err := pty.StartWithSize(client, &pty.Winsize{Rows: 20, Cols: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go io.Copy(io.Discard, ptmx)
+		t.Cleanup(func() { client.Process.Kill(); client.Wait(); ptmx.Close() })
+		return ptmx
 	}
-	go io.Copy(io.Discard, ptmx)
-	t.Cleanup(func() { client.Process.Kill(); client.Wait(); ptmx.Close() })
-	x.eventually("client attached", func() (string, bool) {
+	attach()
+	x.eventually("first client attached", func() (string, bool) {
 		s := x.run("list-clients", "-F", "#{client_session}")
 		return s, s == "other"
 	})
+	firstName := x.run("list-clients", "-F", "#{client_name}")
+	second := attach()
+	x.eventually("second client attached", func() (string, bool) {
+		s := x.run("list-clients", "-F", "#{client_session}")
+		return s, s == "other\nother"
+	})
+	// at reports which clients show the pane: "first", "second", "both".
+	at := func() (string, string) {
+		s := x.run("list-clients", "-F", "#{client_name} #{client_session} #{pane_id}")
+		var there []string
+		for _, l := range strings.Split(s, "\n") {
+			if f := strings.Fields(l); f[1] == "main" && f[2] == pane {
+				if f[0] == firstName {
+					there = append(there, "first")
+				} else {
+					there = append(there, "second")
+				}
+			}
+		}
+		return s, strings.Join(there, " ")
+	}
+	// The second client is the more recently active one; --client names
+	// the first, which goes, alone.
+	second.Write([]byte(" "))
 	inside := append(append([]string{}, x.env...), fmt.Sprintf("TMUX=%s,%d,0", x.socket, x.pid))
-	if out, stderr, code := cli(t, inside, "next", "--switch"); code != 0 {
+	if out, stderr, code := cli(t, inside, "next", "--switch", "--client", firstName); code != 0 {
 		t.Fatalf("next --switch: %d\n%s%s", code, out, stderr)
 	}
-	if s := x.run("list-clients", "-F", "#{client_session} #{pane_id}"); s != "main "+pane {
-		t.Fatalf("after next the client shows %q, want main %s", s, pane)
+	if s, there := at(); there != "first" {
+		t.Fatalf("next --client %s: clients %q", firstName, s)
 	}
+	e.want("s1", "ready", "acknowledged", "api")
+	x.want(window, "ready", "")
+	// Done again; the key (prefix + N) pressed in the second client takes
+	// that one there.
+	e.hook(tab, "claude", hookJSON("UserPromptSubmit", "s1", "prompt", "more"))
+	e.want("s1", "working", "prompt", "hook")
+	e.hook(tab, "claude", hookJSON("Stop", "s1"))
+	e.want("s1", "done", "turn_end", "hook")
+	x.want(window, "done", "1 done")
+	second.Write([]byte("\x02N"))
+	x.eventually("the key's client at the pane", func() (string, bool) {
+		s, there := at()
+		return s, there == "first second"
+	})
 	e.want("s1", "ready", "acknowledged", "api")
 	x.want(window, "ready", "")
 	// The focus hooks' command prints nothing and fails quietly, whatever
