@@ -519,3 +519,47 @@ func BenchmarkTmuxChangeToDot(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 }
+
+// TestTmuxUninstallStalePid: the follower's pid file outliving it (killed
+// hard) may name a process that reused the pid: uninstall signals only a
+// follower that holds the lock.
+func TestTmuxUninstallStalePid(t *testing.T) {
+	dir, err := os.MkdirTemp("", "lwts") // short: socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	e := &e2e{t: t, dir: dir, env: []string{"HOME=" + filepath.Join(dir, "home"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "home", ".config"),
+		"LOGWATCH_SOCKET=" + filepath.Join(dir, "none", "lw.sock"), "PATH=" + os.Getenv("PATH")}}
+	x := startTmux(t, e)
+	if out, stderr, code := cli(t, x.env, "tmux", "install", "--bin", bin); code != 0 {
+		t.Fatalf("install: %d\n%s%s", code, out, stderr)
+	}
+	lock := x.socket + ".logwatch-follow"
+	var follower int
+	x.eventually("follower", func() (string, bool) {
+		b, _ := os.ReadFile(lock)
+		follower, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return string(b), follower > 0
+	})
+	syscall.Kill(follower, syscall.SIGKILL)
+	x.eventually("follower gone", func() (string, bool) {
+		return "running", syscall.Kill(follower, 0) != nil
+	})
+	victim := exec.Command("sleep", "1000")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { victim.Wait(); close(exited) }()
+	t.Cleanup(func() { victim.Process.Kill(); <-exited })
+	write(t, lock, fmt.Sprintf("%d\n", victim.Process.Pid))
+	if out, stderr, code := cli(t, x.env, "tmux", "uninstall"); code != 0 {
+		t.Fatalf("uninstall: %d\n%s%s", code, out, stderr)
+	}
+	select {
+	case <-exited:
+		t.Fatal("uninstall killed the process a stale pid file named")
+	case <-time.After(time.Second):
+	}
+}

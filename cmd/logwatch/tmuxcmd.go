@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -245,8 +246,19 @@ func (a *app) tmuxUndo(ctx context.Context, server tmux.Server, conf string) {
 // socket: one follower per server.
 func followerLock(socket string) string { return socket + ".logwatch-follow" }
 
+// readFollowerPid is the pid of the follower running for the server, 0
+// for none. Only a held lock names one: a pid file left by a follower that
+// died may name a process that reused its pid.
 func readFollowerPid(socket string) int {
-	b, err := os.ReadFile(followerLock(socket))
+	f, err := os.Open(followerLock(socket))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) == nil {
+		return 0 // nobody holds it
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 32))
 	if err != nil {
 		return 0
 	}
