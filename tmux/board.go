@@ -64,6 +64,37 @@ func TabPane(server int) Pane {
 	}
 }
 
+// maxDepth bounds the walk up from an agent's process to a pane's.
+const maxDepth = 32
+
+// ServerPane is TabPane, else, for a local session whose agent process is
+// known (Claude Code's registry names it; no wrap needed), the pane whose
+// process it runs at or under; parent gives a process's parent.
+func ServerPane(server int, panes []PaneInfo, parent func(int) (int, error)) Pane {
+	byPid := make(map[int]string, len(panes))
+	for _, p := range panes {
+		if p.Pid > 0 {
+			byPid[p.Pid] = p.ID
+		}
+	}
+	tab := TabPane(server)
+	return func(ev wire.Event) string {
+		if pane := tab(ev); pane != "" || ev.Host != "" || ev.Pid <= 0 {
+			return pane
+		}
+		for pid, i := ev.Pid, 0; pid > 1 && i < maxDepth; i++ {
+			if pane, ok := byPid[pid]; ok {
+				return pane
+			}
+			var err error
+			if pid, err = parent(pid); err != nil {
+				return ""
+			}
+		}
+		return ""
+	}
+}
+
 // Windows returns each window's dot (window id → Dot of its most urgent
 // session, SPEC §2), given which window each pane is in; windows without a
 // session are absent.

@@ -1,6 +1,7 @@
 package tmux
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -83,6 +84,33 @@ func TestNext(t *testing.T) {
 		got, ok := Next(c.sessions)
 		if ok != (c.want != "") || got.Session != c.want {
 			t.Errorf("%s: got %q %v, want %q", c.name, got.Session, ok, c.want)
+		}
+	}
+}
+
+func TestServerPane(t *testing.T) {
+	parents := map[int]int{500: 400, 400: 300, 300: 1, 700: 600, 600: 1}
+	parent := func(pid int) (int, error) {
+		if p, ok := parents[pid]; ok {
+			return p, nil
+		}
+		return 0, fmt.Errorf("no process %d", pid)
+	}
+	pane := ServerPane(9, []PaneInfo{{ID: "%1", Pid: 300}, {ID: "%2", Pid: 42}}, parent)
+	for _, c := range []struct {
+		ev   wire.Event
+		want string
+	}{
+		{wire.Event{Tab: "tmux-9-%2", Pid: 500}, "%2"}, // the tab first
+		{wire.Event{Tab: "wrap-1", Pid: 500}, "%1"},    // two levels under the pane's process
+		{wire.Event{Pid: 300}, "%1"},
+		{wire.Event{Pid: 700}, ""},                 // in no pane
+		{wire.Event{Pid: 999}, ""},                 // gone
+		{wire.Event{Host: "box", Pid: 500}, ""},    // a remote's pid is not ours
+		{wire.Event{Tab: "tmux-8-%1", Pid: 0}, ""}, // another server's pane
+	} {
+		if got := pane(c.ev); got != c.want {
+			t.Errorf("%+v: pane %q, want %q", c.ev, got, c.want)
 		}
 	}
 }

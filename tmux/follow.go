@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/relay/client"
 )
 
@@ -103,18 +104,20 @@ func (f *Follower) take(u client.Update) {
 // flush sets the options that differ from what was set last, in one tmux
 // invocation (none when nothing differs).
 func (f *Follower) flush(ctx context.Context) error {
-	pane := TabPane(f.ServerPid)
+	tab := TabPane(f.ServerPid)
 	mapped := false
 	for _, ev := range f.board.sessions {
-		if pane(ev) != "" {
+		if tab(ev) != "" || ev.Host == "" && ev.Pid > 0 {
 			mapped = true
 			break
 		}
 	}
 	windowOf := map[string]string{}
 	live := map[string]bool{}
+	var panes []PaneInfo
 	if mapped || len(f.dots) > 0 {
-		panes, err := f.Server.Panes(ctx)
+		var err error
+		panes, err = f.Server.Panes(ctx)
 		f.calls.Add(1)
 		if err != nil {
 			return err
@@ -124,6 +127,7 @@ func (f *Follower) flush(ctx context.Context) error {
 			live[p.Window] = true
 		}
 	}
+	pane := ServerPane(f.ServerPid, panes, proctree.Parent)
 	want := f.board.Windows(pane, windowOf)
 	var cmds [][]string
 	for _, w := range slices.Sorted(maps.Keys(want)) {

@@ -139,6 +139,34 @@ func TestFollowerBurst(t *testing.T) {
 	}
 }
 
+// TestFollowerProcessPane: a local session without a pane tab whose agent
+// process runs in a pane (Claude Code's registry names it) gets that
+// pane's window dot; a remote session's pid names nothing here.
+func TestFollowerProcessPane(t *testing.T) {
+	s, pid := realTmux(t)
+	out, err := s.Run(context.Background(), []string{"display-message", "-p", "-t", "%1", "#{pane_pid}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	ups := make(chan client.Update, 4)
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "local", State: "done", Tab: "wrap-1", Pid: agent}}
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "far", Host: "box", State: "waiting", Pid: agent}}
+	flushed := make(chan struct{}, 4)
+	f := &Follower{Server: s, ServerPid: pid, Log: zerolog.Nop(), Flushed: func() { flushed <- struct{}{} }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.Run(ctx, ups)
+	select {
+	case <-flushed:
+	case <-time.After(30 * time.Second): // a bound on a hang, not a timing
+		t.Fatal("tmux never set")
+	}
+	if d := show(t, s, "-w", "-t", windowOfPane(t, s, "%1"), DotOption); d != Dot("done") {
+		t.Fatalf("the agent's pane's window: dot %q, want done's", d)
+	}
+}
+
 // BenchmarkChangeToOption: one state change reaching the follower → its
 // window's dot set in a real tmux server (the follower's part of the
 // path: a pane listing and one tmux invocation). Reports p50 and p99.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 )
 
@@ -51,22 +52,25 @@ func (s Server) Run(ctx context.Context, cmds ...[]string) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// PaneInfo is one tmux pane: its id ("%3"), window ("@1") and session ("$0").
+// PaneInfo is one tmux pane: its id ("%3"), window ("@1"), session ("$0")
+// and process.
 type PaneInfo struct {
 	ID, Window, Session string
+	Pid                 int
 }
 
 // Panes lists every pane of the server.
 func (s Server) Panes(ctx context.Context) ([]PaneInfo, error) {
-	out, err := s.Run(ctx, []string{"list-panes", "-a", "-F", "#{pane_id} #{window_id} #{session_id}"})
+	out, err := s.Run(ctx, []string{"list-panes", "-a", "-F", "#{pane_id} #{window_id} #{session_id} #{pane_pid}"})
 	if err != nil {
 		return nil, err
 	}
 	var panes []PaneInfo
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(l)
-		if len(f) == 3 {
-			panes = append(panes, PaneInfo{ID: f[0], Window: f[1], Session: f[2]})
+		if len(f) == 4 {
+			pid, _ := strconv.Atoi(f[3])
+			panes = append(panes, PaneInfo{ID: f[0], Window: f[1], Session: f[2], Pid: pid})
 		}
 	}
 	return panes, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/relay/session"
@@ -89,8 +90,12 @@ func (a *app) next(switchTo, asJSON bool, tmuxClient string) error {
 		fmt.Fprintln(a.stdout, termsafe.Line(describe(ev)))
 		return nil
 	}
-	_, pane, found := tmux.ParseTab(ev.Tab)
-	if pid, _, _ := tmux.ParseTab(ev.Tab); !found || pid != tmux.ServerPid(env) {
+	panes, err := server.Panes(ctx)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	pane := tmux.ServerPane(tmux.ServerPid(env), panes, proctree.Parent)(ev)
+	if pane == "" {
 		return withCode(exitFindings, fmt.Errorf("%s is in no pane of this tmux server (tab %q): run the agent as `logwatch wrap -- AGENT` in a tmux pane",
 			termsafe.Line(describe(ev)), ev.Tab))
 	}

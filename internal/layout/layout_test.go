@@ -71,7 +71,7 @@ var allowed = map[string][]string{
 	"keytap/proxy":   {"internal/proctree", "keytap", "relay/client", "relay/wire"},
 	"remote":         {"relay/client", "relay/wire"},
 	// A subscriber: tmux's dots, summary and jump, from the change stream.
-	"tmux": {"relay/client", "relay/session", "relay/wire"},
+	"tmux": {"internal/proctree", "relay/client", "relay/session", "relay/wire"},
 
 	// Above watcher and relay: what runs the pipeline.
 	"pipeline/ingest": {"internal/safeopen", "relay", "watcher", "watcher/registry"},
