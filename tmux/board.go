@@ -68,7 +68,8 @@ func TabPane(server int) Pane {
 const maxDepth = 32
 
 // ServerPane is TabPane, else, for a local session whose agent process is
-// known (Claude Code's registry names it; no wrap needed), the pane whose
+// known and running (Claude Code's registry names it; no wrap needed: a
+// pid the session no longer runs as may be another's now), the pane whose
 // process it runs at or under; parent gives a process's parent.
 func ServerPane(server int, panes []PaneInfo, parent func(int) (int, error)) Pane {
 	byPid := make(map[int]string, len(panes))
@@ -79,7 +80,7 @@ func ServerPane(server int, panes []PaneInfo, parent func(int) (int, error)) Pan
 	}
 	tab := TabPane(server)
 	return func(ev wire.Event) string {
-		if pane := tab(ev); pane != "" || ev.Host != "" || ev.Pid <= 0 {
+		if pane := tab(ev); pane != "" || ev.Host != "" || ev.Pid <= 0 || !ev.Live {
 			return pane
 		}
 		for pid, i := ev.Pid, 0; pid > 1 && i < maxDepth; i++ {

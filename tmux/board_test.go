@@ -101,13 +101,14 @@ func TestServerPane(t *testing.T) {
 		ev   wire.Event
 		want string
 	}{
-		{wire.Event{Tab: "tmux-9-%2", Pid: 500}, "%2"}, // the tab first
-		{wire.Event{Tab: "wrap-1", Pid: 500}, "%1"},    // two levels under the pane's process
-		{wire.Event{Pid: 300}, "%1"},
-		{wire.Event{Pid: 700}, ""},                 // in no pane
-		{wire.Event{Pid: 999}, ""},                 // gone
-		{wire.Event{Host: "box", Pid: 500}, ""},    // a remote's pid is not ours
-		{wire.Event{Tab: "tmux-8-%1", Pid: 0}, ""}, // another server's pane
+		{wire.Event{Tab: "tmux-9-%2", Pid: 500}, "%2"},          // the tab first
+		{wire.Event{Tab: "wrap-1", Pid: 500, Live: true}, "%1"}, // two levels under the pane's process
+		{wire.Event{Pid: 300, Live: true}, "%1"},
+		{wire.Event{Pid: 300}, ""},                          // its process ended: the pid may be another's now
+		{wire.Event{Pid: 700, Live: true}, ""},              // in no pane
+		{wire.Event{Pid: 999, Live: true}, ""},              // gone
+		{wire.Event{Host: "box", Pid: 500, Live: true}, ""}, // a remote's pid is not ours
+		{wire.Event{Tab: "tmux-8-%1", Pid: 0}, ""},          // another server's pane
 	} {
 		if got := pane(c.ev); got != c.want {
 			t.Errorf("%+v: pane %q, want %q", c.ev, got, c.want)

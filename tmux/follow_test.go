@@ -150,8 +150,8 @@ func TestFollowerProcessPane(t *testing.T) {
 	}
 	agent, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 	ups := make(chan client.Update, 4)
-	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "local", State: "done", Tab: "wrap-1", Pid: agent}}
-	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "far", Host: "box", State: "waiting", Pid: agent}}
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "local", State: "done", Tab: "wrap-1", Pid: agent, Live: true}}
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "far", Host: "box", State: "waiting", Pid: agent, Live: true}}
 	flushed := make(chan struct{}, 4)
 	f := &Follower{Server: s, ServerPid: pid, Log: zerolog.Nop(), Flushed: func() { flushed <- struct{}{} }}
 	ctx, cancel := context.WithCancel(context.Background())

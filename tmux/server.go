@@ -41,7 +41,8 @@ func (s Server) Run(ctx context.Context, cmds ...[]string) ([]byte, error) {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(errb.String())
-		if strings.HasPrefix(msg, "no server running") || strings.HasPrefix(msg, "error connecting") {
+		if strings.HasPrefix(msg, "no server running") || strings.HasPrefix(msg, "error connecting") ||
+			strings.HasPrefix(msg, "server exited") || strings.HasPrefix(msg, "lost server") {
 			return nil, fmt.Errorf("%w (%s)", ErrNoServer, msg)
 		}
 		if msg == "" {
