@@ -61,44 +61,53 @@ func (a *app) next(switchTo, asJSON bool, tmuxClient string) error {
 	if err != nil {
 		return err
 	}
-	ev, ok := tmux.Next(st.Sessions)
-	if asJSON && !switchTo {
-		var v any
-		if ok {
-			v = ev
-		}
-		b, _ := json.Marshal(v)
-		fmt.Fprintln(a.stdout, string(b))
-		return nil
-	}
 	server := tmux.Server{Socket: tmux.SocketPath(env)}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if !ok {
-		if switchTo {
-			msg := []string{"display-message", "logwatch: " + nothingNeedsYou}
-			if tmuxClient != "" {
-				msg = []string{"display-message", "-c", tmuxClient, "logwatch: " + nothingNeedsYou}
-			}
-			server.Run(ctx, msg)
-			return nil
-		}
-		fmt.Fprintln(a.stdout, nothingNeedsYou)
-		return nil
-	}
+	ev, ok := tmux.Next(st.Sessions)
 	if !switchTo {
-		fmt.Fprintln(a.stdout, termsafe.Line(describe(ev)))
+		switch {
+		case asJSON:
+			var v any
+			if ok {
+				v = ev
+			}
+			b, _ := json.Marshal(v)
+			fmt.Fprintln(a.stdout, string(b))
+		case ok:
+			fmt.Fprintln(a.stdout, termsafe.Line(describe(ev)))
+		default:
+			fmt.Fprintln(a.stdout, nothingNeedsYou)
+		}
 		return nil
 	}
+	if !ok {
+		msg := []string{"display-message", "logwatch: " + nothingNeedsYou}
+		if tmuxClient != "" {
+			msg = []string{"display-message", "-c", tmuxClient, "logwatch: " + nothingNeedsYou}
+		}
+		server.Run(ctx, msg)
+		return nil
+	}
+	// The jump goes to the neediest session tmux can show: one elsewhere
+	// (another terminal) must not keep the key from the rest.
 	panes, err := server.Panes(ctx)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	pane := tmux.ServerPane(tmux.ServerPid(env), panes, proctree.Parent)(ev)
-	if pane == "" {
-		return withCode(exitFindings, fmt.Errorf("%s is in no pane of this tmux server (tab %q): run the agent as `logwatch wrap -- AGENT` in a tmux pane",
-			termsafe.Line(describe(ev)), ev.Tab))
+	paneOf := tmux.ServerPane(tmux.ServerPid(env), panes, proctree.Parent)
+	var shown []wire.Event
+	for _, s := range st.Sessions {
+		if paneOf(s) != "" {
+			shown = append(shown, s)
+		}
 	}
+	first := ev
+	if ev, ok = tmux.Next(shown); !ok {
+		return withCode(exitFindings, fmt.Errorf("%s is in no pane of this tmux server (tab %q): run the agent as `logwatch wrap -- AGENT` in a tmux pane",
+			termsafe.Line(describe(first)), first.Tab))
+	}
+	pane := paneOf(ev)
 	// The pane's window and session first, then the client: a pane in
 	// another tmux session is reached too.
 	sw := []string{"switch-client", "-t", pane}

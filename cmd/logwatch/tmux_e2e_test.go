@@ -250,6 +250,20 @@ func TestE2ETmux(t *testing.T) {
 	if _, stderr, code := cli(t, inside, "next"); code != exitFindings || !strings.Contains(stderr, "waiting claude s2") || !strings.Contains(stderr, "logwatch wrap") {
 		t.Fatalf("next to a session in no pane: %d %q", code, stderr)
 	}
+	// It does not keep the key from a session tmux shows: s1 done later
+	// than s2 waits, the jump goes to s1's pane.
+	x.run("select-window", "-t", "main:0")
+	e.hook(tab, "claude", hookJSON("UserPromptSubmit", "s1", "prompt", "again"))
+	e.want("s1", "working", "prompt", "hook")
+	e.hook(tab, "claude", hookJSON("Stop", "s1"))
+	e.want("s1", "done", "turn_end", "hook")
+	if out, stderr, code := cli(t, inside, "next", "--client", firstName); code != 0 {
+		t.Fatalf("next with the neediest session in no pane: %d\n%s%s", code, out, stderr)
+	}
+	e.want("s1", "ready", "acknowledged", "api")
+	if got := x.run("display-message", "-p", "-t", "main", "#{pane_id}"); got != pane {
+		t.Fatalf("main shows %s, want %s", got, pane)
+	}
 	if _, stderr, code := cli(t, append(append([]string{}, x.env...), "LOGWATCH_SOCKET="+filepath.Join(e.dir, "none.sock")), "next"); code != exitUsage || !strings.Contains(stderr, "logwatch run") {
 		t.Fatalf("next with no daemon: %d %q", code, stderr)
 	}
