@@ -27,12 +27,12 @@ func newWrapCmd(a *app, configFile *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wrap [--tab T] -- CMD [ARGS...]",
 		Short: "Run an agent under a pty that reports Esc and Ctrl+C to the daemon",
-		Long: `Runs CMD under a pseudo-terminal, with LOGWATCH_TAB set (a fresh id unless
---tab), and reports every Esc and Ctrl+C typed into it to the daemon as a
-candidate interrupt. Keystrokes reach CMD unchanged and undelayed; a missing
-daemon changes nothing, and so does a configuration that does not load: wrap
-says so in one line on stderr and runs CMD with the defaults. The exit status
-is CMD's (128+N if signal N killed it).`,
+		Long: `Runs CMD under a pseudo-terminal, with LOGWATCH_TAB set (--tab, else the
+tmux pane's, else a fresh id), and reports every Esc and Ctrl+C typed into it
+to the daemon as a candidate interrupt. Keystrokes reach CMD unchanged and
+undelayed; a missing daemon changes nothing, and so does a configuration that
+does not load: wrap says so in one line on stderr and runs CMD with the
+defaults. The exit status is CMD's (128+N if signal N killed it).`,
 		Args: cobra.MinimumNArgs(1),
 		// In place of the root's: a bad configuration must not stop CMD.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -52,7 +52,7 @@ is CMD's (128+N if signal N killed it).`,
 			rep := proxy.NewClientReporter(a.socketPath())
 			defer rep.Close()
 			res, err := proxy.Run(child, proxy.Config{
-				Tab:        tab,
+				Tab:        wrapTab(tab),
 				EscTimeout: a.cfg.Interrupt.EscTimeout,
 				Reporter:   rep,
 			})
@@ -70,7 +70,7 @@ is CMD's (128+N if signal N killed it).`,
 	}
 	// Everything after CMD is CMD's, flags included.
 	cmd.Flags().SetInterspersed(false)
-	cmd.Flags().StringVar(&tab, "tab", "", "the tab id to set as LOGWATCH_TAB (default: a fresh random id)")
+	cmd.Flags().StringVar(&tab, "tab", "", "the tab id to set as LOGWATCH_TAB (default: the tmux pane's, else a fresh random id)")
 	return cmd
 }
 

@@ -77,6 +77,8 @@ var allowed = map[string][]string{
 	"notify/command": {"notify"},
 	"notify/webhook": {"internal/safeopen", "notify", "notify/command"},
 	"notify/desktop": {"notify", "relay/session"},
+	// A subscriber: tmux's dots, summary and jump, from the change stream.
+	"tmux": {"internal/proctree", "relay/client", "relay/session", "relay/wire"},
 
 	// Above watcher and relay: what runs the pipeline.
 	"pipeline/ingest": {"internal/safeopen", "relay", "watcher", "watcher/registry"},

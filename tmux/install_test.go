@@ -1,0 +1,70 @@
+package tmux
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestSourceLineRoundTrip: install adds one line, a second install adds
+// nothing, uninstall gives the file back byte for byte (a last line without
+// a line break, a file install created, CRLF and blank lines kept).
+func TestSourceLineRoundTrip(t *testing.T) {
+	const conf = "/home/u/.config/logwatch/tmux.conf"
+	for _, c := range []struct {
+		name   string
+		user   string
+		exists bool
+	}{
+		{"none", "", false},
+		{"empty", "", true},
+		{"plain", "set -g mouse on\n", true},
+		{"no final newline", "set -g mouse on", true},
+		{"crlf and blanks", "set -g mouse on\r\n\r\n\n# end\n", true},
+	} {
+		var user []byte
+		if c.exists {
+			user = []byte(c.user)
+		}
+		got, changed := AddSource(user, c.exists, conf)
+		if !changed || !bytes.Contains(got, []byte("source-file -q "+conf+" ")) {
+			t.Fatalf("%s: install did not add the line: %q", c.name, got)
+		}
+		if !bytes.HasPrefix(got, user) {
+			t.Fatalf("%s: install changed the user's lines: %q", c.name, got)
+		}
+		again, changed := AddSource(got, true, conf)
+		if changed || !bytes.Equal(again, got) {
+			t.Fatalf("%s: a second install changed the file: %q", c.name, again)
+		}
+		back, remove, changed := RemoveSource(got)
+		if !changed {
+			t.Fatalf("%s: uninstall found nothing", c.name)
+		}
+		if remove != !c.exists || (c.exists && !bytes.Equal(back, user)) {
+			t.Fatalf("%s: uninstall gave %q (remove %v), want %q", c.name, back, remove, c.user)
+		}
+		if _, _, changed := RemoveSource(back); changed {
+			t.Fatalf("%s: a second uninstall changed the file", c.name)
+		}
+	}
+	// A user's own source-file line, even of logwatch's file, is theirs.
+	own := "source-file ~/.config/logwatch/tmux.conf\n"
+	if _, _, changed := RemoveSource([]byte(own)); changed {
+		t.Fatal("uninstall removed a line install did not add")
+	}
+}
+
+func TestConfChecksPaths(t *testing.T) {
+	for p, ok := range map[string]bool{"/usr/local/bin/logwatch": true, "/home/a b/logwatch": false, "/x/it's": false, "": false, "/x/$(rm)": false} {
+		if err := CheckPath(p); (err == nil) != ok {
+			t.Errorf("CheckPath(%q): %v", p, err)
+		}
+	}
+	c := string(Conf("/usr/bin/logwatch", "N"))
+	for _, want := range []string{"bind-key N run-shell -b '/usr/bin/logwatch next --switch --client \"#{client_name}\"'", "run-shell -b '/usr/bin/logwatch tmux follow >/dev/null 2>&1'", "after-select-pane[73]"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("conf lacks %q:\n%s", want, c)
+		}
+	}
+}

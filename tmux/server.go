@@ -1,0 +1,78 @@
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// Server runs commands on one tmux server.
+type Server struct {
+	Bin    string // the tmux binary ("" for "tmux" on PATH)
+	Socket string // the server's socket path ("" for tmux's default)
+}
+
+// ErrNoServer says the tmux server is not running (any more).
+var ErrNoServer = errors.New("tmux server not running")
+
+// Run runs one tmux invocation; cmds are tmux commands, joined with ";" so
+// the server runs them all from one connection. It returns stdout.
+func (s Server) Run(ctx context.Context, cmds ...[]string) ([]byte, error) {
+	bin := s.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	var args []string
+	if s.Socket != "" {
+		args = append(args, "-S", s.Socket)
+	}
+	for i, c := range cmds {
+		if i > 0 {
+			args = append(args, ";")
+		}
+		args = append(args, c...)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if strings.HasPrefix(msg, "no server running") || strings.HasPrefix(msg, "error connecting") ||
+			strings.HasPrefix(msg, "server exited") || strings.HasPrefix(msg, "lost server") {
+			return nil, fmt.Errorf("%w (%s)", ErrNoServer, msg)
+		}
+		if msg == "" {
+			return nil, fmt.Errorf("tmux %s: %w", strings.Join(cmds[0], " "), err)
+		}
+		return nil, fmt.Errorf("tmux %s: %s: %w", strings.Join(cmds[0], " "), msg, err)
+	}
+	return out.Bytes(), nil
+}
+
+// PaneInfo is one tmux pane: its id ("%3"), window ("@1"), session ("$0")
+// and process.
+type PaneInfo struct {
+	ID, Window, Session string
+	Pid                 int
+}
+
+// Panes lists every pane of the server.
+func (s Server) Panes(ctx context.Context) ([]PaneInfo, error) {
+	out, err := s.Run(ctx, []string{"list-panes", "-a", "-F", "#{pane_id} #{window_id} #{session_id} #{pane_pid}"})
+	if err != nil {
+		return nil, err
+	}
+	var panes []PaneInfo
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 4 {
+			pid, _ := strconv.Atoi(f[3])
+			panes = append(panes, PaneInfo{ID: f[0], Window: f[1], Session: f[2], Pid: pid})
+		}
+	}
+	return panes, nil
+}
