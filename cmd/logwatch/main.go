@@ -48,6 +48,7 @@ func withCode(code int, err error) error { return &exitError{code: code, err: er
 // and the streams to write to.
 type app struct {
 	cfg    config.Config
+	cfgErr error // why the configuration file was not used (doctor only)
 	log    zerolog.Logger
 	stdout io.Writer
 	stderr io.Writer
@@ -96,7 +97,12 @@ func newRoot(a *app) *cobra.Command {
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(configFile, cmd.Flags())
-			if err != nil {
+			if err != nil && cmd.Name() == "doctor" {
+				// doctor reports it as a finding and checks the rest on
+				// the defaults.
+				a.cfgErr = err
+				cfg, _ = config.Defaults(cmd.Flags())
+			} else if err != nil {
 				return withCode(exitUsage, err)
 			}
 			a.cfg = cfg

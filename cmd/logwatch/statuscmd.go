@@ -108,7 +108,7 @@ func (a *app) watchStatus(all bool) error {
 			}
 			return width
 		},
-		Color: os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb",
+		Color: statusview.ColorAllowed(),
 		Now:   time.Now,
 	}, ups)
 	return nil

@@ -171,6 +171,17 @@ func Load(file string, flags *pflag.FlagSet) (Config, error) {
 // (`logwatch config`): "default", "file PATH", "host NAME (PATH)",
 // "env LOGWATCH_…" or "flag --…".
 func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]string, error) {
+	return load(file, true, flags)
+}
+
+// Defaults is the configuration without any file: the defaults, the
+// environment and the flags (doctor checks on them when the file is bad).
+func Defaults(flags *pflag.FlagSet) (Config, error) {
+	cfg, _, err := load("", false, flags)
+	return cfg, err
+}
+
+func load(file string, readFile bool, flags *pflag.FlagSet) (Config, map[string]string, error) {
 	agentDefaults()
 	v := viper.New()
 	for k, d := range defaults {
@@ -188,11 +199,11 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	}
 
 	var cfg Config
-	if file == "" {
+	if file == "" && readFile {
 		file = os.Getenv("LOGWATCH_CONFIG")
 	}
 	explicit := file != ""
-	if !explicit {
+	if !explicit && readFile {
 		if dir, err := os.UserConfigDir(); err == nil {
 			file = filepath.Join(dir, "logwatch", "config.yaml")
 		}
