@@ -450,7 +450,7 @@ func TestE2EStatusText(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status: %d %s", code, stderr)
 	}
-	for _, s := range []string{"waiting", "codex", "x7", "t7", "permission", "Bash: make deploy", "hooks 1 received", "/256 requests, 1/64 subscribers"} {
+	for _, s := range []string{"waiting", "codex", "x7", "t7", "permission", "Bash: make deploy", "hooks 1 received", "subscribers 1/64"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("status lacks %q:\n%s", s, stdout)
 		}

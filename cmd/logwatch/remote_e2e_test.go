@@ -191,6 +191,7 @@ func TestRemoteHost(t *testing.T) {
 		t.Fatalf("a remote without logwatch: %v", bare)
 	}
 	out, _, _ := cli(t, e.env, "status")
+	out = strings.Join(strings.Fields(out), " ") // wrapped at 80 columns
 	if !strings.Contains(out, "remote bare") || !strings.Contains(out, "fix: install logwatch") ||
 		!strings.Contains(out, "box:/w/app") {
 		t.Fatalf("status does not show the remote session or the unusable remote:\n%s", out)

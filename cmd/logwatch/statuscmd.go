@@ -80,7 +80,7 @@ func (a *app) statusRun(opts *statusOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	}
-	statusview.WriteStatus(a.stdout, st, opts.All, time.Now())
+	statusview.WriteStatus(a.stdout, st, opts.All, time.Now(), statusview.ColorOn(a.stdout))
 	return nil
 }
 
