@@ -55,7 +55,7 @@ type app struct {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "hook" {
+	if len(os.Args) > 1 && os.Args[1] == "hook" && !hookHelp(os.Args[2:]) {
 		// The hook client runs outside cobra: it must exit 0 and print
 		// nothing whatever happens, and start fast.
 		os.Exit(runHook(os.Args[2:], os.Stdin))

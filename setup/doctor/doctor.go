@@ -627,11 +627,11 @@ func checkHooks(env Env, agent string, scan logScan) Finding {
 		}
 		where = append(where, r.Path+" absent")
 	}
-	if !found {
+	path, _ := agentsettings.SettingsPath(agent, "user")
+	if !found && !hooksPresent(spec, path) {
 		f.Status, f.Summary = Skip, agent+" not found on this machine ("+strings.Join(where, ", ")+")"
 		return f
 	}
-	path, _ := agentsettings.SettingsPath(agent, "user")
 	fix := "logwatch hooks install --agent " + agent
 	if spec.IsFile() {
 		return checkModule(f, spec, path, fix)
@@ -707,6 +707,21 @@ func checkHooks(env Env, agent string, scan logScan) Finding {
 	}
 	f.Details = append(f.Details, versionNote...)
 	return f
+}
+
+// hooksPresent says whether logwatch's hooks are in the agent's file:
+// worth checking even where the agent itself is not found.
+func hooksPresent(spec agentsettings.Spec, path string) bool {
+	if spec.IsFile() {
+		st, err := spec.Module(path)
+		return err == nil && st.Exists
+	}
+	src, err := safeopen.ReadFile(path, agentsettings.MaxSettingsBytes)
+	if err != nil {
+		return false
+	}
+	installed, _, err := spec.Status(src)
+	return err == nil && len(installed) > 0
 }
 
 // checkModule is checkHooks for an agent that loads logwatch's hook module
