@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/internal/termsafe"
 )
 
@@ -136,8 +137,13 @@ func newLogger(w io.Writer, c config.LogConfig) zerolog.Logger {
 			console = isatty.IsTerminal(f.Fd())
 		}
 	}
+	// Timestamps to the millisecond (the default format stops at the
+	// second: the console showed .000), durations with their unit
+	// (retry_in=4s, not 4000).
+	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00"
+	zerolog.DurationFieldFormat = zerolog.DurationFormatString
 	if console {
-		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000"}
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000", NoColor: !statusview.ColorAllowed()}
 	}
 	return zerolog.New(w).Level(level).With().Timestamp().Logger()
 }

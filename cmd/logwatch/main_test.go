@@ -9,6 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/internal/config"
 
 	"github.com/logwatch/logwatch/internal/testsupport"
 )
@@ -164,5 +169,44 @@ func write(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLoggerUnits: the console log's timestamps carry their milliseconds
+// and durations their unit; the JSON log's too.
+func TestLoggerUnits(t *testing.T) {
+	defer func(f func() time.Time) { zerolog.TimestampFunc = f }(zerolog.TimestampFunc)
+	zerolog.TimestampFunc = func() time.Time { return time.Date(2026, 12, 4, 23, 8, 1, 123_000_000, time.Local) }
+	for _, format := range []string{"console", "json"} {
+		var b bytes.Buffer
+		l := newLogger(&b, config.LogConfig{Level: "info", Format: format})
+		l.Warn().Dur("retry_in", 4*time.Second).Msg("remote link ended")
+		for _, want := range []string{"23:08:01.123", "4s"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s log lacks %q: %s", format, want, b.String())
+			}
+		}
+	}
+}
+
+// TestRunLogsTheVersion: the daemon's start-up line names the release
+// `logwatch version` prints, not the link-time default "dev".
+func TestRunLogsTheVersion(t *testing.T) {
+	e := startE2E(t)
+	out, _, _ := cli(t, nil, "version", "--json")
+	var v struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Version == "" {
+		t.Fatalf("version --json: %v %s", err, out)
+	}
+	logs, _ := filepath.Glob(filepath.Join(e.dir, "daemon-*.log"))
+	var all []byte
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		all = append(all, b...)
+	}
+	if want := `"version":"` + v.Version + `"`; !strings.Contains(string(all), want) {
+		t.Errorf("the daemon's log lacks %s:\n%s", want, all)
 	}
 }
