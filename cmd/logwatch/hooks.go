@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/setup/agentsettings"
@@ -129,7 +130,11 @@ func hooksRun(opts *hooksOptions) error {
 	for _, ag := range opts.agents {
 		spec, ok := agentsettings.Lookup(strings.ToLower(ag))
 		if !ok {
-			return withCode(exitUsage, fmt.Errorf("unknown --agent %q: want %s", ag, strings.Join(agentsettings.Agents(), " or ")))
+			hint := ""
+			if c := config.Closest(ag, agentsettings.Agents()); c != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", c)
+			}
+			return withCode(exitUsage, fmt.Errorf("unknown --agent %q%s: want %s", ag, hint, strings.Join(agentsettings.Agents(), " or ")))
 		}
 		path := opts.file
 		if path == "" {

@@ -143,3 +143,11 @@ func TestHooksHelpOneList(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentDidYouMean: a misspelt --agent gets the agent meant.
+func TestAgentDidYouMean(t *testing.T) {
+	_, stderr, code := cli(t, nil, "hooks", "install", "--agent", "cluade", "--dry-run")
+	if code != 2 || !strings.Contains(stderr, "(did you mean claude?)") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
