@@ -337,9 +337,9 @@ func checkTypes(v *viper.Viper) error {
 			if _, err := time.ParseDuration(val); err != nil {
 				from := ""
 				if os.Getenv(envName(key)) == val {
-					from = " (from " + envName(key) + ")"
+					from = "from " + envName(key) + "; "
 				}
-				errs = append(errs, fmt.Errorf("config: %s%s: invalid duration %q (want e.g. 2s, 30ms)", key, from, val))
+				errs = append(errs, fmt.Errorf("config: %s: invalid duration %q (%swant e.g. 2s, 30ms)", key, val, from))
 			}
 		case time.Duration, nil:
 		default:

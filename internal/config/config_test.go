@@ -271,7 +271,7 @@ func TestConfigEnvChecked(t *testing.T) {
 	t.Setenv("LOGWATCH_CONFIG", "")
 	for _, tc := range []struct{ name, val, want string }{
 		{"LOGWATCH_SOCKT", "/x", "LOGWATCH_SOCKT is no setting logwatch reads (did you mean LOGWATCH_SOCKET?)"},
-		{"LOGWATCH_TURN_QUIET", "5", "turn_quiet (from LOGWATCH_TURN_QUIET): invalid duration"},
+		{"LOGWATCH_TURN_QUIET", "5", `turn_quiet: invalid duration "5" (from LOGWATCH_TURN_QUIET;`},
 		{"LOGWATCH_MAX_LINE_BYTES", "lots", `LOGWATCH_MAX_LINE_BYTES="lots": max_line_bytes wants a whole number`},
 		{"LOGWATCH_NOTIFY_DONE", "yes please", `LOGWATCH_NOTIFY_DONE="yes please": notify.done wants true or false`},
 		{"LOGWATCH_NTFY_TOKEN", "secret", ""},
