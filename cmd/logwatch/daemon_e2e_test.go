@@ -330,10 +330,13 @@ func TestE2EHooksAndLogs(t *testing.T) {
 	e.want("s1", "working", "prompt", "hook")
 	e.hook("tab1", "claude", hookJSON("Stop", "s1"))
 	e.want("s1", "done", "turn_end", "hook")
-	if _, stderr, code := cli(t, e.env, "ack", "--session", "s1"); code != 0 {
-		t.Fatalf("ack: %d %s", code, stderr)
+	if stdout, stderr, code := cli(t, e.env, "ack", "--session", "s1"); code != 0 || stdout != "acknowledged s1: done → ready\n" {
+		t.Fatalf("ack: %d %q %s", code, stdout, stderr)
 	}
 	e.want("s1", "ready", "acknowledged", "api")
+	if stdout, _, code := cli(t, e.env, "ack", "--session", "s1"); code != 0 || !strings.Contains(stdout, "s1 is ready: nothing to acknowledge") {
+		t.Fatalf("ack again: %d %q", code, stdout)
+	}
 	if _, stderr, code := cli(t, e.env, "tab-closed", "--tab", "tab1"); code != 0 {
 		t.Fatalf("tab-closed: %d %s", code, stderr)
 	}
