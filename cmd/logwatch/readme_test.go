@@ -68,7 +68,7 @@ func TestREADMEQuickstart(t *testing.T) {
 		"logwatch status":           {stdout: []string{"STATE", "working", "claude", "5f0c2a7e", "hooks 0 received"}},
 		"logwatch events":           {stream: "(snapshot)", stdout: []string{"working", "5f0c2a7e", "claude", "prompt"}},
 		"logwatch status --watch":   {stream: "5f0c2a7e", stdout: []string{"working", "claude", "/home/me/app"}},
-		"logwatch verify --max-line-bytes 4096 testdata/verify": {stdout: []string{"16 files"}},
+		"logwatch verify testdata/verify": {stdout: []string{"16 files", "every expectation held"}},
 		"logwatch doctor": {code: []int{1}, stdout: []string{"[ok]   daemon", "claude hooks", "fix"}}, // hooks not installed yet, as the README says
 	}
 	cmds := quickstartCommands(t)
