@@ -143,7 +143,7 @@ func newLogger(w io.Writer, c config.LogConfig) zerolog.Logger {
 	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00"
 	zerolog.DurationFieldFormat = zerolog.DurationFormatString
 	if console {
-		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000", NoColor: !statusview.ColorAllowed()}
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000", NoColor: !statusview.ColorOn(w)}
 	}
 	return zerolog.New(w).Level(level).With().Timestamp().Logger()
 }
