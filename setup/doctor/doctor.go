@@ -134,6 +134,13 @@ func Run(env Env) []Finding {
 	return out
 }
 
+// progress says on Progress, when set, what a slow step is doing.
+func (env Env) progress(format string, args ...any) {
+	if env.Progress != nil {
+		fmt.Fprintf(env.Progress, format+"\n", args...)
+	}
+}
+
 // probeTimeout bounds each sink's probe.
 const probeTimeout = 10 * time.Second
 
@@ -147,6 +154,7 @@ func checkNotify(env Env) Finding {
 		f.Fix = "to be told when a session waits: logwatch notify install --desktop (or --command ARG..., or --ntfy URL for a phone)"
 		return f
 	}
+	env.progress("probing %d notification sink(s) (at most %s)…", len(env.Sinks), probeTimeout)
 	errs := make([]error, len(env.Sinks))
 	found := make([]string, len(env.Sinks))
 	var wg sync.WaitGroup
@@ -215,6 +223,11 @@ func checkRemotes(env Env, st *wire.Status) Finding {
 	f := Finding{Check: "remotes", Status: OK}
 	var fixes []string
 	bad := 0
+	names := make([]string, len(env.Remotes))
+	for i, r := range env.Remotes {
+		names[i] = r.Name
+	}
+	env.progress("linking to %s over ssh…", strings.Join(names, ", "))
 	// All at once: one slow host must not make the others wait.
 	probes := make([]RemoteProbe, len(env.Remotes))
 	var wg sync.WaitGroup
@@ -903,12 +916,12 @@ func checkInstalled(env Env) Finding {
 			probes = append(probes, &probe{spec: s, bin: bin})
 		}
 	}
-	if env.Progress != nil && len(probes) > 0 {
+	if len(probes) > 0 {
 		names := make([]string, len(probes))
 		for i, p := range probes {
 			names[i] = string(p.spec.Name)
 		}
-		fmt.Fprintf(env.Progress, "probing %s (--version, at most %s)…\n", strings.Join(names, ", "), versionTimeout)
+		env.progress("probing %s (--version, at most %s)…", strings.Join(names, ", "), versionTimeout)
 	}
 	// All at once: an agent's --version can take seconds (a node start).
 	var wg sync.WaitGroup

@@ -520,8 +520,13 @@ func TestDoctorRemoteDaemonLink(t *testing.T) {
 	env, _ := testEnv(t)
 	env.Remotes = []config.RemoteConfig{{Name: "box", Dest: "dev@box"}, {Name: "up", Dest: "dev@up"}}
 	env.ProbeRemote = func(config.RemoteConfig) RemoteProbe { return RemoteProbe{Version: "1.0", Protocol: 1, Sessions: 2} }
+	var progress strings.Builder
+	env.Progress = &progress
 	if f := checkRemotes(env, nil); f.Status != OK {
 		t.Fatalf("no daemon: %+v", f)
+	}
+	if progress.String() != "linking to box, up over ssh…\n" {
+		t.Errorf("progress: %q", progress.String())
 	}
 	st := &wire.Status{Remotes: []wire.RemoteState{
 		{Name: "box", Dest: "dev@box", State: "down", Error: "ssh: exit 255", Fix: "check ssh dev@box", Since: time.Now()},
