@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // TestConfigCmd: each value's origin, and the validation that stops a
@@ -59,6 +60,11 @@ func TestConfigCmd(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "file: (none: built-in defaults)") || !strings.Contains(stdout, "KEY") {
 		t.Errorf("text: %d\n%s", code, stdout)
 	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(line); n > configWidth {
+			t.Errorf("%d columns: %q", n, line)
+		}
+	}
 
 	bad := filepath.Join(dir, "bad.yaml")
 	write(t, bad, "interupt:\n  window: 3s\nmax_line_bytes: 10\nhosts:\n  box:\n    agents: {claude: {root: [/x]}}\n")
@@ -78,7 +84,7 @@ func TestConfigCmd(t *testing.T) {
 	// Left at its default, the budget follows a raised max_line_bytes, so a
 	// line size the README allows needs no second key (verify's flag too).
 	stdout, stderr, code = cli(t, []string{"LOGWATCH_MAX_LINE_BYTES=100000000"}, "config")
-	if code != 0 || !regexp.MustCompile(`line_buffer_bytes +100000000 +default \(raised to max_line_bytes\)`).MatchString(stdout) {
+	if code != 0 || !regexp.MustCompile(`line_buffer_bytes +raised +100000000`).MatchString(stdout) {
 		t.Errorf("default budget below a raised max_line_bytes: %d %s\n%s", code, stderr, stdout)
 	}
 	if _, stderr, code = cli(t, nil, "verify", "--max-line-bytes", "100000000", "../../testdata/verify"); code == 2 {
@@ -197,4 +203,34 @@ func cliBounded(t *testing.T, env []string, args ...string) (stderr string, code
 		t.Fatal(err)
 	}
 	return e.String(), 0
+}
+
+// TestConfigTextGolden: the text fits 80 columns: short origins (the file
+// is named above), a list one item a line, a long value broken.
+func TestConfigTextGolden(t *testing.T) {
+	values := map[string]any{
+		"agents.claude.roots": []string{"/home/dev/.claude/projects", "/home/dev/.config/claude/projects"},
+		"agents.codex.roots":  []string{},
+		"checkpoint":          "/home/dev/.local/state/logwatch/a/very/deep/directory/that/goes/on/and/on/checkpoint.json",
+		"http":                "",
+		"line_buffer_bytes":   int64(100000000),
+		"log.level":           "debug",
+		"turn_quiet":          7 * time.Second,
+		"interrupt.window":    3 * time.Second,
+	}
+	origins := map[string]string{
+		"agents.claude.roots": "default", "agents.codex.roots": "file /home/dev/.config/logwatch/config.yaml",
+		"checkpoint": "default", "http": "default", "line_buffer_bytes": "default (raised to max_line_bytes)",
+		"log.level": "flag --log-level", "turn_quiet": "env LOGWATCH_TURN_QUIET",
+		"interrupt.window": "host box (/home/dev/.config/logwatch/config.yaml)",
+	}
+	keys := []string{"agents.claude.roots", "agents.codex.roots", "checkpoint", "http", "interrupt.window", "line_buffer_bytes", "log.level", "turn_quiet"}
+	var b bytes.Buffer
+	writeConfigText(&b, "/home/dev/.config/logwatch/config.yaml", "box", keys, values, origins)
+	for _, line := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(line); n > configWidth {
+			t.Errorf("%d columns: %q", n, line)
+		}
+	}
+	golden(t, "testdata/config-80.golden", b.Bytes())
 }

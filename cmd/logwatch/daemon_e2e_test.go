@@ -330,10 +330,13 @@ func TestE2EHooksAndLogs(t *testing.T) {
 	e.want("s1", "working", "prompt", "hook")
 	e.hook("tab1", "claude", hookJSON("Stop", "s1"))
 	e.want("s1", "done", "turn_end", "hook")
-	if _, stderr, code := cli(t, e.env, "ack", "--session", "s1"); code != 0 {
-		t.Fatalf("ack: %d %s", code, stderr)
+	if stdout, stderr, code := cli(t, e.env, "ack", "--session", "s1"); code != 0 || stdout != "acknowledged s1: done → ready\n" {
+		t.Fatalf("ack: %d %q %s", code, stdout, stderr)
 	}
 	e.want("s1", "ready", "acknowledged", "api")
+	if stdout, _, code := cli(t, e.env, "ack", "--session", "s1"); code != 0 || !strings.Contains(stdout, "s1 is ready: nothing to acknowledge") {
+		t.Fatalf("ack again: %d %q", code, stdout)
+	}
 	if _, stderr, code := cli(t, e.env, "tab-closed", "--tab", "tab1"); code != 0 {
 		t.Fatalf("tab-closed: %d %s", code, stderr)
 	}
@@ -450,7 +453,7 @@ func TestE2EStatusText(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status: %d %s", code, stderr)
 	}
-	for _, s := range []string{"waiting", "codex", "x7", "t7", "permission", "Bash: make deploy", "hooks 1 received", "/256 requests, 1/64 subscribers"} {
+	for _, s := range []string{"waiting", "codex", "x7", "t7", "permission", "Bash: make deploy", "hooks 1 received", "subscribers 1/64"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("status lacks %q:\n%s", s, stdout)
 		}

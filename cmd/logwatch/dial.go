@@ -14,6 +14,7 @@ import (
 	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // socketPath is the configured socket or the default one.
@@ -152,10 +153,10 @@ func (a *app) daemonRoots() []string {
 }
 
 // resolveSession turns a session id or unique prefix into the full id.
-func (a *app) resolveSession(ctx context.Context, c *client.Client, arg string) (string, error) {
+func (a *app) resolveSession(ctx context.Context, c *client.Client, arg string) (wire.Event, error) {
 	st, err := c.Status(ctx)
 	if err != nil {
-		return "", err
+		return wire.Event{}, err
 	}
 	ids := make([]string, len(st.Sessions))
 	for i, s := range st.Sessions {
@@ -163,7 +164,12 @@ func (a *app) resolveSession(ctx context.Context, c *client.Client, arg string) 
 	}
 	full, err := statusview.Resolve(ids, arg)
 	if err != nil {
-		return "", withCode(exitUsage, err)
+		return wire.Event{}, withCode(exitUsage, err)
 	}
-	return full, nil
+	for _, s := range st.Sessions {
+		if s.Session == full {
+			return s, nil
+		}
+	}
+	return wire.Event{Session: full}, nil
 }

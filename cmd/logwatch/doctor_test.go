@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,7 +46,21 @@ func TestDoctorCLI(t *testing.T) {
 		t.Errorf("daemon: %+v", f)
 	}
 
+	// A configuration that cannot be used is one finding; the rest is
+	// still checked, on the defaults.
+	bad := filepath.Join(t.TempDir(), "config.yaml")
+	write(t, bad, "interrupt:\n  window: 10\n")
+	stdout, stderr, code = cli(t, []string{"LOGWATCH_SOCKET=/nonexistent/lw.sock", "LOGWATCH_CONFIG=" + bad}, "doctor")
+	if code != 1 || !strings.Contains(stdout, "[fail] config") || !strings.Contains(stdout, "[fail] daemon") {
+		t.Fatalf("broken config: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
 	e := startE2E(t)
+	// Day one: the daemon runs, no agent is installed or has run yet.
+	stdout, _, code = cli(t, append(slices.Clone(e.env), "PATH="+t.TempDir()), "doctor")
+	if code != 0 || !strings.Contains(stdout, "all checks passed") {
+		t.Fatalf("fresh install: exit %d\n%s", code, stdout)
+	}
 	mkdirs(t, e.claude)
 	if _, stderr, code := cli(t, e.env, "hooks", "install", "--agent", "claude"); code != 0 {
 		t.Fatalf("hooks install: %s", stderr)
@@ -68,6 +83,7 @@ func TestDoctorCLI(t *testing.T) {
 		`{"type":"user","sessionId":"11111111-aaaa-4bbb-8ccc-000000000009","version":"`+next+`","timestamp":"2026-12-01T07:00:00Z","message":{"role":"user","content":"hi"}}`+"\n"+
 			`{"type":"hologram","sessionId":"11111111-aaaa-4bbb-8ccc-000000000009"}`+"\n")
 	stdout, _, code = cli(t, e.env, "doctor")
+	stdout = strings.Join(strings.Fields(stdout), " ") // the report wraps at 80 columns
 	if code != 1 || !strings.Contains(stdout, "[warn] formats") || !strings.Contains(stdout, "claude "+next+" (known-good "+good+")") ||
 		!strings.Contains(stdout, "line types the parsers do not know: claude hologram×1") {
 		t.Fatalf("drift: exit %d\n%s", code, stdout)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/remote"
 	"github.com/logwatch/logwatch/setup/doctor"
 	"github.com/logwatch/logwatch/setup/knowngood"
@@ -21,9 +22,13 @@ func newDoctorCmd(a *app) *cobra.Command {
 are readable, the inotify limits cover the directories to watch, the hooks are
 installed for each agent found, the installed agents and recent logs come from
 releases known to work (the project's, or ones logwatch selftest passed with on
-this machine), the clock is sane, and each notification sink would work. Works with the daemon down (and says so).
+this machine), the clock is sane, each remote answers and the daemon's link to it
+is up, and each notification sink would work. Works with the daemon down (and
+says so); a configuration file that cannot be used is a finding, and the rest
+is checked on the defaults.
 
-Exit status: 0 when everything is fine, 1 with findings, 2 on a bad configuration.`,
+Exit status: 0 when everything is fine (a fresh install whose agents have not
+run yet included), 1 with findings.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// An unreadable record of selftest's passes only means more warnings.
@@ -34,14 +39,15 @@ Exit status: 0 when everything is fine, 1 with findings, 2 on a bad configuratio
 					p := remote.Probe(cmd.Context(), remotesOf([]config.RemoteConfig{r})[0], remote.Options{Hello: 20 * time.Second})
 					return doctor.RemoteProbe{Version: p.Version, Protocol: p.Protocol, Sessions: p.Sessions, Err: p.Err, Fix: p.Fix}
 				},
-				Sinks: a.cfg.Notify.Sinks, Sink: sinkProber}
+				Sinks: a.cfg.Notify.Sinks, Sink: sinkProber,
+				Progress: a.stderr, ConfigErr: a.cfgErr, ConfigFile: a.cfg.File}
 			fs := doctor.Run(env)
 			if asJSON {
 				if err := doctor.WriteJSON(a.stdout, fs); err != nil {
 					return withCode(exitUsage, err)
 				}
 			} else {
-				doctor.WriteText(a.stdout, fs)
+				doctor.WriteText(a.stdout, fs, statusview.ColorOn(a.stdout))
 			}
 			if doctor.HasFindings(fs) {
 				return withCode(exitFindings, nil)

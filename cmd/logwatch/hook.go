@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -133,15 +134,25 @@ func newHookCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook [--agent " + strings.Join(parsers.Names(), "|") + "]",
 		Short: "Relay an agent hook event from stdin to the daemon (always exits 0, prints nothing)",
-		Long: `Configure this as the agents' hook command. It reads the event JSON on stdin
-(at most 1 s, 1 MiB), adds LOGWATCH_TAB from its environment, and relays it to the
-daemon with a 500 ms cap. It always exits 0 and prints nothing: a missing or hung
-daemon never slows or blocks the agent.`,
-		DisableFlagParsing: true,
+		Long: `Configure this as the agents' hook command (logwatch hooks install does). It
+reads the event JSON on stdin (at most 1 s, 1 MiB), adds LOGWATCH_TAB from its
+environment, and relays it to the daemon with a 500 ms cap. It always exits 0
+and prints nothing: a missing or hung daemon never slows or blocks the agent.
+Only an explicit --help prints (this).`,
+		Args: cobra.NoArgs,
+		// Only `hook --help` reaches cobra (main); this is its help.
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runHook(args, os.Stdin)
+			runHook(os.Args[2:], os.Stdin)
 			return nil
 		},
 	}
+	cmd.Flags().String("agent", "", "the agent whose hook this is: "+strings.Join(parsers.Names(), ", "))
+	cmd.Flags().Bool("detached", false, "the sender does not wait for it (pi, omp): allow 5 s instead of 500 ms")
 	return cmd
+}
+
+// hookHelp says whether the hook client was asked for its help: only an
+// explicit --help or -h, which no agent passes.
+func hookHelp(args []string) bool {
+	return slices.ContainsFunc(args, func(a string) bool { return a == "--help" || a == "-h" })
 }

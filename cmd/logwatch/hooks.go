@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/setup/agentsettings"
@@ -30,41 +31,42 @@ type hooksOptions struct {
 func newHooksCmd(a *app) *cobra.Command {
 	names := agentsettings.Agents()
 	agentsArg := strings.Join(names, "|")
-	var files strings.Builder
-	var modules strings.Builder
+	// One list of every agent and where its hooks go (the project's with
+	// --scope project), then what install does with each kind.
+	var where strings.Builder
+	var settings, modules []string
 	for _, s := range parsers.All() {
 		if s.Hooks.Settings != "" {
-			fmt.Fprintf(&files, "\n  %-8s %s (--scope project: %s)", s.Name, s.Hooks.Settings, s.Hooks.ProjectSettings)
+			fmt.Fprintf(&where, "\n  %-8s %s\n  %-8s (project: %s)", s.Name, s.Hooks.Settings, "", s.Hooks.ProjectSettings)
+			settings = append(settings, string(s.Name))
 		}
 		if x := s.Hooks.Extension; x != nil {
-			fmt.Fprintf(&modules, "\n  %-8s %s (--scope project: %s)", s.Name,
-				filepath.Join(x.Dir, x.File), filepath.Join(x.ProjectDir, x.File))
+			fmt.Fprintf(&where, "\n  %-8s %s\n  %-8s (project: %s)", s.Name,
+				filepath.Join(x.Dir, x.File), "", filepath.Join(x.ProjectDir, x.File))
+			modules = append(modules, string(s.Name))
 		}
-	}
-	if modules.Len() > 0 {
-		modules.WriteString(`
-
-For these agents, which load hook modules rather than read a settings file,
-install writes logwatch's module whole (it forwards the agent's events to
-"logwatch hook") and uninstall removes exactly that file; a file there that
-logwatch did not write is left alone and reported. A module changed since
-logwatch wrote it (its second line holds the sum of what was written) is
-refused both ways, the changes shown as a diff: --force replaces or removes
-it, keeping it as FILE.logwatch-bak. A module path that is a symlink is
-followed: the target is rewritten, the link kept.`)
-		modules.WriteString("\n")
 	}
 	cmd := &cobra.Command{
 		Use:   "hooks install|uninstall --agent " + agentsArg,
 		Short: "Install or remove logwatch's hook entries in an agent's settings",
-		Long: `Merges "logwatch hook --agent X" entries, by absolute path, for every event logwatch
-uses into the agent's hooks file:` + files.String() + `
+		Long: `Installs "logwatch hook --agent X", by absolute path, for every event logwatch
+uses, where each agent reads its hooks (--scope project: the second path):` + where.String() + `
 
-Every other key, the file's indentation, key order and comments are kept; only
-logwatch's own entries (any command running a binary named logwatch with
-"hook") are added, updated or removed. Running it twice changes nothing. The
-previous file is kept as FILE.logwatch-bak and the new one is written
-atomically. --dry-run prints the change as a diff instead.` + modules.String(),
+Settings files (` + strings.Join(settings, ", ") + `): every other key, the file's indentation,
+key order and comments are kept; only logwatch's own entries (any command
+running a binary named logwatch with "hook") are added, updated or removed.
+Running it twice changes nothing. The previous file is kept as
+FILE.logwatch-bak and the new one is written atomically. --dry-run prints the
+change as a diff instead.
+
+Hook modules (` + strings.Join(modules, ", ") + `), which these agents load rather than read a
+settings file: install writes logwatch's module whole (it forwards the agent's
+events to "logwatch hook") and uninstall removes exactly that file; a file
+there that logwatch did not write is left alone and reported. A module changed
+since logwatch wrote it (its second line holds the sum of what was written) is
+refused both ways, the changes shown as a diff: --force replaces or removes
+it, keeping it as FILE.logwatch-bak. A module path that is a symlink is
+followed: the target is rewritten, the link kept.`,
 	}
 	opts := &hooksOptions{}
 	flags := func(c *cobra.Command) {
@@ -128,7 +130,11 @@ func hooksRun(opts *hooksOptions) error {
 	for _, ag := range opts.agents {
 		spec, ok := agentsettings.Lookup(strings.ToLower(ag))
 		if !ok {
-			return withCode(exitUsage, fmt.Errorf("unknown --agent %q: want %s", ag, strings.Join(agentsettings.Agents(), " or ")))
+			hint := ""
+			if c := config.Closest(ag, agentsettings.Agents()); c != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", c)
+			}
+			return withCode(exitUsage, fmt.Errorf("unknown --agent %q%s: want %s", ag, hint, strings.Join(agentsettings.Agents(), " or ")))
 		}
 		path := opts.file
 		if path == "" {

@@ -97,7 +97,9 @@ func TestHooksModuleCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "nothing to remove") {
 		t.Fatalf("second uninstall: exit %d\n%s", code, stdout)
 	}
-	if f := piDoctor(t, env); f.Status != doctor.Fail || !strings.Contains(f.Summary, "not installed") {
+	// No pi binary, no pi logs: what install made and uninstall left is
+	// no agent to install hooks for.
+	if f := piDoctor(t, env); f.Status != doctor.Skip {
 		t.Fatalf("doctor after uninstall: %+v", f)
 	}
 
@@ -357,7 +359,9 @@ func TestHooksModuleOmp(t *testing.T) {
 	if _, err := os.Stat(ext); code != 0 || !os.IsNotExist(err) || !strings.Contains(stdout, "removed logwatch's extension") {
 		t.Fatalf("uninstall: exit %d, %v\n%s", code, err, stdout)
 	}
-	if f := agentDoctor(t, env, "omp hooks"); f.Status != doctor.Fail || !strings.Contains(f.Summary, "not installed") {
+	// No omp binary, no omp logs: the folder install made and uninstall
+	// left is no agent to install hooks for.
+	if f := agentDoctor(t, env, "omp hooks"); f.Status != doctor.Skip {
 		t.Fatalf("doctor after uninstall: %+v", f)
 	}
 }

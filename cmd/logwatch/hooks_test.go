@@ -118,3 +118,36 @@ func TestHooksCLI(t *testing.T) {
 		t.Errorf("no agent: exit %d %s", code, stderr)
 	}
 }
+
+// TestHookHelp: `hook --help` prints the hook client's help with its
+// flags; without --help it stays silent whatever it is given.
+func TestHookHelp(t *testing.T) {
+	stdout, stderr, code := cli(t, nil, "hook", "--help")
+	if code != 0 || !strings.Contains(stdout, "--agent") || !strings.Contains(stdout, "--detached") || stderr != "" {
+		t.Errorf("hook --help: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = cli(t, []string{"LOGWATCH_SOCKET=/nonexistent/lw.sock"}, "hook", "--agent", "claude", "--bogus")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("hook: exit %d, printed %q %q", code, stdout, stderr)
+	}
+}
+
+// TestHooksHelpOneList: `hooks --help` lists every agent's hook file in one
+// block, before the paragraphs that explain them.
+func TestHooksHelpOneList(t *testing.T) {
+	stdout, _, code := cli(t, nil, "hooks", "--help")
+	first, _, _ := strings.Cut(stdout, "\n\n")
+	for _, agent := range agentsettings.Agents() {
+		if code != 0 || !strings.Contains(first, "\n  "+agent+" ") {
+			t.Errorf("%s is not in the first block:\n%s", agent, stdout)
+		}
+	}
+}
+
+// TestAgentDidYouMean: a misspelt --agent gets the agent meant.
+func TestAgentDidYouMean(t *testing.T) {
+	_, stderr, code := cli(t, nil, "hooks", "install", "--agent", "cluade", "--dry-run")
+	if code != 2 || !strings.Contains(stderr, "(did you mean claude?)") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

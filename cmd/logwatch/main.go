@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/internal/termsafe"
 )
 
@@ -48,13 +49,14 @@ func withCode(code int, err error) error { return &exitError{code: code, err: er
 // and the streams to write to.
 type app struct {
 	cfg    config.Config
+	cfgErr error // why the configuration file was not used (doctor only)
 	log    zerolog.Logger
 	stdout io.Writer
 	stderr io.Writer
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "hook" {
+	if len(os.Args) > 1 && os.Args[1] == "hook" && !hookHelp(os.Args[2:]) {
 		// The hook client runs outside cobra: it must exit 0 and print
 		// nothing whatever happens, and start fast.
 		os.Exit(runHook(os.Args[2:], os.Stdin))
@@ -96,7 +98,12 @@ func newRoot(a *app) *cobra.Command {
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(configFile, cmd.Flags())
-			if err != nil {
+			if err != nil && cmd.Name() == "doctor" {
+				// doctor reports it as a finding and checks the rest on
+				// the defaults.
+				a.cfgErr = err
+				cfg, _ = config.Defaults(cmd.Flags())
+			} else if err != nil {
 				return withCode(exitUsage, err)
 			}
 			a.cfg = cfg
@@ -131,8 +138,13 @@ func newLogger(w io.Writer, c config.LogConfig) zerolog.Logger {
 			console = isatty.IsTerminal(f.Fd())
 		}
 	}
+	// Timestamps to the millisecond (the default format stops at the
+	// second: the console showed .000), durations with their unit
+	// (retry_in=4s, not 4000).
+	zerolog.TimeFieldFormat = "2006-01-02T15:04:05.000Z07:00"
+	zerolog.DurationFieldFormat = zerolog.DurationFormatString
 	if console {
-		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000"}
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000", NoColor: !statusview.ColorOn(w)}
 	}
 	return zerolog.New(w).Level(level).With().Timestamp().Logger()
 }

@@ -9,6 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/internal/config"
 
 	"github.com/logwatch/logwatch/internal/testsupport"
 )
@@ -61,6 +66,14 @@ func TestVerifyCLI(t *testing.T) {
 	log := filepath.Join(mismatch, "s.jsonl")
 	write(t, log, `{"type":"user","sessionId":"s","message":{"content":"hi"}}`+"\n")
 	write(t, filepath.Join(mismatch, "s.expect.json"), `{"turns":2,"final_state":"done"}`)
+	// The oversized sample without its sidecar (which reads it with its
+	// own 4096-byte limit).
+	long, err := os.ReadFile("../../testdata/verify/claude-oversized.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := filepath.Join(t.TempDir(), "long.jsonl")
+	write(t, bare, string(long))
 
 	tests := []struct {
 		name     string
@@ -71,12 +84,12 @@ func TestVerifyCLI(t *testing.T) {
 		stderr   []string
 		noStdout bool
 	}{
-		{name: "fixtures hold their expectations", args: []string{"verify", "--max-line-bytes", "4096", "../../testdata/verify"},
-			stdout: []string{"claude-partial-tail.jsonl", "partial last line", "interrupt  line 3  user", "16 files"}},
+		{name: "fixtures hold their expectations, with no flag", args: []string{"verify", "../../testdata/verify"},
+			stdout: []string{"claude-partial-tail.jsonl", "partial last line", "interrupt  line 3  user", "16 files", "every expectation held (16 files with a .expect.json)"}},
 		{name: "max line bytes from the environment", args: []string{"verify", "../../testdata/verify"}, env: []string{"LOGWATCH_MAX_LINE_BYTES=4096"},
 			stdout: []string{"16 files"}},
-		{name: "default limit keeps the 10 KB line", args: []string{"verify", "../../testdata/verify/claude-oversized.jsonl"}, code: 1,
-			stdout: []string{"MISMATCH oversized: want 1, got 0"}},
+		{name: "default limit keeps the 10 KB line", args: []string{"verify", bare},
+			stdout: []string{"0 oversized"}},
 		{name: "mismatch exits 1 and lists it", args: []string{"verify", log}, code: 1,
 			stdout: []string{"MISMATCH final_state: want \"done\", got \"working\"", "MISMATCH turns: want 2, got 1"}},
 		{name: "missing path exits 2", args: []string{"verify", "no/such/file.jsonl"}, code: 2,
@@ -164,5 +177,44 @@ func write(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLoggerUnits: the console log's timestamps carry their milliseconds
+// and durations their unit; the JSON log's too.
+func TestLoggerUnits(t *testing.T) {
+	defer func(f func() time.Time) { zerolog.TimestampFunc = f }(zerolog.TimestampFunc)
+	zerolog.TimestampFunc = func() time.Time { return time.Date(2026, 12, 4, 23, 8, 1, 123_000_000, time.Local) }
+	for _, format := range []string{"console", "json"} {
+		var b bytes.Buffer
+		l := newLogger(&b, config.LogConfig{Level: "info", Format: format})
+		l.Warn().Dur("retry_in", 4*time.Second).Msg("remote link ended")
+		for _, want := range []string{"23:08:01.123", "4s"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s log lacks %q: %s", format, want, b.String())
+			}
+		}
+	}
+}
+
+// TestRunLogsTheVersion: the daemon's start-up line names the release
+// `logwatch version` prints, not the link-time default "dev".
+func TestRunLogsTheVersion(t *testing.T) {
+	e := startE2E(t)
+	out, _, _ := cli(t, nil, "version", "--json")
+	var v struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Version == "" {
+		t.Fatalf("version --json: %v %s", err, out)
+	}
+	logs, _ := filepath.Glob(filepath.Join(e.dir, "daemon-*.log"))
+	var all []byte
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		all = append(all, b...)
+	}
+	if want := `"version":"` + v.Version + `"`; !strings.Contains(string(all), want) {
+		t.Errorf("the daemon's log lacks %s:\n%s", want, all)
 	}
 }

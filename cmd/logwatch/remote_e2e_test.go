@@ -191,6 +191,7 @@ func TestRemoteHost(t *testing.T) {
 		t.Fatalf("a remote without logwatch: %v", bare)
 	}
 	out, _, _ := cli(t, e.env, "status")
+	out = strings.Join(strings.Fields(out), " ") // wrapped at 80 columns
 	if !strings.Contains(out, "remote bare") || !strings.Contains(out, "fix: install logwatch") ||
 		!strings.Contains(out, "box:/w/app") {
 		t.Fatalf("status does not show the remote session or the unusable remote:\n%s", out)
@@ -360,7 +361,7 @@ func TestRemoteCLI(t *testing.T) {
 	if _, stderr, code := cli(t, env, "remote", "add", "--", "evil", "-oProxyCommand=touch /tmp/pwned"); code != 2 || !strings.Contains(stderr, "not an ssh destination") {
 		t.Fatalf("an option as destination: exit %d %s", code, stderr)
 	}
-	if out, _, code := cli(t, env, "remote", "list"); code != 0 || out != "devbox\tme@devbox\tdaemon not running\n" {
+	if out, _, code := cli(t, env, "remote", "list"); code != 0 || out != "NAME    DEST       LINK\ndevbox  me@devbox  daemon not running\n" {
 		t.Fatalf("remote list: exit %d %q", code, out)
 	}
 	if out, _, code := cli(t, env, "config"); code != 0 || !strings.Contains(out, "devbox=me@devbox (ssh -p 2222)") {
@@ -499,7 +500,7 @@ exec sleep 600
 		}
 		time.Sleep(time.Second)
 	}
-	if out, _, _ := cli(t, e.env, "remote", "list"); !strings.Contains(out, "20000 sessions; 180000 more sessions not shown (too many)") {
+	if out, _, _ := cli(t, e.env, "remote", "list"); !strings.Contains(strings.Join(strings.Fields(out), " "), "20000 sessions; 180000 more sessions not shown (too many)") {
 		t.Fatalf("remote list:\n%s", out)
 	}
 	logs, _ := filepath.Glob(filepath.Join(e.dir, "daemon-*.log"))

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -123,6 +125,14 @@ func (a *app) remoteList() error {
 		}
 		return err
 	})
+	// Aligned columns, the link wrapped under its own column in 80.
+	nameW, destW := len("NAME"), len("DEST")
+	for _, r := range a.cfg.Remotes {
+		nameW = max(nameW, utf8.RuneCountInString(termsafe.Line(r.Name)))
+		destW = max(destW, utf8.RuneCountInString(termsafe.Line(r.Dest)))
+	}
+	indent := strings.Repeat(" ", nameW+destW+4)
+	fmt.Fprintf(a.stdout, "%-*s  %-*s  LINK\n", nameW, "NAME", destW, "DEST")
 	for _, r := range a.cfg.Remotes {
 		line := links[r.Name]
 		switch {
@@ -133,7 +143,13 @@ func (a *app) remoteList() error {
 		case line == "":
 			line = "not linked: restart the daemon to take it"
 		}
-		fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", termsafe.Text(r.Name), termsafe.Text(r.Dest), termsafe.Text(line))
+		for i, l := range statusview.Wrap(termsafe.Line(line), max(80-len(indent), 30)) {
+			if i == 0 {
+				fmt.Fprintf(a.stdout, "%-*s  %-*s  %s\n", nameW, termsafe.Line(r.Name), destW, termsafe.Line(r.Dest), l)
+			} else {
+				fmt.Fprintln(a.stdout, indent+l)
+			}
+		}
 	}
 	return nil
 }

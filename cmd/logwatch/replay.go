@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/statusview"
@@ -48,7 +49,7 @@ published, and exits 1 with the first that differs.`,
 			}
 			failed, diverged := 0, 0
 			for _, rec := range args {
-				out, err := replay.File(cmd.Context(), rec, ex, note, a.log)
+				out, err := replay.File(cmd.Context(), rec, ex, note, replayLog(a))
 				if err != nil {
 					return withCode(exitUsage, fmt.Errorf("%s: %w", rec, err))
 				}
@@ -121,4 +122,19 @@ func writeCheck(a *app, out replay.Report) {
 		return
 	}
 	fmt.Fprintf(a.stdout, "  DIFF  %s\n", termsafe.Text(out.Diverged.Error()))
+}
+
+// replayLog is the replayed daemon's logger: its start-up notes ("state
+// restored") are not the timeline's, so below a warning only when asked for
+// (--log-level), and on the console's text lines, never a JSON line among
+// the text.
+func replayLog(a *app) zerolog.Logger {
+	l := a.cfg.Log
+	if l.Level == "" || l.Level == "info" {
+		l.Level = "warn"
+	}
+	if l.Format == "auto" || l.Format == "" {
+		l.Format = "console"
+	}
+	return newLogger(a.stderr, l)
 }

@@ -226,4 +226,10 @@ func TestRecordReplayAfterRestart(t *testing.T) {
 		t.Fatalf("replayed timeline differs from the recorded one:\nlive:\n  %s\nreplayed:\n  %s",
 			strings.Join(live, "\n  "), strings.Join(replayed, "\n  "))
 	}
+	// The text timeline has no log line of the replayed daemon in it (its
+	// "state restored" was a JSON line among the text, piped).
+	text, stderr, code := cli(t, nil, "replay", rec)
+	if code != 0 || strings.Contains(text+stderr, `{"level"`) || strings.Contains(text+stderr, "state restored") {
+		t.Errorf("text replay: exit %d\n%s\n%s", code, text, stderr)
+	}
 }

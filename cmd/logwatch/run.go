@@ -274,7 +274,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 		})
 	}
 	a.log.Info().Str("socket", socket).Strs("roots", a.cfg.AllRoots()).Strs("registry", regDirs).
-		Str("version", version).Msg("logwatch serving")
+		Str("version", readBuildVersion().Version).Msg("logwatch serving")
 	<-ctx.Done()
 	stopping := time.Now()
 	<-watched

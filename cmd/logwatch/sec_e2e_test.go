@@ -154,7 +154,7 @@ func TestE2ETranscriptOutsideRoots(t *testing.T) {
 	if n := counter(st, "transcripts_refused"); n != 3 {
 		t.Fatalf("transcripts_refused %v, want 3", n)
 	}
-	if out, _, _ := cli(t, e.env, "status"); !strings.Contains(out, "3 transcript paths outside the log roots") {
+	if out, _, _ := cli(t, e.env, "status"); !strings.Contains(strings.Join(strings.Fields(out), " "), "3 transcript paths outside the log roots") {
 		t.Errorf("status text does not show the refusals:\n%s", out)
 	}
 	t.Logf("transcripts_refused %v; %d fds open, none outside the roots", counter(st, "transcripts_refused"), len(fds))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,6 +39,16 @@ func TestServiceCLI(t *testing.T) {
 	if service.ManagerUp("linux") {
 		// Never disable a developer's real service from a test.
 		return
+	}
+	// No user manager answers here: install says so, and how a box reached
+	// only by ssh gets one.
+	stdout, _, code = cli(t, env, "service", "install")
+	if _, err := exec.LookPath("systemctl"); err == nil && os.Getenv("GOOS") == "" {
+		if code != 0 || !strings.Contains(stdout, "no systemd user manager answers") || !strings.Contains(stdout, "loginctl enable-linger") {
+			t.Errorf("install without a user manager: %d\n%s", code, stdout)
+		}
+	} else if code != 0 || !strings.Contains(stdout, "nothing runs it") && !strings.Contains(stdout, "launchctl") {
+		t.Errorf("install without systemd: %d\n%s", code, stdout)
 	}
 	stdout, _, code = cli(t, env, "service", "uninstall")
 	if code != 0 || !strings.Contains(stdout, "removed ") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/setup/selfbin"
 	"github.com/logwatch/logwatch/setup/service"
 )
@@ -62,6 +63,11 @@ the file instead.`,
 			fmt.Fprintf(a.stdout, "wrote %s\n", d.Path())
 			steps := service.EnableSteps(d)
 			if noEnable || !service.ManagerUp(d.GOOS) {
+				if !noEnable {
+					for _, l := range statusview.Wrap(service.NoManager(d.GOOS), 80) {
+						fmt.Fprintln(a.stdout, l)
+					}
+				}
 				fmt.Fprintln(a.stdout, "to start it now and at every login, run:")
 				for _, s := range steps {
 					fmt.Fprintln(a.stdout, "  "+strings.Join(s, " "))

@@ -80,7 +80,7 @@ func (a *app) statusRun(opts *statusOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	}
-	statusview.WriteStatus(a.stdout, st, opts.All, time.Now())
+	statusview.WriteStatus(a.stdout, st, opts.All, time.Now(), statusview.ColorOn(a.stdout))
 	return nil
 }
 
@@ -108,7 +108,7 @@ func (a *app) watchStatus(all bool) error {
 			}
 			return width
 		},
-		Color: os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb",
+		Color: statusview.ColorAllowed(),
 		Now:   time.Now,
 	}, ups)
 	return nil

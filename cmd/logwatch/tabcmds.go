@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/relay/wire"
 )
@@ -99,11 +100,21 @@ matches several sessions is refused with the list.`,
 
 func (a *app) ackRun(opts *ackOptions) error {
 	return a.call(func(ctx context.Context, c *client.Client) error {
-		full, err := a.resolveSession(ctx, c, opts.Session)
+		s, err := a.resolveSession(ctx, c, opts.Session)
 		if err != nil {
 			return err
 		}
-		return c.Ack(ctx, full)
+		if err := c.Ack(ctx, s.Session); err != nil {
+			return err
+		}
+		// Say what it did: a silent success reads as nothing happened.
+		id := termsafe.Line(s.Session)
+		if s.State == "done" {
+			fmt.Fprintf(a.stdout, "acknowledged %s: done → ready\n", id)
+		} else {
+			fmt.Fprintf(a.stdout, "%s is %s: nothing to acknowledge (ack turns done into ready)\n", id, termsafe.Line(s.State))
+		}
+		return nil
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -171,6 +172,17 @@ func Load(file string, flags *pflag.FlagSet) (Config, error) {
 // (`logwatch config`): "default", "file PATH", "host NAME (PATH)",
 // "env LOGWATCH_…" or "flag --…".
 func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]string, error) {
+	return load(file, true, flags)
+}
+
+// Defaults is the configuration without any file: the defaults, the
+// environment and the flags (doctor checks on them when the file is bad).
+func Defaults(flags *pflag.FlagSet) (Config, error) {
+	cfg, _, err := load("", false, flags)
+	return cfg, err
+}
+
+func load(file string, readFile bool, flags *pflag.FlagSet) (Config, map[string]string, error) {
 	agentDefaults()
 	v := viper.New()
 	for k, d := range defaults {
@@ -188,11 +200,11 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	}
 
 	var cfg Config
-	if file == "" {
+	if file == "" && readFile {
 		file = os.Getenv("LOGWATCH_CONFIG")
 	}
 	explicit := file != ""
-	if !explicit {
+	if !explicit && readFile {
 		if dir, err := os.UserConfigDir(); err == nil {
 			file = filepath.Join(dir, "logwatch", "config.yaml")
 		}
@@ -233,8 +245,8 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	file, host := cfg.File, cfg.Host
 	// Check types first: the decoder would silently convert a number to a
 	// duration in nanoseconds and a string to a one-element list, and its
-	// own messages drop the value.
-	if err := checkTypes(v); err != nil {
+	// own messages drop the value (and the variable that set it).
+	if err := errors.Join(checkEnv(), checkTypes(v)); err != nil {
 		return Config{}, nil, err
 	}
 	for _, key := range listKeys {
@@ -323,7 +335,11 @@ func checkTypes(v *viper.Viper) error {
 		switch val := v.Get(key).(type) {
 		case string:
 			if _, err := time.ParseDuration(val); err != nil {
-				errs = append(errs, fmt.Errorf("config: %s: invalid duration %q (want e.g. 2s, 30ms)", key, val))
+				from := ""
+				if os.Getenv(envName(key)) == val {
+					from = "from " + envName(key) + "; "
+				}
+				errs = append(errs, fmt.Errorf("config: %s: invalid duration %q (%swant e.g. 2s, 30ms)", key, val, from))
 			}
 		case time.Duration, nil:
 		default:
@@ -344,6 +360,51 @@ func checkTypes(v *viper.Viper) error {
 			}
 		default:
 			errs = append(errs, fmt.Errorf("config: %s: want a list of paths (e.g. [\"~/src\"]), got %T %v", key, val, val))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// otherEnv are the LOGWATCH_ variables that are not configuration keys:
+// read elsewhere (wrap's tab, the notify command's event, tests).
+var otherEnv = []string{"LOGWATCH_CONFIG", "LOGWATCH_TAB", "LOGWATCH_TAB_PID", "LOGWATCH_BIN", "LOGWATCH_AGENT",
+	"LOGWATCH_EVENT", "LOGWATCH_STATE", "LOGWATCH_SINCE", "LOGWATCH_SESSION", "LOGWATCH_REASON", "LOGWATCH_TITLE",
+	"LOGWATCH_DETAIL", "LOGWATCH_HOST", "LOGWATCH_CWD", "LOGWATCH_AGENTS_DIR"}
+
+// checkEnv refuses a LOGWATCH_ variable that is a key's name misspelt (it
+// would leave the default silently in place) and a number or a switch that
+// does not parse, naming the variable.
+func checkEnv() error {
+	known := slices.Clone(otherEnv)
+	for key := range defaults {
+		known = append(known, envName(key))
+	}
+	slices.Sort(known)
+	var errs []error
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "LOGWATCH_") || slices.Contains(known, name) {
+			continue
+		}
+		if near := closest(name, known, 3); near != "" {
+			errs = append(errs, fmt.Errorf("config: %s is no setting logwatch reads (did you mean %s?)", name, near))
+		}
+	}
+	for key, d := range defaults {
+		name := envName(key)
+		val := os.Getenv(name)
+		if val == "" {
+			continue
+		}
+		switch d.(type) {
+		case int:
+			if _, err := strconv.ParseInt(val, 10, 64); err != nil {
+				errs = append(errs, fmt.Errorf("config: %s=%q: %s wants a whole number (of bytes)", name, val, key))
+			}
+		case bool:
+			if _, err := strconv.ParseBool(val); err != nil {
+				errs = append(errs, fmt.Errorf("config: %s=%q: %s wants true or false", name, val, key))
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -438,10 +499,19 @@ func checkKeys(file string, raw []byte, keys map[string]bool) error {
 // closestKey is the known key nearest to a misspelt one (edit distance at
 // most 3), or "".
 func closestKey(key string) string {
-	best, bestD := "", 4
-	keys := slices.Sorted(maps.Keys(defaults))
-	for _, k := range keys {
-		if d := editDistance(key, k); d < bestD {
+	return closest(key, slices.Sorted(maps.Keys(defaults)), 4)
+}
+
+// Closest is the name among names nearest to a misspelt word (at most two
+// edits away), for a "did you mean": "" when none is near.
+func Closest(word string, names []string) string {
+	return closest(strings.ToLower(word), names, 3)
+}
+
+func closest(word string, names []string, within int) string {
+	best, bestD := "", within
+	for _, k := range names {
+		if d := editDistance(word, k); d < bestD {
 			best, bestD = k, d
 		}
 	}

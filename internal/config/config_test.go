@@ -261,3 +261,30 @@ func TestAddSink(t *testing.T) {
 		t.Fatalf("%+v\n%s", cfg.Notify, b)
 	}
 }
+
+// TestConfigEnvChecked: a LOGWATCH_ variable one typo from a setting is
+// refused with the right name; a bad value names the variable that set it;
+// a LOGWATCH_ variable far from every setting (a token's, say) is not ours
+// to judge.
+func TestConfigEnvChecked(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("LOGWATCH_CONFIG", "")
+	for _, tc := range []struct{ name, val, want string }{
+		{"LOGWATCH_SOCKT", "/x", "LOGWATCH_SOCKT is no setting logwatch reads (did you mean LOGWATCH_SOCKET?)"},
+		{"LOGWATCH_TURN_QUIET", "5", `turn_quiet: invalid duration "5" (from LOGWATCH_TURN_QUIET;`},
+		{"LOGWATCH_MAX_LINE_BYTES", "lots", `LOGWATCH_MAX_LINE_BYTES="lots": max_line_bytes wants a whole number`},
+		{"LOGWATCH_NOTIFY_DONE", "yes please", `LOGWATCH_NOTIFY_DONE="yes please": notify.done wants true or false`},
+		{"LOGWATCH_NTFY_TOKEN", "secret", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(tc.name, tc.val)
+			_, err := Load("", pflag.NewFlagSet("t", pflag.ContinueOnError))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -75,7 +75,7 @@ func Events(w io.Writer, ups <-chan client.Update, notice *Notice, asJSON bool, 
 		}
 		fmt.Fprintf(w, "%s %-10s %s %s %s %s %s [%s %s]%s\n", ev.Since.Format("15:04:05.000"), termsafe.Line(StateText(ev)),
 			termsafe.Line(ShortIDs(keys(known))[ev.Session]), termsafe.Line(ev.Agent), orDash(termsafe.Line(ev.Tab)),
-			orDash(termsafe.Line(ev.Reason)), Short(termsafe.Line(ev.Detail), 60), termsafe.Line(ev.Source), termsafe.Line(ev.Rule), tag)
+			orDash(termsafe.Line(ev.Reason))+sameState(ev), Short(termsafe.Line(ev.Detail), 60), termsafe.Line(ev.Source), termsafe.Line(ev.Rule), tag)
 	}
 	return nil
 }
@@ -153,8 +153,18 @@ func (m *Watch) Plain(w io.Writer, ups <-chan client.Update) {
 		}
 		fmt.Fprintf(w, "%s %-10s %-6s %s %s %s %s %s%s\n", ev.Since.Format("15:04:05"), termsafe.Line(ev.State), termsafe.Line(ev.Agent),
 			termsafe.Line(ShortIDs(m.ids())[ev.Session]), orDash(termsafe.Line(ev.Tab)), orDash(termsafe.Line(whereOf(ev))),
-			orDash(termsafe.Line(ev.Reason)), termsafe.Line(ev.Detail), title)
+			orDash(termsafe.Line(ev.Reason))+sameState(ev), termsafe.Line(ev.Detail), title)
 	}
+}
+
+// sameState marks a change that only names the session's tab (the relay's
+// hook.tab: OpenCode's database announced the session before its plugin
+// said where it runs), which would otherwise read as the same line twice.
+func sameState(ev wire.Event) string {
+	if ev.Rule == "hook.tab" {
+		return " (the same state, now in its tab)"
+	}
+	return ""
 }
 
 // ids are the ids of the sessions known (a remote's may repeat a local one).

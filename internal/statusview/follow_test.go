@@ -61,3 +61,32 @@ func visibleIDs(m *Watch, now time.Time) string {
 	}
 	return strings.Join(ids, ",")
 }
+
+// TestTabNamedAfterStart: OpenCode's database announces a session before
+// its plugin names the tab; the second ready line says it is the same
+// state, now in its tab, in events and in the plain watch lines.
+func TestTabNamedAfterStart(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	start := wire.Event{Session: "ses_1", Agent: "opencode", State: "ready", Reason: "session_start", Source: "log", Rule: "log.session_start", Since: now}
+	tabbed := start
+	tabbed.Tab, tabbed.Source, tabbed.Rule = "t1", "hook", "hook.tab"
+	feed := func() chan client.Update {
+		ups := make(chan client.Update, 3)
+		ups <- client.Update{Kind: client.UpdateConnected, Snapshot: 1}
+		ups <- client.Update{Kind: client.UpdateEvent, Event: start}
+		ups <- client.Update{Kind: client.UpdateEvent, Event: tabbed}
+		close(ups)
+		return ups
+	}
+	var plain, events strings.Builder
+	NewWatch(true, &strings.Builder{}, nil).Plain(&plain, feed())
+	if err := Events(&events, feed(), &Notice{W: &strings.Builder{}}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"watch": plain.String(), "events": events.String()} {
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 2 || strings.Contains(lines[0], "now in its tab") || !strings.Contains(lines[1], "session_start (the same state, now in its tab)") {
+			t.Errorf("%s:\n%s", name, out)
+		}
+	}
+}

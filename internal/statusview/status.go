@@ -13,16 +13,22 @@ import (
 	"os"
 	"sort"
 	"strconv"
-	"text/tabwriter"
+	"strings"
 	"time"
 
 	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/relay/wire"
 )
 
-// WriteStatus prints sessions, most urgent first, then the counters; all
-// includes the history Shown leaves out.
-func WriteStatus(w io.Writer, st wire.Status, all bool, now time.Time) {
+// StatusWidth is the width the status text fits in.
+const StatusWidth = 80
+
+// WriteStatus prints sessions, most urgent first, then the counters, in
+// StatusWidth columns; all includes the history Shown leaves out, color
+// paints the states. A session is two lines: what it is (state, agent,
+// short id, tab, process, age, title), then where it runs and why it is in
+// its state.
+func WriteStatus(w io.Writer, st wire.Status, all bool, now time.Time, color bool) {
 	sessions := st.Sessions
 	sort.SliceStable(sessions, func(i, j int) bool { return sessions[i].Since.After(sessions[j].Since) })
 	ids := make([]string, len(sessions))
@@ -33,45 +39,111 @@ func WriteStatus(w io.Writer, st wire.Status, all bool, now time.Time) {
 	if len(sessions) == 0 {
 		WriteNoSession(w, st.Roots)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if len(sessions) > 0 {
-		fmt.Fprintln(tw, "STATE\tAGENT\tSESSION\tTITLE\tTAB\tPROCESS\tWHERE\tREASON\tDETAIL\tAGE")
-	}
+	var shown []wire.Event
 	hidden := 0
 	for _, s := range sessions {
-		age := now.Sub(s.Since)
 		if !all && !Shown(s, now) {
 			hidden++
 			continue
 		}
-		where := whereOf(s)
+		shown = append(shown, s)
+	}
+	// Column widths: the widest cell, capped; the title takes the rest.
+	head := []string{"STATE", "AGENT", "SESSION", "TAB", "PROCESS", "AGE"}
+	caps := []int{11, 8, 14, 8, 7, 4}
+	rows := make([][]string, len(shown))
+	widths := make([]int, len(head))
+	for i, h := range head {
+		widths[i] = runeLen(h)
+	}
+	for i, s := range shown {
 		// Every cell from the daemon is escaped: a tab or newline in one
 		// would also make a column or a line of its own.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(StateText(s)), termsafe.Line(s.Agent),
-			termsafe.Line(shortID[s.Session]), orDash(Short(termsafe.Line(s.Title), 30)), orDash(termsafe.Line(s.Tab)), process(s), orDash(termsafe.Line(where)),
-			orDash(termsafe.Line(s.Reason)), orDash(Short(termsafe.Line(s.Detail), 40)), age.Round(time.Second))
+		rows[i] = []string{StateText(s), s.Agent, shortID[s.Session], orDash(s.Tab), process(s), shortAge(now.Sub(s.Since))}
+		for j, c := range rows[i] {
+			widths[j] = max(widths[j], min(caps[j], runeLen(cell(c))))
+		}
 	}
-	tw.Flush()
+	titleW := StatusWidth
+	for _, wd := range widths {
+		titleW -= wd + 2
+	}
+	if len(shown) > 0 {
+		fmt.Fprintln(w, strings.TrimRight(columns(head, widths, nil, false)+"TITLE", " "))
+	}
+	for i, s := range shown {
+		fmt.Fprintln(w, strings.TrimRight(columns(rows[i], widths, &s, color)+fit(orDash(s.Title), titleW), " "))
+		var why []string
+		for _, c := range []string{whereOf(s), s.Reason, s.Detail} {
+			if c = cell(c); c != "" {
+				why = append(why, c)
+			}
+		}
+		if len(why) > 0 {
+			fmt.Fprintln(w, "  "+fit(strings.Join(why, " · "), StatusWidth-2))
+		}
+	}
 	if hidden > 0 {
-		fmt.Fprintf(w, "(%d sessions of the history not shown: no live process, no change in the last %s; --all shows them)\n",
-			hidden, shortAge(RecentChange))
+		wrapTo(w, fmt.Sprintf("(%d sessions of the history not shown: no live process, no change in the last %s; --all shows them)",
+			hidden, shortAge(RecentChange)), "")
 	}
 	if len(st.Remotes) > 0 {
 		fmt.Fprintln(w)
 		for _, r := range st.Remotes {
-			fmt.Fprintf(w, "remote %s (%s): %s\n", termsafe.Line(r.Name), termsafe.Line(r.Dest), termsafe.Line(RemoteLine(r, now)))
+			wrapTo(w, fmt.Sprintf("remote %s (%s): %s", termsafe.Line(r.Name), termsafe.Line(r.Dest), termsafe.Line(RemoteLine(r, now))), "  ")
 		}
 	}
 	c := st.Counters
-	fmt.Fprintf(w, "\nhooks %d received, %d dropped, %d unknown; lines %d, %d malformed, %d oversized\n",
-		c.HooksReceived, c.HooksDropped, c.HooksUnknown, c.Lines, c.Malformed, c.Oversized)
-	fmt.Fprintf(w, "keys %d: %d interrupt candidates, %d confirmed, %d unconfirmed (key→marker last %d ms, max %d ms); %d bad requests\n",
-		c.Keys, c.InterruptCandidates, c.InterruptsConfirmed, c.InterruptsUnconfirmed, c.KeyToMarkerLastMs, c.KeyToMarkerMaxMs, c.BadRequests)
-	fmt.Fprintf(w, "connections %d/%d requests, %d/%d subscribers; %d evicted idle, %d refused, %d accept errors; %d subscriber resyncs\n",
-		c.Conns, c.ConnsMax, c.Subscribers, c.SubscribersMax, c.ConnsEvicted, c.ConnsRefused, c.AcceptErrors, c.SubscriberResyncs)
-	if c.HTTPRefused > 0 || c.TranscriptsRefused > 0 {
-		fmt.Fprintf(w, "refused: %d http requests (foreign Host or Origin, no secret, not JSON), %d transcript paths outside the log roots\n",
-			c.HTTPRefused, c.TranscriptsRefused)
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "hooks %d received · lines %d · keys %d · requests %d/%d · subscribers %d/%d\n",
+		c.HooksReceived, c.Lines, c.Keys, c.Conns, c.ConnsMax, c.Subscribers, c.SubscribersMax)
+	// The rest only when it is not zero: each is something to look into.
+	var odd []string
+	for _, n := range []struct {
+		n    int64
+		what string
+	}{
+		{c.HooksDropped, "hooks dropped"}, {c.HooksUnknown, "unknown hooks"}, {c.Malformed, "malformed lines"},
+		{c.Oversized, "oversized lines"}, {c.InterruptCandidates, "interrupt candidates"}, {c.InterruptsConfirmed, "confirmed"},
+		{c.InterruptsUnconfirmed, "unconfirmed"}, {c.BadRequests, "bad requests"},
+		{c.ConnsEvicted, "idle connections evicted"}, {c.ConnsRefused, "connections refused"}, {c.AcceptErrors, "accept errors"},
+		{c.SubscriberResyncs, "subscriber resyncs"}, {c.HTTPRefused, "http requests refused (foreign Host or Origin, no secret, not JSON)"},
+		{c.TranscriptsRefused, "transcript paths outside the log roots"},
+	} {
+		if n.n > 0 {
+			odd = append(odd, fmt.Sprintf("%d %s", n.n, n.what))
+		}
+	}
+	if c.InterruptCandidates > 0 {
+		odd = append(odd, fmt.Sprintf("key→marker last %d ms, max %d ms", c.KeyToMarkerLastMs, c.KeyToMarkerMaxMs))
+	}
+	if len(odd) > 0 {
+		wrapTo(w, "also: "+strings.Join(odd, ", ")+" (status --json has every counter)", "  ")
+	}
+}
+
+// columns pads cells to widths, two spaces apart; the first (the state)
+// painted in its colour when s is given and color is on.
+func columns(cells []string, widths []int, s *wire.Event, color bool) string {
+	var b strings.Builder
+	for i, c := range cells {
+		c = fit(c, widths[i])
+		pad := strings.Repeat(" ", widths[i]-runeLen(c)+2)
+		if i == 0 && s != nil {
+			c = Paint(color, stateColor[s.State], c)
+		}
+		b.WriteString(c + pad)
+	}
+	return b.String()
+}
+
+// wrapTo writes s wrapped to StatusWidth, its next lines after indent.
+func wrapTo(w io.Writer, s, indent string) {
+	for i, line := range Wrap(s, StatusWidth-runeLen(indent)) {
+		if i > 0 {
+			line = indent + line
+		}
+		fmt.Fprintln(w, line)
 	}
 }
 

@@ -58,17 +58,17 @@ func TestPrintersEscapeData(t *testing.T) {
 		lines int // lines the printer writes
 	}{
 		{"status", func(w *bytes.Buffer) {
-			WriteStatus(w, wire.Status{Sessions: []wire.Event{ev}}, true, now)
-		}, 6},
+			WriteStatus(w, wire.Status{Sessions: []wire.Event{ev}}, true, now, false)
+		}, 5},
 		{"status, a remote's", func(w *bytes.Buffer) {
 			r := ev
 			r.Host, r.Stale = "box"+"\x1b]0;t\x07", true
 			WriteStatus(w, wire.Status{Sessions: []wire.Event{r}, Remotes: []wire.RemoteState{{Name: "box\x1b]0;t\x07", Dest: "d\x1b[2J",
-				State: "unusable", Since: now, Error: "sh: \x1b]52;c;aGk=\x07: not found", Fix: "install\nlogwatch"}}}, true, now)
+				State: "unusable", Since: now, Error: "sh: \x1b]52;c;aGk=\x07: not found", Fix: "install\nlogwatch"}}}, true, now, false)
 		}, 8},
 		{"status, no session", func(w *bytes.Buffer) {
-			WriteStatus(w, wire.Status{Roots: []string{"/r/\x1b]0;t\x07\n"}}, true, now)
-		}, 7},
+			WriteStatus(w, wire.Status{Roots: []string{"/r/\x1b]0;t\x07\n"}}, true, now, false)
+		}, 5},
 		{"events", func(w *bytes.Buffer) {
 			Events(w, stream(), &Notice{W: &notices, Name: "events"}, false, nil)
 		}, 1},
@@ -124,7 +124,7 @@ func TestPrintersShowTitle(t *testing.T) {
 	}
 	var notices strings.Builder
 	for name, print := range map[string]func(w *bytes.Buffer){
-		"status":                func(w *bytes.Buffer) { WriteStatus(w, wire.Status{Sessions: []wire.Event{ev}}, true, now) },
+		"status":                func(w *bytes.Buffer) { WriteStatus(w, wire.Status{Sessions: []wire.Event{ev}}, true, now, false) },
 		"events":                func(w *bytes.Buffer) { Events(w, stream(), &Notice{W: &notices, Name: "events"}, false, nil) },
 		"status --watch, plain": func(w *bytes.Buffer) { NewWatch(true, &notices, nil).Plain(w, stream()) },
 		"status --watch, view":  func(w *bytes.Buffer) { Render(w, []wire.Event{ev}, now, 80, false, Notes{}) },

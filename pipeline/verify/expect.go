@@ -22,21 +22,31 @@ func ExpectPath(logPath string) string {
 // maxExpectBytes bounds a sidecar: a few hundred bytes of expectations.
 const maxExpectBytes = 1 << 20
 
-// compareExpect checks f against its sidecar, if there is one.
-func compareExpect(logPath string, f *File) []string {
+// readExpect reads logPath's sidecar: false when there is none.
+func readExpect(logPath string) ([]byte, bool, error) {
 	raw, err := safeopen.ReadFile(ExpectPath(logPath), maxExpectBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, false, nil
 	}
-	if err != nil {
-		return []string{fmt.Sprintf("expect file: %v", err)}
+	return raw, true, err
+}
+
+// expectedMax is the max_line_bytes a sidecar reads its sample with (a
+// sample of oversized lines), or 0.
+func expectedMax(raw []byte) int {
+	var opt struct {
+		MaxLineBytes int `json:"max_line_bytes"`
 	}
-	return Compare(f, raw)
+	if len(raw) == 0 || json.Unmarshal(raw, &opt) != nil {
+		return 0
+	}
+	return opt.MaxLineBytes
 }
 
 // Compare checks f against expectations given as a JSON object with any
 // subset of the report's fields: every field present must equal the
-// report's ("path" is ignored). An expectation that cannot be parsed, or
+// report's ("path" is ignored; "max_line_bytes" says how Run reads the
+// sample). An expectation that cannot be parsed, or
 // names a field the report does not have, is itself a mismatch.
 func Compare(f *File, expect []byte) []string {
 	var want map[string]any
@@ -56,7 +66,7 @@ func Compare(f *File, expect []byte) []string {
 	sort.Strings(keys)
 	var out []string
 	for _, k := range keys {
-		if k == "path" || k == "mismatches" {
+		if k == "path" || k == "mismatches" || k == "max_line_bytes" { // the last: how to read, not what
 			continue
 		}
 		g, ok := got[k]

@@ -50,8 +50,11 @@ func (r *Report) WriteText(w io.Writer) {
 		t.Files, counts(t.Agents), t.Unreadable, t.Lines, t.Bytes, t.Malformed, t.Oversized, t.PartialTails)
 	fmt.Fprintf(w, "%d turns, %d interrupts, %d compactions; final states: %s\n",
 		t.Turns, t.Interrupts, t.Compactions, counts(t.FinalStates))
-	if t.Mismatches > 0 {
-		fmt.Fprintf(w, "%d expectation mismatches\n", t.Mismatches)
+	switch {
+	case t.Mismatches > 0:
+		fmt.Fprintf(w, "%d expectation mismatches (%d files with a .expect.json)\n", t.Mismatches, t.Expected)
+	case t.Expected > 0:
+		fmt.Fprintf(w, "every expectation held (%d files with a .expect.json)\n", t.Expected)
 	}
 }
 

@@ -64,6 +64,7 @@ type File struct {
 	UnknownTypes map[string]int `json:"unknown_types"`
 	Error        string         `json:"error,omitempty"`
 	Mismatches   []string       `json:"mismatches,omitempty"`
+	expected     bool           // it has a NAME.expect.json
 }
 
 // Totals sums a run.
@@ -79,6 +80,7 @@ type Totals struct {
 	Interrupts   int            `json:"interrupts"`
 	Compactions  int            `json:"compactions"`
 	Mismatches   int            `json:"mismatches"`
+	Expected     int            `json:"expected"` // files compared with a NAME.expect.json
 	Agents       map[string]int `json:"agents"`
 	FinalStates  map[string]int `json:"final_states"`
 	UnknownTypes map[string]int `json:"unknown_types"`
@@ -126,10 +128,22 @@ func Run(paths []string, opt Options) (*Report, error) {
 			defer wg.Done()
 			a := newAnalyzer(opt.MaxLineBytes)
 			for i := range next {
-				f := a.file(files[i])
-				if f.Error == "" {
-					f.Mismatches = compareExpect(files[i], &f)
+				raw, hasExpect, expErr := readExpect(files[i])
+				fa := a
+				// A sample about the line limit carries its own: the
+				// folder checks itself with no flag.
+				if n := expectedMax(raw); n > 0 && n != opt.MaxLineBytes {
+					fa = newAnalyzer(n)
 				}
+				f := fa.file(files[i])
+				switch {
+				case f.Error != "":
+				case expErr != nil:
+					f.Mismatches = []string{fmt.Sprintf("expect file: %v", expErr)}
+				case hasExpect:
+					f.Mismatches = Compare(&f, raw)
+				}
+				f.expected = hasExpect
 				rep.Files[i] = f
 			}
 		}()
@@ -492,6 +506,9 @@ func total(files []File) Totals {
 		t.Interrupts += len(f.Interrupts)
 		t.Compactions += len(f.Compactions)
 		t.Mismatches += len(f.Mismatches)
+		if f.expected {
+			t.Expected++
+		}
 		t.Agents[string(f.Agent)]++
 		t.FinalStates[string(f.FinalState)]++
 		for k, n := range f.UnknownTypes {

@@ -6,6 +6,7 @@ package doctor
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -27,9 +28,11 @@ import (
 
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/safeopen"
+	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/internal/termsafe"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 	"github.com/logwatch/logwatch/setup/agentsettings"
 	"github.com/logwatch/logwatch/setup/knowngood"
 )
@@ -81,6 +84,13 @@ type Env struct {
 	// builds one as the daemon would (its error: it cannot be made).
 	Sinks []config.SinkConfig
 	Sink  func(config.SinkConfig) (Prober, error)
+	// Progress, when set, gets a line before each slow step.
+	Progress io.Writer
+	// ConfigErr is why the configuration could not be read; the checks
+	// then run on the defaults.
+	ConfigErr error
+	// ConfigFile is the configuration file read ("" none: the defaults).
+	ConfigFile string
 }
 
 // Prober is a notification sink that can tell, without alerting anyone,
@@ -102,7 +112,8 @@ type RemoteProbe struct {
 
 // Run runs every check that applies on this OS, in order.
 func Run(env Env) []Finding {
-	out := []Finding{checkDaemon(env), checkSocket(env), checkRoots(env)}
+	daemon, st := checkDaemon(env)
+	out := []Finding{checkConfig(env), daemon, checkSocket(env), checkRoots(env)}
 	if f, ok := checkStores(env); ok {
 		out = append(out, f)
 	}
@@ -115,12 +126,19 @@ func Run(env Env) []Finding {
 	}
 	out = append(out, checkInstalled(env), checkFormats(env, scan), checkClock(env, scan))
 	if len(env.Remotes) > 0 && env.ProbeRemote != nil {
-		out = append(out, checkRemotes(env))
+		out = append(out, checkRemotes(env, st))
 	}
 	if env.Sink != nil {
 		out = append(out, checkNotify(env))
 	}
 	return out
+}
+
+// progress says on Progress, when set, what a slow step is doing.
+func (env Env) progress(format string, args ...any) {
+	if env.Progress != nil {
+		fmt.Fprintf(env.Progress, format+"\n", args...)
+	}
 }
 
 // probeTimeout bounds each sink's probe.
@@ -136,6 +154,7 @@ func checkNotify(env Env) Finding {
 		f.Fix = "to be told when a session waits: logwatch notify install --desktop (or --command ARG..., or --ntfy URL for a phone)"
 		return f
 	}
+	env.progress("probing %d notification sink(s) (at most %s)…", len(env.Sinks), probeTimeout)
 	errs := make([]error, len(env.Sinks))
 	found := make([]string, len(env.Sinks))
 	var wg sync.WaitGroup
@@ -181,12 +200,34 @@ func checkNotify(env Env) Finding {
 	return f
 }
 
+// checkConfig says which configuration the checks ran on: a file that
+// does not read is a failure, and the rest is checked on the defaults.
+func checkConfig(env Env) Finding {
+	f := Finding{Check: "config", Status: OK, Summary: "defaults (no configuration file)"}
+	if env.ConfigFile != "" {
+		f.Summary = env.ConfigFile + " read"
+	}
+	if env.ConfigErr != nil {
+		f.Status, f.Summary = Fail, "the configuration cannot be used; the other checks ran on the defaults"
+		f.Details = []string{env.ConfigErr.Error()}
+		f.Fix = "correct it (the error names the key and the line); `logwatch config` shows what it resolves to"
+	}
+	return f
+}
+
 // checkRemotes links to each remote once: reachable through ssh, its
-// logwatch there and speaking this protocol, its daemon running.
-func checkRemotes(env Env) Finding {
+// logwatch there and speaking this protocol, its daemon running. A remote
+// the running daemon shows as not up fails too, with the daemon's reason:
+// a one-off link that works does not mean the daemon's does.
+func checkRemotes(env Env, st *wire.Status) Finding {
 	f := Finding{Check: "remotes", Status: OK}
 	var fixes []string
 	bad := 0
+	names := make([]string, len(env.Remotes))
+	for i, r := range env.Remotes {
+		names[i] = r.Name
+	}
+	env.progress("linking to %s over ssh…", strings.Join(names, ", "))
 	// All at once: one slow host must not make the others wait.
 	probes := make([]RemoteProbe, len(env.Remotes))
 	var wg sync.WaitGroup
@@ -206,6 +247,17 @@ func checkRemotes(env Env) Finding {
 			}
 			continue
 		}
+		if d := daemonRemote(st, r.Name); d != nil && d.State != wire.RemoteUp && (d.State != wire.RemoteConnecting || d.Error != "") {
+			bad++
+			f.Details = append(f.Details, fmt.Sprintf("%s (%s): answers here, but the daemon's link is %s since %s: %s",
+				r.Name, r.Dest, d.State, d.Since.Format(time.RFC3339), d.Error))
+			fix := d.Fix
+			if fix == "" {
+				fix = "the daemon retries with backoff; if its configuration changed since it started, restart it (`logwatch status` shows its link)"
+			}
+			fixes = append(fixes, r.Name+": "+fix)
+			continue
+		}
 		f.Details = append(f.Details, fmt.Sprintf("%s (%s): logwatch %s, protocol %d, %d sessions", r.Name, r.Dest, p.Version, p.Protocol, p.Sessions))
 	}
 	f.Summary = fmt.Sprintf("%d of %d remotes answer", len(env.Remotes)-bad, len(env.Remotes))
@@ -214,6 +266,20 @@ func checkRemotes(env Env) Finding {
 		f.Fix = strings.Join(fixes, "; ")
 	}
 	return f
+}
+
+// daemonRemote is the running daemon's link to the remote named name, or
+// nil (no daemon, or it does not know the remote).
+func daemonRemote(st *wire.Status, name string) *wire.RemoteState {
+	if st == nil {
+		return nil
+	}
+	for i := range st.Remotes {
+		if st.Remotes[i].Name == name {
+			return &st.Remotes[i]
+		}
+	}
+	return nil
 }
 
 // HasFindings reports whether any check warned or failed.
@@ -231,59 +297,77 @@ func WriteJSON(w io.Writer, fs []Finding) error {
 	}{!HasFindings(fs), fs})
 }
 
-// WriteText prints the findings for a terminal, with the fixes of those
-// that warned or failed. Findings quote paths, versions and line types
-// from the logs: each is escaped, one line.
-func WriteText(w io.Writer, fs []Finding) {
+// Width is the width doctor's text fits in.
+const Width = 80
+
+// statusColor is each status's colour on a terminal.
+var statusColor = map[string]string{OK: statusview.Green, Warn: statusview.Amber, Fail: statusview.Red, Skip: statusview.Dim}
+
+// WriteText prints the findings for a terminal, aligned and wrapped to
+// Width, with the fixes of those that warned or failed; color paints the
+// statuses. Findings quote paths, versions and line types from the logs:
+// each is escaped, one line.
+func WriteText(w io.Writer, fs []Finding, color bool) {
 	l := termsafe.Line
+	checkW := 12
 	for _, f := range fs {
-		fmt.Fprintf(w, "%-6s %-12s  %s\n", "["+l(f.Status)+"]", l(f.Check), l(f.Summary))
-		for _, d := range f.Details {
-			fmt.Fprintf(w, "%21s%s\n", "", l(d))
-		}
-		if f.Fix != "" && (f.Status == Warn || f.Status == Fail) {
-			fmt.Fprintf(w, "%16s fix: %s\n", "", l(f.Fix))
+		checkW = max(checkW, len(l(f.Check)))
+	}
+	indent := 7 + checkW + 2
+	pad := strings.Repeat(" ", indent)
+	wrapped := func(first, s string, hang int) {
+		for i, line := range statusview.Wrap(s, Width-indent-hang) {
+			if i == 0 {
+				fmt.Fprintln(w, first+line)
+			} else {
+				fmt.Fprintln(w, pad+strings.Repeat(" ", hang)+line)
+			}
 		}
 	}
 	n := 0
 	for _, f := range fs {
-		if f.Status == Warn || f.Status == Fail {
+		st := "[" + l(f.Status) + "]"
+		head := statusview.Paint(color, statusColor[f.Status], st) + strings.Repeat(" ", max(7-len(st), 1)) +
+			fmt.Sprintf("%-*s  ", checkW, l(f.Check))
+		wrapped(head, l(f.Summary), 0)
+		for _, d := range f.Details {
+			wrapped(pad+"  ", l(d), 2)
+		}
+		if f.Fix != "" && (f.Status == Warn || f.Status == Fail) {
+			n++
+			wrapped(pad+"fix: ", l(f.Fix), 5)
+		} else if f.Status == Warn || f.Status == Fail {
 			n++
 		}
 	}
 	if n == 0 {
-		fmt.Fprintln(w, "\nall checks passed")
+		fmt.Fprintln(w, "\n"+statusview.Paint(color, statusview.Green, "all checks passed"))
 	} else {
-		fmt.Fprintf(w, "\n%d finding(s)\n", n)
+		fmt.Fprintf(w, "\n%s\n", statusview.Paint(color, statusview.Red, fmt.Sprintf("%d finding(s)", n)))
 	}
 }
 
-func checkDaemon(env Env) Finding {
+// checkDaemon asks the daemon for its status; the status is nil when it
+// does not answer.
+func checkDaemon(env Env) (Finding, *wire.Status) {
 	f := Finding{Check: "daemon"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	c, err := client.Dial(ctx, env.Socket)
 	if err == nil {
 		defer c.Close()
-		var st relayStatus
-		st, err = statusOf(ctx, c)
+		var st wire.Status
+		st, err = c.Status(ctx)
 		if err == nil {
-			f.Status, f.Summary = OK, fmt.Sprintf("running on %s (%d sessions)", env.Socket, st.sessions)
-			return f
+			f.Status, f.Summary = OK, fmt.Sprintf("running on %s (%d sessions)", env.Socket, len(st.Sessions))
+			return f, &st
 		}
 	}
 	f.Status = Fail
 	f.Summary = "not reachable on " + env.Socket
 	f.Details = []string{err.Error()}
 	f.Fix = "start it: `logwatch run` (or `logwatch service install`); if it runs, give both the same --socket / LOGWATCH_SOCKET"
-	return f
-}
-
-type relayStatus struct{ sessions int }
-
-func statusOf(ctx context.Context, c *client.Client) (relayStatus, error) {
-	st, err := c.Status(ctx)
-	return relayStatus{len(st.Sessions)}, err
+	return f, nil
 }
 
 // checkSocket checks what SPEC §8 promises: the directory 0700, the socket
@@ -354,8 +438,10 @@ func checkRoots(env Env) Finding {
 		f.Status, f.Summary = Fail, fmt.Sprintf("%d log root(s) cannot be read: sessions there are invisible", bad)
 		f.Fix = "give yourself read and execute permission on them (chmod u+rx DIR), or change agents.*.roots in the configuration"
 	case present == 0:
-		f.Status, f.Summary = Warn, "no configured log root exists yet: no agent has run here, or the roots point elsewhere"
-		f.Fix = "run an agent once, or set " + rootKeys() + " (see `logwatch config`)"
+		// Day one: the agent makes its root when it first runs, and the
+		// daemon waits for it. Not a finding.
+		f.Status, f.Summary = Skip, "no configured log root exists yet (waited for: an agent makes its own when it first runs)"
+		f.Fix = "if an agent has run here, its logs are elsewhere: set " + rootKeys() + " (see `logwatch config`)"
 	default:
 		f.Status, f.Summary = OK, fmt.Sprintf("%d log root(s) readable", present)
 	}
@@ -523,14 +609,6 @@ func inotifyUsage(proc string, uid int) (instances, watches int) {
 	return instances, watches
 }
 
-// agentHome is the agent's own configuration directory.
-func agentHome(agent string) string {
-	if s := parsers.Lookup(parsers.Agent(agent)); s != nil && s.Home != "" {
-		return config.ExpandPath(s.Home)
-	}
-	return ""
-}
-
 // rootKeys names the configuration keys of every agent's roots.
 func rootKeys() string {
 	var keys []string
@@ -543,20 +621,30 @@ func rootKeys() string {
 func checkHooks(env Env, agent string, scan logScan) Finding {
 	f := Finding{Check: agent + " hooks"}
 	spec, _ := agentsettings.Lookup(agent)
+	// Installed is judged by the agent's binary or its logs, not by its
+	// home: `hooks install` creates that, and uninstall leaves it.
 	found := false
-	if _, err := os.Stat(agentHome(agent)); err == nil {
-		found = true
-	}
-	for _, r := range env.Roots {
-		if _, err := os.Stat(r.Path); err == nil && r.Agent == agent {
+	var where []string
+	if s := parsers.Lookup(parsers.Agent(agent)); s != nil && s.Bin != "" {
+		if _, err := lookPath(s.Bin, env.Path); err == nil {
 			found = true
 		}
+		where = append(where, "no "+s.Bin+" on the PATH")
 	}
-	if !found {
-		f.Status, f.Summary = Skip, agent+" not found on this machine ("+agentHome(agent)+" absent)"
-		return f
+	for _, r := range env.Roots {
+		if r.Agent != agent {
+			continue
+		}
+		if _, err := os.Stat(r.Path); err == nil {
+			found = true
+		}
+		where = append(where, r.Path+" absent")
 	}
 	path, _ := agentsettings.SettingsPath(agent, "user")
+	if !found && !hooksPresent(spec, path) {
+		f.Status, f.Summary = Skip, agent+" not found on this machine ("+strings.Join(where, ", ")+")"
+		return f
+	}
 	fix := "logwatch hooks install --agent " + agent
 	if spec.IsFile() {
 		return checkModule(f, spec, path, fix)
@@ -632,6 +720,21 @@ func checkHooks(env Env, agent string, scan logScan) Finding {
 	}
 	f.Details = append(f.Details, versionNote...)
 	return f
+}
+
+// hooksPresent says whether logwatch's hooks are in the agent's file:
+// worth checking even where the agent itself is not found.
+func hooksPresent(spec agentsettings.Spec, path string) bool {
+	if spec.IsFile() {
+		st, err := spec.Module(path)
+		return err == nil && st.Exists
+	}
+	src, err := safeopen.ReadFile(path, agentsettings.MaxSettingsBytes)
+	if err != nil {
+		return false
+	}
+	installed, _, err := spec.Status(src)
+	return err == nil && len(installed) > 0
 }
 
 // checkModule is checkHooks for an agent that loads logwatch's hook module
@@ -800,18 +903,35 @@ var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`)
 func checkInstalled(env Env) Finding {
 	f := Finding{Check: "agents"}
 	var found, newer, fixes []string
+	type probe struct {
+		spec     *parsers.Spec
+		bin, out string
+	}
+	var probes []*probe
 	for _, s := range parsers.All() {
 		if s.Bin == "" {
 			continue
 		}
-		bin, err := lookPath(s.Bin, env.Path)
-		if err != nil {
-			continue
+		if bin, err := lookPath(s.Bin, env.Path); err == nil {
+			probes = append(probes, &probe{spec: s, bin: bin})
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		out, _ := exec.CommandContext(ctx, bin, "--version").Output()
-		cancel()
-		v := versionRE.FindString(string(out))
+	}
+	if len(probes) > 0 {
+		names := make([]string, len(probes))
+		for i, p := range probes {
+			names[i] = string(p.spec.Name)
+		}
+		env.progress("probing %s (--version, at most %s)…", strings.Join(names, ", "), versionTimeout)
+	}
+	// All at once: an agent's --version can take seconds (a node start).
+	var wg sync.WaitGroup
+	for _, p := range probes {
+		wg.Go(func() { p.out = agentVersion(p.bin) })
+	}
+	wg.Wait()
+	for _, p := range probes {
+		s, bin := p.spec, p.bin
+		v := versionRE.FindString(p.out)
 		if v == "" {
 			f.Details = append(f.Details, fmt.Sprintf("%s at %s: `--version` names no release", s.Name, bin))
 			continue
@@ -843,6 +963,36 @@ func checkInstalled(env Env) Finding {
 		f.Status, f.Summary = OK, "installed: "+strings.Join(found, ", ")+" (known-good)"
 	}
 	return f
+}
+
+// versionTimeout bounds an agent's --version.
+const versionTimeout = 10 * time.Second
+
+// agentVersion is what bin --version prints, stdout then stderr: pi prints
+// its release on stderr.
+func agentVersion(bin string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "--version")
+	cmd.Stdout = &limitWriter{w: &out, n: 64 << 10}
+	cmd.Stderr = cmd.Stdout
+	_ = cmd.Run() // a failing --version names no release: said as such
+	return out.String()
+}
+
+// limitWriter keeps the first n bytes and discards the rest.
+type limitWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if k := min(len(p), l.n); k > 0 {
+		l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
 }
 
 // lookPath is exec.LookPath over path (PATH's syntax; "" is $PATH).

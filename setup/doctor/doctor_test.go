@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,14 +9,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/internal/testsupport"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/opencode/store/storetest"
+	"github.com/logwatch/logwatch/relay/wire"
 	"github.com/logwatch/logwatch/setup/agentsettings"
 	"github.com/logwatch/logwatch/setup/knowngood"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // bin stands for an installed logwatch: an executable named logwatch, which
 // is what the hook checks look for at a handler's absolute path.
@@ -97,7 +103,9 @@ func TestDoctorDaemonAndSocket(t *testing.T) {
 
 func TestDoctorRoots(t *testing.T) {
 	env, home := testEnv(t)
-	if f := checkRoots(env); f.Status != Warn {
+	// Day one: no agent has run yet. The roots are waited for; not a
+	// finding.
+	if f := checkRoots(env); f.Status != Skip {
 		t.Errorf("no roots: %+v", f)
 	}
 	claude := env.Roots[0].Path
@@ -204,7 +212,14 @@ func TestDoctorHooks(t *testing.T) {
 		t.Errorf("no codex: %+v", f)
 	}
 	settings := filepath.Join(home, ".claude", "settings.json")
+	// The folder `hooks install` made and uninstall left is no agent.
 	mkdirs(t, filepath.Dir(settings))
+	if f := checkHooks(env, "claude", logScan{}); f.Status != Skip {
+		t.Errorf("an empty ~/.claude, no claude binary: %+v", f)
+	}
+	// The agent's binary on the PATH is.
+	write(t, filepath.Join(env.Path, "claude"), "#!/bin/sh\n")
+	os.Chmod(filepath.Join(env.Path, "claude"), 0o755)
 	if f := checkHooks(env, "claude", logScan{}); f.Status != Fail || f.Fix != "logwatch hooks install --agent claude" {
 		t.Errorf("not installed: %+v", f)
 	}
@@ -235,7 +250,7 @@ func TestDoctorHooks(t *testing.T) {
 func TestDoctorCodexHookSet(t *testing.T) {
 	env, home := testEnv(t)
 	hooks := filepath.Join(home, ".codex", "hooks.json")
-	mkdirs(t, filepath.Dir(hooks))
+	mkdirs(t, filepath.Dir(hooks), env.Roots[1].Path) // Codex has run here
 	old, err := os.ReadFile("../agentsettings/testdata/setup/codex-upgrade/before.json")
 	if err != nil {
 		t.Fatal(err)
@@ -387,8 +402,8 @@ func TestWriteTextEscapesLogData(t *testing.T) {
 	env := Env{Roots: []config.AgentRoot{{Agent: "claude", Path: root}}, Socket: filepath.Join(root, "none.sock"), Proc: "/proc", Now: time.Now(), Path: t.TempDir()}
 	fs := Run(env)
 	var b strings.Builder
-	WriteText(&b, fs)
-	out := b.String()
+	WriteText(&b, fs, false)
+	out := strings.Join(strings.Fields(b.String()), " ")
 	for _, r := range out {
 		if r < 0x20 && r != '\n' || r >= 0x7f && r <= 0x9f || r >= 0x202a && r <= 0x202e {
 			t.Fatalf("%U reaches the terminal:\n%q", r, out)
@@ -458,5 +473,97 @@ func TestDoctorInstalledAgents(t *testing.T) {
 	env.KnownGood = nil
 	if f := checkFormats(env, scanRecentLogs(env)); f.Status != Warn || !strings.Contains(f.Fix, "logwatch selftest") {
 		t.Errorf("the same release unchecked: %+v", f)
+	}
+}
+
+// TestDoctorVersionOnStderr: pi prints its release on stderr; a newer one
+// still warns. The agents are probed after one line naming them.
+func TestDoctorVersionOnStderr(t *testing.T) {
+	env, _ := testEnv(t)
+	pi := parsers.Lookup("pi")
+	if pi == nil || pi.Bin == "" {
+		t.Skip("no pi parser")
+	}
+	newer := nextPatch(pi.KnownGood)
+	write(t, filepath.Join(env.Path, pi.Bin), "#!/bin/sh\necho '"+newer+"' >&2\n")
+	os.Chmod(filepath.Join(env.Path, pi.Bin), 0o755)
+	var progress strings.Builder
+	env.Progress = &progress
+	if f := checkInstalled(env); f.Status != Warn || !strings.Contains(f.Summary, "pi "+newer) {
+		t.Errorf("pi's release on stderr: %+v", f)
+	}
+	if got := progress.String(); !strings.HasPrefix(got, "probing "+pi.Bin) {
+		t.Errorf("progress: %q", got)
+	}
+}
+
+// TestDoctorConfigFinding: a configuration that cannot be used is a
+// failure of its own; without one, the file read is named.
+func TestDoctorConfigFinding(t *testing.T) {
+	env, _ := testEnv(t)
+	if f := checkConfig(env); f.Status != OK {
+		t.Errorf("defaults: %+v", f)
+	}
+	env.ConfigErr = fmt.Errorf("config /x/config.yaml: line 3: unknown key intrerupt")
+	fs := Run(env)
+	if f := findingOf(fs, "config"); f.Status != Fail || !strings.Contains(strings.Join(f.Details, ""), "intrerupt") {
+		t.Errorf("bad file: %+v", f)
+	}
+	if f := findingOf(fs, "roots"); f.Status == "" {
+		t.Errorf("the other checks did not run: %+v", fs)
+	}
+}
+
+// TestDoctorRemoteDaemonLink: a remote that answers doctor's own link but
+// that the running daemon shows down is a failure with the daemon's reason.
+func TestDoctorRemoteDaemonLink(t *testing.T) {
+	env, _ := testEnv(t)
+	env.Remotes = []config.RemoteConfig{{Name: "box", Dest: "dev@box"}, {Name: "up", Dest: "dev@up"}}
+	env.ProbeRemote = func(config.RemoteConfig) RemoteProbe { return RemoteProbe{Version: "1.0", Protocol: 1, Sessions: 2} }
+	var progress strings.Builder
+	env.Progress = &progress
+	if f := checkRemotes(env, nil); f.Status != OK {
+		t.Fatalf("no daemon: %+v", f)
+	}
+	if progress.String() != "linking to box, up over ssh…\n" {
+		t.Errorf("progress: %q", progress.String())
+	}
+	st := &wire.Status{Remotes: []wire.RemoteState{
+		{Name: "box", Dest: "dev@box", State: "down", Error: "ssh: exit 255", Fix: "check ssh dev@box", Since: time.Now()},
+		{Name: "up", Dest: "dev@up", State: wire.RemoteUp, Since: time.Now()},
+	}}
+	f := checkRemotes(env, st)
+	if f.Status != Fail || f.Summary != "1 of 2 remotes answer" || !strings.Contains(f.Fix, "box: check ssh dev@box") ||
+		!strings.Contains(strings.Join(f.Details, "\n"), "daemon's link is down") {
+		t.Errorf("daemon shows box down: %+v", f)
+	}
+}
+
+// TestWriteTextGolden: the report fits 80 columns, its columns aligned,
+// fixes wrapped under "fix:"; on a terminal the statuses are coloured.
+func TestWriteTextGolden(t *testing.T) {
+	fs := []Finding{
+		{Check: "config", Status: OK, Summary: "/home/dev/.config/logwatch/config.yaml read"},
+		{Check: "daemon", Status: Fail, Summary: "not reachable on /run/user/1000/logwatch/logwatch.sock",
+			Details: []string{"dial unix /run/user/1000/logwatch/logwatch.sock: connect: no such file or directory"},
+			Fix:     "start it: `logwatch run` (or `logwatch service install`); if it runs, give both the same --socket / LOGWATCH_SOCKET"},
+		{Check: "roots", Status: Skip, Summary: "no configured log root exists yet (waited for: an agent makes its own when it first runs)"},
+		{Check: "opencode hooks", Status: Warn, Summary: "2 of 3 events of opencode 1.2.3 hooked in /home/dev/.config/opencode/plugin/logwatch.js",
+			Details: []string{"missing: session.idle"}, Fix: "logwatch hooks install --agent opencode (adds the missing events, removes the others)"},
+	}
+	for _, color := range []bool{false, true} {
+		var b strings.Builder
+		WriteText(&b, fs, color)
+		name := "testdata/doctor-80.golden"
+		if color {
+			name = "testdata/doctor-80-color.golden"
+		} else {
+			for _, line := range strings.Split(b.String(), "\n") {
+				if n := utf8.RuneCountInString(line); n > Width {
+					t.Errorf("%d columns: %q", n, line)
+				}
+			}
+		}
+		testsupport.Golden(t, name, []byte(b.String()), *update)
 	}
 }

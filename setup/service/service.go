@@ -207,6 +207,21 @@ func ManagerUp(goos string) bool {
 	return exec.Command("systemctl", "--user", "show-environment").Run() == nil
 }
 
+// NoManager says why the service was not started, with what to do: no
+// per-user service manager answers (a container, or a box reached only by
+// ssh, where systemd runs a user's manager only during a login session
+// unless lingering is on).
+func NoManager(goos string) string {
+	if goos == "darwin" {
+		return "launchctl is not on the PATH: the service was written but not loaded"
+	}
+	if _, err := exec.LookPath("systemctl"); err != nil {
+		return "no systemd here (systemctl is not on the PATH): the unit was written but nothing runs it; start `logwatch run` another way (a terminal multiplexer, your init system)"
+	}
+	return "no systemd user manager answers (systemctl --user): on a machine reached only by ssh, " +
+		"run `loginctl enable-linger $USER` once (sudo may be needed) so your manager runs without a login, then log in again"
+}
+
 // Status is what the service manager says of the service.
 type Status struct {
 	Installed, Active bool
