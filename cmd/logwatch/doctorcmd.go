@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/internal/hookdebug"
 	"github.com/logwatch/logwatch/remote"
 	"github.com/logwatch/logwatch/setup/doctor"
 	"github.com/logwatch/logwatch/setup/knowngood"
@@ -21,7 +22,8 @@ func newDoctorCmd(a *app) *cobra.Command {
 are readable, the inotify limits cover the directories to watch, the hooks are
 installed for each agent found, the installed agents and recent logs come from
 releases known to work (the project's, or ones logwatch selftest passed with on
-this machine), the clock is sane, and each notification sink would work. Works with the daemon down (and says so).
+this machine), the clock is sane, and each notification sink would work; with
+$LOGWATCH_HOOK_DEBUG set, the last hook events the hook client dropped, and why. Works with the daemon down (and says so).
 
 Exit status: 0 when everything is fine, 1 with findings, 2 on a bad configuration.`,
 		Args: cobra.NoArgs,
@@ -34,7 +36,7 @@ Exit status: 0 when everything is fine, 1 with findings, 2 on a bad configuratio
 					p := remote.Probe(cmd.Context(), remotesOf([]config.RemoteConfig{r})[0], remote.Options{Hello: 20 * time.Second})
 					return doctor.RemoteProbe{Version: p.Version, Protocol: p.Protocol, Sessions: p.Sessions, Err: p.Err, Fix: p.Fix}
 				},
-				Sinks: a.cfg.Notify.Sinks, Sink: sinkProber}
+				Sinks: a.cfg.Notify.Sinks, Sink: sinkProber, HookDebug: os.Getenv(hookdebug.Env)}
 			fs := doctor.Run(env)
 			if asJSON {
 				if err := doctor.WriteJSON(a.stdout, fs); err != nil {

@@ -167,6 +167,21 @@ func Load(file string, flags *pflag.FlagSet) (Config, error) {
 	return cfg, err
 }
 
+// FilePath is the configuration file Load reads: file, else
+// $LOGWATCH_CONFIG, else config.yaml in the user's config dir ("" when
+// there is none).
+func FilePath(file string) string {
+	if file == "" {
+		file = os.Getenv("LOGWATCH_CONFIG")
+	}
+	if file == "" {
+		if dir, err := os.UserConfigDir(); err == nil {
+			file = filepath.Join(dir, "logwatch", "config.yaml")
+		}
+	}
+	return file
+}
+
 // LoadWithOrigins is load that also says where each key's value came from
 // (`logwatch config`): "default", "file PATH", "host NAME (PATH)",
 // "env LOGWATCH_…" or "flag --…".
@@ -188,15 +203,8 @@ func LoadWithOrigins(file string, flags *pflag.FlagSet) (Config, map[string]stri
 	}
 
 	var cfg Config
-	if file == "" {
-		file = os.Getenv("LOGWATCH_CONFIG")
-	}
-	explicit := file != ""
-	if !explicit {
-		if dir, err := os.UserConfigDir(); err == nil {
-			file = filepath.Join(dir, "logwatch", "config.yaml")
-		}
-	}
+	explicit := file != "" || os.Getenv("LOGWATCH_CONFIG") != ""
+	file = FilePath(file)
 	var fileKeys, hostKeys map[string]bool
 	var keyErr error
 	if file != "" {

@@ -81,6 +81,9 @@ type Env struct {
 	// builds one as the daemon would (its error: it cannot be made).
 	Sinks []config.SinkConfig
 	Sink  func(config.SinkConfig) (Prober, error)
+	// HookDebug is the hook client's file of dropped events
+	// ($LOGWATCH_HOOK_DEBUG); "": not checked.
+	HookDebug string
 }
 
 // Prober is a notification sink that can tell, without alerting anyone,
@@ -119,6 +122,9 @@ func Run(env Env) []Finding {
 	}
 	if env.Sink != nil {
 		out = append(out, checkNotify(env))
+	}
+	if env.HookDebug != "" {
+		out = append(out, checkHookDebug(env))
 	}
 	return out
 }
