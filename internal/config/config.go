@@ -26,6 +26,7 @@ import (
 
 	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/wire"
 )
 
@@ -321,6 +322,34 @@ var agentDefaults = sync.OnceFunc(func() {
 		listKeys = append(listKeys, roots, registry)
 	}
 })
+
+// TryDir is where `logwatch try` puts the agents' private homes: beside
+// the default socket, in the user's runtime dir, out of the home.
+func TryDir() string { return filepath.Join(filepath.Dir(relay.DefaultSocket()), "try") }
+
+// TryHome is the private home `logwatch try` runs agent in.
+func TryHome(agent string) string { return filepath.Join(TryDir(), agent, "home") }
+
+// TryRoots are the log roots of each agent selftest can drive inside its
+// TryHome: the daemon watches and trusts them beside the configured ones,
+// so that an agent tried against the fake model is read from its logs (a
+// hook's transcript path outside every root is refused).
+func TryRoots() map[parsers.Agent][]string {
+	out := map[parsers.Agent][]string{}
+	for _, s := range parsers.All() {
+		if s.Offline == nil {
+			continue
+		}
+		for _, r := range s.Roots {
+			// ${VAR:-X}: the private environment sets no agent variable.
+			r = varRef.ReplaceAllString(r, "$3")
+			if strings.HasPrefix(r, "~/") {
+				out[s.Name] = append(out[s.Name], filepath.Join(TryHome(string(s.Name)), r[2:]))
+			}
+		}
+	}
+	return out
+}
 
 // checkTypes refuses a duration without a unit (`window: 10` would be 10 ns)
 // and a scalar where a list belongs. An environment variable is always a
