@@ -82,7 +82,7 @@ func (a *app) try(ctx context.Context, names []string, configFile string) error 
 	}
 	defer func() {
 		t.Close()
-		fmt.Fprintf(w, "try: removed the private home %s; your own settings were not touched\n", t.Dir)
+		fmt.Fprintln(w, "try: removed the private home; your own settings were not touched")
 	}()
 	inTmux := os.Getenv("TMUX") != ""
 	a.printScript(t, inTmux)
@@ -151,7 +151,7 @@ func (a *app) printScript(t *selftest.Try, inTmux bool) {
 		bold = func(s string) string { return "\x1b[1m" + s + "\x1b[0m" }
 	}
 	fmt.Fprintf(w, "try: %s %s against a local fake model: nothing leaves this machine\n", t.Agent.Agent, t.Agent.Version)
-	fmt.Fprintf(w, "try: in a private home, removed at the end: %s\n", t.Dir)
+	fmt.Fprintf(w, "try: in a private home, removed at the end:\n  %s\n", t.Dir)
 	fmt.Fprintln(w, "\nType in the agent, one at a time:")
 	for i, s := range t.Script() {
 		fmt.Fprintf(w, "  %d. %s\n       %s\n", i+1, bold(s.Type), s.Then)
