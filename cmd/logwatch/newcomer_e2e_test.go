@@ -497,3 +497,66 @@ func treeOf(t *testing.T, root string) map[string]string {
 	}
 	return out
 }
+
+// TestTryInterrupted: Ctrl+C in try's pane while the agent runs beside it
+// closes the agent's pane, removes the private home only once the agent is
+// gone (hung up, it still writes its session), stops the daemon try
+// started, and exits 130.
+func TestTryInterrupted(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		testsupport.Missing(t, "try: tmux not installed (`sudo apt-get install -y tmux`)")
+	}
+	a, _ := agents.Get("claude")
+	agentBin := a.BinPath(agents.Dir())
+	if _, err := os.Stat(agentBin); err != nil {
+		testsupport.Missing(t, "try: claude not found at %s; install the pinned agents with `conformance/install-agents`", agentBin)
+	}
+	tmp, err := os.MkdirTemp("", "lwti") // short: unix socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	home, runtimeDir := filepath.Join(tmp, "home"), filepath.Join(tmp, "run")
+	mkdirs(t, home, runtimeDir)
+	env := []string{"HOME=" + home, "XDG_RUNTIME_DIR=" + runtimeDir, "TERM=xterm-256color",
+		"PATH=" + filepath.Dir(agentBin) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	tsock := filepath.Join(tmp, "tmux")
+	tm := func(args ...string) string {
+		out, _ := exec.Command("tmux", append([]string{"-S", tsock}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	start := exec.Command("tmux", "-S", tsock, "-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50",
+		bin+" try; echo TRY-EXIT=$?; sleep 600")
+	start.Env = env
+	if out, err := start.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { tm("kill-server") })
+	wait := func(what string) string {
+		t.Helper()
+		for end := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+			out := tm("capture-pane", "-p", "-J", "-S", "-200", "-t", "%0")
+			if strings.Contains(out, what) {
+				return out
+			}
+			if time.Now().After(end) {
+				t.Fatalf("no %q:\n%s", what, out)
+			}
+		}
+	}
+	wait("at its prompt in pane ")
+	if !strings.Contains(tm("capture-pane", "-p", "-J", "-S", "-200", "-t", "%0"), "no daemon was running; started one on") {
+		t.Errorf("try does not say it started a daemon")
+	}
+	tm("send-keys", "-t", "%0", "C-c")
+	out := wait("TRY-EXIT=")
+	if !strings.Contains(out, "TRY-EXIT=130") || !strings.Contains(out, "stopped the daemon it started") {
+		t.Errorf("after Ctrl+C:\n%s", out)
+	}
+	if ents, err := os.ReadDir(filepath.Join(runtimeDir, "logwatch", "try")); err != nil || len(ents) != 0 {
+		t.Errorf("the private home is still there: %v %v", ents, err)
+	}
+	if panes := strings.Fields(tm("list-panes", "-a", "-F", "#{pane_id}")); len(panes) != 1 {
+		t.Errorf("panes left: %v", panes)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -212,11 +213,22 @@ func (a *app) tryInTmux(ctx context.Context, t *selftest.Try, bin, socket string
 	for _, arg := range t.Argv {
 		q = append(q, driver.ShellQuote(arg))
 	}
-	pane, err := tmuxOut("split-window", "-h", "-P", "-F", "#{pane_id}", "-c", t.Work, strings.Join(q, " "))
+	out, err := tmuxOut("split-window", "-h", "-P", "-F", "#{pane_id} #{pane_pid}", "-c", t.Work, strings.Join(q, " "))
 	if err != nil {
 		return withCode(exitUsage, fmt.Errorf("try: opening the agent's pane: %w", err))
 	}
-	defer exec.Command("tmux", "kill-pane", "-t", pane).Run() // gone already after a quit
+	pane, pidText, _ := strings.Cut(out, " ")
+	defer func() {
+		// Gone already after a quit. Otherwise the agent, hung up, may
+		// still write its session on its way out: the home is removed
+		// once wrap (the pane's process, which waits for the agent) ends.
+		exec.Command("tmux", "kill-pane", "-t", pane).Run()
+		if pid, err := strconv.Atoi(pidText); err == nil {
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && syscall.Kill(pid, 0) == nil; {
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	}()
 	watch, err := tmuxOut("split-window", "-v", "-d", "-l", "30%", "-t", pane, "-P", "-F", "#{pane_id}",
 		"exec "+driver.ShellQuote(bin)+" status --watch --socket "+driver.ShellQuote(socket))
 	if err == nil {
