@@ -26,7 +26,6 @@ import (
 
 	"github.com/logwatch/logwatch/internal/safeopen"
 	"github.com/logwatch/logwatch/parsers"
-	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/wire"
 )
 
@@ -325,7 +324,7 @@ var agentDefaults = sync.OnceFunc(func() {
 
 // TryDir is where `logwatch try` puts the agents' private homes: beside
 // the default socket, in the user's runtime dir, out of the home.
-func TryDir() string { return filepath.Join(filepath.Dir(relay.DefaultSocket()), "try") }
+func TryDir() string { return filepath.Join(wire.RunDir(), "try") }
 
 // TryHome is the private home `logwatch try` runs agent in.
 func TryHome(agent string) string { return filepath.Join(TryDir(), agent, "home") }
