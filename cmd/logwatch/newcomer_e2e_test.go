@@ -21,6 +21,7 @@ import (
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/testsupport"
 	"github.com/logwatch/logwatch/selftest"
+	"github.com/logwatch/logwatch/selftest/driver"
 	"github.com/logwatch/logwatch/selftest/fakemodel"
 )
 
@@ -545,7 +546,7 @@ func TestTryInterrupted(t *testing.T) {
 		}
 	}
 	wait("at its prompt in pane ")
-	if !strings.Contains(tm("capture-pane", "-p", "-J", "-S", "-200", "-t", "%0"), "no daemon was running; started one on") {
+	if !strings.Contains(tm("capture-pane", "-p", "-J", "-S", "-200", "-t", "%0"), "no daemon was running: started one for this session") {
 		t.Errorf("try does not say it started a daemon")
 	}
 	tm("send-keys", "-t", "%0", "C-c")
@@ -558,5 +559,81 @@ func TestTryInterrupted(t *testing.T) {
 	}
 	if panes := strings.Fields(tm("list-panes", "-a", "-F", "#{pane_id}")); len(panes) != 1 {
 		t.Errorf("panes left: %v", panes)
+	}
+}
+
+// TestTryHere: outside tmux, try runs the agent in its own terminal under
+// wrap, reporting to the running daemon (it starts none): the prompt typed
+// there is done in status, quitting is ended, ends try and removes the
+// private home. (Esc is TestREADMETry's: a lone ESC byte written to this
+// bare pty, which answers no terminal query, did not stop Claude Code.)
+func TestTryHere(t *testing.T) {
+	a, _ := agents.Get("claude")
+	agentBin := a.BinPath(agents.Dir())
+	if _, err := os.Stat(agentBin); err != nil {
+		testsupport.Missing(t, "try: claude not found at %s; install the pinned agents with `conformance/install-agents`", agentBin)
+	}
+	runtimeDir := t.TempDir()
+	e := startE2E(t, "XDG_RUNTIME_DIR="+runtimeDir)
+	cmd := exec.Command(bin, "try")
+	cmd.Env = append(append([]string{}, e.env...), "TERM=xterm-256color")
+	for i, kv := range cmd.Env {
+		if strings.HasPrefix(kv, "PATH=") {
+			cmd.Env[i] = "PATH=" + filepath.Dir(agentBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+		}
+	}
+	scr := startPTY(t, cmd, 40, 120)
+	defer scr.close()
+	waitText := func(what string) {
+		t.Helper()
+		for end := time.Now().Add(2 * time.Minute); !strings.Contains(driver.StripANSI(scr.text()), what); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("no %q on the terminal:\n%s", what, driver.StripANSI(scr.text()))
+			}
+		}
+	}
+	want := func(state, reason string) {
+		t.Helper()
+		for end := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			out, _, _ := cli(t, e.env, "status", "--json")
+			var st struct{ Sessions []struct{ State, Reason string } }
+			json.Unmarshal([]byte(out), &st)
+			if len(st.Sessions) == 1 && st.Sessions[0].State == state && (reason == "" || st.Sessions[0].Reason == reason) {
+				return
+			}
+			if time.Now().After(end) {
+				cmd.Process.Kill()
+				t.Fatalf("no %s/%s: %s\n%s", state, reason, out, driver.StripANSI(scr.text()))
+			}
+		}
+	}
+	waitText("Watch it from another terminal")
+	if strings.Contains(scr.text(), "started one") {
+		t.Errorf("try started a daemon beside the running one:\n%s", scr.text())
+	}
+	waitText("for shortcuts") // Claude Code at its prompt
+	typeIn := func(s string) {
+		scr.pty.WriteString(s)
+		time.Sleep(300 * time.Millisecond)
+		scr.pty.WriteString("\r")
+	}
+	typeIn("hello")
+	want("done", "turn_end")
+	typeIn("/exit")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("try: %v", err)
+		}
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("try still runs a minute after /exit:\n%s", driver.StripANSI(scr.text()))
+	}
+	want("ended", "")
+	waitText("removed the private home")
+	if ents, _ := os.ReadDir(filepath.Join(runtimeDir, "logwatch", "try")); len(ents) != 0 {
+		t.Errorf("the private home is still there: %v", ents)
 	}
 }

@@ -133,7 +133,7 @@ func (a *app) ensureDaemon(bin, socket, configFile string) (stop func(), err err
 			return nil, fmt.Errorf("try: no daemon on %s, and the one started did not answer within 15s:\n%s", socket, tail(string(b), 2000))
 		}
 	}
-	fmt.Fprintf(a.stdout, "try: no daemon was running; started one on %s for this session\n", socket)
+	fmt.Fprintf(a.stdout, "try: no daemon was running: started one for this session, on\n  %s\n", socket)
 	return stop, nil
 }
 
