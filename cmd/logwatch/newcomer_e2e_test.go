@@ -596,7 +596,9 @@ func TestTryHere(t *testing.T) {
 		t.Helper()
 		for end := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 			out, _, _ := cli(t, e.env, "status", "--json")
-			var st struct{ Sessions []struct{ State, Reason string } }
+			var st struct {
+				Sessions []struct{ State, Reason string }
+			}
 			json.Unmarshal([]byte(out), &st)
 			if len(st.Sessions) == 1 && st.Sessions[0].State == state && (reason == "" || st.Sessions[0].Reason == reason) {
 				return
