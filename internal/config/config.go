@@ -97,12 +97,14 @@ type RemoteConfig struct {
 
 // remoteName is what a remote may be called: it is shown in every one of
 // its sessions and typed on command lines.
-var remoteName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+// Compiled on first use, as the other patterns here: every process links
+// this package, the hook client too, which never needs them.
+var remoteName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`) })
 
 // CheckRemote reports what is wrong with one remote's settings.
 func CheckRemote(r RemoteConfig) error {
 	var errs []error
-	if !remoteName.MatchString(r.Name) {
+	if !remoteName().MatchString(r.Name) {
 		errs = append(errs, fmt.Errorf("name %q: want letters, digits, '.', '_' or '-' (at most 63, not starting with a sign)", r.Name))
 	}
 	switch {
@@ -341,7 +343,7 @@ func TryRoots() map[parsers.Agent][]string {
 		}
 		for _, r := range s.Roots {
 			// ${VAR:-X}: the private environment sets no agent variable.
-			r = varRef.ReplaceAllString(r, "$3")
+			r = varRef().ReplaceAllString(r, "$3")
 			if strings.HasPrefix(r, "~/") {
 				out[s.Name] = append(out[s.Name], filepath.Join(TryHome(string(s.Name)), r[2:]))
 			}
@@ -661,13 +663,15 @@ func (c Config) validate() error {
 	return errors.Join(errs...)
 }
 
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+var varRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+})
 
 // ExpandPath expands ${VAR} and ${VAR:-default} (an empty variable counts as
 // unset, as in the shell) and a leading ~.
 func ExpandPath(p string) string {
-	p = varRef.ReplaceAllStringFunc(p, func(m string) string {
-		sub := varRef.FindStringSubmatch(m)
+	p = varRef().ReplaceAllStringFunc(p, func(m string) string {
+		sub := varRef().FindStringSubmatch(m)
 		if val := os.Getenv(sub[1]); val != "" {
 			return val
 		}
