@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/hook.sh — what starting `logwatch hook` costs (issue 35 item 7):
 # this tree's binary against one built from HOOK_BASE (default b61422a, the
-# commit before the hook client stopped loading the configuration without a
-# file), interleaved in the same run: wall time with no daemon (p50, p99),
+# commit before the hook client's start-up work was cut: no configuration
+# read without a file, config's patterns compiled on first use), interleaved
+# in the same run: wall time with no daemon (p50, p99),
 # package init (GODEBUG=inittrace=1), and hook → change published with a
 # daemon up (target p99 <= 10 ms).
 # Environment: LOGWATCH_BIN, BENCH_OUT (set by bench/run); optional HOOK_BASE,
