@@ -58,6 +58,10 @@ type Spec struct {
 	// Offline is how the agent runs offline against a fake model server;
 	// nil: selftest cannot drive it.
 	Offline *Offline
+	// NotOffline, when Offline is nil, says why selftest cannot drive the
+	// agent and what to run instead: selftest names it rather than skip it
+	// silently.
+	NotOffline string
 }
 
 // Offline is what is particular to one agent when logwatch drives it in a

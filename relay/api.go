@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // ErrBadRequest marks a request the daemon cannot act on.
@@ -130,8 +130,5 @@ func (r *Relay) StatusLine(ctx context.Context) ([]byte, error) {
 // DefaultSocket is $XDG_RUNTIME_DIR/logwatch/logwatch.sock, or a per-user
 // directory under the system temp dir when XDG_RUNTIME_DIR is unset.
 func DefaultSocket() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "logwatch", "logwatch.sock")
-	}
-	return filepath.Join(os.TempDir(), "logwatch-"+strconv.Itoa(os.Getuid()), "logwatch.sock")
+	return filepath.Join(wire.RunDir(), "logwatch.sock")
 }

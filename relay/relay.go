@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -53,6 +54,9 @@ type Config struct {
 	// read; Status reports them, so an empty answer can say where logwatch
 	// looked.
 	Roots []string `json:"-"`
+	// TryRoots are watched and trusted as Roots, and not listed: the
+	// private homes of `logwatch try`.
+	TryRoots []string `json:"-"`
 }
 
 // DefaultConfig is what the daemon runs with unless configured otherwise.
@@ -170,7 +174,7 @@ func New(cfg Config, clock Clock, follow Follower, log zerolog.Logger) *Relay {
 		cfg.Worktrees[i] = filepath.Clean(wt)
 	}
 	roots := make([]string, 0, 2*len(cfg.Roots))
-	for _, rt := range cfg.Roots {
+	for _, rt := range append(slices.Clone(cfg.Roots), cfg.TryRoots...) {
 		if abs, err := filepath.Abs(rt); err == nil {
 			roots = append(roots, abs, resolvePath(abs))
 		}

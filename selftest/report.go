@@ -54,6 +54,9 @@ func (r *Report) WriteText(w io.Writer) {
 	default:
 		fmt.Fprintf(w, "selftest: %d of %d scenarios failed (%s)\n", failed, n, r.Took.Round(time.Second))
 	}
+	for _, g := range r.NotCovered {
+		fmt.Fprintf(w, "selftest: not covered: %s: %s\n", l(g.Agent), l(g.Reason))
+	}
 	if len(r.Recorded) > 0 {
 		fmt.Fprintf(w, "selftest: recorded %s as known-good on this machine (doctor stops warning about them)\n", l(strings.Join(r.Recorded, ", ")))
 	}

@@ -44,7 +44,7 @@ type Options struct {
 	// KnownGood is the record a passing release is added to; "" records
 	// nothing.
 	KnownGood string
-	// Progress gets a line per scenario as it ends.
+	// Progress gets a line per scenario as it starts and as it ends.
 	Progress io.Writer
 }
 
@@ -87,10 +87,18 @@ type Result struct {
 	Seconds   float64       `json:"seconds"`
 }
 
+// Gap is an agent a run does not cover, and why.
+type Gap struct {
+	Agent  string `json:"agent"`
+	Reason string `json:"reason"`
+}
+
 // Report is a whole run.
 type Report struct {
-	Agents  []Installed `json:"agents"`
-	Results []Result    `json:"results"`
+	Agents []Installed `json:"agents"`
+	// NotCovered are the agents the run left out, each with its reason.
+	NotCovered []Gap    `json:"not_covered,omitempty"`
+	Results    []Result `json:"results"`
 	// Kept is the folder kept for a failure report ("" when none).
 	Kept string `json:"kept,omitempty"`
 	// Recorded are the releases recorded as known-good ("claude 2.1.332").
@@ -164,7 +172,7 @@ func Find(ctx context.Context, names []string, path string) ([]Installed, error)
 			return nil, fmt.Errorf("selftest: unknown agent %q (known: %s)", n, strings.Join(parsers.Names(), ", "))
 		}
 		if s.Offline == nil || s.Bin == "" {
-			return nil, fmt.Errorf("selftest: logwatch cannot drive %s offline", n)
+			return nil, fmt.Errorf("selftest: logwatch cannot drive %s offline: %s", n, notOffline(s))
 		}
 	}
 	home, err := os.MkdirTemp("", "logwatch-selftest-version-")
@@ -200,6 +208,32 @@ func Find(ctx context.Context, names []string, path string) ([]Installed, error)
 		return nil, fmt.Errorf("%w: none of %s is on the PATH", ErrNoAgent, strings.Join(bins, ", "))
 	}
 	return out, nil
+}
+
+// NotCovered names each agent a run of names (none: every agent) leaves
+// out, and why: selftest cannot drive it offline, or it is not installed.
+func NotCovered(names []string, path string) []Gap {
+	var out []Gap
+	for _, s := range parsers.All() {
+		switch {
+		case len(names) > 0:
+			continue // a named agent that cannot run is Find's error
+		case s.Offline == nil || s.Bin == "":
+			out = append(out, Gap{string(s.Name), notOffline(s)})
+		default:
+			if _, err := lookPath(s.Bin, path); err != nil {
+				out = append(out, Gap{string(s.Name), fmt.Sprintf("not installed (`%s` is not on the PATH)", s.Bin)})
+			}
+		}
+	}
+	return out
+}
+
+func notOffline(s *parsers.Spec) string {
+	if s.NotOffline != "" {
+		return s.NotOffline
+	}
+	return "selftest has no offline driver for it"
 }
 
 // version runs `bin --version` with home as its HOME.
@@ -286,6 +320,9 @@ func Run(ctx context.Context, o Options, agents []Installed) (*Report, error) {
 			continue
 		}
 		wg.Add(1)
+		mu.Lock()
+		fmt.Fprintf(o.Progress, "selftest: %-7s %-9s %-10s started\n", j.in.Agent, j.in.Version, j.sc.name)
+		mu.Unlock()
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			res := runOne(ctx, o, root, j.in, j.sc)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/statusview"
+	"github.com/logwatch/logwatch/internal/hookdebug"
 	"github.com/logwatch/logwatch/remote"
 	"github.com/logwatch/logwatch/setup/doctor"
 	"github.com/logwatch/logwatch/setup/knowngood"
@@ -23,9 +24,10 @@ are readable, the inotify limits cover the directories to watch, the hooks are
 installed for each agent found, the installed agents and recent logs come from
 releases known to work (the project's, or ones logwatch selftest passed with on
 this machine), the clock is sane, each remote answers and the daemon's link to it
-is up, and each notification sink would work. Works with the daemon down (and
-says so); a configuration file that cannot be used is a finding, and the rest
-is checked on the defaults.
+is up, and each notification sink would work; with $LOGWATCH_HOOK_DEBUG set,
+the last hook events the hook client dropped, and why. Works with the daemon
+down (and says so); a configuration file that cannot be used is a finding, and
+the rest is checked on the defaults.
 
 Exit status: 0 when everything is fine (a fresh install whose agents have not
 run yet included), 1 with findings.`,
@@ -39,7 +41,7 @@ run yet included), 1 with findings.`,
 					p := remote.Probe(cmd.Context(), remotesOf([]config.RemoteConfig{r})[0], remote.Options{Hello: 20 * time.Second})
 					return doctor.RemoteProbe{Version: p.Version, Protocol: p.Protocol, Sessions: p.Sessions, Err: p.Err, Fix: p.Fix}
 				},
-				Sinks: a.cfg.Notify.Sinks, Sink: sinkProber,
+				Sinks: a.cfg.Notify.Sinks, Sink: sinkProber, HookDebug: os.Getenv(hookdebug.Env),
 				Progress: a.stderr, ConfigErr: a.cfgErr, ConfigFile: a.cfg.File}
 			fs := doctor.Run(env)
 			if asJSON {

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/logwatch/logwatch/internal/config"
+	"github.com/logwatch/logwatch/internal/hookdebug"
 	"github.com/logwatch/logwatch/keytap/proxy"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay"
@@ -49,6 +53,15 @@ func runHook(args []string, stdin *os.File) int {
 	fs.BoolVar(&detached, "detached", false, "")
 	configFile := fs.String("config", "", "")
 	_ = fs.Parse(args)
+	agent = strings.ToLower(agent)
+	// A dropped event is a state never shown: its reason goes where
+	// LOGWATCH_HOOK_DEBUG says, for doctor, and nowhere else.
+	drop := func(reason string) int {
+		if path := os.Getenv(hookdebug.Env); path != "" {
+			_ = hookdebug.Record(path, time.Now(), agent, reason, time.Since(start))
+		}
+		return 0
+	}
 	if socket == "" {
 		socket = hookSocket(*configFile)
 	}
@@ -61,13 +74,13 @@ func runHook(args []string, stdin *os.File) int {
 	defer cancel()
 	c, err := client.Dial(ctx, socket)
 	if err != nil {
-		return 0 // no daemon: nothing to tell, and no time to lose
+		return drop(fmt.Sprintf("no daemon: %v", err)) // nothing to tell, and no time to lose
 	}
 	defer c.Close()
 
-	payload, ok := readBounded(stdin, wire.MaxRequest, hookStdinWait)
-	if !ok {
-		return 0
+	payload, why := readBounded(stdin, wire.MaxRequest, hookStdinWait)
+	if why != "" {
+		return drop(why)
 	}
 	// Slow stdin may have used up the cap; the send still gets a moment.
 	deadline := start.Add(limit)
@@ -83,13 +96,24 @@ func runHook(args []string, stdin *os.File) int {
 	payload = bytes.ToValidUTF8(payload, []byte("\uFFFD"))
 	// The tab, unless the wrap that set it is not this hook's ancestor (a
 	// stale LOGWATCH_TAB inherited through Codex's background server).
-	_ = c.Hook(ctx2, strings.ToLower(agent), proxy.TabFromEnv(), payload)
+	if err := c.Hook(ctx2, agent, proxy.TabFromEnv(), payload); err != nil {
+		return drop(fmt.Sprintf("send: %v", err))
+	}
 	return 0
 }
 
 // hookSocket resolves the socket without letting a configuration problem
-// surface.
+// surface, and without loading the configuration when there is no file to
+// read (most machines): the hook starts with no work it does not need.
 func hookSocket(configFile string) string {
+	if s := os.Getenv("LOGWATCH_SOCKET"); s != "" {
+		return config.ExpandPath(s)
+	}
+	if f := config.FilePath(configFile); f == "" {
+		return relay.DefaultSocket()
+	} else if _, err := os.Lstat(f); errors.Is(err, fs.ErrNotExist) {
+		return relay.DefaultSocket()
+	}
 	// A configuration error is not the hook's to report: a socket that was
 	// read is used all the same.
 	cfg, _ := config.Load(configFile, pflag.NewFlagSet("hook", pflag.ContinueOnError))
@@ -109,22 +133,31 @@ func fallbackSocket(read string) string {
 	return relay.DefaultSocket()
 }
 
-// readBounded reads all of r, giving up after wait or past max bytes.
-func readBounded(r *os.File, max int, wait time.Duration) ([]byte, bool) {
+// readBounded reads all of r, giving up after wait or past max bytes; why
+// says what went wrong ("" when nothing did).
+func readBounded(r *os.File, max int, wait time.Duration) (b []byte, why string) {
 	type result struct {
-		b  []byte
-		ok bool
+		b   []byte
+		err error
 	}
 	done := make(chan result, 1)
 	go func() {
 		b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
-		done <- result{b, err == nil && len(b) <= max}
+		done <- result{b, err}
 	}()
 	select {
 	case res := <-done:
-		return res.b, res.ok && len(res.b) > 0
+		switch {
+		case res.err != nil:
+			return nil, fmt.Sprintf("stdin: %v", res.err)
+		case len(res.b) > max:
+			return nil, fmt.Sprintf("stdin: the payload is over %d bytes", max)
+		case len(res.b) == 0:
+			return nil, "stdin: no payload"
+		}
+		return res.b, ""
 	case <-time.After(wait):
-		return nil, false
+		return nil, fmt.Sprintf("stdin: no end of the payload within %s", wait)
 	}
 }
 
@@ -138,7 +171,9 @@ func newHookCmd() *cobra.Command {
 reads the event JSON on stdin (at most 1 s, 1 MiB), adds LOGWATCH_TAB from its
 environment, and relays it to the daemon with a 500 ms cap. It always exits 0
 and prints nothing: a missing or hung daemon never slows or blocks the agent.
-Only an explicit --help prints (this).`,
+With LOGWATCH_HOOK_DEBUG naming a file, each event it drops is appended there
+with the reason (bounded), and doctor shows the last ones. Only an explicit
+--help prints (this).`,
 		Args: cobra.NoArgs,
 		// Only `hook --help` reaches cobra (main); this is its help.
 		RunE: func(cmd *cobra.Command, args []string) error {

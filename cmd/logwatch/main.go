@@ -119,8 +119,8 @@ func newRoot(a *app) *cobra.Command {
 	root.AddCommand(newVerifyCmd(a), newHookCmd(), newKeyCmd(a, nil), newAckCmd(a, nil), newTabClosedCmd(a, nil),
 		newStatusCmd(a, nil), newEventsCmd(a, nil), newRunCmd(a), newWrapCmd(a, &configFile), newHooksCmd(a),
 		newServiceCmd(a), newConfigCmd(a, &configFile), newDoctorCmd(a), newReplayCmd(a), newVersionCmd(a),
-		newSelftestCmd(a), newRemoteCmd(a, &configFile), newNotifyCmd(a, &configFile), newTmuxCmd(a), newNextCmd(a),
-		newManCmd(root))
+		newSelftestCmd(a), newTryCmd(a, &configFile), newRemoteCmd(a, &configFile), newNotifyCmd(a, &configFile),
+		newTmuxCmd(a), newNextCmd(a), newManCmd(root))
 	// --version prints what `logwatch version` does.
 	root.SetVersionTemplate(readBuildVersion().text())
 	return root

@@ -20,16 +20,20 @@ const readme = "../../README.md"
 // quickstartCommands are the command lines of the README's quickstart (the
 // sh blocks between <!-- quickstart --> and <!-- /quickstart -->), comments
 // cut off.
-func quickstartCommands(t *testing.T) []string {
+func quickstartCommands(t *testing.T) []string { return readmeCommands(t, "quickstart") }
+
+// readmeCommands are the command lines of the sh blocks in the README's
+// <!-- name --> … <!-- /name --> region, comments cut off.
+func readmeCommands(t *testing.T, name string) []string {
 	t.Helper()
 	b, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "<!-- quickstart -->")
-	region, _, ok2 := strings.Cut(rest, "<!-- /quickstart -->")
+	_, rest, ok := strings.Cut(string(b), "<!-- "+name+" -->")
+	region, _, ok2 := strings.Cut(rest, "<!-- /"+name+" -->")
 	if !ok || !ok2 {
-		t.Fatal("README has no <!-- quickstart --> … <!-- /quickstart --> region")
+		t.Fatalf("README has no <!-- %s --> … <!-- /%s --> region", name, name)
 	}
 	comment := regexp.MustCompile(`\s+#.*$`)
 	var cmds []string
@@ -86,37 +90,13 @@ func TestREADMEQuickstart(t *testing.T) {
 		t.FailNow()
 	}
 
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp("", "lwqs") // short: unix socket paths are limited
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	home, gobin, runtimeDir := filepath.Join(tmp, "home"), filepath.Join(tmp, "bin"), filepath.Join(tmp, "run")
-	for _, d := range []string{home, gobin, runtimeDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root, home, _, gobin, runtimeDir, env := newcomer(t)
 	// A machine where Claude Code ran once: a session in progress.
 	project := filepath.Join(home, ".claude", "projects", "-home-me-app")
 	mkdirs(t, project)
 	write(t, filepath.Join(project, "5f0c2a7e-1d3b-4c5a-9e8f-7a6b5c4d3e2f.jsonl"),
 		`{"type":"user","sessionId":"5f0c2a7e-1d3b-4c5a-9e8f-7a6b5c4d3e2f","cwd":"/home/me/app","version":"2.1.328","timestamp":"`+
 			time.Now().UTC().Format(time.RFC3339)+`","message":{"role":"user","content":"add a test"}}`+"\n")
-	// The user's Go setup (caches, proxy, flags) with a fresh home.
-	env := []string{"HOME=" + home, "XDG_RUNTIME_DIR=" + runtimeDir, "GOBIN=" + gobin,
-		"PATH=" + gobin + string(os.PathListSeparator) + os.Getenv("PATH")}
-	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN", "GONOSUMDB", "GOPRIVATE"} {
-		out, err := exec.Command("go", "env", k).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		env = append(env, k+"="+strings.TrimSpace(string(out)))
-	}
 	socket := filepath.Join(runtimeDir, "logwatch", "logwatch.sock")
 
 	for _, c := range cmds {
@@ -201,6 +181,38 @@ func TestREADMEQuickstart(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newcomer is a fresh machine for a newcomer's first steps: a temporary
+// home, runtime dir and GOBIN (first on PATH), the user's Go setup
+// (caches, proxy, flags), and the checkout's root to run from.
+func newcomer(t *testing.T) (root, home, tmp, gobin, runtimeDir string, env []string) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp, err = os.MkdirTemp("", "lwqs") // short: unix socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	home, gobin, runtimeDir = filepath.Join(tmp, "home"), filepath.Join(tmp, "bin"), filepath.Join(tmp, "run")
+	for _, d := range []string{home, gobin, runtimeDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env = []string{"HOME=" + home, "XDG_RUNTIME_DIR=" + runtimeDir, "GOBIN=" + gobin,
+		"PATH=" + gobin + string(os.PathListSeparator) + os.Getenv("PATH")}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN", "GONOSUMDB", "GOPRIVATE"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, k+"="+strings.TrimSpace(string(out)))
+	}
+	return root, home, tmp, gobin, runtimeDir, env
 }
 
 func waitFor(t *testing.T, what string, ok func() bool) {

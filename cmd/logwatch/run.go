@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -99,7 +100,14 @@ func (a *app) serve(ctx context.Context, record string) error {
 		}
 		defer httpLn.Close()
 	}
-	logRoots, storeRoots := storefeed.Split(a.cfg.AgentRoots())
+	// Beside the configured roots, those of `logwatch try`'s private homes.
+	watchRoots := a.cfg.AgentRoots()
+	var tryRoots []string
+	for agent, roots := range config.TryRoots() {
+		watchRoots[agent] = append(slices.Clone(watchRoots[agent]), roots...)
+		tryRoots = append(tryRoots, roots...)
+	}
+	logRoots, storeRoots := storefeed.Split(watchRoots)
 	w, err := watcher.New(watcher.Config{
 		Roots:          logRoots,
 		MaxLineBytes:   a.cfg.MaxLineBytes,
@@ -127,6 +135,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 		InterruptWindow: a.cfg.Interrupt.Window,
 		TurnQuiet:       a.cfg.TurnQuiet,
 		Roots:           a.roots(),
+		TryRoots:        tryRoots,
 	}, relay.SystemClock{}, w, a.log)
 	srv := server.New(r, a.log)
 	// The daemon's own alerts, when a sink is configured: fed the relay's

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -306,6 +309,81 @@ func TestSelftestPinnedAgents(t *testing.T) {
 		if !rec.Has(n, a.Version) {
 			t.Errorf("%s %s not recorded as known-good", n, a.Version)
 		}
+	}
+	kept, _ := filepath.Glob(filepath.Join(r.tmp, "logwatch-selftest-*")) // the failures' folder
+	for _, k := range kept {
+		os.RemoveAll(k)
+	}
+	if left := r.settled(); len(left) > 0 {
+		t.Errorf("left behind:\n%s", strings.Join(left, "\n"))
+	}
+}
+
+// TestSelftestSaysWhatItDoes: selftest's first line comes before it asks
+// the agents their releases (the fake's --version waits for the test to
+// have read it), each scenario says when it starts, and every agent it
+// leaves out is named with the reason (pi, omp and OpenCode it cannot
+// drive, Codex not installed).
+func TestSelftestSaysWhatItDoes(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "go")
+	dir := fakeClaude(t, "trap '' HUP INT TERM; while :; do sleep 1; done")
+	// Its --version waits for the gate (at most 20 s, selftest's own cap).
+	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = --version ]; then i=0; while [ ! -e %s ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done; echo \"9.9.9 (Claude Code)\"; exit 0; fi\ntrap '' HUP INT TERM; while :; do sleep 1; done\n", driver.ShellQuote(gate))
+	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := newSelftestRun(t, dir)
+	cmd := r.cmd("--step-timeout", "1s")
+	cmd.Env = append(cmd.Env, driver.EnvSlotsDir+"="+t.TempDir())
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	br := bufio.NewReader(pr)
+	first := make(chan string, 1)
+	go func() { l, _ := br.ReadString('\n'); first <- l }()
+	select {
+	case l := <-first:
+		if !strings.HasPrefix(l, "selftest: looking for") {
+			t.Errorf("first line %q, want what it is doing", l)
+		}
+	case <-time.After(15 * time.Second):
+		t.Errorf("no line while the agent's --version was waiting")
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(br)
+	_ = cmd.Wait()
+	out := string(rest)
+	wants := []string{
+		"selftest: not covered: pi: it speaks chat completions",
+		"selftest: not covered: omp: it speaks chat completions",
+		"selftest: not covered: opencode: it needs Esc twice",
+	}
+	if _, err := exec.LookPath("codex"); err != nil {
+		wants = append(wants, "selftest: not covered: codex: not installed (`codex` is not on the PATH)")
+	}
+	for _, want := range wants {
+		if strings.Count(out, want) != 2 { // as it starts, and in the report
+			t.Errorf("not said twice: %q\n%s", want, out)
+		}
+	}
+	for _, sc := range []string{"prompt", "esc", "permission", "quit"} {
+		started := regexp.MustCompile(`selftest: claude +9\.9\.9 +` + sc + ` +started`).FindStringIndex(out)
+		ended := regexp.MustCompile(`selftest: claude +9\.9\.9 +` + sc + ` +FAIL`).FindStringIndex(out)
+		if started == nil || ended == nil || started[0] > ended[0] {
+			t.Errorf("scenario %s: no start line before its end line\n%s", sc, out)
+		}
+	}
+	kept, _ := filepath.Glob(filepath.Join(r.tmp, "logwatch-selftest-*")) // the failures' folder
+	for _, k := range kept {
+		os.RemoveAll(k)
 	}
 	if left := r.settled(); len(left) > 0 {
 		t.Errorf("left behind:\n%s", strings.Join(left, "\n"))

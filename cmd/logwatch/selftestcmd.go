@@ -56,24 +56,31 @@ not run (no agent, no tmux), 130 on Ctrl+C.`,
 			// terminals they run are out of the terminal's reach.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
+			progress := a.stderr
+			if !asJSON {
+				progress = a.stdout
+			}
+			// A line at once: asking each agent its release takes seconds.
+			fmt.Fprintln(progress, "selftest: looking for tmux and the agents, asking each its release")
 			path := os.Getenv("PATH")
 			if err := selftest.Requirements(path); err != nil {
 				return withCode(exitUsage, err)
+			}
+			gaps := selftest.NotCovered(names, path)
+			for _, g := range gaps {
+				fmt.Fprintf(progress, "selftest: not covered: %s: %s\n", g.Agent, g.Reason)
 			}
 			agents, err := selftest.Find(ctx, names, path)
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			progress := a.stderr
-			if !asJSON {
-				progress = a.stdout
-				for _, in := range agents {
-					fmt.Fprintf(a.stdout, "selftest: %s %s (%s)\n", in.Agent, in.Version, in.Path)
-				}
+			for _, in := range agents {
+				fmt.Fprintf(progress, "selftest: %s %s (%s)\n", in.Agent, in.Version, in.Path)
 			}
 			rep, err := selftest.Run(ctx, selftest.Options{Bin: bin, Path: path, Step: step, Parallel: parallel,
 				KnownGood: knowngood.Path(), Progress: progress}, agents)
 			if rep != nil {
+				rep.NotCovered = gaps
 				if asJSON {
 					if jerr := rep.WriteJSON(a.stdout); jerr != nil && err == nil {
 						err = jerr

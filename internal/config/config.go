@@ -98,12 +98,14 @@ type RemoteConfig struct {
 
 // remoteName is what a remote may be called: it is shown in every one of
 // its sessions and typed on command lines.
-var remoteName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+// Compiled on first use, as the other patterns here: every process links
+// this package, the hook client too, which never needs them.
+var remoteName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`) })
 
 // CheckRemote reports what is wrong with one remote's settings.
 func CheckRemote(r RemoteConfig) error {
 	var errs []error
-	if !remoteName.MatchString(r.Name) {
+	if !remoteName().MatchString(r.Name) {
 		errs = append(errs, fmt.Errorf("name %q: want letters, digits, '.', '_' or '-' (at most 63, not starting with a sign)", r.Name))
 	}
 	switch {
@@ -168,6 +170,21 @@ func Load(file string, flags *pflag.FlagSet) (Config, error) {
 	return cfg, err
 }
 
+// FilePath is the configuration file Load reads: file, else
+// $LOGWATCH_CONFIG, else config.yaml in the user's config dir ("" when
+// there is none).
+func FilePath(file string) string {
+	if file == "" {
+		file = os.Getenv("LOGWATCH_CONFIG")
+	}
+	if file == "" {
+		if dir, err := os.UserConfigDir(); err == nil {
+			file = filepath.Join(dir, "logwatch", "config.yaml")
+		}
+	}
+	return file
+}
+
 // LoadWithOrigins is load that also says where each key's value came from
 // (`logwatch config`): "default", "file PATH", "host NAME (PATH)",
 // "env LOGWATCH_…" or "flag --…".
@@ -200,14 +217,11 @@ func load(file string, readFile bool, flags *pflag.FlagSet) (Config, map[string]
 	}
 
 	var cfg Config
-	if file == "" && readFile {
-		file = os.Getenv("LOGWATCH_CONFIG")
-	}
-	explicit := file != ""
-	if !explicit && readFile {
-		if dir, err := os.UserConfigDir(); err == nil {
-			file = filepath.Join(dir, "logwatch", "config.yaml")
-		}
+	explicit := file != "" || os.Getenv("LOGWATCH_CONFIG") != ""
+	if readFile {
+		file = FilePath(file)
+	} else {
+		explicit = false
 	}
 	var fileKeys, hostKeys map[string]bool
 	var keyErr error
@@ -325,6 +339,34 @@ var agentDefaults = sync.OnceFunc(func() {
 		listKeys = append(listKeys, roots, registry)
 	}
 })
+
+// TryDir is where `logwatch try` puts the agents' private homes: beside
+// the default socket, in the user's runtime dir, out of the home.
+func TryDir() string { return filepath.Join(wire.RunDir(), "try") }
+
+// TryHome is the private home `logwatch try` runs agent in.
+func TryHome(agent string) string { return filepath.Join(TryDir(), agent, "home") }
+
+// TryRoots are the log roots of each agent selftest can drive inside its
+// TryHome: the daemon watches and trusts them beside the configured ones,
+// so that an agent tried against the fake model is read from its logs (a
+// hook's transcript path outside every root is refused).
+func TryRoots() map[parsers.Agent][]string {
+	out := map[parsers.Agent][]string{}
+	for _, s := range parsers.All() {
+		if s.Offline == nil {
+			continue
+		}
+		for _, r := range s.Roots {
+			// ${VAR:-X}: the private environment sets no agent variable.
+			r = varRef().ReplaceAllString(r, "$3")
+			if strings.HasPrefix(r, "~/") {
+				out[s.Name] = append(out[s.Name], filepath.Join(TryHome(string(s.Name)), r[2:]))
+			}
+		}
+	}
+	return out
+}
 
 // checkTypes refuses a duration without a unit (`window: 10` would be 10 ns)
 // and a scalar where a list belongs. An environment variable is always a
@@ -695,13 +737,15 @@ func (c Config) validate() error {
 	return errors.Join(errs...)
 }
 
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+var varRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+})
 
 // ExpandPath expands ${VAR} and ${VAR:-default} (an empty variable counts as
 // unset, as in the shell) and a leading ~.
 func ExpandPath(p string) string {
-	p = varRef.ReplaceAllStringFunc(p, func(m string) string {
-		sub := varRef.FindStringSubmatch(m)
+	p = varRef().ReplaceAllStringFunc(p, func(m string) string {
+		sub := varRef().FindStringSubmatch(m)
 		if val := os.Getenv(sub[1]); val != "" {
 			return val
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -141,8 +142,8 @@ func describeSink(s SinkConfig) string {
 // MaskURL hides what the URLs in s may hold of a secret: user info and
 // path (an ntfy topic is its password). The rest of s is kept.
 func MaskURL(s string) string {
-	return urlRe.ReplaceAllStringFunc(s, func(m string) string {
-		sub := urlRe.FindStringSubmatch(m)
+	return urlRe().ReplaceAllStringFunc(s, func(m string) string {
+		sub := urlRe().FindStringSubmatch(m)
 		host := sub[2]
 		if at := strings.LastIndex(host, "@"); at >= 0 {
 			host = host[at+1:]
@@ -155,4 +156,4 @@ func MaskURL(s string) string {
 	})
 }
 
-var urlRe = regexp.MustCompile(`(https?)://([^/\s"'?#]+)([^\s"']*)`)
+var urlRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(https?)://([^/\s"'?#]+)([^\s"']*)`) })

@@ -89,12 +89,13 @@ var allowed = map[string][]string{
 	"setup/selfbin":       {},
 	"setup/service":       {"internal/atomicfile"},
 	"setup/agentsettings": {"internal/atomicfile", "internal/config", "internal/jsonc", "internal/safeopen", "internal/udiff", "parsers", "relay/secret", "relay/wire"},
-	"setup/doctor":        {"internal/config", "internal/safeopen", "internal/termsafe", "parsers", "relay/client", "setup/agentsettings", "setup/knowngood"},
+	"setup/doctor":        {"internal/config", "internal/hookdebug", "internal/safeopen", "internal/statusview", "internal/termsafe", "parsers", "relay/client", "relay/wire", "setup/agentsettings", "setup/knowngood"},
 	"setup/knowngood":     {"internal/atomicfile", "internal/config", "internal/safeopen"},
 
 	// Shared leaves.
 	"internal/config":      {"internal/atomicfile", "internal/safeopen", "parsers", "relay/wire"},
 	"internal/jsonc":       {},
+	"internal/hookdebug":   {"internal/safeopen"},
 	"internal/statusview":  {"internal/termsafe", "relay/client", "relay/wire"},
 	"internal/proctree":    {},
 	"internal/udiff":       {},
@@ -112,7 +113,7 @@ var allowed = map[string][]string{
 	// and selftest, which runs the installed agents through it.
 	"selftest/fakemodel": {},
 	"selftest/driver":    {},
-	"selftest":           {"internal/termsafe", "parsers", "selftest/driver", "selftest/fakemodel", "setup/knowngood"},
+	"selftest":           {"internal/config", "internal/termsafe", "parsers", "selftest/driver", "selftest/fakemodel", "setup/knowngood"},
 
 	// The live suite drives the binaries through the same driver.
 	"conformance":        {"conformance/agents", "internal/testsupport", "selftest/driver", "selftest/fakemodel"},

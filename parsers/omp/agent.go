@@ -63,11 +63,12 @@ const agentDir = "~/.omp/agent"
 // Spec is omp as parsers.Register takes it.
 func Spec() parsers.Spec {
 	return parsers.Spec{
-		Name:      Name,
-		Bin:       "omp",
-		Title:     "omp",
-		NewParser: func() parsers.Parser { return NewParser() },
-		Detect:    detect,
+		Name:       Name,
+		Bin:        "omp",
+		Title:      "omp",
+		NotOffline: "it speaks chat completions, which selftest's fake serves to the live suite only; run `go test ./conformance/omp/` from the source",
+		NewParser:  func() parsers.Parser { return NewParser() },
+		Detect:     detect,
 		Layout: parsers.Layout{
 			// <dir>/<ts>_<uuid>.jsonl, and beside each file the directory
 			// of its artifacts (not a log).

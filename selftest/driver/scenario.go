@@ -118,23 +118,31 @@ func New(t TB, o Options) *Scenario {
 		s.Work = w
 	}
 	s.socket = filepath.Join(short, "lw.sock")
-	s.Env = []string{
-		"HOME=" + s.Home,
+	s.Env = PrivateEnv(s.Home, short, s.socket)
+	s.startDaemon()
+	s.Timeline = s.subscribe()
+	return s
+}
+
+// PrivateEnv is the whole environment of a private world: HOME and the
+// XDG dirs under home, the runtime dir and TMPDIR (runtime/tmp) under
+// runtime, logwatch's socket, and the user's PATH; nothing else of the
+// user's environment (keys, proxies, agent settings) reaches it.
+func PrivateEnv(home, runtime, socket string) []string {
+	return []string{
+		"HOME=" + home,
 		"USER=" + envOr("USER", "logwatch"),
-		"XDG_CONFIG_HOME=" + filepath.Join(s.Home, ".config"),
-		"XDG_STATE_HOME=" + filepath.Join(s.Home, ".state"),
-		"XDG_CACHE_HOME=" + filepath.Join(s.Home, ".cache"),
-		"XDG_DATA_HOME=" + filepath.Join(s.Home, ".local", "share"),
-		"XDG_RUNTIME_DIR=" + short,
-		"TMPDIR=" + filepath.Join(short, "tmp"),
-		"LOGWATCH_SOCKET=" + s.socket,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".state"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_RUNTIME_DIR=" + runtime,
+		"TMPDIR=" + filepath.Join(runtime, "tmp"),
+		"LOGWATCH_SOCKET=" + socket,
 		"PATH=" + os.Getenv("PATH"),
 		"LANG=C.UTF-8",
 		"TERM=xterm-256color",
 	}
-	s.startDaemon()
-	s.Timeline = s.subscribe()
-	return s
 }
 
 func envOr(k, d string) string {

@@ -91,6 +91,9 @@ type Env struct {
 	ConfigErr error
 	// ConfigFile is the configuration file read ("" none: the defaults).
 	ConfigFile string
+	// HookDebug is the hook client's file of dropped events
+	// ($LOGWATCH_HOOK_DEBUG); "": not checked.
+	HookDebug string
 }
 
 // Prober is a notification sink that can tell, without alerting anyone,
@@ -130,6 +133,9 @@ func Run(env Env) []Finding {
 	}
 	if env.Sink != nil {
 		out = append(out, checkNotify(env))
+	}
+	if env.HookDebug != "" {
+		out = append(out, checkHookDebug(env))
 	}
 	return out
 }

@@ -1,0 +1,140 @@
+// Command hookbench measures what starting `logwatch hook` costs (issue 35
+// item 7), the binary built from this tree against one built from a base
+// commit, interleaved run by run so that both see the same machine: its
+// wall time with no daemon (a fresh home: no configuration file, the
+// default socket), the package initialisation GODEBUG=inittrace=1 reports,
+// and, with a daemon up, hook process start → the change on a
+// subscription.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/logwatch/logwatch/bench/stats"
+	"github.com/logwatch/logwatch/relay/client"
+)
+
+func main() {
+	bin := flag.String("bin", os.Getenv("LOGWATCH_BIN"), "logwatch binary (after)")
+	base := flag.String("base", "", "logwatch binary built from the base commit (before)")
+	n := flag.Int("n", 200, "runs of each binary")
+	flag.Parse()
+	if *bin == "" || *base == "" {
+		stats.Fail("set -bin (or LOGWATCH_BIN) and -base")
+	}
+	dir, err := os.MkdirTemp("", "lwhb")
+	stats.Check(err)
+	defer os.RemoveAll(dir)
+	// A newcomer's machine: no configuration file, no LOGWATCH_SOCKET, the
+	// default socket (under XDG_RUNTIME_DIR) with no daemon on it.
+	fresh := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
+		"XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"), "PATH=" + os.Getenv("PATH")}
+	payload := `{"hook_event_name":"Stop","session_id":"s","cwd":"/w"}`
+	bins := []struct{ name, path string }{{"before", *base}, {"after", *bin}}
+
+	wall := map[string][]time.Duration{}
+	inits := map[string][]time.Duration{}
+	for i := 0; i < *n; i++ {
+		for _, b := range bins {
+			h := exec.Command(b.path, "hook", "--agent", "claude")
+			h.Env = fresh
+			h.Stdin = strings.NewReader(payload)
+			t0 := time.Now()
+			stats.Check(h.Run())
+			wall[b.name] = append(wall[b.name], time.Since(t0))
+		}
+		if i%4 == 0 { // inittrace's own output costs time: a quarter of the runs
+			for _, b := range bins {
+				inits[b.name] = append(inits[b.name], initTime(b.path, fresh, payload))
+			}
+		}
+	}
+	fmt.Printf("logwatch hook, no daemon, fresh home (n=%d each, interleaved)\n", *n)
+	for _, b := range bins {
+		w, it := wall[b.name], inits[b.name]
+		fmt.Printf("  %-6s  wall p50 %6.2f ms  p99 %6.2f ms   package init p50 %5.2f ms\n", b.name,
+			stats.Ms(stats.Pct(w, 50)), stats.Ms(stats.Pct(w, 99)), stats.Ms(stats.Pct(it, 50)))
+	}
+
+	// With a daemon (this tree's) up: hook started → change published.
+	socket := filepath.Join(dir, "lw.sock")
+	env := append(append([]string{}, fresh...), "LOGWATCH_SOCKET="+socket,
+		"LOGWATCH_AGENTS_CLAUDE_ROOTS="+filepath.Join(dir, "c"), "LOGWATCH_AGENTS_CODEX_ROOTS="+filepath.Join(dir, "x"),
+		"LOGWATCH_CHECKPOINT=", "LOGWATCH_LOG_LEVEL=warn")
+	d := exec.Command(*bin, "run")
+	d.Env = env
+	stats.Check(d.Start())
+	defer func() { d.Process.Signal(syscall.SIGTERM); d.Wait() }()
+	ctx := context.Background()
+	var c *client.Client
+	for i := 0; i < 500; i++ {
+		if c, err = client.Dial(ctx, socket); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stats.Check(err)
+	evs, _, err := c.Subscribe(ctx)
+	stats.Check(err)
+	pub := map[string][]time.Duration{}
+	for i := 0; i < *n; i++ {
+		for j, b := range bins {
+			event := "UserPromptSubmit"
+			if j == 1 {
+				event = "Stop"
+			}
+			h := exec.Command(b.path, "hook", "--agent", "claude")
+			h.Env = env
+			h.Stdin = strings.NewReader(fmt.Sprintf(`{"hook_event_name":%q,"session_id":"bench","cwd":"/w"}`, event))
+			t0 := time.Now()
+			stats.Check(h.Start())
+			select {
+			case <-evs:
+			case <-time.After(5 * time.Second):
+				stats.Fail("no change within 5s")
+			}
+			pub[b.name] = append(pub[b.name], time.Since(t0))
+			stats.Check(h.Wait())
+		}
+	}
+	fmt.Printf("logwatch hook → change published, daemon up (n=%d each, interleaved)\n", *n)
+	for _, b := range bins {
+		p := pub[b.name]
+		fmt.Printf("  %-6s  p50 %6.2f ms  p99 %6.2f ms   target p99 ≤ 10 ms  %s\n", b.name,
+			stats.Ms(stats.Pct(p, 50)), stats.Ms(stats.Pct(p, 99)), stats.Verdict(stats.Pct(p, 99) <= 10*time.Millisecond))
+	}
+}
+
+// initTime is the package initialisation one hook run reports under
+// GODEBUG=inittrace=1 (the sum of its "init … @… N ms" lines).
+func initTime(bin string, env []string, payload string) time.Duration {
+	h := exec.Command(bin, "hook", "--agent", "claude")
+	h.Env = append(append([]string{}, env...), "GODEBUG=inittrace=1")
+	h.Stdin = strings.NewReader(payload)
+	var errb bytes.Buffer
+	h.Stderr = &errb
+	stats.Check(h.Run())
+	var total float64
+	sc := bufio.NewScanner(&errb)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		// init PKG @T ms, D ms clock, B bytes, A allocs
+		if len(f) >= 6 && f[0] == "init" && f[5] == "ms" {
+			if v, err := strconv.ParseFloat(f[4], 64); err == nil {
+				total += v
+			}
+		}
+	}
+	return time.Duration(total * float64(time.Millisecond))
+}

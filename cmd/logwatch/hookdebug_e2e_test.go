@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/logwatch/logwatch/internal/hookdebug"
+	"github.com/logwatch/logwatch/relay"
+)
+
+// TestHookDropReasons: the hook client prints nothing and exits 0 whatever
+// happens; with LOGWATCH_HOOK_DEBUG set, each dropped event's reason is in
+// the file (no daemon; a daemon but no payload), and doctor shows the last
+// ones with the fix; without it, no file is written.
+func TestHookDropReasons(t *testing.T) {
+	dir := t.TempDir()
+	debug := filepath.Join(dir, "hook-debug.log")
+	gone := filepath.Join(dir, "gone.sock")
+	stdout, stderr, code := cli(t, []string{"LOGWATCH_SOCKET=" + gone}, "hook", "--agent", "Claude")
+	if stdout != "" || stderr != "" || code != 0 {
+		t.Fatalf("without debug: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("a file written without %s: %v", hookdebug.Env, ents)
+	}
+	stdout, stderr, code = cli(t, []string{"LOGWATCH_SOCKET=" + gone, hookdebug.Env + "=" + debug}, "hook", "--agent", "Claude")
+	if stdout != "" || stderr != "" || code != 0 {
+		t.Fatalf("with debug: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// A daemon that answers, and an empty stdin.
+	e := startE2E(t)
+	_, _, _ = cli(t, []string{"LOGWATCH_SOCKET=" + e.socket, hookdebug.Env + "=" + debug}, "hook", "--agent", "claude")
+	lines, err := hookdebug.Last(debug, 10)
+	if err != nil || len(lines) != 2 {
+		t.Fatalf("%d lines, %v: %q", len(lines), err, lines)
+	}
+	if !strings.Contains(lines[0], " claude took ") || !strings.Contains(lines[0], ": no daemon: ") || !strings.Contains(lines[0], gone) {
+		t.Errorf("no daemon: %q", lines[0])
+	}
+	if !strings.HasSuffix(lines[1], ": stdin: no payload") {
+		t.Errorf("no payload: %q", lines[1])
+	}
+	stdout, _, _ = cli(t, []string{"LOGWATCH_SOCKET=" + gone, hookdebug.Env + "=" + debug}, "doctor")
+	if !strings.Contains(stdout, "hook-drops") || !strings.Contains(stdout, "stdin: no payload") || !strings.Contains(stdout, "no daemon") {
+		t.Errorf("doctor does not show the drops:\n%s", stdout)
+	}
+}
+
+// TestHookSocket: the hook's socket is $LOGWATCH_SOCKET, else the
+// configuration file's, else the default; no file, no configuration read.
+func TestHookSocket(t *testing.T) {
+	cfgDir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	t.Setenv("LOGWATCH_CONFIG", "")
+	t.Setenv("LOGWATCH_SOCKET", "")
+	if got := hookSocket(""); got != relay.DefaultSocket() {
+		t.Errorf("no file: %q, want the default %q", got, relay.DefaultSocket())
+	}
+	if err := os.MkdirAll(filepath.Join(cfgDir, "logwatch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(cfgDir, "logwatch", "config.yaml"), "socket: /tmp/from-file.sock\n")
+	if got := hookSocket(""); got != "/tmp/from-file.sock" {
+		t.Errorf("the file's: %q", got)
+	}
+	t.Setenv("LOGWATCH_SOCKET", "/tmp/from-env.sock")
+	if got := hookSocket(""); got != "/tmp/from-env.sock" {
+		t.Errorf("the environment's: %q", got)
+	}
+}
