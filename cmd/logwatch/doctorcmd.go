@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/logwatch/logwatch/internal/config"
-	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/internal/hookdebug"
+	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/remote"
 	"github.com/logwatch/logwatch/setup/doctor"
 	"github.com/logwatch/logwatch/setup/knowngood"
