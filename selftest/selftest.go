@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/selftest/driver"
 	"github.com/logwatch/logwatch/setup/knowngood"
@@ -169,7 +170,11 @@ func Find(ctx context.Context, names []string, path string) ([]Installed, error)
 	for _, n := range names {
 		s := parsers.Lookup(parsers.Agent(n))
 		if s == nil {
-			return nil, fmt.Errorf("selftest: unknown agent %q (known: %s)", n, strings.Join(parsers.Names(), ", "))
+			hint := ""
+			if c := config.Closest(n, parsers.Names()); c != "" {
+				hint = fmt.Sprintf(", did you mean %s?", c)
+			}
+			return nil, fmt.Errorf("selftest: unknown agent %q%s (known: %s)", n, hint, strings.Join(parsers.Names(), ", "))
 		}
 		if s.Offline == nil || s.Bin == "" {
 			return nil, fmt.Errorf("selftest: logwatch cannot drive %s offline: %s", n, notOffline(s))

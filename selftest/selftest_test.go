@@ -90,3 +90,11 @@ func TestWriteText(t *testing.T) {
 		t.Error("a failed report passed")
 	}
 }
+
+// TestFindUnknownAgent: a misspelt agent is refused with the one meant.
+func TestFindUnknownAgent(t *testing.T) {
+	_, err := Find(context.Background(), []string{"cluade"}, "")
+	if err == nil || !strings.Contains(err.Error(), `unknown agent "cluade", did you mean claude?`) {
+		t.Fatalf("got %v", err)
+	}
+}
