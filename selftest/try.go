@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/parsers"
@@ -82,18 +81,7 @@ func StartTry(bin, socket string, in Installed) (*Try, error) {
 }
 
 // SetEnv adds or replaces KEY=VALUE entries of the agent's environment.
-func (t *Try) SetEnv(kv ...string) {
-	for _, e := range kv {
-		k := e[:strings.IndexByte(e, '=')+1]
-		out := t.Env[:0]
-		for _, old := range t.Env {
-			if !strings.HasPrefix(old, k) {
-				out = append(out, old)
-			}
-		}
-		t.Env = append(out, e)
-	}
-}
+func (t *Try) SetEnv(kv ...string) { t.Env = driver.WithEnv(t.Env, kv...) }
 
 // Step is one thing to type and what it shows.
 type Step struct{ Type, Then string }

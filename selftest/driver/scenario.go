@@ -158,17 +158,22 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 func Sanitize(s string) string { return unsafeName.ReplaceAllString(s, "_") }
 
 // SetEnv adds or replaces KEY=VALUE entries in Env.
-func (s *Scenario) SetEnv(kv ...string) {
+func (s *Scenario) SetEnv(kv ...string) { s.Env = WithEnv(s.Env, kv...) }
+
+// WithEnv is env with each KEY=VALUE of kv added, or in place of that
+// key's entry. It reuses env's array.
+func WithEnv(env []string, kv ...string) []string {
 	for _, e := range kv {
 		k := e[:strings.IndexByte(e, '=')+1]
-		out := s.Env[:0]
-		for _, old := range s.Env {
+		out := env[:0]
+		for _, old := range env {
 			if !strings.HasPrefix(old, k) {
 				out = append(out, old)
 			}
 		}
-		s.Env = append(out, e)
+		env = append(out, e)
 	}
+	return env
 }
 
 // UnsetEnv removes KEY entries from Env.
