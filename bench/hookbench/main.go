@@ -10,7 +10,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -18,11 +17,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/logwatch/logwatch/bench/stats"
-	"github.com/logwatch/logwatch/relay/client"
 )
 
 func main() {
@@ -72,40 +69,13 @@ func main() {
 	env := append(append([]string{}, fresh...), "LOGWATCH_SOCKET="+socket,
 		"LOGWATCH_AGENTS_CLAUDE_ROOTS="+filepath.Join(dir, "c"), "LOGWATCH_AGENTS_CODEX_ROOTS="+filepath.Join(dir, "x"),
 		"LOGWATCH_CHECKPOINT=", "LOGWATCH_LOG_LEVEL=warn")
-	d := exec.Command(*bin, "run")
-	d.Env = env
-	stats.Check(d.Start())
-	defer func() { d.Process.Signal(syscall.SIGTERM); d.Wait() }()
-	ctx := context.Background()
-	var c *client.Client
-	for i := 0; i < 500; i++ {
-		if c, err = client.Dial(ctx, socket); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	stats.Check(err)
-	evs, _, err := c.Subscribe(ctx)
-	stats.Check(err)
+	evs, stop := stats.Daemon(*bin, env, socket)
+	defer stop()
 	pub := map[string][]time.Duration{}
 	for i := 0; i < *n; i++ {
+		// One bin's hook a prompt, the other's a Stop: each moves the session.
 		for j, b := range bins {
-			event := "UserPromptSubmit"
-			if j == 1 {
-				event = "Stop"
-			}
-			h := exec.Command(b.path, "hook", "--agent", "claude")
-			h.Env = env
-			h.Stdin = strings.NewReader(fmt.Sprintf(`{"hook_event_name":%q,"session_id":"bench","cwd":"/w"}`, event))
-			t0 := time.Now()
-			stats.Check(h.Start())
-			select {
-			case <-evs:
-			case <-time.After(5 * time.Second):
-				stats.Fail("no change within 5s")
-			}
-			pub[b.name] = append(pub[b.name], time.Since(t0))
-			stats.Check(h.Wait())
+			pub[b.name] = append(pub[b.name], stats.HookToChange(b.path, env, evs, j))
 		}
 	}
 	fmt.Printf("logwatch hook → change published, daemon up (n=%d each, interleaved)\n", *n)

@@ -6,7 +6,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"net"
@@ -14,11 +13,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/logwatch/logwatch/bench/stats"
-	"github.com/logwatch/logwatch/relay/client"
 )
 
 func main() {
@@ -36,21 +33,8 @@ func main() {
 		"LOGWATCH_AGENTS_CLAUDE_ROOTS="+filepath.Join(dir, "c"), "LOGWATCH_AGENTS_CODEX_ROOTS="+filepath.Join(dir, "x"),
 		"LOGWATCH_CHECKPOINT=", "LOGWATCH_LOG_LEVEL=warn")
 
-	d := exec.Command(*bin, "run")
-	d.Env = env
-	stats.Check(d.Start())
-	defer func() { d.Process.Signal(syscall.SIGTERM); d.Wait() }()
-	ctx := context.Background()
-	var c *client.Client
-	for i := 0; i < 500; i++ {
-		if c, err = client.Dial(ctx, socket); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	stats.Check(err)
-	evs, _, err := c.Subscribe(ctx)
-	stats.Check(err)
+	evs, stop := stats.Daemon(*bin, env, socket)
+	defer stop()
 
 	// Baseline: the bare process start, interleaved with the hook runs so
 	// both see the same machine.
@@ -61,23 +45,7 @@ func main() {
 		v.Env = env
 		stats.Check(v.Run())
 		base = append(base, time.Since(t0))
-
-		event := "UserPromptSubmit"
-		if i%2 == 1 {
-			event = "Stop"
-		}
-		h := exec.Command(*bin, "hook", "--agent", "claude")
-		h.Env = env
-		h.Stdin = strings.NewReader(fmt.Sprintf(`{"hook_event_name":%q,"session_id":"bench","cwd":"/w"}`, event))
-		t0 = time.Now()
-		stats.Check(h.Start())
-		select {
-		case <-evs:
-		case <-time.After(5 * time.Second):
-			stats.Fail("no change within 5s")
-		}
-		hook = append(hook, time.Since(t0))
-		stats.Check(h.Wait())
+		hook = append(hook, stats.HookToChange(*bin, env, evs, i))
 	}
 	bp50, bp99 := pct(base, 50), pct(base, 99)
 	hp50, hp99 := pct(hook, 50), pct(hook, 99)
