@@ -461,18 +461,7 @@ func TestOmpTwoTabs(t *testing.T) {
 func TestOmpNoHooksFirstPromptLate(t *testing.T) {
 	w := newOmp(t, false)
 	p := w.start("a", ompTab)
-	agent := p.AgentPID()
-	p.Type("say hello")
-	p.WaitScreen("say hello", ompStep)
-	p.Wait(150 * time.Millisecond)
-	if err := syscall.Kill(agent, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	cont := func() { _ = syscall.Kill(agent, syscall.SIGCONT) }
-	t.Cleanup(cont)
-	p.Key("Enter")
-	p.Wait(6 * time.Second)
-	cont()
+	p.SubmitStarved("say hello", ompStep, 6*time.Second)
 	p.WaitScreen("Hello from the fake model", ompStep)
 	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: ompTab})
 	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: ompTab})

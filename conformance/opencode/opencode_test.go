@@ -372,18 +372,7 @@ func TestOpenCodeTwoTabs(t *testing.T) {
 func TestOpenCodeNoPluginFirstPromptLate(t *testing.T) {
 	w := newOpenCode(t, false)
 	p := w.start("a", ocTab)
-	agent := p.AgentPID()
-	p.Type("say hello")
-	p.WaitScreen("say hello", ocStep)
-	p.Wait(150 * time.Millisecond)
-	if err := syscall.Kill(agent, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	cont := func() { _ = syscall.Kill(agent, syscall.SIGCONT) }
-	t.Cleanup(cont)
-	p.Key("Enter")
-	p.Wait(15 * time.Second)
-	cont()
+	p.SubmitStarved("say hello", ocStep, 15*time.Second)
 	e := w.either(Step{State: "ready", Reason: "session_start", Tab: Any, Session: Any}, ocStart, "log")
 	s := e.Session
 	w.either(Step{State: "working", Reason: "prompt", Tab: ocTab, Session: s}, ocStart, "log")

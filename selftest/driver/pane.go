@@ -133,6 +133,25 @@ func (p *Pane) Submit(text string) {
 	p.Key("Enter")
 }
 
+// SubmitStarved is Submit with the agent stopped from just before the
+// Enter until stopped after it, as a starved process on a loaded machine
+// is: the agent reads the Enter, and stamps its prompt, that much late.
+func (p *Pane) SubmitStarved(text string, timeout, stopped time.Duration) {
+	p.s.T.Helper()
+	agent := p.AgentPID()
+	p.Type(text)
+	p.WaitScreen(text, timeout)
+	p.s.Pause(150 * time.Millisecond)
+	if err := syscall.Kill(agent, syscall.SIGSTOP); err != nil {
+		p.s.T.Fatal(err)
+	}
+	cont := func() { _ = syscall.Kill(agent, syscall.SIGCONT) }
+	p.s.T.Cleanup(cont)
+	p.Key("Enter")
+	p.Wait(stopped)
+	cont()
+}
+
 // Choose presses key to confirm a dialog and waits until the dialog (its
 // text on the screen) is gone. Under load an agent's UI can drop a key that
 // arrives while it redraws; a person then presses again, and so does this,
