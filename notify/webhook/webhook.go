@@ -198,9 +198,8 @@ func (s *Sink) do(ctx context.Context, mk func() (*http.Request, error)) error {
 }
 
 func (s *Sink) send(req *http.Request) error {
-	resp, err := s.client.Do(req)
+	resp, err := s.roundTrip(req)
 	if err != nil {
-		// url.Error names the URL, never a header: no token in it.
 		return err
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -214,11 +213,28 @@ func (s *Sink) send(req *http.Request) error {
 	return fmt.Errorf("%w: %s %s: %s", errPermanent, req.Method, redact(req.URL), resp.Status)
 }
 
-// redact drops a URL's user info (a password in it is a secret).
+// roundTrip is the client's Do, its error naming the URL as redact does:
+// url.Error names it whole (never a header: no token in it), and the
+// daemon logs what a sink returns.
+func (s *Sink) roundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.client.Do(req)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return resp, &url.Error{Op: ue.Op, URL: redact(req.URL), Err: ue.Err}
+	}
+	return resp, err
+}
+
+// redact is how an error names a URL: its scheme and host only. User info
+// holds a password, and the path can too (an ntfy topic is its password),
+// so errors, the daemon's log among them, show it as "/***", as `logwatch
+// config` does.
 func redact(u *url.URL) string {
-	c := *u
-	c.User = nil
-	return c.String()
+	out := u.Scheme + "://" + u.Host
+	if u.Path != "" && u.Path != "/" {
+		out += "/***"
+	}
+	return out
 }
 
 // Probe asks the URL's server whether it answers (a HEAD, nothing
@@ -232,7 +248,7 @@ func (s *Sink) Probe(ctx context.Context) (string, error) {
 	if s.cfg.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+s.cfg.Token)
 	}
-	resp, err := s.client.Do(req)
+	resp, err := s.roundTrip(req)
 	if err != nil {
 		return "", err
 	}

@@ -262,3 +262,34 @@ func TestBadServersSlowNoOther(t *testing.T) {
 		t.Fatal("no bad webhook's failure was counted")
 	}
 }
+
+// TestTopicNeverPrinted: an ntfy topic is its password, and a URL's user
+// info holds one: no error the sink returns (what the daemon logs) names
+// either, whether the server answers 500 or 403, cannot be reached, or is
+// probed.
+func TestTopicNeverPrinted(t *testing.T) {
+	five, _ := server(t, func(int) int { return 500 })
+	four, _ := server(t, func(int) int { return 403 })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String()
+	ln.Close()
+	for _, base := range []string{five.URL, four.URL, refused} {
+		u := strings.Replace(base, "http://", "http://me:pw_secret@", 1) + "/tp_secret-topic"
+		s, err := New(Config{URL: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Backoff, s.Attempts = time.Millisecond, 2
+		errs := []error{s.Show(context.Background(), alert), s.Withdraw(context.Background(), alert)}
+		_, perr := s.Probe(context.Background())
+		errs = append(errs, perr)
+		for _, err := range errs {
+			if err == nil || strings.Contains(err.Error(), "_secret") || !strings.Contains(err.Error(), "/***") {
+				t.Errorf("%s: error %v", base, err)
+			}
+		}
+	}
+}
