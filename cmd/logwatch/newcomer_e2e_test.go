@@ -286,6 +286,9 @@ func TestREADMETry(t *testing.T) {
 	if _, err := os.Stat(agentBin); err != nil {
 		testsupport.Missing(t, "try: claude not found at %s; install the pinned agents with `conformance/install-agents`", agentBin)
 	}
+	// A real agent: one of the machine's scenario slots, beside the
+	// conformance suite's.
+	driver.HoldSlot(t)
 	cmds := readmeCommands(t, "try")
 	if len(cmds) != 1 || !strings.HasPrefix(cmds[0], "logwatch try") {
 		t.Fatalf("the README's try block runs %q, want one `logwatch try`", cmds)
@@ -512,6 +515,9 @@ func TestTryInterrupted(t *testing.T) {
 	if _, err := os.Stat(agentBin); err != nil {
 		testsupport.Missing(t, "try: claude not found at %s; install the pinned agents with `conformance/install-agents`", agentBin)
 	}
+	// A real agent: one of the machine's scenario slots, beside the
+	// conformance suite's.
+	driver.HoldSlot(t)
 	tmp, err := os.MkdirTemp("", "lwti") // short: unix socket paths are limited
 	if err != nil {
 		t.Fatal(err)
@@ -573,6 +579,9 @@ func TestTryHere(t *testing.T) {
 	if _, err := os.Stat(agentBin); err != nil {
 		testsupport.Missing(t, "try: claude not found at %s; install the pinned agents with `conformance/install-agents`", agentBin)
 	}
+	// A real agent: one of the machine's scenario slots, beside the
+	// conformance suite's.
+	driver.HoldSlot(t)
 	runtimeDir := t.TempDir()
 	e := startE2E(t, "XDG_RUNTIME_DIR="+runtimeDir)
 	cmd := exec.Command(bin, "try")

@@ -87,7 +87,7 @@ func New(t TB, o Options) *Scenario {
 	s := &Scenario{T: t, Agent: o.Agent, Bin: o.Bin, keepDir: o.Dir != "", verbose: o.Verbose}
 	// One of the machine's scenario slots, given back after everything the
 	// scenario started is stopped (cleanups run last registered first).
-	release, err := acquireSlot(t.Context())
+	release, err := acquireSlot(t.Context(), Slots())
 	if err != nil {
 		t.Fatalf("waiting for a scenario slot: %v", err)
 	}

@@ -37,11 +37,28 @@ func Slots() int {
 // DefaultSlots is what the suite asks for: twice as many as CPUs.
 func DefaultSlots() int { return 2 * runtime.NumCPU() }
 
-// acquireSlot waits for one of the machine's scenario slots (a lock file
-// held with flock, so a process that dies gives its slot back) and returns
-// its release.
-func acquireSlot(ctx context.Context) (release func(), err error) {
+// HoldSlot takes one of the machine's scenario slots for the rest of t, as
+// New does, for a test that drives a real agent without a Scenario (the
+// tests of `logwatch try`): out of EnvSlots, else the suite's DefaultSlots,
+// so it waits its turn beside the conformance suite's scenarios instead of
+// adding an agent to those the slots allow.
+func HoldSlot(t TB) {
+	t.Helper()
 	n := Slots()
+	if n == 0 {
+		n = DefaultSlots()
+	}
+	release, err := acquireSlot(t.Context(), n)
+	if err != nil {
+		t.Fatalf("waiting for a scenario slot: %v", err)
+	}
+	t.Cleanup(release)
+}
+
+// acquireSlot waits for one of the machine's n scenario slots (a lock file
+// held with flock, so a process that dies gives its slot back) and returns
+// its release; n 0: no limit.
+func acquireSlot(ctx context.Context, n int) (release func(), err error) {
 	if n == 0 {
 		return func() {}, nil
 	}

@@ -15,22 +15,22 @@ func TestSlots(t *testing.T) {
 	t.Setenv(EnvSlots, "2")
 	t.Setenv(EnvSlotsDir, t.TempDir())
 	ctx := context.Background()
-	r1, err := acquireSlot(ctx)
+	r1, err := acquireSlot(ctx, Slots())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := acquireSlot(ctx)
+	r2, err := acquireSlot(ctx, Slots())
 	if err != nil {
 		t.Fatal(err)
 	}
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if _, err := acquireSlot(short); err == nil {
+	if _, err := acquireSlot(short, Slots()); err == nil {
 		t.Fatal("a third slot of two")
 	}
 	got := make(chan error, 1)
 	go func() {
-		r, err := acquireSlot(ctx)
+		r, err := acquireSlot(ctx, Slots())
 		if err == nil {
 			r()
 		}
@@ -57,7 +57,7 @@ func TestSlotsAcrossProcesses(t *testing.T) {
 	t.Setenv(EnvSlots, "1")
 	dir := t.TempDir()
 	t.Setenv(EnvSlotsDir, dir)
-	r, err := acquireSlot(context.Background()) // creates the lock file
+	r, err := acquireSlot(context.Background(), Slots()) // creates the lock file
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,12 +70,12 @@ func TestSlotsAcrossProcesses(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if _, err := acquireSlot(short); err == nil {
+	if _, err := acquireSlot(short, Slots()); err == nil {
 		t.Fatal("took the slot another process holds")
 	}
 	holder.Process.Kill()
 	holder.Wait()
-	r, err = acquireSlot(context.Background())
+	r, err = acquireSlot(context.Background(), Slots())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestNoSlotsUnlessAsked(t *testing.T) {
 	t.Setenv(EnvSlots, "")
 	dir := t.TempDir()
 	t.Setenv(EnvSlotsDir, dir)
-	r, err := acquireSlot(context.Background())
+	r, err := acquireSlot(context.Background(), Slots())
 	if err != nil {
 		t.Fatal(err)
 	}
