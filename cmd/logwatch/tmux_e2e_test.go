@@ -408,7 +408,14 @@ func TestE2ETmuxRemote(t *testing.T) {
 		t.Fatalf("the remote session's tab %v, want %s", ev["tab"], want)
 	}
 	x.want(window, "working", "1 working")
-	h.appendAssistantEnd(filepath.Join(h.claude, "-tmp", sid+".jsonl"), sid)
+	// The agent sends its hook before it writes the prompt to its
+	// transcript: the turn's end goes after that line.
+	transcript := filepath.Join(h.claude, "-tmp", sid+".jsonl")
+	waitFor(t, "the remote agent's prompt in its transcript", func() bool {
+		b, _ := os.ReadFile(transcript)
+		return strings.Contains(string(b), "port the parser")
+	})
+	h.appendAssistantEnd(transcript, sid)
 	wantHost(e, "box", sid, "done", "turn_end", "")
 	x.want(window, "done", "1 done")
 	// A local session of the same id, finished later: next picks the
