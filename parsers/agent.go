@@ -272,6 +272,12 @@ type Hooks struct {
 	Claims func(h *Hook) bool
 	// Fallback: a payload nothing claims is this agent's.
 	Fallback bool
+	// Decode, when set, reads the agent's own payload v into h, whose
+	// common fields (Claude Code's names) are read already: its event
+	// names and fields in the relay's terms (Events are then the names its
+	// settings file and payloads use). An event that says nothing of the
+	// state is left with Event "" (refused as a bad hook, and counted).
+	Decode func(v *fastjson.Value, h *Hook)
 
 	// Settings is the hooks file for the user scope (a configuration
 	// path) and, relative to the working directory, the project scope.

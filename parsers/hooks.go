@@ -43,13 +43,22 @@ type Hook struct {
 // event name.
 var ErrBadHook = errors.New("hook payload is not a JSON object with hook_event_name")
 
-// ParseHook decodes a hook payload. Unknown fields are ignored; a field of
-// the wrong type reads as absent.
-func ParseHook(payload []byte) (Hook, error) {
+// ParseHook decodes a hook payload whose agent the payload tells (or
+// nobody does). Unknown fields are ignored; a field of the wrong type reads
+// as absent.
+func ParseHook(payload []byte) (Hook, error) { return ParseAgentHook(AgentUnknown, payload) }
+
+// ParseAgentHook decodes a hook payload agent sent (AgentUnknown: the
+// payload's fields tell, or nobody does). An agent whose hooks speak their
+// own dialect (Hooks.Decode) has it read into the relay's terms.
+func ParseAgentHook(agent Agent, payload []byte) (Hook, error) {
 	var p fastjson.Parser
 	v, err := p.ParseBytes(payload)
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return Hook{}, ErrBadHook
+	}
+	if agent == "" {
+		agent = AgentUnknown
 	}
 	str := func(Keys ...string) string { return string(v.GetStringBytes(Keys...)) }
 	h := Hook{
@@ -67,9 +76,6 @@ func ParseHook(payload []byte) (Hook, error) {
 		Trigger:          str("trigger"),
 		IsInterrupt:      v.GetBool("is_interrupt"),
 		Agent:            AgentUnknown,
-	}
-	if h.Event == "" {
-		return Hook{}, ErrBadHook
 	}
 	if h.SessionID == "" {
 		h.SessionID = str("conversationId")
@@ -96,11 +102,20 @@ func ParseHook(payload []byte) (Hook, error) {
 			}
 		}
 	}
-	for _, s := range All() {
-		if s.Hooks.Claims != nil && s.Hooks.Claims(&h) {
-			h.Agent = s.Name
-			break
+	if agent == AgentUnknown {
+		for _, s := range All() {
+			if s.Hooks.Claims != nil && s.Hooks.Claims(&h) {
+				agent = s.Name
+				break
+			}
 		}
+	}
+	h.Agent = agent
+	if s := Lookup(agent); s != nil && s.Hooks.Decode != nil {
+		s.Hooks.Decode(v, &h)
+	}
+	if h.Event == "" {
+		return Hook{}, ErrBadHook
 	}
 	return h, nil
 }

@@ -23,7 +23,11 @@ import (
 // Hook reports one hook event. agent may be "" (detected from the payload);
 // tab is the LOGWATCH_TAB the hook client ran with, "" when none.
 func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) error {
-	h, err := parsers.ParseHook(payload)
+	if agent != "" && parsers.Lookup(parsers.Agent(agent)) == nil {
+		r.countBad()
+		return fmt.Errorf("unknown agent %q (want one of %s)", agent, strings.Join(parsers.Names(), ", "))
+	}
+	h, err := parsers.ParseAgentHook(parsers.Agent(agent), payload)
 	if err != nil {
 		r.countBad()
 		return err
@@ -41,14 +45,7 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 		r.countBad()
 		return err
 	}
-	switch {
-	case agent != "":
-		if parsers.Lookup(parsers.Agent(agent)) == nil {
-			r.countBad()
-			return fmt.Errorf("unknown agent %q (want one of %s)", agent, strings.Join(parsers.Names(), ", "))
-		}
-		h.Agent = parsers.Agent(agent)
-	case h.Agent == parsers.AgentUnknown:
+	if h.Agent == parsers.AgentUnknown {
 		h.Agent = parsers.HookAgent(&h)
 		if h.Agent == parsers.AgentUnknown {
 			r.countBad()

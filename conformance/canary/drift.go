@@ -130,7 +130,7 @@ func (s *Scan) File(path string) error {
 				s.add(r.Agent, "field", typ+" "+f, r.Raw)
 			}
 		case "hook":
-			h, err := parsers.ParseHook(r.Payload)
+			h, err := parsers.ParseAgentHook(parsers.Agent(r.Agent), r.Payload)
 			if err != nil {
 				continue
 			}

@@ -112,7 +112,7 @@ var allowed = map[string][]string{
 	// (daemon, panes, timeline; it runs the binaries and imports no logic),
 	// and selftest, which runs the installed agents through it.
 	"selftest/fakemodel": {},
-	"selftest/driver":    {},
+	"selftest/driver":    {"internal/hookdebug"},
 	"selftest":           {"internal/config", "internal/termsafe", "parsers", "selftest/driver", "selftest/fakemodel", "setup/knowngood"},
 
 	// The live suite drives the binaries through the same driver.

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/logwatch/logwatch/internal/hookdebug"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,6 +120,9 @@ func New(t TB, o Options) *Scenario {
 	}
 	s.socket = filepath.Join(short, "lw.sock")
 	s.Env = PrivateEnv(s.Home, short, s.socket)
+	// A hook event the hook client gave up on is a change never published:
+	// a failure names why.
+	s.Env = append(s.Env, hookdebug.Env+"="+filepath.Join(s.Dir, "hooks-dropped.log"))
 	s.startDaemon()
 	s.Timeline = s.subscribe()
 	return s
@@ -396,6 +400,9 @@ func (s *Scenario) report() {
 	for _, p := range s.panes {
 		fmt.Fprintf(&b, "=== screen of pane %q (%s)\n%s\n", p.Name, p.Tab, p.lastScreen)
 		fmt.Fprintf(&b, "=== last pane output, ANSI stripped\n%s\n", tail(StripANSI(p.rawOutput()), 3000))
+	}
+	if dropped, err := os.ReadFile(filepath.Join(s.Dir, "hooks-dropped.log")); err == nil {
+		fmt.Fprintf(&b, "=== hook events the hook client dropped\n%s\n", tail(string(dropped), 4<<10))
 	}
 	log, _ := os.ReadFile(s.daemonLg)
 	fmt.Fprintf(&b, "=== daemon log (last 12 KB of %s)\n%s\n", s.daemonLg, tail(string(log), 12<<10))
