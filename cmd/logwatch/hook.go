@@ -26,7 +26,7 @@ import (
 
 // Bounds of the hook client (SPEC §3): it must never slow or block the agent.
 const (
-	hookStdinWait = time.Second // at most this long waiting for the payload
+	hookStdinWait = time.Second // at most this long waiting for the payload (--detached: the cap)
 	// Connect, send and answer, all told. 500 ms is the promise for the
 	// whole process; starting the binary takes some of it.
 	hookRelayCap = 450 * time.Millisecond
@@ -78,7 +78,14 @@ func runHook(args []string, stdin *os.File) int {
 	}
 	defer c.Close()
 
-	payload, why := readBounded(stdin, wire.MaxRequest, hookStdinWait)
+	// A detached sender's event loop writes the payload when it gets to
+	// it: omp's, busy starting up, can take over a second, and nothing
+	// waits on this process, so it waits as long as its cap allows.
+	stdinWait := hookStdinWait
+	if detached {
+		stdinWait = max(time.Until(start.Add(limit)), hookStdinWait)
+	}
+	payload, why := readBounded(stdin, wire.MaxRequest, stdinWait)
 	if why != "" {
 		return drop(why)
 	}

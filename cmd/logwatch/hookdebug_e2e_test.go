@@ -1,10 +1,13 @@
 package main
 
 import (
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/logwatch/logwatch/internal/hookdebug"
 	"github.com/logwatch/logwatch/relay"
@@ -70,5 +73,40 @@ func TestHookSocket(t *testing.T) {
 	t.Setenv("LOGWATCH_SOCKET", "/tmp/from-env.sock")
 	if got := hookSocket(""); got != "/tmp/from-env.sock" {
 		t.Errorf("the environment's: %q", got)
+	}
+}
+
+// TestHookDetachedLateStdin: a detached sender (pi's, omp's extension)
+// writes the payload when its event loop gets to it, which omp's, busy
+// starting up, did over a second late: the hook client waits for it up to
+// its cap (the event arrives), while an attached one still gives up after a
+// second (the agent waits on it), naming why.
+func TestHookDetachedLateStdin(t *testing.T) {
+	e := startE2E(t)
+	debug := filepath.Join(e.dir, "hook-debug.log")
+	late := func(session string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"hook", "--agent", "omp"}, args...)...)
+		cmd.Env = append(append([]string{}, e.env...), hookdebug.Env+"="+debug)
+		w, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		_, _ = io.WriteString(w, hookJSON("SessionStart", session, "source", "startup"))
+		w.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	late("late-detached", "--detached")
+	e.want("late-detached", "ready", "session_start", "hook")
+	late("late-attached")
+	lines, err := hookdebug.Last(debug, 10)
+	if err != nil || len(lines) != 1 || !strings.HasSuffix(lines[0], "stdin: no end of the payload within 1s") {
+		t.Fatalf("drops %q, %v; want the attached one's, only", lines, err)
 	}
 }
