@@ -62,7 +62,7 @@ func main() {
 
 // daemon is a running `logwatch run` over fresh roots in a temp dir.
 type daemon struct {
-	dir, claude, codex, pi, socket string
+	dir, claude, codex, pi, gemini, copilot, socket string
 	// opencode is OpenCode's root: the folder its database is in.
 	opencode string
 	// debug, when set, is called with each line the daemon logs, at debug
@@ -78,11 +78,11 @@ func newDaemon(bin string) *daemon {
 	dir, err := os.MkdirTemp("", "lwdaemon")
 	stats.Check(err)
 	d := &daemon{dir: dir, claude: filepath.Join(dir, "claude"), codex: filepath.Join(dir, "codex"),
-		pi: filepath.Join(dir, "pi"), opencode: filepath.Join(dir, "opencode"), socket: filepath.Join(dir, "lw.sock")}
-	stats.Check(os.MkdirAll(d.claude, 0o755))
-	stats.Check(os.MkdirAll(d.opencode, 0o755))
-	stats.Check(os.MkdirAll(d.codex, 0o755))
-	stats.Check(os.MkdirAll(d.pi, 0o755))
+		pi: filepath.Join(dir, "pi"), opencode: filepath.Join(dir, "opencode"),
+		gemini: filepath.Join(dir, "gemini"), copilot: filepath.Join(dir, "copilot"), socket: filepath.Join(dir, "lw.sock")}
+	for _, root := range []string{d.claude, d.opencode, d.codex, d.pi, d.gemini, d.copilot} {
+		stats.Check(os.MkdirAll(root, 0o755))
+	}
 	return d
 }
 
@@ -90,7 +90,8 @@ func (d *daemon) start(bin string) {
 	d.cmd = exec.Command(bin, "run")
 	d.cmd.Env = append(os.Environ(), "LOGWATCH_SOCKET="+d.socket, "HOME="+d.dir,
 		"LOGWATCH_AGENTS_CLAUDE_ROOTS="+d.claude, "LOGWATCH_AGENTS_CODEX_ROOTS="+d.codex,
-		"LOGWATCH_AGENTS_PI_ROOTS="+d.pi, "LOGWATCH_AGENTS_OPENCODE_ROOTS="+d.opencode, "LOGWATCH_LOG_LEVEL=warn")
+		"LOGWATCH_AGENTS_PI_ROOTS="+d.pi, "LOGWATCH_AGENTS_OPENCODE_ROOTS="+d.opencode,
+		"LOGWATCH_AGENTS_GEMINI_ROOTS="+d.gemini, "LOGWATCH_AGENTS_COPILOT_ROOTS="+d.copilot, "LOGWATCH_LOG_LEVEL=warn")
 	if d.debug == nil {
 		d.cmd.Stderr = os.Stderr
 	} else {
@@ -427,6 +428,62 @@ func piSession(root string, k int) *liveSession {
 		}}
 }
 
+// geminiSession is a Gemini CLI chat file (formats/gemini.md §2): its
+// header and session context, then a prompt opens each turn and a cancel
+// ("Request cancelled.") ends it (an answer ends it only with the AfterAgent
+// hook or after the quiet period, which is not what this measures).
+func geminiSession(root string, k int) *liveSession {
+	// The file is named by the start's minute and the id's first 8 digits.
+	id := fmt.Sprintf("%08x-0000-4000-8000-%012d", 0x44440000+k, k)
+	now := time.Now().UTC()
+	dir := filepath.Join(root, "live", "chats")
+	stats.Check(os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, "session-"+now.Format("2006-01-02T15-04")+"-"+id[:8]+".jsonl")
+	n := 0
+	rec := func(body string) string {
+		n++
+		ts := time.Now().UTC().Format(time.RFC3339Nano)
+		return fmt.Sprintf(`{"id":"%032x","timestamp":%q,%s}`+"\n"+`{"$set":{"lastUpdated":%q}}`+"\n", n, ts, body, ts)
+	}
+	head := fmt.Sprintf(`{"sessionId":%q,"projectHash":"00","startTime":%q,"lastUpdated":%q,"kind":"main"}`+"\n", id,
+		now.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano)) +
+		`{"$set":{"messages":[{"id":"c0","type":"user","content":[{"text":"<session_context>\nlive\n</session_context>"}]}]}}` + "\n"
+	stats.Check(os.WriteFile(path, []byte(head), 0o644))
+	return &liveSession{id: id, w: writer{path: path},
+		start: func(i int) string {
+			return rec(fmt.Sprintf(`"type":"user","content":[{"text":"prompt %d"}]`, i))
+		},
+		finish: func(i int) string {
+			return rec(`"type":"info","content":"Request cancelled."`)
+		}}
+}
+
+// copilotSession is a Copilot CLI events.jsonl (formats/copilot.md §2): its
+// session.start, then a prompt (user.message) opens each turn and an answer
+// with no tool request, then assistant.turn_end, ends it.
+func copilotSession(root string, k int) *liveSession {
+	id := fmt.Sprintf("55555555-0000-4000-8000-%012d", k)
+	dir := filepath.Join(root, id)
+	stats.Check(os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, "events.jsonl")
+	n := 0
+	ev := func(typ, data string) string {
+		n++
+		return fmt.Sprintf(`{"type":%q,"data":%s,"id":"e%d","timestamp":%q,"parentId":"e%d"}`+"\n",
+			typ, data, n, time.Now().UTC().Format(time.RFC3339Nano), n-1)
+	}
+	head := ev("session.start", fmt.Sprintf(`{"sessionId":%q,"version":1,"producer":"copilot-agent","copilotVersion":"1.0.102","context":{"cwd":"/w/live"}}`, id))
+	stats.Check(os.WriteFile(path, []byte(head), 0o644))
+	return &liveSession{id: id, w: writer{path: path},
+		start: func(i int) string {
+			return ev("user.message", fmt.Sprintf(`{"content":"prompt %d","messageId":"m%d","turnId":"%d"}`, i, i, i))
+		},
+		finish: func(i int) string {
+			return ev("assistant.message", fmt.Sprintf(`{"messageId":"a%d","content":"ok","toolRequests":[],"turnId":"%d"}`, i, i)) +
+				ev("assistant.turn_end", fmt.Sprintf(`{"turnId":"%d"}`, i))
+		}}
+}
+
 // write opens (start) or ends turn i: it appends the line that does or
 // commits it to the database. It returns when the write began (for a
 // database: its commit) and what it wrote.
@@ -537,17 +594,19 @@ func latency(bin string, n, sessions int) {
 		if !keep {
 			mode = "open-append-close per write"
 		}
-		var cl, cx, cp, co []*liveSession
+		var cl, cx, cp, co, cg, cc []*liveSession
 		for j := 0; j < sessions; j++ {
 			cl = append(cl, claudeSession(d.claude, k, false))
 			cx = append(cx, codexSession(d.codex, k, false))
 			cp = append(cp, piSession(d.pi, k))
 			co = append(co, opencodeSession(ow))
+			cg = append(cg, geminiSession(d.gemini, k))
+			cc = append(cc, copilotSession(d.copilot, k))
 			k++
 		}
 		// Let the daemon find the new files before timing (discovery of a
 		// new file is not what this measures).
-		all := slices.Concat(cl, cx, cp, co)
+		all := slices.Concat(cl, cx, cp, co, cg, cc)
 		for _, s := range all {
 			s.write(keep, true, -1)
 		}
@@ -557,12 +616,14 @@ func latency(bin string, n, sessions int) {
 		}
 		settle(evs, 2*time.Second)
 		// Interleave the agents so all see the same machine.
-		var tc, tx, tp, to []time.Duration
+		var tc, tx, tp, to, tg, tt []time.Duration
 		for r := 0; r < 10; r++ {
 			tc = append(tc, measure(evs, cl, n/10, keep)...)
 			tx = append(tx, measure(evs, cx, n/10, keep)...)
 			tp = append(tp, measure(evs, cp, n/10, keep)...)
 			to = append(to, measure(evs, co, n/10, keep)...)
+			tg = append(tg, measure(evs, cg, n/10, keep)...)
+			tt = append(tt, measure(evs, cc, n/10, keep)...)
 		}
 		row := func(name string, t []time.Duration) {
 			fmt.Printf("  %-34s %9.2f %9.2f %9.2f\n", name, stats.Ms(stats.Pct(t, 50)), stats.Ms(stats.Pct(t, 99)), stats.Ms(stats.Pct(t, 100)))
@@ -572,6 +633,8 @@ func latency(bin string, n, sessions int) {
 		row("codex", tx)
 		row("pi", tp)
 		row("opencode (database commit)", to)
+		row("gemini", tg)
+		row("copilot", tt)
 		// A session that starts while the daemon runs: its file is created
 		// with the line that opens the turn.
 		var nc, nx, dc, dx []time.Duration
@@ -599,6 +662,13 @@ func latency(bin string, n, sessions int) {
 		fmt.Printf("  pi/claude p99 %.2f   target pi p99 ≤ 10 ms   %s\n", rp, stats.Verdict(stats.Pct(tp, 99) <= 10*time.Millisecond))
 		ro := float64(stats.Pct(to, 99)) / float64(stats.Pct(tc, 99))
 		fmt.Printf("  opencode/claude p99 %.2f   target opencode p99 ≤ 10 ms   %s\n", ro, stats.Verdict(stats.Pct(to, 99) <= 10*time.Millisecond))
+		for _, a := range []struct {
+			name string
+			t    []time.Duration
+		}{{"gemini", tg}, {"copilot", tt}} {
+			r := float64(stats.Pct(a.t, 99)) / float64(stats.Pct(tc, 99))
+			fmt.Printf("  %s/claude p99 %.2f   target %s p99 ≤ 10 ms   %s\n", a.name, r, a.name, stats.Verdict(stats.Pct(a.t, 99) <= 10*time.Millisecond))
+		}
 	}
 	afterStart(bin, 5)
 }
