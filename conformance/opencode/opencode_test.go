@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -91,10 +90,6 @@ func newOpenCode(t *testing.T, plugin bool) *ocWorld {
 		t.Fatal(err)
 	}
 	s.SetEnv(env...)
-	// A git work dir: OpenCode keys its project by the repository.
-	if out, err := exec.Command("git", "init", "-q", s.Work).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
 	if plugin {
 		s.InstallHooks("opencode")
 		if _, err := os.Stat(filepath.Join(opencode.OfflineConfigDir(s.Home), "plugins", "logwatch.ts")); err != nil {
