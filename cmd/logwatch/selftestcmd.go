@@ -68,7 +68,7 @@ not run (no agent, no tmux), 130 on Ctrl+C.`,
 			}
 			gaps := selftest.NotCovered(names, path)
 			for _, g := range gaps {
-				fmt.Fprintf(progress, "selftest: not covered: %s: %s\n", g.Agent, g.Reason)
+				fmt.Fprintf(progress, "selftest: not covered: %s: %s\n", g.Agent, g)
 			}
 			agents, err := selftest.Find(ctx, names, path)
 			if err != nil {

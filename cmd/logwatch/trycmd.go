@@ -52,7 +52,7 @@ session and says so. It needs the agent on the PATH; tmux only to split.`,
 			return a.try(cmd.Context(), names, *configFile)
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent to try (default: the first installed of claude, codex)")
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent to try (default: the first installed that selftest drives)")
 	return cmd
 }
 

@@ -18,7 +18,8 @@ import (
 const offlineReady = "Fake Model"
 
 // Offline is how omp runs against the fake chat-completions server. omp is
-// a bun script: bun must be on the PATH beside it (npm installs it so).
+// a bun script: bun must be on the PATH (its pinned install, in
+// conformance/agents, installs bun beside it).
 func Offline() *parsers.Offline {
 	return &parsers.Offline{
 		Model:      parsers.ModelOpenAIChat,
