@@ -36,7 +36,7 @@ var scenarios = []scenario{
 	{name: "esc", run: func(w *world) {
 		w.pane.Submit(w.fake.SlowPrompt)
 		w.turnStart()
-		w.pane.WaitScreen(w.fake.SlowScreen, w.step)
+		w.pane.WaitScreen(w.fake.SlowScreen, w.wait())
 		w.interrupt()
 		w.until("ready", "interrupted", "working")
 		w.quiet()
@@ -45,7 +45,7 @@ var scenarios = []scenario{
 		w.pane.Submit(w.fake.ToolPrompt)
 		w.turnStart()
 		w.until("waiting", "permission", "working")
-		w.pane.WaitScreen(w.off.Permission, w.step)
+		w.pane.WaitScreen(w.off.Permission, w.wait())
 		w.pane.Choose(w.off.Approve, w.off.Permission, w.step)
 		w.until("done", "turn_end", "working")
 		w.quiet()
@@ -79,6 +79,9 @@ type world struct {
 	// published are the changes the scenario consumed, in order.
 	published []Change
 	last      *driver.Event
+	// started: the agent's first turn started; warm: it ended or stopped
+	// (wait).
+	started, warm bool
 }
 
 // privateNet sends whatever an agent would fetch besides the fake to a
@@ -134,15 +137,28 @@ func (w *world) interrupt() {
 	}
 }
 
+// wait is how long the next change may take: a step, or as long as the
+// agent's first screen while its first turn runs, which can wait on the
+// agent's lazy start (OpenCode's first prompt of a process waits 6 to 8 s
+// on its init before the model is asked, 40 s and more measured on a loaded
+// machine).
+func (w *world) wait() time.Duration {
+	if w.started && !w.warm {
+		return 2 * w.step
+	}
+	return w.step
+}
+
 // next is the session's next published change. A change that repeats the
 // last one's state in the tab, where the last named none, is the tab's
 // late binding (the agent's report and wrap's Enter raced): not news.
 func (w *world) next(want string) driver.Event {
 	for {
-		deadline := time.Now().Add(w.step)
+		wait := w.wait()
+		deadline := time.Now().Add(wait)
 		for w.s.Timeline.Pending() == 0 {
 			if time.Now().After(deadline) {
-				w.t.Fatalf("nothing published within %s; want %s", w.step, want)
+				w.t.Fatalf("nothing published within %s; want %s", wait, want)
 			}
 			w.s.Pause(20 * time.Millisecond)
 		}
@@ -190,6 +206,7 @@ func (w *world) turnStart() {
 	if e.State != "working" {
 		w.t.Fatalf("published %s at the prompt; want working", Change{State: e.State, Reason: e.Reason})
 	}
+	w.started = true
 }
 
 // until consumes changes until state/reason (reason Any: any), allowing
@@ -202,6 +219,7 @@ func (w *world) until(state, reason string, between ...string) {
 	for {
 		e := w.next(want)
 		if e.State == state && (reason == driver.Any || e.Reason == reason) {
+			w.warm = w.warm || w.started && state != "working" && state != "waiting"
 			return
 		}
 		ok := false
