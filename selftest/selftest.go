@@ -327,26 +327,8 @@ func Run(ctx context.Context, o Options, agents []Installed) (*Report, error) {
 	}
 	begin := time.Now()
 	rep := &Report{Agents: agents}
-	type job struct {
-		in Installed
-		sc scenario
-		i  int // its row in rep.Results
-	}
 	var jobs []job
-	for _, in := range agents {
-		for _, sc := range scenarios {
-			r := Result{Agent: in.Agent, Version: in.Version, Scenario: sc.name}
-			if sc.applies != nil && !sc.applies(in.spec.Offline) {
-				// Said at once, and in the table: nothing runs.
-				r.Result, r.Note = Skipped, in.Agent+" "+sc.none
-				fmt.Fprintf(o.Progress, "selftest: %-8s %-9s %-10s n/a: %s\n", in.Agent, in.Version, sc.name, r.Note)
-				rep.Results = append(rep.Results, r)
-				continue
-			}
-			jobs = append(jobs, job{in, sc, len(rep.Results)})
-			rep.Results = append(rep.Results, r)
-		}
-	}
+	rep.Results, jobs = plan(agents, o.Progress)
 	var (
 		wg  sync.WaitGroup
 		mu  sync.Mutex
@@ -424,6 +406,40 @@ func firstLine(s, prefix string) string {
 		s = s[:i]
 	}
 	return prefix + s
+}
+
+// job is one scenario of one agent to run.
+type job struct {
+	in   Installed
+	sc   scenario
+	i, k int // its row in the results; its scenario's index
+}
+
+// plan is the results' rows, one agent after the other, and the jobs that
+// fill them, run the other way round (each agent's prompt, then each one's
+// esc, …): an agent's scenarios start apart, so that its heavy starts
+// (OpenCode's ~700 MB bundle) do not all land at once. A scenario that does
+// not apply to an agent is no job: its row says why, as progress does.
+func plan(agents []Installed, progress io.Writer) ([]Result, []job) {
+	var (
+		rows []Result
+		jobs []job
+	)
+	for _, in := range agents {
+		for k, sc := range scenarios {
+			r := Result{Agent: in.Agent, Version: in.Version, Scenario: sc.name}
+			if sc.applies != nil && !sc.applies(in.spec.Offline) {
+				r.Result, r.Note = Skipped, in.Agent+" "+sc.none
+				fmt.Fprintf(progress, "selftest: %-8s %-9s %-10s n/a: %s\n", in.Agent, in.Version, sc.name, r.Note)
+				rows = append(rows, r)
+				continue
+			}
+			jobs = append(jobs, job{in, sc, len(rows), k})
+			rows = append(rows, r)
+		}
+	}
+	slices.SortStableFunc(jobs, func(a, b job) int { return a.k - b.k })
+	return rows, jobs
 }
 
 // runOne runs one scenario in root/<agent>-<scenario>, removed unless it

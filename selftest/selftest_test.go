@@ -210,3 +210,32 @@ func TestVersion(t *testing.T) {
 		t.Errorf("none: %q", v)
 	}
 }
+
+// TestPlan: the table lists one agent after the other, a scenario that does
+// not apply with why; they run each agent's prompt first, then each one's
+// esc, and so on.
+func TestPlan(t *testing.T) {
+	withPerm := &parsers.Spec{Offline: &parsers.Offline{Permission: "Allow?", Approve: "Enter"}}
+	without := &parsers.Spec{Offline: &parsers.Offline{}}
+	var progress strings.Builder
+	rows, jobs := plan([]Installed{{Agent: "a", Version: "1", spec: withPerm}, {Agent: "b", Version: "2", spec: without}}, &progress)
+	var table, order []string
+	for _, r := range rows {
+		table = append(table, r.Agent+"/"+r.Scenario+"/"+r.Result+r.Note)
+	}
+	for _, j := range jobs {
+		order = append(order, j.in.Agent+"/"+j.sc.name)
+		if rows[j.i].Agent != j.in.Agent || rows[j.i].Scenario != j.sc.name {
+			t.Errorf("job %s/%s fills row %+v", j.in.Agent, j.sc.name, rows[j.i])
+		}
+	}
+	if got, want := strings.Join(table, " "), "a/prompt/ a/esc/ a/permission/ a/quit/ b/prompt/ b/esc/ b/permission/n/ab asks no permission b/quit/"; got != want {
+		t.Errorf("table %s\nwant  %s", got, want)
+	}
+	if got, want := strings.Join(order, " "), "a/prompt b/prompt a/esc b/esc a/permission a/quit b/quit"; got != want {
+		t.Errorf("order %s\nwant  %s", got, want)
+	}
+	if !strings.Contains(progress.String(), "permission n/a: b asks no permission") {
+		t.Errorf("progress %q", progress.String())
+	}
+}
