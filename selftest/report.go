@@ -15,8 +15,8 @@ import (
 // WriteText prints the table (agent, version, scenario, result, time,
 // what was published; a failure's reason under its row), each agent's
 // result (writeAgents), then what was recorded, or what to attach to a
-// report. Versions and reasons come from
-// the agents and the daemon: each is escaped, one line.
+// report. Versions and reasons come from the agents and the daemon: each is
+// escaped, one line.
 func (r *Report) WriteText(w io.Writer) {
 	l := termsafe.Line
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
