@@ -77,20 +77,9 @@ func (r *Report) writeAgents(w io.Writer) {
 	for _, in := range r.Agents {
 		n, failed := 0, 0
 		var na []string
-		// Its time: from its first scenario's start to its last one's end
-		// (they run side by side).
-		var first, last time.Time
 		for _, x := range r.Results {
 			if x.Agent != in.Agent {
 				continue
-			}
-			if x.Took > 0 {
-				if first.IsZero() || x.began.Before(first) {
-					first = x.began
-				}
-				if end := x.began.Add(x.Took); end.After(last) {
-					last = end
-				}
 			}
 			switch x.Result {
 			case Pass:
@@ -102,7 +91,7 @@ func (r *Report) writeAgents(w io.Writer) {
 				na = append(na, x.Scenario+" n/a: "+x.Note)
 			}
 		}
-		res := fmt.Sprintf("pass: %d %s, %s", n, plural(n, "scenario"), last.Sub(first).Round(time.Second))
+		res := fmt.Sprintf("pass: %d %s", n, plural(n, "scenario"))
 		switch {
 		case failed > 0:
 			res = fmt.Sprintf("FAIL: %d of %d %s failed", failed, n, plural(n, "scenario"))

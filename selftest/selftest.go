@@ -449,7 +449,6 @@ func runOne(ctx context.Context, o Options, root string, in Installed, sc scenar
 	dir := filepath.Join(root, driver.Sanitize(in.Agent+"-"+sc.name))
 	t := newRunT(ctx, in.Agent+"/"+sc.name)
 	begin := time.Now()
-	res.began = begin
 	var w *world
 	t.run(func() {
 		w = newWorld(t, o, dir, in)

@@ -96,7 +96,7 @@ func TestWriteText(t *testing.T) {
 		"(pi asks no permission)",
 		"\nAGENT         RESULT\n",
 		"\nclaude 9.9.9  FAIL: 1 of 1 scenario failed\n",
-		"\npi 0.73.1     pass: 1 scenario, 4s; permission n/a: pi asks no permission\n",
+		"\npi 0.73.1     pass: 1 scenario; permission n/a: pi asks no permission\n",
 		"\ngemini        not installed (`gemini` is not on the PATH): install it with\n              `npm install -g @google/gemini-cli@0.61.0`, then run\n              `logwatch selftest --agent gemini`\n",
 		"\ntoy           it needs a browser; run `go test ./conformance/toy/` from the\n              source\n"} {
 		if !strings.Contains(out, want) {
