@@ -28,7 +28,7 @@ func Offline() *parsers.Offline {
 		Start:      offlineStart,
 		Interrupt:  "Escape",
 		Permission: "Allow tool",
-		Approve:    "Enter", // Allow once
+		Approve:    "Enter", // Approve (the first of Approve / Deny)
 		Quit:       "/quit",
 	}
 }
