@@ -126,15 +126,13 @@ func newWorld(t *runT, o Options, dir string, in Installed) *world {
 }
 
 // interrupt presses the agent's interrupt key, and again once it asks for
-// it again. The second press waits a moment: two presses 6 to 11 ms apart
-// interrupted nothing in OpenCode (3 runs of 5; 110 ms apart they did).
+// it again.
 func (w *world) interrupt() {
-	w.pane.Press(w.off.Interrupt)
 	if again := w.off.InterruptAgain; again != "" {
-		w.pane.WaitScreen(again, w.step)
-		w.pane.Wait(300 * time.Millisecond)
-		w.pane.Key(w.off.Interrupt)
+		w.pane.PressAgain(w.off.Interrupt, again, w.step)
+		return
 	}
+	w.pane.Press(w.off.Interrupt)
 }
 
 // wait is how long the next change may take: a step, or as long as the
