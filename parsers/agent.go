@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,7 +71,8 @@ type Spec struct {
 // The screens it names are the agent's own words, which the driver waits
 // for as a person would.
 type Offline struct {
-	// Model is the API the agent speaks: ModelAnthropic or ModelOpenAI.
+	// Model is the API the agent speaks: ModelAnthropic, ModelOpenAI or
+	// ModelOpenAIChat.
 	Model string
 	// Setup writes the agent's configuration into a private home (the
 	// fake model server as its provider, the work dir trusted, first-run
@@ -85,6 +87,10 @@ type Offline struct {
 	Start func(t Terminal, trustHooks bool, timeout time.Duration) error
 	// Interrupt is the key that stops a turn mid-stream (a tmux key name).
 	Interrupt string
+	// InterruptAgain, when set, is what the agent shows after a first
+	// Interrupt when it wants the key pressed again to stop (OpenCode's
+	// "esc again"); "": one press stops it.
+	InterruptAgain string
 	// Permission is the permission dialog's text; Approve the key that
 	// approves the tool it asks for.
 	Permission string
@@ -99,8 +105,9 @@ type Offline struct {
 // The fake model APIs an agent can speak (selftest/fakemodel serves them
 // under the same names).
 const (
-	ModelAnthropic = "anthropic-messages" // POST /v1/messages
-	ModelOpenAI    = "openai-responses"   // POST /v1/responses
+	ModelAnthropic  = "anthropic-messages" // POST /v1/messages
+	ModelOpenAI     = "openai-responses"   // POST /v1/responses
+	ModelOpenAIChat = "openai-chat"        // POST /v1/chat/completions
 )
 
 // OfflineHome is where an offline agent runs.
@@ -117,6 +124,19 @@ type Terminal interface {
 	Screen() string
 	Key(keys ...string)
 	Wait(d time.Duration)
+}
+
+// WaitScreen waits until the terminal shows text, for an Offline's Start
+// (agent names the agent in the error, which shows the screen).
+func WaitScreen(t Terminal, agent, text string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(t.Screen(), text) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: %q never appeared on the screen within %s; the screen:\n%s", agent, text, timeout, t.Screen())
+		}
+		t.Wait(100 * time.Millisecond)
+	}
+	return nil
 }
 
 // Layout is how an agent lays out its logs under a root.

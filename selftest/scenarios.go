@@ -18,6 +18,7 @@ const settle = 3 * time.Second
 type scenario struct {
 	name    string
 	applies func(*parsers.Offline) bool // nil: every agent
+	none    string                      // why it does not apply, after the agent's name
 	run     func(w *world)
 }
 
@@ -35,16 +36,16 @@ var scenarios = []scenario{
 	{name: "esc", run: func(w *world) {
 		w.pane.Submit(w.fake.SlowPrompt)
 		w.turnStart()
-		w.pane.WaitScreen(w.fake.SlowScreen, w.step)
-		w.pane.Press(w.off.Interrupt)
+		w.pane.WaitScreen(w.fake.SlowScreen, w.wait())
+		w.interrupt()
 		w.until("ready", "interrupted", "working")
 		w.quiet()
 	}},
-	{name: "permission", applies: func(o *parsers.Offline) bool { return o.Permission != "" }, run: func(w *world) {
+	{name: "permission", applies: func(o *parsers.Offline) bool { return o.Permission != "" }, none: "asks no permission", run: func(w *world) {
 		w.pane.Submit(w.fake.ToolPrompt)
 		w.turnStart()
 		w.until("waiting", "permission", "working")
-		w.pane.WaitScreen(w.off.Permission, w.step)
+		w.pane.WaitScreen(w.off.Permission, w.wait())
 		w.pane.Choose(w.off.Approve, w.off.Permission, w.step)
 		w.until("done", "turn_end", "working")
 		w.quiet()
@@ -78,6 +79,9 @@ type world struct {
 	// published are the changes the scenario consumed, in order.
 	published []Change
 	last      *driver.Event
+	// started: the agent's first turn started; warm: it ended or stopped
+	// (wait).
+	started, warm bool
 }
 
 // privateNet sends whatever an agent would fetch besides the fake to a
@@ -121,15 +125,38 @@ func newWorld(t *runT, o Options, dir string, in Installed) *world {
 	return w
 }
 
+// interrupt presses the agent's interrupt key, and again once it asks for
+// it again.
+func (w *world) interrupt() {
+	if again := w.off.InterruptAgain; again != "" {
+		w.pane.PressAgain(w.off.Interrupt, again, w.step)
+		return
+	}
+	w.pane.Press(w.off.Interrupt)
+}
+
+// wait is how long the next change may take: a step, or as long as the
+// agent's first screen while its first turn runs, which can wait on the
+// agent's lazy start (OpenCode's first prompt of a process waits 6 to 8 s
+// on its init before the model is asked, 40 s and more measured on a loaded
+// machine).
+func (w *world) wait() time.Duration {
+	if w.started && !w.warm {
+		return 2 * w.step
+	}
+	return w.step
+}
+
 // next is the session's next published change. A change that repeats the
 // last one's state in the tab, where the last named none, is the tab's
 // late binding (the agent's report and wrap's Enter raced): not news.
 func (w *world) next(want string) driver.Event {
 	for {
-		deadline := time.Now().Add(w.step)
+		wait := w.wait()
+		deadline := time.Now().Add(wait)
 		for w.s.Timeline.Pending() == 0 {
 			if time.Now().After(deadline) {
-				w.t.Fatalf("nothing published within %s; want %s", w.step, want)
+				w.t.Fatalf("nothing published within %s; want %s", wait, want)
 			}
 			w.s.Pause(20 * time.Millisecond)
 		}
@@ -177,6 +204,7 @@ func (w *world) turnStart() {
 	if e.State != "working" {
 		w.t.Fatalf("published %s at the prompt; want working", Change{State: e.State, Reason: e.Reason})
 	}
+	w.started = true
 }
 
 // until consumes changes until state/reason (reason Any: any), allowing
@@ -189,6 +217,7 @@ func (w *world) until(state, reason string, between ...string) {
 	for {
 		e := w.next(want)
 		if e.State == state && (reason == driver.Any || e.Reason == reason) {
+			w.warm = w.warm || w.started && state != "working" && state != "waiting"
 			return
 		}
 		ok := false

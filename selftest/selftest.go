@@ -11,6 +11,7 @@
 package selftest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/selftest/driver"
@@ -71,27 +73,39 @@ func (c Change) String() string { return c.State + "/" + c.Reason }
 const (
 	Pass    = "pass"
 	Fail    = "FAIL"
-	Skipped = "n/a"     // the agent has no such thing (a permission prompt)
+	Skipped = "n/a"     // the agent has no such thing (a permission prompt): Note says so
 	Stopped = "stopped" // Ctrl+C
 )
 
 // Result is one scenario's outcome.
 type Result struct {
-	Agent     string        `json:"agent"`
-	Version   string        `json:"version"`
-	Scenario  string        `json:"scenario"`
-	Result    string        `json:"result"`
-	Published []Change      `json:"published"`
-	Error     string        `json:"error,omitempty"`
-	Dir       string        `json:"dir,omitempty"` // kept on failure
-	Took      time.Duration `json:"-"`
-	Seconds   float64       `json:"seconds"`
+	Agent     string   `json:"agent"`
+	Version   string   `json:"version"`
+	Scenario  string   `json:"scenario"`
+	Result    string   `json:"result"`
+	Published []Change `json:"published"`
+	Error     string   `json:"error,omitempty"`
+	// Note says why a scenario does not apply to the agent (n/a).
+	Note    string        `json:"note,omitempty"`
+	Dir     string        `json:"dir,omitempty"` // kept on failure
+	Took    time.Duration `json:"-"`
+	Seconds float64       `json:"seconds"`
+	began   time.Time     // when it started (each agent's time in the report)
 }
 
-// Gap is an agent a run does not cover, and why.
+// Gap is an agent a run does not cover, why, and what to run instead
+// ("" when the reason says it).
 type Gap struct {
 	Agent  string `json:"agent"`
 	Reason string `json:"reason"`
+	Run    string `json:"run,omitempty"`
+}
+
+func (g Gap) String() string {
+	if g.Run == "" {
+		return g.Reason
+	}
+	return g.Reason + ": " + g.Run
 }
 
 // Report is a whole run.
@@ -216,19 +230,27 @@ func Find(ctx context.Context, names []string, path string) ([]Installed, error)
 }
 
 // NotCovered names each agent a run of names (none: every agent) leaves
-// out, and why: selftest cannot drive it offline, or it is not installed.
-func NotCovered(names []string, path string) []Gap {
+// out, why, and what to run instead: selftest cannot drive it offline, or
+// it is not installed.
+func NotCovered(names []string, path string) []Gap { return gaps(parsers.All(), names, path) }
+
+func gaps(specs []*parsers.Spec, names []string, path string) []Gap {
+	if len(names) > 0 {
+		return nil // a named agent that cannot run is Find's error
+	}
 	var out []Gap
-	for _, s := range parsers.All() {
-		switch {
-		case len(names) > 0:
-			continue // a named agent that cannot run is Find's error
-		case s.Offline == nil || s.Bin == "":
-			out = append(out, Gap{string(s.Name), notOffline(s)})
-		default:
-			if _, err := lookPath(s.Bin, path); err != nil {
-				out = append(out, Gap{string(s.Name), fmt.Sprintf("not installed (`%s` is not on the PATH)", s.Bin)})
+	for _, s := range specs {
+		if s.Offline == nil || s.Bin == "" {
+			out = append(out, Gap{Agent: string(s.Name), Reason: notOffline(s)})
+			continue
+		}
+		if _, err := lookPath(s.Bin, path); err != nil {
+			install := "install it"
+			if a, ok := agents.Get(string(s.Name)); ok {
+				install = fmt.Sprintf("install it with `%s`", a.Install())
 			}
+			out = append(out, Gap{Agent: string(s.Name), Reason: fmt.Sprintf("not installed (`%s` is not on the PATH)", s.Bin),
+				Run: fmt.Sprintf("%s, then run `logwatch selftest --agent %s`", install, s.Name)})
 		}
 	}
 	return out
@@ -241,7 +263,8 @@ func notOffline(s *parsers.Spec) string {
 	return "selftest has no offline driver for it"
 }
 
-// version runs `bin --version` with home as its HOME.
+// version runs `bin --version` with home as its HOME: the release on its
+// stdout, else on its stderr.
 func version(ctx context.Context, bin, home, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -251,8 +274,15 @@ func version(ctx context.Context, bin, home, path string) (string, error) {
 	}
 	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "LANG=C.UTF-8", "TMPDIR=" + home}
 	cmd.WaitDelay = time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	v := versionRE.FindString(string(out))
+	if v == "" {
+		// pi prints its release on stderr (doctor reads it so too).
+		v = versionRE.FindString(stderr.String())
+		out = append(out, stderr.Bytes()...)
+	}
 	if v == "" {
 		if err != nil {
 			return "", fmt.Errorf("--version: %w", err)
@@ -297,23 +327,15 @@ func Run(ctx context.Context, o Options, agents []Installed) (*Report, error) {
 	}
 	begin := time.Now()
 	rep := &Report{Agents: agents}
-	type job struct {
-		in Installed
-		sc scenario
-	}
 	var jobs []job
-	for _, in := range agents {
-		for _, sc := range scenarios {
-			jobs = append(jobs, job{in, sc})
-			rep.Results = append(rep.Results, Result{Agent: in.Agent, Version: in.Version, Scenario: sc.name})
-		}
-	}
+	rep.Results, jobs = plan(agents, o.Progress)
 	var (
 		wg  sync.WaitGroup
 		mu  sync.Mutex
 		sem = make(chan struct{}, o.Parallel)
 	)
-	for i, j := range jobs {
+	for _, j := range jobs {
+		i := j.i
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -326,14 +348,14 @@ func Run(ctx context.Context, o Options, agents []Installed) (*Report, error) {
 		}
 		wg.Add(1)
 		mu.Lock()
-		fmt.Fprintf(o.Progress, "selftest: %-7s %-9s %-10s started\n", j.in.Agent, j.in.Version, j.sc.name)
+		fmt.Fprintf(o.Progress, "selftest: %-8s %-9s %-10s started\n", j.in.Agent, j.in.Version, j.sc.name)
 		mu.Unlock()
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			res := runOne(ctx, o, root, j.in, j.sc)
 			mu.Lock()
 			rep.Results[i] = res
-			fmt.Fprintf(o.Progress, "selftest: %-7s %-9s %-10s %s (%s)%s\n", res.Agent, res.Version, res.Scenario, res.Result,
+			fmt.Fprintf(o.Progress, "selftest: %-8s %-9s %-10s %s (%s)%s\n", res.Agent, res.Version, res.Scenario, res.Result,
 				res.Took.Round(100*time.Millisecond), firstLine(res.Error, ": "))
 			mu.Unlock()
 		}()
@@ -386,15 +408,44 @@ func firstLine(s, prefix string) string {
 	return prefix + s
 }
 
+// job is one scenario of one agent to run.
+type job struct {
+	in   Installed
+	sc   scenario
+	i, k int // its row in the results; its scenario's index
+}
+
+// plan is the results' rows, one agent after the other, and the jobs that
+// fill them, run the other way round (each agent's prompt, then each one's
+// esc, …): an agent's scenarios start apart, so that its heavy starts
+// (OpenCode's ~700 MB bundle) do not all land at once. A scenario that does
+// not apply to an agent is no job: its row says why, as progress does.
+func plan(agents []Installed, progress io.Writer) ([]Result, []job) {
+	var (
+		rows []Result
+		jobs []job
+	)
+	for _, in := range agents {
+		for k, sc := range scenarios {
+			r := Result{Agent: in.Agent, Version: in.Version, Scenario: sc.name}
+			if sc.applies != nil && !sc.applies(in.spec.Offline) {
+				r.Result, r.Note = Skipped, in.Agent+" "+sc.none
+				fmt.Fprintf(progress, "selftest: %-8s %-9s %-10s n/a: %s\n", in.Agent, in.Version, sc.name, r.Note)
+				rows = append(rows, r)
+				continue
+			}
+			jobs = append(jobs, job{in, sc, len(rows), k})
+			rows = append(rows, r)
+		}
+	}
+	slices.SortStableFunc(jobs, func(a, b job) int { return a.k - b.k })
+	return rows, jobs
+}
+
 // runOne runs one scenario in root/<agent>-<scenario>, removed unless it
 // failed.
 func runOne(ctx context.Context, o Options, root string, in Installed, sc scenario) Result {
 	res := Result{Agent: in.Agent, Version: in.Version, Scenario: sc.name}
-	off := in.spec.Offline
-	if sc.applies != nil && !sc.applies(off) {
-		res.Result = Skipped
-		return res
-	}
 	dir := filepath.Join(root, driver.Sanitize(in.Agent+"-"+sc.name))
 	t := newRunT(ctx, in.Agent+"/"+sc.name)
 	begin := time.Now()

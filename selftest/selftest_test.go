@@ -2,9 +2,12 @@ package selftest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/logwatch/logwatch/parsers"
 	_ "github.com/logwatch/logwatch/parsers/all"
@@ -68,17 +71,34 @@ func TestEveryAgentHasAFake(t *testing.T) {
 }
 
 // TestWriteText: a failure's reason is under its row, escaped; the folder
-// to attach is named.
+// to attach is named; a scenario that does not apply says why; the agents'
+// table lists each agent with its result, or why it was not covered and what
+// to run instead, within 80 columns.
 func TestWriteText(t *testing.T) {
-	r := &Report{Results: []Result{
-		{Agent: "claude", Version: "9.9.9\x1b[2J", Scenario: "esc", Result: Fail, Error: "want ready/interrupted\nmore",
-			Published: []Change{{State: "working", Reason: "prompt"}}, Took: time.Second},
-		{Agent: "claude", Version: "9.9.9", Scenario: "permission", Result: Skipped},
-	}, Kept: "/tmp/x"}
+	r := &Report{
+		Agents: []Installed{{Agent: "claude", Version: "9.9.9"}, {Agent: "pi", Version: "0.73.1"}},
+		Results: []Result{
+			{Agent: "claude", Version: "9.9.9\x1b[2J", Scenario: "esc", Result: Fail, Error: "want ready/interrupted\nmore",
+				Published: []Change{{State: "working", Reason: "prompt"}}, Took: time.Second},
+			{Agent: "pi", Version: "0.73.1", Scenario: "prompt", Result: Pass, Took: 4 * time.Second},
+			{Agent: "pi", Version: "0.73.1", Scenario: "permission", Result: Skipped, Note: "pi asks no permission"},
+		},
+		NotCovered: []Gap{
+			{Agent: "gemini", Reason: "not installed (`gemini` is not on the PATH)",
+				Run: "install it with `npm install -g @google/gemini-cli@0.61.0`, then run `logwatch selftest --agent gemini`"},
+			{Agent: "toy", Reason: "it needs a browser; run `go test ./conformance/toy/` from the source"},
+		},
+		Kept: "/tmp/x"}
 	var b strings.Builder
 	r.WriteText(&b)
 	out := b.String()
-	for _, want := range []string{"↳ want ready/interrupted", "working/prompt", "attach the folder /tmp/x", "1 of 1 scenarios failed", "(the agent has none)"} {
+	for _, want := range []string{"↳ want ready/interrupted", "working/prompt", "attach the folder /tmp/x", "1 of 2 scenarios failed",
+		"(pi asks no permission)",
+		"\nAGENT         RESULT\n",
+		"\nclaude 9.9.9  FAIL: 1 of 1 scenario failed\n",
+		"\npi 0.73.1     pass: 1 scenario; permission n/a: pi asks no permission\n",
+		"\ngemini        not installed (`gemini` is not on the PATH): install it with\n              `npm install -g @google/gemini-cli@0.61.0`, then run\n              `logwatch selftest --agent gemini`\n",
+		"\ntoy           it needs a browser; run `go test ./conformance/toy/` from the\n              source\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
@@ -86,8 +106,77 @@ func TestWriteText(t *testing.T) {
 	if strings.Contains(out, "\x1b") || strings.Contains(out, "more") {
 		t.Errorf("unescaped or multi-line:\n%q", out)
 	}
+	agentsTable := out[strings.Index(out, "\nAGENT  "):strings.Index(out, "\n\nselftest:")]
+	for _, l := range strings.Split(agentsTable, "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("%d columns: %q", n, l)
+		}
+	}
 	if r.Passed() {
 		t.Error("a failed report passed")
+	}
+}
+
+// TestGaps: every agent logwatch reads is named when a run leaves it out:
+// one selftest cannot drive with its NotOffline (or, without one, that no
+// driver exists), one not on the PATH with the command that installs its
+// pinned release; an installed one is not, nor any when agents are named.
+func TestGaps(t *testing.T) {
+	path := t.TempDir()
+	if err := os.WriteFile(filepath.Join(path, "toy-installed"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	off := &parsers.Offline{}
+	specs := []*parsers.Spec{
+		{Name: "toy-browser", Bin: "toy-browser", NotOffline: "it needs a browser; run `go test ./conformance/toy/` from the source"},
+		{Name: "toy-nodriver", Bin: "toy-nodriver"},
+		{Name: "toy-installed", Bin: "toy-installed", Offline: off},
+		{Name: "omp", Bin: "omp-not-here", Offline: off},
+		{Name: "toy-unpinned", Bin: "toy-unpinned", Offline: off},
+	}
+	var got []string
+	for _, g := range gaps(specs, nil, path) {
+		got = append(got, g.Agent+": "+g.String())
+	}
+	want := []string{
+		"toy-browser: it needs a browser; run `go test ./conformance/toy/` from the source",
+		"toy-nodriver: selftest has no offline driver for it",
+		"omp: not installed (`omp-not-here` is not on the PATH): install it with `npm install -g @oh-my-pi/pi-coding-agent@18.2.3 bun@1.4.5`, then run `logwatch selftest --agent omp`",
+		"toy-unpinned: not installed (`toy-unpinned` is not on the PATH): install it, then run `logwatch selftest --agent toy-unpinned`",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if g := gaps(specs, []string{"toy-installed"}, path); g != nil {
+		t.Errorf("named agents: %v", g)
+	}
+}
+
+// TestTryScript: what try tells a person to type follows the agent's
+// Offline: a permission step only where it asks, the interrupt key twice
+// where it wants it twice.
+func TestTryScript(t *testing.T) {
+	fake := &fakemodel.Server{SlowPrompt: "SLOW stream please", ToolPrompt: "run TOOL please"}
+	for _, c := range []struct {
+		off  *parsers.Offline
+		want string
+	}{
+		{&parsers.Offline{Interrupt: "Escape", Quit: "/quit"},
+			"hello | SLOW stream please: working; Esc while it streams: ready (interrupted) | /quit"},
+		{&parsers.Offline{Interrupt: "Escape", InterruptAgain: "esc again", Permission: "Permission required", Approve: "Enter", Quit: "/exit"},
+			"hello | run TOOL please | SLOW stream please: working; Esc Esc while it streams: ready (interrupted) | /exit"},
+	} {
+		var got []string
+		for _, s := range (&Try{Off: c.off, Fake: fake}).Script() {
+			if strings.HasPrefix(s.Type, "SLOW") {
+				got = append(got, s.Type+": "+s.Then)
+			} else {
+				got = append(got, s.Type)
+			}
+		}
+		if strings.Join(got, " | ") != c.want {
+			t.Errorf("got  %s\nwant %s", strings.Join(got, " | "), c.want)
+		}
 	}
 }
 
@@ -96,5 +185,57 @@ func TestFindUnknownAgent(t *testing.T) {
 	_, err := Find(context.Background(), []string{"cluade"}, "")
 	if err == nil || !strings.Contains(err.Error(), `unknown agent "cluade", did you mean claude?`) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestVersion: the release is read from --version's stdout, else from its
+// stderr, where pi 0.73.1 prints it.
+func TestVersion(t *testing.T) {
+	dir := t.TempDir()
+	for name, script := range map[string]string{
+		"stdout": `echo "warning 1.2.3" >&2; echo "omp/18.2.3"`,
+		"stderr": `echo 0.73.1 >&2`,
+		"none":   `echo hello`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]string{"stdout": "18.2.3", "stderr": "0.73.1"} {
+		if v, err := version(context.Background(), filepath.Join(dir, name), dir, ""); v != want || err != nil {
+			t.Errorf("%s: %q %v, want %s", name, v, err, want)
+		}
+	}
+	if v, err := version(context.Background(), filepath.Join(dir, "none"), dir, ""); err == nil {
+		t.Errorf("none: %q", v)
+	}
+}
+
+// TestPlan: the table lists one agent after the other, a scenario that does
+// not apply with why; they run each agent's prompt first, then each one's
+// esc, and so on.
+func TestPlan(t *testing.T) {
+	withPerm := &parsers.Spec{Offline: &parsers.Offline{Permission: "Allow?", Approve: "Enter"}}
+	without := &parsers.Spec{Offline: &parsers.Offline{}}
+	var progress strings.Builder
+	rows, jobs := plan([]Installed{{Agent: "a", Version: "1", spec: withPerm}, {Agent: "b", Version: "2", spec: without}}, &progress)
+	var table, order []string
+	for _, r := range rows {
+		table = append(table, r.Agent+"/"+r.Scenario+"/"+r.Result+r.Note)
+	}
+	for _, j := range jobs {
+		order = append(order, j.in.Agent+"/"+j.sc.name)
+		if rows[j.i].Agent != j.in.Agent || rows[j.i].Scenario != j.sc.name {
+			t.Errorf("job %s/%s fills row %+v", j.in.Agent, j.sc.name, rows[j.i])
+		}
+	}
+	if got, want := strings.Join(table, " "), "a/prompt/ a/esc/ a/permission/ a/quit/ b/prompt/ b/esc/ b/permission/n/ab asks no permission b/quit/"; got != want {
+		t.Errorf("table %s\nwant  %s", got, want)
+	}
+	if got, want := strings.Join(order, " "), "a/prompt b/prompt a/esc b/esc a/permission a/quit b/quit"; got != want {
+		t.Errorf("order %s\nwant  %s", got, want)
+	}
+	if !strings.Contains(progress.String(), "permission n/a: b asks no permission") {
+		t.Errorf("progress %q", progress.String())
 	}
 }

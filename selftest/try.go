@@ -99,6 +99,9 @@ func (t *Try) Script() []Step {
 		approve := t.Off.Approve
 		steps = append(steps, Step{t.Fake.ToolPrompt, "working, then waiting (permission); " + approve + " approves: done"})
 	}
+	if t.Off.InterruptAgain != "" {
+		key += " " + key // once more when it asks
+	}
 	return append(steps,
 		Step{t.Fake.SlowPrompt, "working; " + key + " while it streams: ready (interrupted)"},
 		Step{t.Off.Quit, "ended"})

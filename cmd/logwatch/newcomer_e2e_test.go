@@ -20,6 +20,7 @@ import (
 
 	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/testsupport"
+	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/selftest"
 	"github.com/logwatch/logwatch/selftest/driver"
 	"github.com/logwatch/logwatch/selftest/fakemodel"
@@ -571,20 +572,29 @@ func TestTryInterrupted(t *testing.T) {
 // TestTryHere: outside tmux, try runs the agent in its own terminal under
 // wrap, reporting to the running daemon (it starts none): the prompt typed
 // there is done in status, quitting is ended, ends try and removes the
-// private home. (Esc is TestREADMETry's: a lone ESC byte written to this
-// bare pty, which answers no terminal query, did not stop Claude Code.)
+// private home. For Claude Code and for pi, which try drives as any agent
+// with a parsers.Offline (its start, its quit). (Esc is TestREADMETry's: a
+// lone ESC byte written to this bare pty, which answers no terminal query,
+// did not stop Claude Code.)
 func TestTryHere(t *testing.T) {
-	a, _ := agents.Get("claude")
+	for _, name := range []string{"claude", "pi"} {
+		t.Run(name, func(t *testing.T) { tryHere(t, name) })
+	}
+}
+
+func tryHere(t *testing.T, name string) {
+	a, _ := agents.Get(name)
 	agentBin := a.BinPath(agents.Dir())
 	if _, err := os.Stat(agentBin); err != nil {
-		testsupport.Missing(t, "try: claude not found at %s; install the pinned agents with `conformance/install-agents`", agentBin)
+		testsupport.Missing(t, "try: %s not found at %s; install the pinned agents with `conformance/install-agents`", name, agentBin)
 	}
+	off := parsers.Lookup(parsers.Agent(name)).Offline
 	// A real agent: one of the machine's scenario slots, beside the
 	// conformance suite's.
 	driver.HoldSlot(t)
 	runtimeDir := t.TempDir()
 	e := startE2E(t, "XDG_RUNTIME_DIR="+runtimeDir)
-	cmd := exec.Command(bin, "try")
+	cmd := exec.Command(bin, "try", "--agent", name)
 	cmd.Env = append(append([]string{}, e.env...), "TERM=xterm-256color")
 	for i, kv := range cmd.Env {
 		if strings.HasPrefix(kv, "PATH=") {
@@ -622,7 +632,9 @@ func TestTryHere(t *testing.T) {
 	if strings.Contains(scr.text(), "started one") {
 		t.Errorf("try started a daemon beside the running one:\n%s", scr.text())
 	}
-	waitText("for shortcuts") // Claude Code at its prompt
+	if err := off.Start(ptyTerm{scr}, true, 2*time.Minute); err != nil { // the agent at its prompt
+		t.Fatal(err)
+	}
 	typeIn := func(s string) {
 		scr.pty.WriteString(s)
 		time.Sleep(300 * time.Millisecond)
@@ -630,7 +642,7 @@ func TestTryHere(t *testing.T) {
 	}
 	typeIn("hello")
 	want("done", "turn_end")
-	typeIn("/exit")
+	typeIn(off.Quit)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -640,7 +652,7 @@ func TestTryHere(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		cmd.Process.Kill()
-		t.Fatalf("try still runs a minute after /exit:\n%s", driver.StripANSI(scr.text()))
+		t.Fatalf("try still runs a minute after %s:\n%s", off.Quit, driver.StripANSI(scr.text()))
 	}
 	want("ended", "")
 	waitText("removed the private home")
@@ -648,3 +660,21 @@ func TestTryHere(t *testing.T) {
 		t.Errorf("the private home is still there: %v", ents)
 	}
 }
+
+// ptyTerm is the try's terminal as an Offline's Start sees it: everything
+// written so far, and the keys it presses (the few tmux names Starts use).
+type ptyTerm struct{ scr *ptyScreen }
+
+func (p ptyTerm) Screen() string { return driver.StripANSI(p.scr.text()) }
+
+func (p ptyTerm) Key(keys ...string) {
+	for _, k := range keys {
+		b, ok := map[string]string{"Enter": "\r", "Escape": "\x1b", "Up": "\x1b[A", "Down": "\x1b[B"}[k]
+		if !ok {
+			b = k
+		}
+		p.scr.pty.WriteString(b)
+	}
+}
+
+func (p ptyTerm) Wait(d time.Duration) { time.Sleep(d) }

@@ -322,8 +322,8 @@ func TestSelftestPinnedAgents(t *testing.T) {
 // TestSelftestSaysWhatItDoes: selftest's first line comes before it asks
 // the agents their releases (the fake's --version waits for the test to
 // have read it), each scenario says when it starts, and every agent it
-// leaves out is named with the reason (pi, omp and OpenCode it cannot
-// drive, Codex not installed).
+// leaves out is named with the reason and what to run instead (here each
+// one not on the PATH, with the command that installs it).
 func TestSelftestSaysWhatItDoes(t *testing.T) {
 	gate := filepath.Join(t.TempDir(), "go")
 	dir := fakeClaude(t, "trap '' HUP INT TERM; while :; do sleep 1; done")
@@ -361,17 +361,23 @@ func TestSelftestSaysWhatItDoes(t *testing.T) {
 	rest, _ := io.ReadAll(br)
 	_ = cmd.Wait()
 	out := string(rest)
-	wants := []string{
-		"selftest: not covered: pi: it speaks chat completions",
-		"selftest: not covered: omp: it speaks chat completions",
-		"selftest: not covered: opencode: it needs Esc twice",
-	}
-	if _, err := exec.LookPath("codex"); err != nil {
-		wants = append(wants, "selftest: not covered: codex: not installed (`codex` is not on the PATH)")
-	}
-	for _, want := range wants {
-		if strings.Count(out, want) != 2 { // as it starts, and in the report
-			t.Errorf("not said twice: %q\n%s", want, out)
+	// Every other agent logwatch reads is named: as it starts, with the
+	// command that installs it, and in the report's agents table.
+	for _, s := range parsers.All() {
+		if s.Name == "claude" {
+			continue
+		}
+		why := "not installed (`" + s.Bin + "` is not on the PATH): install it"
+		if s.Offline == nil {
+			why = s.NotOffline
+		} else if _, err := lookPathIn(s.Bin, r.path); err == nil {
+			continue // installed here: it ran
+		}
+		if n := strings.Count(out, "selftest: not covered: "+string(s.Name)+": "+why); n != 1 {
+			t.Errorf("said %d times as it starts: %s: %s\n%s", n, s.Name, why, out)
+		}
+		if !regexp.MustCompile(`(?m)^` + string(s.Name) + ` +` + regexp.QuoteMeta(strings.Fields(why)[0])).MatchString(out) {
+			t.Errorf("%s is not in the agents table\n%s", s.Name, out)
 		}
 	}
 	for _, sc := range []string{"prompt", "esc", "permission", "quit"} {
@@ -388,4 +394,15 @@ func TestSelftestSaysWhatItDoes(t *testing.T) {
 	if left := r.settled(); len(left) > 0 {
 		t.Errorf("left behind:\n%s", strings.Join(left, "\n"))
 	}
+}
+
+// lookPathIn is exec.LookPath over path.
+func lookPathIn(bin, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, bin)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }

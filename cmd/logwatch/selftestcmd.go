@@ -31,12 +31,14 @@ func newSelftestCmd(a *app) *cobra.Command {
 		Long: `Runs each agent installed on this machine (its executable on the PATH, at whatever
 release it is) through the core scenarios: a prompt (working, then done), Esc
 while the answer streams (ready, interrupted), a permission prompt (waiting,
-then done), and quitting (ended, once). Each scenario runs in a private
-temporary home, against a local fake model server, under a private daemon,
-with logwatch's hooks installed there: it never reads or writes your home,
-settings, logs or credentials, and nothing leaves the machine. Everything it
-made is removed at the end, also on Ctrl+C; a failed scenario's folder is kept
-for a report.
+then done; n/a for an agent that asks none, as pi), and quitting (ended,
+once). The report names every agent logwatch reads: one not installed with
+the command that installs it, one selftest cannot drive with what to run
+instead. Each scenario runs in a private temporary home, against a local fake
+model server, under a private daemon, with logwatch's hooks installed there:
+it never reads or writes your home, settings, logs or credentials, and
+nothing leaves the machine. Everything it made is removed at the end, also on
+Ctrl+C; a failed scenario's folder is kept for a report.
 
 A release that passes every scenario is recorded as known-good for this
 machine, and doctor stops warning about it. It needs tmux.
@@ -68,7 +70,7 @@ not run (no agent, no tmux), 130 on Ctrl+C.`,
 			}
 			gaps := selftest.NotCovered(names, path)
 			for _, g := range gaps {
-				fmt.Fprintf(progress, "selftest: not covered: %s: %s\n", g.Agent, g.Reason)
+				fmt.Fprintf(progress, "selftest: not covered: %s: %s\n", g.Agent, g)
 			}
 			agents, err := selftest.Find(ctx, names, path)
 			if err != nil {

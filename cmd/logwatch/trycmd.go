@@ -36,8 +36,9 @@ local fake model server: no model account, and nothing leaves the machine. It
 runs in a private home removed at the end, so your own agent settings and
 sessions are not touched, and it reports to your daemon: its states show in
 ` + "`logwatch status --watch`" + ` like any session's. It prints what to type (a
-prompt, one that asks permission, a long answer to interrupt, quitting) and
-what each shows.
+prompt, one that asks permission where the agent asks any, a long answer to
+interrupt, quitting) and what each shows. Every agent selftest drives can be
+tried.
 
 Inside tmux it opens the agent in a pane beside this one and the live view
 under it; outside tmux the agent runs in this terminal (watch from another
@@ -52,7 +53,7 @@ session and says so. It needs the agent on the PATH; tmux only to split.`,
 			return a.try(cmd.Context(), names, *configFile)
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent to try (default: the first installed of claude, codex)")
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent to try (default: the first installed that selftest drives)")
 	return cmd
 }
 

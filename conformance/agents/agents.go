@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 //go:embed agents.json
@@ -76,3 +77,7 @@ func Dir() string {
 func (a Agent) BinPath(dir string) string {
 	return filepath.Join(dir, "node_modules", ".bin", a.Bin)
 }
+
+// Install is the command that installs the agent's pinned release for the
+// user (npm's global prefix), with what it runs on.
+func (a Agent) Install() string { return "npm install -g " + strings.Join(a.Packages, " ") }

@@ -47,3 +47,11 @@ func TestBinPath(t *testing.T) {
 		t.Fatalf("BinPath = %s, want %s", got, want)
 	}
 }
+
+// TestInstall: the install command names the agent's pinned package first,
+// then what it runs on.
+func TestInstall(t *testing.T) {
+	if got := (Agent{Packages: []string{"@oh-my-pi/pi-coding-agent@18.2.3", "bun@1.4.5"}}).Install(); got != "npm install -g @oh-my-pi/pi-coding-agent@18.2.3 bun@1.4.5" {
+		t.Errorf("got %q", got)
+	}
+}

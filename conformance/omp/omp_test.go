@@ -2,7 +2,6 @@ package omp_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,14 +11,17 @@ import (
 	"time"
 
 	. "github.com/logwatch/logwatch/conformance"
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/omp"
 )
 
 // The omp 18.2.3 scenarios (../shared/formats/pi.md §5). omp is a bun
 // script: the agents dir's .bin (where bun is installed beside it) is on
 // the PATH. It runs against the fake chat-completions server, named in its
-// models.yml as the provider "fake"; it asks the model for a title beside
-// the first prompt. With hooks, logwatch's extension (installed by the real
-// `logwatch hooks install --agent omp`) forwards omp's events; without,
+// models.yml as the provider "fake" (omp.Offline's Setup); it asks the
+// model for a title beside the first prompt. With hooks, logwatch's
+// extension (installed by the real `logwatch hooks install --agent omp`)
+// forwards omp's events; without,
 // the session file alone speaks, written at the end of each message (the
 // first prompt's file only at the first answer's end).
 
@@ -82,28 +84,9 @@ func newOmp(t *testing.T, hooks bool) *ompWorld {
 	t.Cleanup(cancel)
 	w := &ompWorld{Scenario: s, t: t, api: api, omp: bin, hooks: hooks}
 	s.SetEnv("PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"))
-	s.WriteFile(".omp/agent/models.yml", fmt.Sprintf(`providers:
-  fake:
-    baseUrl: %q
-    api: openai-completions
-    apiKey: fake-key
-    compat:
-      supportsDeveloperRole: false
-      supportsReasoningEffort: false
-    models:
-      - id: fake-model
-        name: Fake Model
-        contextWindow: 128000
-        maxTokens: 4096
-`, api.URL))
-	s.WriteFile(".omp/agent/config.yml", `modelRoles:
-  default: fake/fake-model
-startup:
-  setupWizard: false
-  checkUpdate: false
-compaction:
-  keepRecentTokens: 10
-`)
+	if _, err := omp.Offline().Setup(parsers.OfflineHome{Home: s.Home, Work: s.Work, URL: api.URL}); err != nil {
+		t.Fatal(err)
+	}
 	if hooks {
 		s.InstallHooks("omp")
 	}

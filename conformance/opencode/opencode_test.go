@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -91,10 +90,6 @@ func newOpenCode(t *testing.T, plugin bool) *ocWorld {
 		t.Fatal(err)
 	}
 	s.SetEnv(env...)
-	// A git work dir: OpenCode keys its project by the repository.
-	if out, err := exec.Command("git", "init", "-q", s.Work).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
 	if plugin {
 		s.InstallHooks("opencode")
 		if _, err := os.Stat(filepath.Join(opencode.OfflineConfigDir(s.Home), "plugins", "logwatch.ts")); err != nil {
@@ -216,15 +211,11 @@ func (w *ocWorld) done(tab, session string) {
 }
 
 // escEsc interrupts a busy session: OpenCode wants two presses within 5 s
-// (the first only shows the hint). The second waits a moment: the hint can
-// still be on the screen from an earlier Esc, and two presses 6 to 11 ms
-// apart interrupted nothing (3 runs of 5; 110 ms apart they did).
+// (the first only shows the hint: Offline.InterruptAgain).
 func (w *ocWorld) escEsc(p *Pane) {
 	w.t.Helper()
-	p.Press("Escape")
-	p.WaitScreen("esc again", ocStep)
-	p.Wait(300 * time.Millisecond)
-	p.Key("Escape")
+	off := opencode.Offline()
+	p.PressAgain(off.Interrupt, off.InterruptAgain, ocStep)
 }
 
 // escConfirmed checks the counters after one Esc Esc that interrupted: the

@@ -2,7 +2,6 @@ package pi_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,11 +10,13 @@ import (
 	"time"
 
 	. "github.com/logwatch/logwatch/conformance"
+	"github.com/logwatch/logwatch/parsers"
+	"github.com/logwatch/logwatch/parsers/pi"
 )
 
 // The pi 0.73.1 scenarios (../shared/formats/pi.md). pi runs offline
-// (PI_OFFLINE=1) against the fake chat-completions server, named in its
-// models.json as the provider "fake". With hooks, logwatch's extension
+// (pi.Offline's Setup) against the fake chat-completions server, named in
+// its models.json as the provider "fake". With hooks, logwatch's extension
 // (installed by the real `logwatch hooks install --agent pi`) forwards
 // pi's events; without, the session file alone speaks, and pi writes it
 // at the end of each message (the first prompt's file only at the first
@@ -31,7 +32,7 @@ const (
 	// piLongCommand is what a LONG TOOL prompt runs: long enough to be
 	// interrupted.
 	piLongCommand = "echo TOOL-START; sleep 30; echo TOOL-END"
-	piReady       = "fake-model" // the footer names the model once pi is ready
+	piReady       = pi.OfflineModel // the footer names the model once pi is ready
 )
 
 // piScript: TOOL runs piToolCommand, SLOW streams for 8 s, a compaction
@@ -71,16 +72,11 @@ func newPi(t *testing.T, hooks bool) *piWorld {
 	}
 	t.Cleanup(cancel)
 	w := &piWorld{Scenario: s, t: t, api: api, pi: bin, hooks: hooks}
-	s.SetEnv("PI_OFFLINE=1")
-	s.WriteFile(".pi/agent/models.json", fmt.Sprintf(`{ "providers": { "fake": {
-    "baseUrl": %q, "api": "openai-completions", "apiKey": "fake-key",
-    "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
-    "models": [ { "id": "fake-model", "name": "Fake Model", "contextWindow": 128000, "maxTokens": 4096 } ] } } }
-`, api.URL))
-	s.WriteFile(".pi/agent/settings.json", `{ "defaultProvider": "fake", "defaultModel": "fake-model",
-  "compaction": { "enabled": true, "reserveTokens": 16384, "keepRecentTokens": 1000 },
-  "retry": { "enabled": true, "maxRetries": 1, "baseDelayMs": 500, "provider": { "maxRetries": 0 } } }
-`)
+	env, err := pi.Offline().Setup(parsers.OfflineHome{Home: s.Home, Work: s.Work, URL: api.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEnv(env...)
 	if hooks {
 		s.InstallHooks("pi")
 	}

@@ -63,12 +63,11 @@ const agentDir = "~/.omp/agent"
 // Spec is omp as parsers.Register takes it.
 func Spec() parsers.Spec {
 	return parsers.Spec{
-		Name:       Name,
-		Bin:        "omp",
-		Title:      "omp",
-		NotOffline: "it speaks chat completions, which selftest's fake serves to the live suite only; run `go test ./conformance/omp/` from the source",
-		NewParser:  func() parsers.Parser { return NewParser() },
-		Detect:     detect,
+		Name:      Name,
+		Bin:       "omp",
+		Title:     "omp",
+		NewParser: func() parsers.Parser { return NewParser() },
+		Detect:    detect,
 		Layout: parsers.Layout{
 			// <dir>/<ts>_<uuid>.jsonl, and beside each file the directory
 			// of its artifacts (not a log).
@@ -117,6 +116,7 @@ func Spec() parsers.Spec {
 		},
 		Home:      agentDir,
 		KnownGood: agents.KnownGood(string(Name)),
+		Offline:   Offline(),
 		// Without the extension nothing names a session's tab.
 		BindBySubmit: true,
 	}

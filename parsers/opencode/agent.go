@@ -26,12 +26,11 @@ const configDir = "${XDG_CONFIG_HOME:-~/.config}/opencode"
 // Spec is OpenCode as parsers.Register takes it.
 func Spec() parsers.Spec {
 	return parsers.Spec{
-		Name:       Name,
-		Bin:        "opencode",
-		Title:      "OpenCode",
-		NotOffline: "it needs Esc twice to interrupt and speaks chat completions, which selftest's fake serves to the live suite only; run `go test ./conformance/opencode/` from the source",
-		NewParser:  func() parsers.Parser { return NewParser() },
-		Detect:     detect,
+		Name:      Name,
+		Bin:       "opencode",
+		Title:     "OpenCode",
+		NewParser: func() parsers.Parser { return NewParser() },
+		Detect:    detect,
 		// Its log is its database: every session of the user in one file.
 		Store: storeSpec(),
 		Roots: []string{dataDir},
@@ -80,6 +79,7 @@ func Spec() parsers.Spec {
 		},
 		Home:      configDir,
 		KnownGood: agents.KnownGood(string(Name)),
+		Offline:   Offline(),
 		// Without the plugin nothing in the database names a tab: a turn
 		// start binds to the tab whose Enter came just before it.
 		BindBySubmit: true,

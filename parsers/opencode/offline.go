@@ -4,16 +4,41 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/logwatch/logwatch/parsers"
 )
 
 // How OpenCode 1.18.33 runs with no network against a local fake
 // OpenAI-compatible server (formats/opencode.md §1, re-measured in
-// docs/opencode.md). It is not a parsers.Offline: selftest's driver types
-// one tmux key to interrupt, and OpenCode needs Esc twice; and it speaks
-// chat completions, which selftest's fake serves for the live suite only.
+// docs/opencode.md). It runs no server of its own that outlives the TUI
+// (§2: no other process, no listening socket), so nothing is left to Stop.
+
+// Offline is how OpenCode runs against the fake chat-completions server.
+func Offline() *parsers.Offline {
+	return &parsers.Offline{
+		Model: parsers.ModelOpenAIChat,
+		Setup: OfflineSetup,
+		Start: offlineStart,
+		// Esc twice within 5 s: the first only shows the hint.
+		Interrupt:      "Escape",
+		InterruptAgain: "esc again",
+		// bash asks for anything but echo and sleep (OfflineConfig).
+		Permission: "Permission required",
+		Approve:    "Enter", // Allow once
+		Quit:       "/exit",
+	}
+}
+
+// offlineReady is the TUI's footer once it takes keys: keys typed before
+// are lost.
+const offlineReady = "ctrl+p commands"
+
+func offlineStart(t parsers.Terminal, _ bool, timeout time.Duration) error {
+	return parsers.WaitScreen(t, "opencode", offlineReady, timeout)
+}
 
 // Where Setup puts OpenCode's directories under the private home: the
 // scenario driver's XDG layout (selftest/driver), so that a hook install
@@ -71,8 +96,10 @@ const offlineLock = `{"packages":{"":{"dependencies":{"@opencode-ai/plugin":"*"}
 
 // OfflineSetup writes OpenCode's configuration for the fake server into the
 // private home o.Home (its config dir, with the stub that skips the npm
-// install) and returns the environment OpenCode runs with: private XDG
-// dirs, no models.dev catalogue fetch, no autoupdate.
+// install), makes the work dir o.Work a git repository (OpenCode keys its
+// project by the repository; a dir without one was not measured) and
+// returns the environment OpenCode runs with: private XDG dirs, no
+// models.dev catalogue fetch, no autoupdate.
 func OfflineSetup(o parsers.OfflineHome) ([]string, error) {
 	env := []string{"HOME=" + o.Home, "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1"}
 	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
@@ -85,6 +112,11 @@ func OfflineSetup(o parsers.OfflineHome) ([]string, error) {
 	for name, b := range map[string][]byte{"opencode.json": OfflineConfig(o.URL), "package-lock.json": []byte(offlineLock)} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
 			return nil, fmt.Errorf("opencode offline: %w", err)
+		}
+	}
+	if o.Work != "" {
+		if out, err := exec.Command("git", "init", "-q", o.Work).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("opencode offline: git init %s: %w: %s", o.Work, err, out)
 		}
 	}
 	return env, nil

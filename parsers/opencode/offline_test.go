@@ -11,8 +11,8 @@ import (
 )
 
 func TestOfflineSetup(t *testing.T) {
-	home := t.TempDir()
-	env, err := OfflineSetup(parsers.OfflineHome{Home: home, URL: "http://127.0.0.1:9/v1"})
+	home, work := t.TempDir(), t.TempDir()
+	env, err := OfflineSetup(parsers.OfflineHome{Home: home, Work: work, URL: "http://127.0.0.1:9/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +60,9 @@ func TestOfflineSetup(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil || !fi.IsDir() {
 		t.Errorf("node_modules: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(work, ".git")); err != nil || !fi.IsDir() {
+		t.Errorf("the work dir is no git repository: %v", err)
 	}
 	if OfflineDataDir(home) != filepath.Join(home, ".local", "share", "opencode") {
 		t.Errorf("data dir %s", OfflineDataDir(home))

@@ -24,12 +24,11 @@ const Name parsers.Agent = "pi"
 // Spec is pi as parsers.Register takes it.
 func Spec() parsers.Spec {
 	return parsers.Spec{
-		Name:       Name,
-		Bin:        "pi",
-		Title:      "pi",
-		NotOffline: "it speaks chat completions, which selftest's fake serves to the live suite only; run `go test ./conformance/pi/` from the source",
-		NewParser:  func() parsers.Parser { return NewParser() },
-		Detect:     detect,
+		Name:      Name,
+		Bin:       "pi",
+		Title:     "pi",
+		NewParser: func() parsers.Parser { return NewParser() },
+		Detect:    detect,
 		Layout: parsers.Layout{
 			// --<cwd>--/<ts>_<uuid>.jsonl.
 			WantDir:   func(depth int, _ string) bool { return depth == 1 },
@@ -81,6 +80,7 @@ func Spec() parsers.Spec {
 		},
 		Home:      "${PI_CODING_AGENT_DIR:-~/.pi/agent}",
 		KnownGood: agents.KnownGood(string(Name)),
+		Offline:   Offline(),
 		// Without the extension nothing names a session's tab: its turn
 		// start binds to the tab whose Enter came just before.
 		BindBySubmit: true,

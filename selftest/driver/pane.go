@@ -123,6 +123,19 @@ func (p *Pane) Press(key string) {
 	p.s.pressed(at)
 }
 
+// PressAgain is Press, then key again once the screen shows again: an
+// agent that wants the key twice (OpenCode's "esc again"). The second
+// press waits a moment: the hint can still be on the screen from an
+// earlier press, and two presses 6 to 11 ms apart interrupted nothing in
+// OpenCode (3 runs of 5; 110 ms apart they did).
+func (p *Pane) PressAgain(key, again string, timeout time.Duration) {
+	p.s.T.Helper()
+	p.Press(key)
+	p.WaitScreen(again, timeout)
+	p.Wait(300 * time.Millisecond)
+	p.Key(key)
+}
+
 // Submit types a prompt, waits until the agent shows it, and presses Enter
 // (typed text and Enter in one burst would read as a paste).
 func (p *Pane) Submit(text string) {

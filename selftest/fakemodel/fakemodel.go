@@ -1,6 +1,7 @@
 // Package fakemodel is the local fake model servers agents are pointed at
 // when logwatch drives them offline (selftest, the live conformance suite):
-// a Messages API for Claude Code and a Responses API for Codex, on a free
+// a Messages API for Claude Code, a Responses API for Codex and chat
+// completions for pi, omp and OpenCode, on a free
 // loopback port, scripted by keywords in the prompt, answering every
 // request from their script and never reaching the network.
 package fakemodel
@@ -14,6 +15,9 @@ import (
 const (
 	APIAnthropic = "anthropic-messages"
 	APIOpenAI    = "openai-responses"
+	// APIOpenAIChat is chat completions (POST /v1/chat/completions), which
+	// pi, omp and OpenCode speak.
+	APIOpenAIChat = "openai-chat"
 )
 
 // What the slow answers show on the screen once they are streaming.
@@ -50,8 +54,20 @@ func Start(ctx context.Context, api, dir string) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Server{URL: o.URL, SlowPrompt: OpenAISlow + " stream please", SlowScreen: OpenAISlowScreen,
-			ToolPrompt: "run " + OpenAITool + " please", Close: o.Close}, nil
+		return openAIServer(o), nil
+	case APIOpenAIChat:
+		o, err := StartOpenAI(ctx, dir, DefaultChatScript)
+		if err != nil {
+			return nil, err
+		}
+		return openAIServer(o), nil
 	}
 	return nil, fmt.Errorf("fakemodel: no fake speaks %q", api)
+}
+
+// openAIServer is o with the prompts its scripts share (Responses and chat
+// completions).
+func openAIServer(o *OpenAI) *Server {
+	return &Server{URL: o.URL, SlowPrompt: OpenAISlow + " stream please", SlowScreen: OpenAISlowScreen,
+		ToolPrompt: "run " + OpenAITool + " please", Close: o.Close}
 }

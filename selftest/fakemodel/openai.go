@@ -134,6 +134,19 @@ func DefaultOpenAIScript(r OpenAIRequest) OpenAIReply {
 	return OpenAIReply{Text: fmt.Sprintf("Hello from the fake model (%d).", r.N)}
 }
 
+// DefaultChatScript is DefaultOpenAIScript for the chat-completions clients
+// (pi, omp, OpenCode): a turn's request without tools is OpenCode's title
+// request (its small model, asked beside the first prompt), answered with a
+// title, so that a SLOW or TOOL prompt's title is not streamed or run. A
+// TOOL prompt's call is to the bash tool, which omp (always-ask) and
+// OpenCode (bash asks) ask before they run; pi runs it.
+func DefaultChatScript(r OpenAIRequest) OpenAIReply {
+	if r.Kind == OpenAIReqTurn && r.Tools == 0 {
+		return OpenAIReply{Text: "Fake title"}
+	}
+	return DefaultOpenAIScript(r)
+}
+
 // StartOpenAI serves on a free 127.0.0.1 port until ctx ends or Close,
 // logging requests into dir/requests.jsonl.
 func StartOpenAI(ctx context.Context, dir string, script OpenAIScript) (*OpenAI, error) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -206,5 +207,57 @@ func TestOpenAIChunks(t *testing.T) {
 		if len(parts) != c.want || strings.Join(parts, "") != c.text {
 			t.Errorf("openaiChunks(%q, %d) = %q", c.text, c.n, parts)
 		}
+	}
+}
+
+// TestDefaultChatScript: what pi, omp and OpenCode get from selftest's chat
+// fake (Start(APIOpenAIChat)): OpenCode's title request (no tools) a title
+// whatever its prompt, a TOOL prompt the bash call, a SLOW one the slow
+// stream, the tool's result and a compaction their answers.
+func TestDefaultChatScript(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		req  OpenAIRequest
+		want OpenAIReply
+	}{
+		{"opencode title", OpenAIRequest{Kind: OpenAIReqTurn, LastUser: "SLOW stream please"}, OpenAIReply{Text: "Fake title"}},
+		{"omp title", OpenAIRequest{Kind: OpenAIReqTitle, LastUser: "run TOOL please"}, OpenAIReply{Text: "Fake title"}},
+		{"tool", OpenAIRequest{Kind: OpenAIReqTurn, Tools: 4, LastUser: "run TOOL please"}, OpenAIReply{Exec: OpenAIApprovalCommand}},
+		{"tool result", OpenAIRequest{Kind: OpenAIReqToolResult, Tools: 4, LastUser: "run TOOL please"}, OpenAIReply{Text: "The command ran. Done."}},
+		{"hello", OpenAIRequest{N: 3, Kind: OpenAIReqTurn, Tools: 4, LastUser: "hello"}, OpenAIReply{Text: "Hello from the fake model (3)."}},
+	} {
+		if got := DefaultChatScript(c.req); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+	slow := DefaultChatScript(OpenAIRequest{Kind: OpenAIReqTurn, Tools: 4, LastUser: "SLOW stream please"})
+	if !strings.Contains(slow.Text, OpenAISlowScreen) || slow.Chunks < 2 || slow.Delay == 0 {
+		t.Errorf("slow: %+v", slow)
+	}
+	if c := DefaultChatScript(OpenAIRequest{Kind: OpenAIReqCompact, LastUser: "x"}); c.Text == "" {
+		t.Errorf("compaction: %+v", c)
+	}
+}
+
+// TestStartChat: Start(APIOpenAIChat) serves chat completions with the
+// chat script: a TOOL prompt streams a bash call.
+func TestStartChat(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := Start(ctx, APIOpenAIChat, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	body := `{"model":"m","tools":[{"type":"function"}],"messages":[{"role":"user","content":` + jsonString(s.ToolPrompt) + `}]}`
+	resp, err := http.Post(s.URL+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"name":"bash"`) || !strings.Contains(string(b), jsonString(OpenAIApprovalCommand)[1:len(jsonString(OpenAIApprovalCommand))-1]) ||
+		!strings.HasSuffix(string(b), "data: [DONE]\n\n") {
+		t.Errorf("status %d:\n%s", resp.StatusCode, b)
 	}
 }

@@ -452,14 +452,19 @@ func TestDoctorInstalledAgents(t *testing.T) {
 		!strings.Contains(f.Fix, "logwatch selftest --agent claude") {
 		t.Fatalf("newer claude: %+v", f)
 	}
-	// An agent selftest cannot drive offline gets verify as the fix.
-	if parsers.Lookup("pi") != nil && parsers.Lookup("pi").Offline == nil {
-		script("pi", nextPatch(parsers.Lookup("pi").KnownGood))
-		if f := checkInstalled(env); f.Status != Warn || strings.Contains(f.Fix, "selftest --agent pi") || !strings.Contains(f.Fix, "`logwatch verify` on a recent pi log") {
-			t.Fatalf("newer pi: %+v", f)
-		}
-		os.Remove(filepath.Join(env.Path, "pi"))
+	// pi, which selftest drives too, gets it as the fix (its release read
+	// from stderr); an agent it cannot drive offline would get verify.
+	pi := parsers.Lookup("pi")
+	write(t, filepath.Join(env.Path, "pi"), "#!/bin/sh\necho '"+nextPatch(pi.KnownGood)+"' >&2\n")
+	os.Chmod(filepath.Join(env.Path, "pi"), 0o755)
+	fix := "`logwatch selftest --agent pi`"
+	if pi.Offline == nil {
+		fix = "`logwatch verify` on a recent pi log"
 	}
+	if f := checkInstalled(env); f.Status != Warn || !strings.Contains(f.Fix, fix) {
+		t.Fatalf("newer pi: %+v, want the fix %s", f, fix)
+	}
+	os.Remove(filepath.Join(env.Path, "pi"))
 	env.KnownGood = knowngood.Record{"claude": {newer: time.Now()}}
 	if f := checkInstalled(env); f.Status != OK || !strings.Contains(strings.Join(f.Details, "\n"), "claude "+newer+" passed selftest on this machine") {
 		t.Fatalf("after selftest: %+v", f)
