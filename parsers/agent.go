@@ -70,7 +70,8 @@ type Spec struct {
 // The screens it names are the agent's own words, which the driver waits
 // for as a person would.
 type Offline struct {
-	// Model is the API the agent speaks: ModelAnthropic or ModelOpenAI.
+	// Model is the API the agent speaks: ModelAnthropic, ModelOpenAI or
+	// ModelOpenAIChat.
 	Model string
 	// Setup writes the agent's configuration into a private home (the
 	// fake model server as its provider, the work dir trusted, first-run
@@ -99,8 +100,9 @@ type Offline struct {
 // The fake model APIs an agent can speak (selftest/fakemodel serves them
 // under the same names).
 const (
-	ModelAnthropic = "anthropic-messages" // POST /v1/messages
-	ModelOpenAI    = "openai-responses"   // POST /v1/responses
+	ModelAnthropic  = "anthropic-messages" // POST /v1/messages
+	ModelOpenAI     = "openai-responses"   // POST /v1/responses
+	ModelOpenAIChat = "openai-chat"        // POST /v1/chat/completions
 )
 
 // OfflineHome is where an offline agent runs.
@@ -249,6 +251,12 @@ type Traits struct {
 	// done, for an agent measured to write what goes on after such an
 	// answer at once: the relay's turn_quiet when that is shorter.
 	FinalQuiet time.Duration
+	// EscKeepsStream: a lone Esc does not stop a streaming answer, only a
+	// running tool or an open dialog (Copilot CLI 1.0.102 ignores Esc while
+	// the model streams; Ctrl+C stops it: formats/copilot.md §2.4), so an
+	// Esc is an interrupt candidate only while the session waits or runs a
+	// tool.
+	EscKeepsStream bool
 	// SubmitLag is how long after the Enter that submitted it a turn start
 	// may be stamped (BindBySubmit), when that is over the relay's default
 	// second.
@@ -287,6 +295,11 @@ type Hooks struct {
 	// every agent reads as all tools); ToolEvents are those events.
 	Matcher    string
 	ToolEvents []string
+	// Flat: the settings file's event arrays hold the handlers themselves,
+	// {"type":"command","bash":…,"timeoutSec":…} (Copilot CLI), not
+	// Claude Code's matcher groups; and as the payloads name no event,
+	// each handler's command names its own (logwatch hook --event).
+	Flat bool
 	// HTTP: the agent can post hooks to a URL instead of running a command.
 	HTTP bool
 	// InstallNote is printed after an install; DoctorNote beside an

@@ -48,10 +48,14 @@ const (
 	KindActivity
 	// KindSidechain: a subagent's line; it never drives the parent's state.
 	KindSidechain
+	// KindWait: the agent opened a dialog and waits on the user (Copilot's
+	// permission.requested); Wait says why, Tool and ToolInput name what
+	// it asks about.
+	KindWait
 )
 
 var kindNames = [...]string{"none", "turn_start", "prompt", "turn_end", "interrupt",
-	"interrupt_hint", "compaction", "tool", "activity", "sidechain"}
+	"interrupt_hint", "compaction", "tool", "activity", "sidechain", "wait"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -103,8 +107,9 @@ type Evidence struct {
 	Interrupt string // KindInterrupt: InterruptUser, InterruptToolUse, InterruptAborted
 	Trigger   string // KindCompaction: "manual", "auto" or "" when the log does not say
 
-	Tool      string // KindTool: tool name
-	ToolInput []byte // KindTool: the tool's input as a JSON object, when it has one (of an object, the Tool*Fields only)
+	Wait      string // KindWait: "permission" or "question"
+	Tool      string // KindTool, KindWait: tool name
+	ToolInput []byte // KindTool, KindWait: the tool's input as a JSON object, when it has one (of an object, the Tool*Fields only)
 
 	// Final marks an assistant line that looks like the end of a response
 	// (Claude stop_reason end_turn, or a 1.0.x text block; a Codex assistant

@@ -28,13 +28,14 @@ var allowed = map[string][]string{
 	"parsers":                       {},
 	"parsers/claude":                {"conformance/agents", "parsers"},
 	"parsers/codex":                 {"conformance/agents", "parsers"},
+	"parsers/copilot":               {"conformance/agents", "parsers"},
 	"parsers/pisession":             {"parsers"},
 	"parsers/hookmodule":            {},
 	"parsers/hookmodule/moduletest": {"conformance/agents", "internal/testsupport"},
 	"parsers/pi":                    {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
 	"parsers/omp":                   {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
 	"parsers/opencode":              {"conformance/agents", "parsers", "parsers/hookmodule", "parsers/opencode/store"},
-	"parsers/all":                   {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/opencode", "parsers/pi"},
+	"parsers/all":                   {"parsers", "parsers/claude", "parsers/codex", "parsers/copilot", "parsers/omp", "parsers/opencode", "parsers/pi"},
 	"parsers/parsertest":            {"parsers"},
 	// OpenCode's SQLite store read as a change feed: the driver and the
 	// house's file checks only, so the parser above it stays testable

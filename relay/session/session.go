@@ -268,6 +268,14 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 			return s.end(&s.log, Done, ReasonCompaction, SourceLog, "log.compaction_turn")
 		}
 		return s.compactionEnded(SourceLog, "log.compaction")
+	case parsers.KindWait:
+		s.lastFinal = false
+		if s.hooked || !s.turnOpen || (s.State != Working && s.State != Waiting) {
+			// Hooks report the same dialog first (PermissionRequest); a
+			// dialog outside a turn is the echo of one already answered.
+			return Change{}, false
+		}
+		return s.set(Waiting, ev.Wait, ToolDetail(ev.Tool, ev.ToolInput, s.Cwd), SourceLog, "log.wait")
 	case parsers.KindTool:
 		s.lastFinal = false
 		if s.hooked {
@@ -276,6 +284,10 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 			return Change{}, false
 		}
 		detail := ToolDetail(ev.Tool, ev.ToolInput, s.Cwd)
+		if s.turnOpen && s.State == Waiting && s.Source == SourceLog {
+			// The dialog the log opened was answered: the tool runs.
+			return s.set(Working, ReasonTool, detail, SourceLog, "log.wait_answered")
+		}
 		if s.turnOpen && s.State == Working {
 			return s.set(Working, ReasonTool, detail, SourceLog, "log.tool")
 		}

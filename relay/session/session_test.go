@@ -31,6 +31,8 @@ var (
 	hint       = parsers.Evidence{Kind: parsers.KindInterruptHint}
 	compaction = parsers.Evidence{Kind: parsers.KindCompaction}
 	sidechain  = parsers.Evidence{Kind: parsers.KindSidechain}
+	dialog     = parsers.Evidence{Kind: parsers.KindWait, Wait: ReasonPermission, Tool: "bash", ToolInput: []byte(`{"command":"touch a"}`)}
+	approved   = parsers.Evidence{Kind: parsers.KindTool, Tool: "bash", ToolInput: []byte(`{"command":"touch a"}`)}
 	meta       = parsers.Evidence{Kind: parsers.KindNone}
 	quiet      = step{quiet: true}
 )
@@ -140,6 +142,27 @@ func TestFold(t *testing.T) {
 			at(codexStart, Working, "log.turn_start"),
 			at(codexEnd, Done, "log.turn_end"),
 			at(text, Done, ""),
+		}},
+		// Copilot CLI writes its approval dialog (permission.requested)
+		// and the answer (permission.completed approved: the tool runs).
+		{"a dialog in the log waits; its approval works on", "", []step{
+			at(prompt, Working, "log.turn_start"),
+			at(approved, Working, "log.tool"),
+			at(dialog, Waiting, "log.wait"),
+			at(text, Waiting, ""), // the round's end, a hook's echo: still waiting
+			at(approved, Working, "log.wait_answered"),
+			at(turnEnd, Done, "log.turn_end"),
+		}},
+		{"a dialog cancelled ends in the interrupt", "", []step{
+			at(prompt, Working, "log.turn_start"),
+			at(dialog, Waiting, "log.wait"),
+			at(text, Waiting, ""),
+			at(parsers.Evidence{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptAborted}, Ready, "log.interrupt"),
+		}},
+		{"a dialog outside a turn is an echo", "", []step{
+			at(prompt, Working, "log.turn_start"),
+			at(turnEnd, Done, "log.turn_end"),
+			at(dialog, Done, ""),
 		}},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,197 @@
+package copilot
+
+import (
+	"github.com/valyala/fastjson"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// The event types of events.jsonl (formats/copilot.md §2.2), by what they
+// say about the state. Every line is {"type","data","id","timestamp",
+// "parentId"}; the types in quiet and activity are decided by their name
+// alone, so their lines (the system prompt, a compaction's model call,
+// tool output: the file's bulk) are scanned, never parsed.
+var (
+	// quiet carry no turn evidence.
+	quiet = map[string]bool{
+		"session.model_change": true, "session.info": true,
+		"session.shutdown": true, "hook.start": true, "hook.end": true, "system.message": true,
+		"system.notification": true,
+		// The summary model call of a /compact.
+		"model.turn_started": true, "model.model_call_started": true, "model.model_call_success": true,
+		"model.message": true, "model.response": true, "model.turn_ended": true,
+		"model.messages_snapshot": true,
+	}
+	// activity happen inside a turn.
+	activity = map[string]bool{
+		"assistant.turn_start": true, "session.usage_record": true, "tool.execution_complete": true,
+	}
+	// content are the types whose data is evidence.
+	content = []string{"session.start", "session.resume", "user.message", "assistant.message",
+		"assistant.turn_end", "tool.execution_start", "permission.requested", "permission.completed",
+		"abort", "session.compaction_start", "session.compaction_complete"}
+	types = parsers.Table(append(append(parsers.Keys(quiet), parsers.Keys(activity)...), content...)...)
+)
+
+// noData stands for a line's data that is not an object: every Get is nil.
+var noData = fastjson.MustParse("{}")
+
+// abortUser is the abort's reason when the user stopped the turn (Esc at a
+// dialog or a running tool, Ctrl+C while the answer streams): the marker.
+const abortUser = "user_initiated"
+
+// Parser reads Copilot CLI's events.jsonl. It is stateful: a model round
+// (assistant.turn_start … assistant.turn_end) ends the user's turn only
+// when its answer asked for no tool, and an approved permission names the
+// tool its request started.
+type Parser struct {
+	p fastjson.Parser
+	// final: the current round's answer asked for no tool, so its
+	// assistant.turn_end ends the turn.
+	final bool
+	// tool and input are the last tool.execution_start's: what an answered
+	// permission runs.
+	tool  string
+	input []byte
+	// trigger is the open compaction's ("manual" for /compact).
+	trigger string
+}
+
+// NewParser returns a Copilot CLI events.jsonl parser.
+func NewParser() *Parser { return &Parser{} }
+
+// Agent implements parsers.Parser.
+func (c *Parser) Agent() parsers.Agent { return Name }
+
+// Reset implements parsers.Parser.
+func (c *Parser) Reset() { c.final, c.tool, c.input, c.trigger = false, "", nil, "" }
+
+// Parse implements parsers.Parser.
+func (c *Parser) Parse(line []byte) (parsers.Evidence, error) {
+	var s parsers.Scanned
+	parsers.ScanLine(line, &s, nil)
+	return c.ParseScanned(line, &s)
+}
+
+// NewPreparer implements parsers.ScanParser: the state is in the lines
+// before, so the preparer only scans.
+func (c *Parser) NewPreparer() parsers.Preparer { return preparer{} }
+
+type preparer struct{}
+
+func (preparer) Prepare(line []byte, s *parsers.Scanned) { parsers.ScanLine(line, s, nil) }
+
+// ParseScanned implements parsers.ScanParser.
+func (c *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence, error) {
+	if !s.OK {
+		return parsers.Evidence{}, parsers.ErrMalformed
+	}
+	h := &s.H
+	if h.Exact && h.HasType && h.Typ != nil {
+		typ, known := types[string(h.Typ)]
+		if known && (quiet[typ] || activity[typ]) {
+			ev := parsers.Evidence{Type: typ, At: string(h.TS)}
+			c.named(&ev)
+			return ev, nil
+		}
+	}
+	return c.ParseFull(line)
+}
+
+// ParseFull is Parse by the whole-document path alone, the reference the
+// scan path is tested against (parsertest.Same).
+func (c *Parser) ParseFull(line []byte) (parsers.Evidence, error) {
+	v, err := c.p.ParseBytes(line)
+	defer parsers.DropBig(&c.p, len(line))
+	if err != nil || v.Type() != fastjson.TypeObject {
+		return parsers.Evidence{}, parsers.ErrMalformed
+	}
+	typ, known := types[string(v.GetStringBytes("type"))]
+	ev := parsers.Evidence{Type: typ, At: string(v.GetStringBytes("timestamp"))}
+	if !known {
+		ev.Type = string(v.GetStringBytes("type"))
+		ev.Unknown = true
+		return ev, nil
+	}
+	d := v.Get("data")
+	if d == nil || d.Type() != fastjson.TypeObject {
+		d = noData
+	}
+	if quiet[typ] || activity[typ] {
+		c.named(&ev)
+		return ev, nil
+	}
+	c.data(typ, d, &ev)
+	return ev, nil
+}
+
+// named is the evidence of a type its name decides.
+func (c *Parser) named(ev *parsers.Evidence) {
+	switch {
+	case ev.Type == "assistant.turn_start":
+		c.final = false
+		ev.Kind = parsers.KindActivity
+	case activity[ev.Type]:
+		ev.Kind = parsers.KindActivity
+	}
+}
+
+// data is the evidence of a type whose data decides it.
+func (c *Parser) data(typ string, d *fastjson.Value, ev *parsers.Evidence) {
+	str := func(keys ...string) []byte { return d.GetStringBytes(keys...) }
+	switch typ {
+	case "session.start", "session.resume":
+		ev.SessionID = string(str("sessionId"))
+		ev.Cwd = string(str("context", "cwd"))
+		ev.AgentVersion = string(str("copilotVersion"))
+	case "user.message":
+		// Every prompt is one: Copilot queues what is typed while it
+		// works and writes it when the turn before has ended.
+		ev.Kind = parsers.KindTurnStart
+		ev.Prompt = parsers.ShortTitle(string(str("content")))
+		c.final = false
+	case "assistant.message":
+		ev.Kind = parsers.KindActivity
+		tr := d.Get("toolRequests")
+		c.final = tr == nil || tr.Type() != fastjson.TypeArray || len(tr.GetArray()) == 0
+	case "assistant.turn_end":
+		// A round; the user's turn ends with the round whose answer asked
+		// for no tool. A round cut short (Ctrl+C mid-stream, Esc at a
+		// dialog) has no such answer: its abort follows.
+		ev.Kind = parsers.KindActivity
+		if c.final {
+			ev.Kind, ev.End = parsers.KindTurnEnd, parsers.EndNormal
+			c.final = false
+		}
+	case "tool.execution_start":
+		ev.Kind = parsers.KindTool
+		ev.Tool = string(str("toolName"))
+		if in := d.Get("arguments"); in != nil && in.Type() == fastjson.TypeObject {
+			ev.ToolInput = parsers.ToolInputOf(in)
+		}
+		c.tool, c.input = ev.Tool, ev.ToolInput
+	case "permission.requested":
+		// The approval dialog is open: it is about the tool just started.
+		ev.Kind, ev.Wait = parsers.KindWait, "permission"
+		ev.Tool, ev.ToolInput = c.tool, c.input
+	case "permission.completed":
+		// Approved: the tool runs. Cancelled (Esc) is followed by the
+		// abort; denied by the next round.
+		if string(str("result", "kind")) == "approved" {
+			ev.Kind = parsers.KindTool
+			ev.Tool, ev.ToolInput = c.tool, c.input
+		}
+	case "abort":
+		if string(str("reason")) == abortUser {
+			ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptAborted
+			c.final = false
+		}
+	case "session.compaction_start":
+		c.trigger = string(str("trigger"))
+	case "session.compaction_complete":
+		if d.GetBool("success") {
+			ev.Kind, ev.Trigger = parsers.KindCompaction, c.trigger
+		}
+		c.trigger = ""
+	}
+}
