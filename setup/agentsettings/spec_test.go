@@ -116,8 +116,12 @@ func otherCommands(t *testing.T, spec Spec, src []byte) []string {
 	if hooks := root.Get("hooks"); hooks != nil {
 		for _, m := range hooks.Members {
 			for _, g := range m.Val.Elems {
-				for _, h := range g.Get("hooks").Elems {
-					if c := h.Get("command"); c != nil && !IsOurCommand(c.Str) {
+				handlers := []*jsonc.Node{g} // the flat shape: the element is the handler
+				if !spec.flat {
+					handlers = g.Get("hooks").Elems
+				}
+				for _, h := range handlers {
+					if c := h.Get(spec.commandKey()); c != nil && !IsOurCommand(c.Str) {
 						out = append(out, string(src[c.Start+1:c.End-1]))
 					}
 				}
