@@ -26,7 +26,10 @@ func (e *e2e) hookArgs(tab, payload string, args ...string) {
 // it in Copilot's dialect. A payload without it is dropped, counted.
 func TestE2ECopilotHooks(t *testing.T) {
 	e := startE2E(t)
-	copilot := func(event, payload string) { e.t.Helper(); e.hookArgs("tab1", payload, "--agent", "copilot", "--event", event) }
+	copilot := func(event, payload string) {
+		e.t.Helper()
+		e.hookArgs("tab1", payload, "--agent", "copilot", "--event", event)
+	}
 	const sid = "cd4c80f3-0100-4a9f-820c-b2db92c8772e"
 	copilot("sessionStart", `{"sessionId":"`+sid+`","timestamp":1764900000000,"cwd":"/w","source":"new","initialPrompt":"say hello"}`)
 	e.want(sid, "ready", "session_start", "hook")
