@@ -111,6 +111,10 @@ type Evidence struct {
 	Tool      string // KindTool, KindWait: tool name
 	ToolInput []byte // KindTool, KindWait: the tool's input as a JSON object, when it has one (of an object, the Tool*Fields only)
 
+	// ToolEnd marks a tool call's result on a KindActivity line (Copilot's
+	// tool.execution_complete): the tool no longer runs.
+	ToolEnd bool
+
 	// Final marks an assistant line that looks like the end of a response
 	// (Claude stop_reason end_turn, or a 1.0.x text block; a Codex assistant
 	// message). After it, quiet means the turn is over.

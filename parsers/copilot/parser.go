@@ -131,6 +131,8 @@ func (c *Parser) named(ev *parsers.Evidence) {
 	case ev.Type == "assistant.turn_start":
 		c.final = false
 		ev.Kind = parsers.KindActivity
+	case ev.Type == "tool.execution_complete":
+		ev.Kind, ev.ToolEnd = parsers.KindActivity, true
 	case activity[ev.Type]:
 		ev.Kind = parsers.KindActivity
 	}

@@ -41,6 +41,12 @@ func (s *Session) foldHook(h parsers.Hook) (Change, bool) {
 		return Change{}, false
 	}
 	switch h.Event {
+	case "PreToolUse", "PermissionRequest":
+		s.toolStarted()
+	case "PostToolUse", "PostToolUseFailure", "SessionEnd":
+		s.toolRunning = false
+	}
+	switch h.Event {
 	case "SessionStart":
 		if h.Source == "compact" {
 			return s.compactionEnded(SourceHook, "hook.session_start_compact")

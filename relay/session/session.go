@@ -133,6 +133,7 @@ type Session struct {
 	announced    bool // a change has been reported: the session is known downstream
 	endedInTurn  bool // End came while a Codex turn ran: it may go on (Outlive)
 	userTitle    bool // Title is one the person gave: a generated one does not replace it
+	toolRunning  bool // a tool call started and has not ended (or its dialog is open)
 }
 
 // New returns a session in its initial state, ready.
@@ -142,6 +143,17 @@ func New(agent parsers.Agent) *Session {
 
 // TurnOpen reports whether a turn is in progress.
 func (s *Session) TurnOpen() bool { return s.turnOpen }
+
+// ToolRunning reports whether a tool call has started (or its approval
+// dialog opened) and not ended: what an Esc stops where it does not stop a
+// streaming answer (Traits.EscKeepsStream).
+func (s *Session) ToolRunning() bool { return s.toolRunning }
+
+// toolStarted marks a tool call (or its dialog) begun, for an agent whose
+// Esc it tells (the only use: other sessions never carry the flag).
+func (s *Session) toolStarted() {
+	s.toolRunning = parsers.TraitsOf(s.Agent).EscKeepsStream
+}
 
 // Hooked reports whether hooks have reported for this session.
 func (s *Session) Hooked() bool { return s.hooked }
@@ -224,6 +236,12 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 	s.identity(ev.SessionID, ev.Cwd, ev.AgentVersion)
 	if ev.Explicit {
 		s.explicit = true
+	}
+	switch ev.Kind {
+	case parsers.KindTool, parsers.KindWait:
+		s.toolStarted()
+	case parsers.KindActivity:
+		s.toolRunning = s.toolRunning && !ev.ToolEnd
 	}
 	switch ev.Kind {
 	case parsers.KindTurnStart:
@@ -347,7 +365,7 @@ func (s *Session) start(src *source, from, rule string, prompted bool) (Change, 
 	s.turn++
 	s.Turns++
 	src.pos = s.turn
-	s.turnOpen, s.lastFinal = true, false
+	s.turnOpen, s.lastFinal, s.toolRunning = true, false, false
 	s.turnPrompted = prompted || parsers.TraitsOf(s.Agent).PromptedTurns
 	s.doneDeferred, s.subWaiting = false, false
 	return s.set(Working, ReasonPrompt, "", from, rule)
@@ -374,7 +392,7 @@ func (s *Session) end(src *source, st State, reason, from, rule string) (Change,
 		return Change{}, false
 	}
 	wasOpen := s.turnOpen
-	s.turnOpen = false
+	s.turnOpen, s.toolRunning = false, false
 	src.pos = s.turn
 	if st == Done && s.Pending() > 0 {
 		// Done waits for background work; it is published when that ends.
