@@ -86,6 +86,10 @@ type Offline struct {
 	Start func(t Terminal, trustHooks bool, timeout time.Duration) error
 	// Interrupt is the key that stops a turn mid-stream (a tmux key name).
 	Interrupt string
+	// Streaming is on the screen while an answer streams, when the answer's
+	// own text is not (Copilot CLI draws it only once it is whole): what
+	// the driver waits for before it interrupts. "": the answer's text.
+	Streaming string
 	// Permission is the permission dialog's text; Approve the key that
 	// approves the tool it asks for.
 	Permission string

@@ -35,7 +35,11 @@ var scenarios = []scenario{
 	{name: "esc", run: func(w *world) {
 		w.pane.Submit(w.fake.SlowPrompt)
 		w.turnStart()
-		w.pane.WaitScreen(w.fake.SlowScreen, w.step)
+		streaming := w.fake.SlowScreen
+		if w.off.Streaming != "" {
+			streaming = w.off.Streaming
+		}
+		w.pane.WaitScreen(streaming, w.step)
 		w.pane.Press(w.off.Interrupt)
 		w.until("ready", "interrupted", "working")
 		w.quiet()

@@ -21,7 +21,10 @@ func Offline() *parsers.Offline {
 		Setup: offlineSetup,
 		Start: offlineStart,
 		// Esc does not stop a streaming answer (§2.4): Ctrl+C does.
-		Interrupt:  "C-c",
+		Interrupt: "C-c",
+		// The answer is drawn whole once it has streamed (§4): the status
+		// line says it is on its way.
+		Streaming:  "Working",
 		Permission: "Do you want to run this command?",
 		Approve:    "Enter", // 1. Yes
 		Quit:       "/exit",

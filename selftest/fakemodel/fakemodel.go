@@ -14,6 +14,9 @@ import (
 const (
 	APIAnthropic = "anthropic-messages"
 	APIOpenAI    = "openai-responses"
+	// APIOpenAIChat is chat completions (POST /v1/chat/completions), which
+	// the same fake serves beside the Responses API.
+	APIOpenAIChat = "openai-chat"
 )
 
 // What the slow answers show on the screen once they are streaming.
@@ -45,7 +48,7 @@ func Start(ctx context.Context, api, dir string) (*Server, error) {
 		stop := context.AfterFunc(ctx, a.Close)
 		return &Server{URL: a.URL, SlowPrompt: AnthSlow + " please", SlowScreen: AnthSlowScreen,
 			ToolPrompt: AnthTool + " please run it", Close: func() { stop(); a.Close() }}, nil
-	case APIOpenAI:
+	case APIOpenAI, APIOpenAIChat:
 		o, err := StartOpenAI(ctx, dir, nil)
 		if err != nil {
 			return nil, err
