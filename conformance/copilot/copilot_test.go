@@ -159,7 +159,7 @@ func TestCopilotApproval(t *testing.T) {
 				p := w.start("a", cpTab)
 				w.prompt(p, cpTab, "please run a "+OpenAITool, true)
 				tool := Step{State: "working", Reason: "tool", Tab: cpTab, Detail: OpenAIApprovalCommand}
-				wait := Step{State: "waiting", Reason: "permission", Tab: cpTab, Detail: OpenAIApprovalCommand}
+				wait := Step{State: "waiting", Reason: "permission", Tab: cpTab, Detail: "bash: " + OpenAIApprovalCommand}
 				if hooks {
 					tool.Source, wait.Source = "hook", "hook"
 				} else {

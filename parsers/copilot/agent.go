@@ -47,6 +47,10 @@ func Spec() parsers.Spec {
 			// makes only the last round's a turn end. Quiet never does.
 			ExplicitEnds:   true,
 			EscKeepsStream: true,
+			// events.jsonl is written at the first prompt, its metadata
+			// lines first (§2.1): a file read before the prompt's line is
+			// no session yet.
+			LazyLog: func(string) bool { return true },
 		},
 		Hooks:     hooks(),
 		Home:      home,

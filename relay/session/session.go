@@ -293,7 +293,7 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 			// dialog outside a turn is the echo of one already answered.
 			return Change{}, false
 		}
-		return s.set(Waiting, ev.Wait, ToolDetail(ev.Tool, ev.ToolInput, s.Cwd), SourceLog, "log.wait")
+		return s.set(Waiting, ev.Wait, s.permissionText(ev.Tool, ev.ToolInput), SourceLog, "log.wait")
 	case parsers.KindTool:
 		s.lastFinal = false
 		if s.hooked {
