@@ -55,6 +55,8 @@ type Parser struct {
 	input []byte
 	// trigger is the open compaction's ("manual" for /compact).
 	trigger string
+	// s is Parse's scan, reused.
+	s parsers.Scanned
 }
 
 // NewParser returns a Copilot CLI events.jsonl parser.
@@ -68,18 +70,76 @@ func (c *Parser) Reset() { c.final, c.tool, c.input, c.trigger = false, "", nil,
 
 // Parse implements parsers.Parser.
 func (c *Parser) Parse(line []byte) (parsers.Evidence, error) {
-	var s parsers.Scanned
-	parsers.ScanLine(line, &s, nil)
-	return c.ParseScanned(line, &s)
+	prepare(line, &c.s)
+	return c.ParseScanned(line, &c.s)
 }
 
 // NewPreparer implements parsers.ScanParser: the state is in the lines
-// before, so the preparer only scans.
+// before, so the preparer only scans (with data's toolRequests).
 func (c *Parser) NewPreparer() parsers.Preparer { return preparer{} }
 
 type preparer struct{}
 
-func (preparer) Prepare(line []byte, s *parsers.Scanned) { parsers.ScanLine(line, s, nil) }
+func (preparer) Prepare(line []byte, s *parsers.Scanned) { prepare(line, s) }
+
+// prepare scans line into s with its member, kept in s.X.
+func prepare(line []byte, s *parsers.Scanned) {
+	m, _ := s.X.(*member)
+	if m == nil {
+		m = new(member)
+		s.X = m
+	}
+	*m = member{exact: true}
+	parsers.ScanLine(line, s, m)
+}
+
+// member reads, in the head scan, what of the first "data" object the
+// commonest lines' evidence needs: whether its first "toolRequests" is an
+// empty array (an assistant.message) and its first "content" string (a
+// user.message's prompt), so an answer's text is never parsed.
+type member struct {
+	data    bool   // the first "data" was met
+	tools   byte   // its toolRequests: 'e' an empty array, 'n' one with elements, 0 anything else
+	content []byte // its content, raw, when a string (nil: absent or not one)
+	exact   bool   // no escape in a key on the way or in content
+}
+
+// Stop implements parsers.Member: every line is scanned whole.
+func (*member) Stop([]byte) bool { return false }
+
+// Member implements parsers.Member.
+func (m *member) Member(b, key []byte, i int) int {
+	if string(key) != "data" || m.data {
+		return parsers.SkipValue(b, i, 2)
+	}
+	m.data = true
+	if b[i] != '{' {
+		return parsers.SkipValue(b, i, 2)
+	}
+	var seen, text bool
+	return parsers.ObjectKeys(b, i+1, 2, &m.exact, func(k []byte, j int) int {
+		if string(k) == "content" && !text {
+			text = true
+			if b[j] != '"' {
+				return parsers.SkipValue(b, j, 3)
+			}
+			v, esc, end := parsers.RawStr(b, j)
+			m.content, m.exact = v, m.exact && !esc
+			return end
+		}
+		if string(k) != "toolRequests" || seen {
+			return parsers.SkipValue(b, j, 3)
+		}
+		seen = true
+		if b[j] == '[' {
+			m.tools = 'n'
+			if e := parsers.WS(b, j+1); e < len(b) && b[e] == ']' {
+				m.tools = 'e'
+			}
+		}
+		return parsers.SkipValue(b, j, 3)
+	})
+}
 
 // ParseScanned implements parsers.ScanParser.
 func (c *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence, error) {
@@ -93,6 +153,16 @@ func (c *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence
 			ev := parsers.Evidence{Type: typ, At: string(h.TS)}
 			c.named(&ev)
 			return ev, nil
+		}
+		switch m, _ := s.X.(*member); {
+		case m == nil || !m.exact:
+		case typ == "assistant.message":
+			c.final = m.tools != 'n'
+			return parsers.Evidence{Type: typ, At: string(h.TS), Kind: parsers.KindActivity}, nil
+		case typ == "user.message":
+			c.final = false
+			return parsers.Evidence{Type: typ, At: string(h.TS), Kind: parsers.KindTurnStart,
+				Prompt: parsers.ShortTitle(string(m.content))}, nil
 		}
 	}
 	return c.ParseFull(line)
