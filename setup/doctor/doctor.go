@@ -900,8 +900,9 @@ func (env Env) drifted(agent, v, good string) bool {
 }
 
 // versionRE finds a release in an agent's --version output
-// ("2.1.332 (Claude Code)", "codex-cli 0.171.0").
-var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`)
+// ("2.1.332 (Claude Code)", "codex-cli 0.171.0", Copilot CLI's sentence
+// "GitHub Copilot CLI 1.0.102.", whose full stop is not the release's).
+var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+(?:[0-9A-Za-z.+-]*[0-9A-Za-z+-])?`)
 
 // checkInstalled finds each agent's executable on the PATH and its
 // release: one newer than the known-good release (and not passed by
