@@ -122,6 +122,10 @@ func (w *cpWorld) hello(p *Pane, tab string, first bool) {
 	w.prompt(p, tab, "say hello", first)
 	w.done(tab)
 	p.WaitScreen(cpAnswer, cpStep)
+	// Copilot is busy a moment past the turn's end (its agentStop hook
+	// runs then): what is typed meanwhile is queued, and a queued /exit
+	// was seen never to run.
+	p.WaitScreenGone("Working", cpStep)
 }
 
 // keep copies the scenario's events.jsonl into $LOGWATCH_COPILOT_CAPTURE:
@@ -249,7 +253,7 @@ func TestCopilotCompact(t *testing.T) {
 	p := w.start("a", cpTab)
 	w.hello(p, cpTab, true)
 	p.Submit("/compact")
-	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: cpTab})
+	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: cpTab, Detail: "manual"})
 	w.step(Step{State: "done", Reason: "compaction", Source: "log", Tab: cpTab})
 	p.WaitScreen("Compaction completed", cpStep)
 	w.quiet()
