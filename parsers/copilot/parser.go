@@ -20,7 +20,7 @@ var (
 		// The summary model call of a /compact.
 		"model.turn_started": true, "model.model_call_started": true, "model.model_call_success": true,
 		"model.message": true, "model.response": true, "model.turn_ended": true,
-		"model.messages_snapshot": true,
+		"model.messages_snapshot": true, "model.model_call_failure": true,
 	}
 	// activity happen inside a turn.
 	activity = map[string]bool{
@@ -98,10 +98,22 @@ func prepare(line []byte, s *parsers.Scanned) {
 // empty array (an assistant.message) and its first "content" string (a
 // user.message's prompt), so an answer's text is never parsed.
 type member struct {
+	sub     bool   // a subagent's line (subagentOf)
+	top     bool   // the first top-level "agentId" was met
 	data    bool   // the first "data" was met
 	tools   byte   // its toolRequests: 'e' an empty array, 'n' one with elements, 0 anything else
 	content []byte // its content, raw, when a string (nil: absent or not one)
 	exact   bool   // no escape in a key on the way or in content
+}
+
+// id reads an id at b[i]: a non-empty string marks a subagent's line.
+func (m *member) id(b []byte, i, depth int) int {
+	if b[i] != '"' {
+		return parsers.SkipValue(b, i, depth)
+	}
+	v, _, end := parsers.RawStr(b, i)
+	m.sub = m.sub || len(v) > 0
+	return end
 }
 
 // Stop implements parsers.Member: every line is scanned whole.
@@ -109,6 +121,10 @@ func (*member) Stop([]byte) bool { return false }
 
 // Member implements parsers.Member.
 func (m *member) Member(b, key []byte, i int) int {
+	if string(key) == "agentId" && !m.top {
+		m.top = true
+		return m.id(b, i, 2)
+	}
 	if string(key) != "data" || m.data {
 		return parsers.SkipValue(b, i, 2)
 	}
@@ -116,8 +132,16 @@ func (m *member) Member(b, key []byte, i int) int {
 	if b[i] != '{' {
 		return parsers.SkipValue(b, i, 2)
 	}
-	var seen, text bool
+	var seen, text, agent, parent bool
 	return parsers.ObjectKeys(b, i+1, 2, &m.exact, func(k []byte, j int) int {
+		switch {
+		case string(k) == "agentId" && !agent:
+			agent = true
+			return m.id(b, j, 3)
+		case string(k) == "parentToolCallId" && !parent:
+			parent = true
+			return m.id(b, j, 3)
+		}
 		if string(k) == "content" && !text {
 			text = true
 			if b[j] != '"' {
@@ -147,6 +171,9 @@ func (c *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence
 		return parsers.Evidence{}, parsers.ErrMalformed
 	}
 	h := &s.H
+	if m, _ := s.X.(*member); h.Exact && m != nil && m.exact && m.sub {
+		return sidechain(parsers.Intern(h.Typ, types), string(h.TS)), nil
+	}
 	if h.Exact && h.HasType && h.Typ != nil {
 		typ, known := types[string(h.Typ)]
 		if known && (quiet[typ] || activity[typ]) {
@@ -176,16 +203,22 @@ func (c *Parser) ParseFull(line []byte) (parsers.Evidence, error) {
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return parsers.Evidence{}, parsers.ErrMalformed
 	}
-	typ, known := types[string(v.GetStringBytes("type"))]
-	ev := parsers.Evidence{Type: typ, At: string(v.GetStringBytes("timestamp"))}
+	raw := v.GetStringBytes("type")
+	typ, known := types[string(raw)]
 	if !known {
-		ev.Type = string(v.GetStringBytes("type"))
-		ev.Unknown = true
-		return ev, nil
+		typ = string(raw)
 	}
+	ev := parsers.Evidence{Type: typ, At: string(v.GetStringBytes("timestamp"))}
 	d := v.Get("data")
 	if d == nil || d.Type() != fastjson.TypeObject {
 		d = noData
+	}
+	if subagentOf(v, d) {
+		return sidechain(ev.Type, ev.At), nil
+	}
+	if !known {
+		ev.Unknown = true
+		return ev, nil
 	}
 	if quiet[typ] || activity[typ] {
 		c.named(&ev)
@@ -193,6 +226,19 @@ func (c *Parser) ParseFull(line []byte) (parsers.Evidence, error) {
 	}
 	c.data(typ, d, &ev)
 	return ev, nil
+}
+
+// subagentOf reports a subagent's line (the task tool's agent), which
+// Copilot writes into its parent's log and tells by an agentId on the
+// event or in its data, or the parentToolCallId of the task that runs it
+// (cli-main.js reads them so; not measured). It never moves the parent,
+// nor its round.
+func subagentOf(v, d *fastjson.Value) bool {
+	return len(v.GetStringBytes("agentId")) > 0 || len(d.GetStringBytes("agentId")) > 0 || len(d.GetStringBytes("parentToolCallId")) > 0
+}
+
+func sidechain(typ, at string) parsers.Evidence {
+	return parsers.Evidence{Kind: parsers.KindSidechain, Type: typ, At: at}
 }
 
 // named is the evidence of a type its name decides.

@@ -147,6 +147,16 @@ func TestLines(t *testing.T) {
 		{"compaction", nil, lineCompact, parsertest.Want{Kind: parsers.KindCompaction}},
 		{"failed compaction", nil, strings.Replace(lineCompact, "true", "false", 1), parsertest.Want{}},
 		{"resume", nil, lineResume, parsertest.Want{Typ: "session.resume"}},
+		// A subagent's lines (the task tool's; how cli-main.js tells them,
+		// not measured) never move the parent, nor end its round.
+		{"subagent's answer", nil, strings.Replace(lineAnswer, `"data":{`, `"agentId":"a1","data":{`, 1), parsertest.Want{Kind: parsers.KindSidechain}},
+		{"subagent's abort", nil, strings.Replace(lineAbort, `"data":{`, `"data":{"agentId":"a1",`, 1), parsertest.Want{Kind: parsers.KindSidechain}},
+		{"subagent's prompt", nil, strings.Replace(lineUser, `"data":{`, `"data":{"parentToolCallId":"call_9",`, 1), parsertest.Want{Kind: parsers.KindSidechain}},
+		{"subagent's unknown type", nil, `{"type":"subagent.started","agentId":"a1","data":{},"id":"n","timestamp":"t","parentId":"p"}`, parsertest.Want{Kind: parsers.KindSidechain}},
+		{"parent's round past a subagent's", []string{lineRound, lineAsks, strings.Replace(lineRound, `"data":{`, `"agentId":"a1","data":{`, 1),
+			strings.Replace(lineAnswer, `"data":{`, `"agentId":"a1","data":{`, 1), strings.Replace(lineEnd, `"data":{`, `"agentId":"a1","data":{`, 1)},
+			lineEnd, parsertest.Want{Kind: parsers.KindActivity}},
+		{"empty agent id", nil, strings.Replace(lineAbort, `"data":{`, `"agentId":"","data":{`, 1), parsertest.Want{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptAborted}},
 		// A new release's type: drift, counted, never a state.
 		{"unknown type", nil, `{"type":"session.title_changed","data":{"title":"x"},"id":"n","timestamp":"t","parentId":"p"}`, parsertest.Want{Typ: "session.title_changed", Unknown: true}},
 		// An escaped type is the same type, read by the full parse.
