@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -159,10 +158,6 @@ func installCommand(pkg, path string) string {
 	return "sudo apt-get install -y " + pkg
 }
 
-// versionRE finds a release in an agent's --version output (as doctor
-// reads it).
-var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`)
-
 // Find returns the agents to run: those named (each must be installed and
 // drivable), or every installed agent logwatch can drive. Each one's
 // --version runs in a private empty home.
@@ -252,7 +247,7 @@ func version(ctx context.Context, bin, home, path string) (string, error) {
 	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "LANG=C.UTF-8", "TMPDIR=" + home}
 	cmd.WaitDelay = time.Second
 	out, err := cmd.Output()
-	v := versionRE.FindString(string(out))
+	v := parsers.ReleaseIn(string(out))
 	if v == "" {
 		if err != nil {
 			return "", fmt.Errorf("--version: %w", err)

@@ -14,7 +14,7 @@ import (
 var (
 	// quiet carry no turn evidence.
 	quiet = map[string]bool{
-		"session.model_change": true, "session.info": true,
+		"session.model_change": true, "session.info": true, "session.usage_checkpoint": true,
 		"session.shutdown": true, "hook.start": true, "hook.end": true, "system.message": true,
 		"system.notification": true,
 		// The summary model call of a /compact.
