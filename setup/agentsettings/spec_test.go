@@ -216,3 +216,15 @@ func TestHTTPHookFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestNoProjectScope: an agent with no project hooks file (Copilot CLI)
+// says so for --scope project instead of editing the working directory.
+func TestNoProjectScope(t *testing.T) {
+	t.Setenv("COPILOT_HOME", "")
+	if _, err := SettingsPath("copilot", "project"); err == nil || !strings.Contains(err.Error(), "no project scope") {
+		t.Errorf("copilot --scope project: %v", err)
+	}
+	if p, err := SettingsPath("copilot", "user"); err != nil || !strings.HasSuffix(p, "/.copilot/settings.json") {
+		t.Errorf("copilot --scope user: %q, %v", p, err)
+	}
+}
