@@ -52,10 +52,13 @@ const (
 	// permission.requested); Wait says why, Tool and ToolInput name what
 	// it asks about.
 	KindWait
+	// KindEnd: the agent's own record that the session is over (Copilot's
+	// session.shutdown, on /exit, Ctrl+C twice and SIGTERM): ended.
+	KindEnd
 )
 
 var kindNames = [...]string{"none", "turn_start", "prompt", "turn_end", "interrupt",
-	"interrupt_hint", "compaction", "tool", "activity", "sidechain", "wait"}
+	"interrupt_hint", "compaction", "tool", "activity", "sidechain", "wait", "end"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

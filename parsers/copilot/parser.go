@@ -15,7 +15,7 @@ var (
 	// quiet carry no turn evidence.
 	quiet = map[string]bool{
 		"session.model_change": true, "session.info": true, "session.usage_checkpoint": true,
-		"session.shutdown": true, "hook.start": true, "hook.end": true, "system.message": true,
+		"hook.start": true, "hook.end": true, "system.message": true,
 		"system.notification": true,
 		// The summary model call of a /compact.
 		"model.turn_started": true, "model.model_call_started": true, "model.model_call_success": true,
@@ -27,7 +27,7 @@ var (
 		"assistant.turn_start": true, "session.usage_record": true, "tool.execution_complete": true,
 	}
 	// content are the types whose data is evidence.
-	content = []string{"session.start", "session.resume", "user.message", "assistant.message",
+	content = []string{"session.shutdown", "session.start", "session.resume", "user.message", "assistant.message",
 		"assistant.turn_end", "tool.execution_start", "permission.requested", "permission.completed",
 		"abort", "session.compaction_start", "session.compaction_complete"}
 	types = parsers.Table(append(append(parsers.Keys(quiet), parsers.Keys(activity)...), content...)...)
@@ -258,6 +258,9 @@ func (c *Parser) named(ev *parsers.Evidence) {
 func (c *Parser) data(typ string, d *fastjson.Value, ev *parsers.Evidence) {
 	str := func(keys ...string) []byte { return d.GetStringBytes(keys...) }
 	switch typ {
+	case "session.shutdown":
+		// A clean end (/exit, Ctrl+C twice, SIGTERM): a kill -9 writes none.
+		ev.Kind = parsers.KindEnd
 	case "session.start", "session.resume":
 		ev.SessionID = string(str("sessionId"))
 		ev.Cwd = string(str("context", "cwd"))

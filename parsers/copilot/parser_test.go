@@ -68,7 +68,7 @@ func TestCaptures(t *testing.T) {
 		"none model.model_call_success", "none model.message", "none model.response", "none model.turn_ended",
 		"none model.messages_snapshot", "compaction session.compaction_complete manual")
 	// /exit.
-	add("none session.shutdown")
+	add("end session.shutdown")
 
 	for _, name := range []string{"manual-1"} {
 		t.Run(name, func(t *testing.T) {

@@ -286,6 +286,13 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 			return s.end(&s.log, Done, ReasonCompaction, SourceLog, "log.compaction_turn")
 		}
 		return s.compactionEnded(SourceLog, "log.compaction")
+	case parsers.KindEnd:
+		// As SessionEnd: the agent itself says it is over.
+		s.turnOpen, s.lastFinal, s.doneDeferred, s.endedInTurn = false, false, false, false
+		if s.State == Ended {
+			return Change{}, false // its hook or its tab said so first
+		}
+		return s.set(Ended, ReasonSessionEnd, "", SourceLog, "log.session_end")
 	case parsers.KindWait:
 		s.lastFinal = false
 		if s.hooked || !s.turnOpen || (s.State != Working && s.State != Waiting) {

@@ -159,6 +159,12 @@ func TestFold(t *testing.T) {
 			at(text, Waiting, ""),
 			at(parsers.Evidence{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptAborted}, Ready, "log.interrupt"),
 		}},
+		{"the agent's end record ends it, once", "", []step{
+			at(prompt, Working, "log.turn_start"),
+			at(turnEnd, Done, "log.turn_end"),
+			at(parsers.Evidence{Kind: parsers.KindEnd}, Ended, "log.session_end"),
+			at(parsers.Evidence{Kind: parsers.KindEnd}, Ended, ""),
+		}},
 		{"a dialog outside a turn is an echo", "", []step{
 			at(prompt, Working, "log.turn_start"),
 			at(turnEnd, Done, "log.turn_end"),

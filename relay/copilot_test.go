@@ -119,3 +119,26 @@ func TestEscKeepsCopilotsStream(t *testing.T) {
 		})
 	}
 }
+
+// TestCopilotShutdownEndsAndResumes: without hooks, Copilot's own end
+// record (session.shutdown, on /exit) ends the session; the next process
+// (copilot --continue) writes session.resume at its first prompt, which
+// takes it up again. A killed Copilot writes no end: its tab's close ends it.
+func TestCopilotShutdownEndsAndResumes(t *testing.T) {
+	h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: time.Hour})
+	h.enter("t1", 100*time.Millisecond)
+	h.line("copilot", "s", cpPrompt(h.clock.Now()), false)
+	h.line("copilot", "s", cpRound, false)
+	h.line("copilot", "s", cpLine("assistant.message", `{"content":"Hi.","toolRequests":[]}`), false)
+	h.line("copilot", "s", cpRoundEnd, false)
+	h.line("copilot", "s", cpLine("session.shutdown", `{"accountingSnapshot":{}}`), false)
+	h.expect("working/prompt/log.turn_start", "done/turn_end/log.turn_end", "ended/session_end/log.session_end")
+	if _, err := h.r.TabClosed(h.ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	h.expect() // ended once
+	h.clock.Advance(time.Minute)
+	h.line("copilot", "s", cpLine("session.resume", `{"context":{"cwd":"/w"},"alreadyInUse":false}`), false)
+	h.line("copilot", "s", cpPrompt(h.clock.Now()), false)
+	h.expect("ready/resumed/log.session_resumed", "working/prompt/log.turn_start")
+}
