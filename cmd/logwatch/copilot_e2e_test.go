@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -57,4 +58,14 @@ func TestE2ECopilotHooks(t *testing.T) {
 	e.want(sid, "working", "prompt", "hook")
 	copilot("sessionEnd", `{"sessionId":"`+sid+`","reason":"user_exit"}`)
 	e.want(sid, "ended", "session_end", "hook")
+}
+
+// TestVerifyCopilotCaptures: verify reads the real Copilot CLI's files
+// through the seam (parsers/copilot, registered in parsers/all) and every
+// hand-written expectation beside them holds.
+func TestVerifyCopilotCaptures(t *testing.T) {
+	stdout, stderr, code := cli(t, nil, "verify", filepath.Join("..", "..", "parsers", "copilot", "testdata", "captures"))
+	if code != 0 || !strings.Contains(stdout, "(copilot=4)") || !strings.Contains(stdout, "every expectation held (4 files") {
+		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 }

@@ -70,7 +70,36 @@ func TestCaptures(t *testing.T) {
 	// /exit.
 	add("end session.shutdown")
 
-	for _, name := range []string{"manual-1"} {
+	// The suite's captures (with hooks: each hook's run is a hook.start and
+	// a hook.end, bookkeeping).
+	hook := []string{"none hook.start", "none hook.end"}
+	opened := append([]string{"none session.start", "none session.model_change"}, append(hook, hook...)...)
+	cat := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	one := func(s ...string) []string { return s }
+	golden := map[string][]string{
+		"manual-1": want,
+		// Hello, /exit (agentStop, sessionEnd, the end), copilot
+		// --continue: the resume at its first prompt (sessionStart,
+		// userPromptSubmitted), hello again.
+		"resume-1": cat(opened, one("turn_start user.message say hello", "none system.message"), answer,
+			one("turn_end assistant.turn_end"), hook, hook, one("end session.shutdown", "none session.resume"), hook, hook,
+			one("turn_start user.message say hello again"), answer, one("turn_end assistant.turn_end"), hook),
+		// A TOOL, its dialog (preToolUse, permissionRequest), Esc.
+		"approval-hooks-esc-1": cat(opened, one("turn_start user.message please run a TOOL", "none system.message"), answer,
+			one("tool tool.execution_start "+touch), hook, hook, one("wait permission.requested permission "+touch,
+				"activity assistant.turn_end", "none permission.completed", "interrupt abort aborted")),
+		// SLOW, Esc mid-stream: nothing written for it, the turn ends as
+		// it would have.
+		"esc-streaming-1": cat(opened, one("turn_start user.message SLOW stream please", "none system.message"), answer,
+			one("turn_end assistant.turn_end"), hook),
+	}
+	for name, want := range golden {
 		t.Run(name, func(t *testing.T) {
 			p := NewParser()
 			raw := parsertest.CaptureLines(t, name)
