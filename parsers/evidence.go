@@ -55,10 +55,14 @@ const (
 	// KindEnd: the agent's own record that the session is over (Copilot's
 	// session.shutdown, on /exit, Ctrl+C twice and SIGTERM): ended.
 	KindEnd
+	// KindAnswered: the user approved the dialog a KindWait opened and the
+	// tool runs (Copilot's permission.completed approved); Tool and
+	// ToolInput name it.
+	KindAnswered
 )
 
 var kindNames = [...]string{"none", "turn_start", "prompt", "turn_end", "interrupt",
-	"interrupt_hint", "compaction", "tool", "activity", "sidechain", "wait", "end"}
+	"interrupt_hint", "compaction", "tool", "activity", "sidechain", "wait", "end", "answered"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -111,8 +115,8 @@ type Evidence struct {
 	Trigger   string // KindCompaction: "manual", "auto" or "" when the log does not say
 
 	Wait      string // KindWait: "permission" or "question"
-	Tool      string // KindTool, KindWait: tool name
-	ToolInput []byte // KindTool, KindWait: the tool's input as a JSON object, when it has one (of an object, the Tool*Fields only)
+	Tool      string // KindTool, KindWait, KindAnswered: tool name
+	ToolInput []byte // KindTool, KindWait, KindAnswered: the tool's input as a JSON object, when it has one (of an object, the Tool*Fields only)
 
 	// ToolEnd marks a tool call's result on a KindActivity line (Copilot's
 	// tool.execution_complete): the tool no longer runs.

@@ -31,6 +31,18 @@ const (
 	cpAnswer = "Hello from the fake model"
 )
 
+// cpLongCommand is what a LONG TOOL prompt runs: long enough to be stopped.
+const cpLongCommand = "sleep 30"
+
+// cpScript: a LONG TOOL asks to run cpLongCommand; the rest is the default
+// script's (TOOL asks to touch a file, SLOW streams for 8 s).
+func cpScript(r OpenAIRequest) OpenAIReply {
+	if r.Kind == OpenAIReqTurn && strings.Contains(r.LastUser, "LONG "+OpenAITool) {
+		return OpenAIReply{Exec: cpLongCommand}
+	}
+	return DefaultOpenAIScript(r)
+}
+
 type cpWorld struct {
 	*Scenario
 	t     *testing.T
@@ -45,7 +57,7 @@ func newCopilot(t *testing.T, hooks bool) *cpWorld {
 	t.Parallel()
 	s := NewScenario(t, "copilot")
 	ctx, cancel := context.WithCancel(context.Background())
-	api, err := StartOpenAI(ctx, s.Dir, nil)
+	api, err := StartOpenAI(ctx, s.Dir, cpScript)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -174,7 +186,9 @@ func TestCopilotApproval(t *testing.T) {
 				p.WaitScreen("Do you want to run this command?", cpStep)
 				if approve {
 					p.Choose("Enter", "Do you want to run this command?", cpStep)
-					w.step(tool) // postToolUse, or the log's approval
+					// The log's approval or, the command being instant,
+					// postToolUse: whichever comes first; the other is the same.
+					w.either(Step{State: "working", Reason: "tool", Tab: cpTab, Detail: OpenAIApprovalCommand}, "log", "hook")
 					w.done(cpTab)
 					p.WaitScreen("The command ran", cpStep)
 				} else {
@@ -234,6 +248,31 @@ func TestCopilotEscStreaming(t *testing.T) {
 		t.Errorf("%v interrupt candidates, want 0 (counters %v)", c["interrupt_candidates"], c)
 	}
 	w.keep("esc-streaming")
+}
+
+// Esc while an approved tool runs stops it (copilot.md §2.3): the tool is
+// running, so the Esc is a candidate, and the abort confirms it.
+func TestCopilotEscTool(t *testing.T) {
+	for _, hooks := range []bool{true, false} {
+		t.Run(hooked(hooks), func(t *testing.T) {
+			w := newCopilot(t, hooks)
+			p := w.start("a", cpTab)
+			w.prompt(p, cpTab, "please run a LONG "+OpenAITool, true)
+			src := map[bool]string{true: "hook", false: "log"}[hooks]
+			w.step(Step{State: "working", Reason: "tool", Source: src, Tab: cpTab, Detail: cpLongCommand})
+			w.step(Step{State: "waiting", Reason: "permission", Source: src, Tab: cpTab, Detail: "bash: " + cpLongCommand})
+			p.WaitScreen("Do you want to run this command?", cpStep)
+			p.Choose("Enter", "Do you want to run this command?", cpStep)
+			// The log's approval: hooks say nothing until the tool has run.
+			w.step(Step{State: "working", Reason: "tool", Source: "log", Tab: cpTab, Detail: cpLongCommand})
+			p.Wait(2 * time.Second) // the command is running
+			p.Press("Escape")
+			w.step(Step{State: "ready", Reason: "interrupted", Source: "key+log", Tab: cpTab})
+			w.quiet()
+			WantInterrupts(t, w.Scenario, 1, 0)
+			w.keep("esc-tool-" + hooked(hooks))
+		})
+	}
 }
 
 // Esc at an idle prompt is a key logwatch sees and must not act on.
@@ -314,9 +353,16 @@ func TestCopilotResume(t *testing.T) {
 	w.keep("resume")
 }
 
-// Two tabs, two sessions, each in its own tab.
+// Two tabs, two sessions, each in its own tab: with hooks by the tab each
+// hook names, without by the Enter before each session's first prompt.
 func TestCopilotTwoTabs(t *testing.T) {
-	w := newCopilot(t, true)
+	for _, hooks := range []bool{true, false} {
+		t.Run(hooked(hooks), func(t *testing.T) { twoTabs(t, hooks) })
+	}
+}
+
+func twoTabs(t *testing.T, hooks bool) {
+	w := newCopilot(t, hooks)
 	a := w.start("a", "T1")
 	b := w.start("b", "T2")
 	w.hello(a, "T1", true)

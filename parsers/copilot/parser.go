@@ -299,7 +299,7 @@ func (c *Parser) data(typ string, d *fastjson.Value, ev *parsers.Evidence) {
 		// Approved: the tool runs. Cancelled (Esc) is followed by the
 		// abort; denied by the next round.
 		if string(str("result", "kind")) == "approved" {
-			ev.Kind = parsers.KindTool
+			ev.Kind = parsers.KindAnswered
 			ev.Tool, ev.ToolInput = c.tool, c.input
 		}
 	case "abort":

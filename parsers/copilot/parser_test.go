@@ -17,6 +17,8 @@ func describe(ev parsers.Evidence) string {
 		s += " " + ev.Tool + " " + string(ev.ToolInput)
 	case parsers.KindWait:
 		s += " " + ev.Wait + " " + ev.Tool + " " + string(ev.ToolInput)
+	case parsers.KindAnswered:
+		s += " " + ev.Tool + " " + string(ev.ToolInput)
 	case parsers.KindInterrupt:
 		s += " " + ev.Interrupt
 	case parsers.KindCompaction:
@@ -43,7 +45,7 @@ func TestCaptures(t *testing.T) {
 	// A TOOL, approved (1. Yes): the dialog, the tool, a second round.
 	add("turn_start user.message please run a TOOL")
 	add(answer...)
-	add("tool tool.execution_start "+touch, "wait permission.requested permission "+touch, "tool permission.completed "+touch,
+	add("tool tool.execution_start "+touch, "wait permission.requested permission "+touch, "answered permission.completed "+touch,
 		"activity tool.execution_complete", "activity assistant.turn_end")
 	add(answer...)
 	add("turn_end assistant.turn_end")
@@ -57,7 +59,7 @@ func TestCaptures(t *testing.T) {
 	// A LONG TOOL approved, ran 30 s; Copilot read its shell once more.
 	add("turn_start user.message please LONG TOOL")
 	add(answer...)
-	add("tool tool.execution_start "+sleep, "wait permission.requested permission "+sleep, "tool permission.completed "+sleep,
+	add("tool tool.execution_start "+sleep, "wait permission.requested permission "+sleep, "answered permission.completed "+sleep,
 		"activity tool.execution_complete", "activity assistant.turn_end",
 		"activity assistant.turn_start", "none system.notification", "activity assistant.message",
 		"tool tool.execution_start read_bash {}", "activity tool.execution_complete")

@@ -238,7 +238,7 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 		s.explicit = true
 	}
 	switch ev.Kind {
-	case parsers.KindTool, parsers.KindWait:
+	case parsers.KindTool, parsers.KindWait, parsers.KindAnswered:
 		s.toolStarted()
 	case parsers.KindActivity:
 		s.toolRunning = s.toolRunning && !ev.ToolEnd
@@ -293,6 +293,15 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 			return Change{}, false // its hook or its tab said so first
 		}
 		return s.set(Ended, ReasonSessionEnd, "", SourceLog, "log.session_end")
+	case parsers.KindAnswered:
+		// The user approved the dialog and the tool runs: hooks report
+		// that only once it has run (PostToolUse), so the log says it
+		// first, with or without them. Only the dialog waited on: a
+		// line read late, after the hooks opened another, is stale.
+		s.lastFinal = false
+		if s.turnOpen && s.State == Waiting && s.Detail == s.permissionText(ev.Tool, ev.ToolInput) {
+			return s.set(Working, ReasonTool, ToolDetail(ev.Tool, ev.ToolInput, s.Cwd), SourceLog, "log.wait_answered")
+		}
 	case parsers.KindWait:
 		s.lastFinal = false
 		if s.hooked || !s.turnOpen || (s.State != Working && s.State != Waiting) {
@@ -309,10 +318,6 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 			return Change{}, false
 		}
 		detail := ToolDetail(ev.Tool, ev.ToolInput, s.Cwd)
-		if s.turnOpen && s.State == Waiting && s.Source == SourceLog {
-			// The dialog the log opened was answered: the tool runs.
-			return s.set(Working, ReasonTool, detail, SourceLog, "log.wait_answered")
-		}
 		if s.turnOpen && s.State == Working {
 			return s.set(Working, ReasonTool, detail, SourceLog, "log.tool")
 		}
