@@ -36,9 +36,14 @@ var (
 // noData stands for a line's data that is not an object: every Get is nil.
 var noData = fastjson.MustParse("{}")
 
-// abortUser is the abort's reason when the user stopped the turn (Esc at a
-// dialog or a running tool, Ctrl+C while the answer streams): the marker.
-const abortUser = "user_initiated"
+// The abort's reasons when the user stopped the turn: the marker.
+// user_initiated after Esc at a dialog and Ctrl+C while the answer
+// streams; user_abort after Esc Esc at a running tool (measured in the live
+// suite, where copilot.md had seen user_initiated).
+const (
+	abortUser = "user_initiated"
+	abortTool = "user_abort"
+)
 
 // Parser reads Copilot CLI's events.jsonl. It is stateful: a model round
 // (assistant.turn_start … assistant.turn_end) ends the user's turn only
@@ -303,7 +308,7 @@ func (c *Parser) data(typ string, d *fastjson.Value, ev *parsers.Evidence) {
 			ev.Tool, ev.ToolInput = c.tool, c.input
 		}
 	case "abort":
-		if string(str("reason")) == abortUser {
+		if r := string(str("reason")); r == abortUser || r == abortTool {
 			ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptAborted
 			c.final = false
 		}

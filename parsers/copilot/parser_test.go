@@ -170,6 +170,7 @@ func TestLines(t *testing.T) {
 		// The next round starts afresh: an answer two rounds back ends nothing.
 		{"answer of a round before", []string{lineRound, lineAnswer, lineRound}, lineEnd, parsertest.Want{Kind: parsers.KindActivity}},
 		{"abort", nil, lineAbort, parsertest.Want{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptAborted}},
+		{"abort of a running tool", nil, strings.Replace(lineAbort, "user_initiated", "user_abort", 1), parsertest.Want{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptAborted}},
 		{"abort of another reason", nil, strings.Replace(lineAbort, "user_initiated", "timeout", 1), parsertest.Want{}},
 		{"abort without data", nil, `{"type":"abort","data":null,"id":"x","timestamp":"t","parentId":null}`, parsertest.Want{}},
 		{"tool", nil, lineTool, parsertest.Want{Kind: parsers.KindTool, Tool: "bash"}},
@@ -242,7 +243,7 @@ func FuzzCopilotParse(f *testing.F) {
 		f.Add([]byte(l))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		parsertest.Fuzz(t, NewParser(), line, abortUser)
+		parsertest.Fuzz(t, NewParser(), line, abortUser, abortTool)
 		parsertest.Same(t, func() parsers.Parser { return NewParser() }, "fuzz", [][]byte{line})
 	})
 }
