@@ -91,6 +91,10 @@ type Offline struct {
 	// Interrupt when it wants the key pressed again to stop (OpenCode's
 	// "esc again"); "": one press stops it.
 	InterruptAgain string
+	// Streaming is on the screen while an answer streams, when the answer's
+	// own text is not (Copilot CLI draws it only once it is whole): what
+	// the driver waits for before it interrupts. "": the answer's text.
+	Streaming string
 	// Permission is the permission dialog's text; Approve the key that
 	// approves the tool it asks for.
 	Permission string
@@ -269,6 +273,12 @@ type Traits struct {
 	// done, for an agent measured to write what goes on after such an
 	// answer at once: the relay's turn_quiet when that is shorter.
 	FinalQuiet time.Duration
+	// EscKeepsStream: a lone Esc does not stop a streaming answer, only a
+	// running tool or an open dialog (Copilot CLI 1.0.102 ignores Esc while
+	// the model streams; Ctrl+C stops it: formats/copilot.md §2.4), so an
+	// Esc is an interrupt candidate only while the session waits or runs a
+	// tool.
+	EscKeepsStream bool
 	// SubmitLag is how long after the Enter that submitted it a turn start
 	// may be stamped (BindBySubmit), when that is over the relay's default
 	// second.
@@ -307,6 +317,11 @@ type Hooks struct {
 	// every agent reads as all tools); ToolEvents are those events.
 	Matcher    string
 	ToolEvents []string
+	// Flat: the settings file's event arrays hold the handlers themselves,
+	// {"type":"command","bash":…,"timeoutSec":…} (Copilot CLI), not
+	// Claude Code's matcher groups; and as the payloads name no event,
+	// each handler's command names its own (logwatch hook --event).
+	Flat bool
 	// HTTP: the agent can post hooks to a URL instead of running a command.
 	HTTP bool
 	// InstallNote is printed after an install; DoctorNote beside an

@@ -48,10 +48,21 @@ const (
 	KindActivity
 	// KindSidechain: a subagent's line; it never drives the parent's state.
 	KindSidechain
+	// KindWait: the agent opened a dialog and waits on the user (Copilot's
+	// permission.requested); Wait says why, Tool and ToolInput name what
+	// it asks about.
+	KindWait
+	// KindEnd: the agent's own record that the session is over (Copilot's
+	// session.shutdown, on /exit, Ctrl+C twice and SIGTERM): ended.
+	KindEnd
+	// KindAnswered: the user approved the dialog a KindWait opened and the
+	// tool runs (Copilot's permission.completed approved); Tool and
+	// ToolInput name it.
+	KindAnswered
 )
 
 var kindNames = [...]string{"none", "turn_start", "prompt", "turn_end", "interrupt",
-	"interrupt_hint", "compaction", "tool", "activity", "sidechain"}
+	"interrupt_hint", "compaction", "tool", "activity", "sidechain", "wait", "end", "answered"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -103,8 +114,13 @@ type Evidence struct {
 	Interrupt string // KindInterrupt: InterruptUser, InterruptToolUse, InterruptAborted
 	Trigger   string // KindCompaction: "manual", "auto" or "" when the log does not say
 
-	Tool      string // KindTool: tool name
-	ToolInput []byte // KindTool: the tool's input as a JSON object, when it has one (of an object, the Tool*Fields only)
+	Wait      string // KindWait: "permission" or "question"
+	Tool      string // KindTool, KindWait, KindAnswered: tool name
+	ToolInput []byte // KindTool, KindWait, KindAnswered: the tool's input as a JSON object, when it has one (of an object, the Tool*Fields only)
+
+	// ToolEnd marks a tool call's result on a KindActivity line (Copilot's
+	// tool.execution_complete): the tool no longer runs.
+	ToolEnd bool
 
 	// Final marks an assistant line that looks like the end of a response
 	// (Claude stop_reason end_turn, or a 1.0.x text block; a Codex assistant

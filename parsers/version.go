@@ -1,6 +1,21 @@
 package parsers
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// ReleaseIn is the release an agent's --version output names, "" if none:
+// "2.1.332 (Claude Code)", "codex-cli 0.171.0", and Copilot CLI's sentence
+// "GitHub Copilot CLI 1.0.102.", whose full stop is not the release's.
+func ReleaseIn(out string) string { return releaseRE().FindString(out) }
+
+// releaseRE is compiled on first use: every process links the package,
+// the hook client too, which never asks.
+var releaseRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\d+\.\d+\.\d+(?:[0-9A-Za-z.+-]*[0-9A-Za-z+-])?`)
+})
 
 // CompareVersions orders two agent versions ("2.1.328", "0.104.0-alpha.1",
 // "0.104.0a1") by their numeric major.minor.patch; a suffix after the patch

@@ -27,3 +27,17 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseIn: the release each agent's --version names, as it prints it.
+func TestReleaseIn(t *testing.T) {
+	for out, want := range map[string]string{
+		"2.1.332 (Claude Code)\n": "2.1.332",
+		"codex-cli 0.171.0\n":     "0.171.0",
+		"GitHub Copilot CLI 1.0.102.\nRun 'copilot update' to check for updates.\n": "1.0.102",
+		"0.104.0-alpha.1\n": "0.104.0-alpha.1",
+	} {
+		if got := ReleaseIn(out); got != want {
+			t.Errorf("%q: %q, want %q", out, got, want)
+		}
+	}
+}

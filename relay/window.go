@@ -54,6 +54,12 @@ func (m *machine) key(tab, key string, at time.Time) {
 	if e == nil || (e.s.State != session.Working && e.s.State != session.Waiting) {
 		return // a key alone never changes state; idle keys mean nothing
 	}
+	if key == KeyEsc && e.s.State != session.Waiting && !e.s.ToolRunning() && parsers.TraitsOf(e.s.Agent).EscKeepsStream {
+		// The agent ignores Esc while its answer streams: no interrupt
+		// follows, and a window open now could take the marker of a
+		// Ctrl+C that did.
+		return
+	}
 	m.counters.InterruptCandidates++
 	m.closeWindow(tab) // an expired one
 	w := &window{session: e.s.ID, key: key, at: at, baseline: m.store.files[e.path].offset}

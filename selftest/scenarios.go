@@ -36,7 +36,11 @@ var scenarios = []scenario{
 	{name: "esc", run: func(w *world) {
 		w.pane.Submit(w.fake.SlowPrompt)
 		w.turnStart()
-		w.pane.WaitScreen(w.fake.SlowScreen, w.wait())
+		streaming := w.fake.SlowScreen
+		if w.off.Streaming != "" {
+			streaming = w.off.Streaming
+		}
+		w.pane.WaitScreen(streaming, w.wait())
 		w.interrupt()
 		w.until("ready", "interrupted", "working")
 		w.quiet()

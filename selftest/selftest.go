@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -173,10 +172,6 @@ func installCommand(pkg, path string) string {
 	return "sudo apt-get install -y " + pkg
 }
 
-// versionRE finds a release in an agent's --version output (as doctor
-// reads it).
-var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`)
-
 // Find returns the agents to run: those named (each must be installed and
 // drivable), or every installed agent logwatch can drive. Each one's
 // --version runs in a private empty home.
@@ -277,10 +272,10 @@ func version(ctx context.Context, bin, home, path string) (string, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	v := versionRE.FindString(string(out))
+	v := parsers.ReleaseIn(string(out))
 	if v == "" {
 		// pi prints its release on stderr (doctor reads it so too).
-		v = versionRE.FindString(stderr.String())
+		v = parsers.ReleaseIn(stderr.String())
 		out = append(out, stderr.Bytes()...)
 	}
 	if v == "" {

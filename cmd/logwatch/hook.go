@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/valyala/fastjson"
 
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/hookdebug"
@@ -43,7 +45,7 @@ const (
 // print or exit non-zero: a hook's exit code is a decision to the agent.
 func runHook(args []string, stdin *os.File) int {
 	start := time.Now()
-	var agent, socket string
+	var agent, socket, event string
 	var detached bool
 	fs := pflag.NewFlagSet("hook", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -51,6 +53,7 @@ func runHook(args []string, stdin *os.File) int {
 	fs.StringVar(&agent, "agent", "", "")
 	fs.StringVar(&socket, "socket", "", "")
 	fs.BoolVar(&detached, "detached", false, "")
+	fs.StringVar(&event, "event", "", "")
 	configFile := fs.String("config", "", "")
 	_ = fs.Parse(args)
 	agent = strings.ToLower(agent)
@@ -101,12 +104,36 @@ func runHook(args []string, stdin *os.File) int {
 	// lose the whole hook. Bad bytes can only sit inside JSON strings:
 	// replacing them keeps the payload JSON, as encoding/json would decode it.
 	payload = bytes.ToValidUTF8(payload, []byte("\uFFFD"))
+	payload = withEvent(payload, event)
 	// The tab, unless the wrap that set it is not this hook's ancestor (a
 	// stale LOGWATCH_TAB inherited through Codex's background server).
 	if err := c.Hook(ctx2, agent, proxy.TabFromEnv(), payload); err != nil {
 		return drop(fmt.Sprintf("send: %v", err))
 	}
 	return 0
+}
+
+// withEvent names the event in a payload that names none (Copilot CLI's:
+// its hook command says which event it was installed for), as
+// hook_event_name, the first member: the daemon records the payload as
+// sent, so a replay reads the same event. Anything else is left as it is.
+func withEvent(payload []byte, event string) []byte {
+	if event == "" {
+		return payload
+	}
+	var p fastjson.Parser
+	v, err := p.ParseBytes(payload)
+	if err != nil || v.Type() != fastjson.TypeObject || v.Exists("hook_event_name") {
+		return payload
+	}
+	i := bytes.IndexByte(payload, '{')
+	name, _ := json.Marshal(event)
+	out := make([]byte, 0, len(payload)+len(name)+20)
+	out = append(append(append(out, payload[:i+1]...), `"hook_event_name":`...), name...)
+	if v.GetObject().Len() > 0 {
+		out = append(out, ',')
+	}
+	return append(out, payload[i+1:]...)
 }
 
 // hookSocket resolves the socket without letting a configuration problem
@@ -189,6 +216,7 @@ with the reason (bounded), and doctor shows the last ones. Only an explicit
 		},
 	}
 	cmd.Flags().String("agent", "", "the agent whose hook this is: "+strings.Join(parsers.Names(), ", "))
+	cmd.Flags().String("event", "", "the event, for an agent whose payloads do not name it (copilot)")
 	cmd.Flags().Bool("detached", false, "the sender does not wait for it (pi, omp): allow 5 s instead of 500 ms")
 	return cmd
 }

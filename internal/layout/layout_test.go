@@ -28,13 +28,14 @@ var allowed = map[string][]string{
 	"parsers":                       {},
 	"parsers/claude":                {"conformance/agents", "parsers"},
 	"parsers/codex":                 {"conformance/agents", "parsers"},
+	"parsers/copilot":               {"conformance/agents", "parsers"},
 	"parsers/pisession":             {"parsers"},
 	"parsers/hookmodule":            {},
 	"parsers/hookmodule/moduletest": {"conformance/agents", "internal/testsupport"},
 	"parsers/pi":                    {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
 	"parsers/omp":                   {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
 	"parsers/opencode":              {"conformance/agents", "parsers", "parsers/hookmodule", "parsers/opencode/store"},
-	"parsers/all":                   {"parsers", "parsers/claude", "parsers/codex", "parsers/omp", "parsers/opencode", "parsers/pi"},
+	"parsers/all":                   {"parsers", "parsers/claude", "parsers/codex", "parsers/copilot", "parsers/omp", "parsers/opencode", "parsers/pi"},
 	"parsers/parsertest":            {"parsers"},
 	// OpenCode's SQLite store read as a change feed: the driver and the
 	// house's file checks only, so the parser above it stays testable
@@ -124,6 +125,7 @@ var allowed = map[string][]string{
 	"conformance/pi":       {},
 	"conformance/omp":      {},
 	"conformance/opencode": {},
+	"conformance/copilot":  {},
 	// The canary runs the suite against the newest releases and reads
 	// their captures with the real parsers.
 	"conformance/canary": {"conformance/agents", "parsers", "parsers/all"},

@@ -8,6 +8,7 @@ import (
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/parsers/codex"
+	"github.com/logwatch/logwatch/parsers/copilot"
 	"github.com/logwatch/logwatch/parsers/omp"
 	"github.com/logwatch/logwatch/parsers/opencode"
 	"github.com/logwatch/logwatch/parsers/pi"
@@ -15,6 +16,7 @@ import (
 
 func init() {
 	parsers.Register(claude.Spec())
+	parsers.Register(copilot.Spec())  // its typed events linked by parentId, with a data object, are like no other agent's line
 	parsers.Register(opencode.Spec()) // its rows (rowid, seq, session, data) are like no other agent's line
 	parsers.Register(omp.Spec())      // before pi, whose lines omp's share: only omp's own lines say omp
 	parsers.Register(pi.Spec())       // before Codex, whose bare items share pi's "message" type

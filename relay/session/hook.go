@@ -41,6 +41,12 @@ func (s *Session) foldHook(h parsers.Hook) (Change, bool) {
 		return Change{}, false
 	}
 	switch h.Event {
+	case "PreToolUse", "PermissionRequest":
+		s.toolStarted()
+	case "PostToolUse", "PostToolUseFailure", "SessionEnd":
+		s.toolRunning = false
+	}
+	switch h.Event {
 	case "SessionStart":
 		if h.Source == "compact" {
 			return s.compactionEnded(SourceHook, "hook.session_start_compact")
@@ -95,7 +101,7 @@ func (s *Session) foldHook(h parsers.Hook) (Change, bool) {
 		// idle_prompt is a reminder ~60 s after a turn ended, not a new wait.
 		return Change{}, false
 	case "PermissionRequest":
-		return s.wait(ReasonPermission, s.permissionText(h), "hook.permission_request")
+		return s.wait(ReasonPermission, s.permissionText(h.ToolName, h.ToolInput), "hook.permission_request")
 	case "PreCompact":
 		return s.set(Compacting, ReasonCompaction, h.Trigger, SourceHook, "hook.pre_compact")
 	case "PostCompact":
@@ -183,7 +189,7 @@ func (s *Session) subagentHook(h parsers.Hook) (Change, bool) {
 		if s.finished() {
 			return Change{}, false
 		}
-		ch, ok := s.wait(ReasonPermission, s.permissionText(h), "hook.subagent_wait")
+		ch, ok := s.wait(ReasonPermission, s.permissionText(h.ToolName, h.ToolInput), "hook.subagent_wait")
 		s.subWaiting = ok || s.subWaiting
 		return ch, ok
 	case "PostToolUse":
@@ -254,15 +260,15 @@ func (s *Session) specificWait() bool {
 
 // permissionText is the waiting detail for a permission request:
 // "tool_name: detail" (SPEC §6).
-func (s *Session) permissionText(h parsers.Hook) string {
-	d := ToolDetail(h.ToolName, h.ToolInput, s.Cwd)
+func (s *Session) permissionText(tool string, input []byte) string {
+	d := ToolDetail(tool, input, s.Cwd)
 	switch {
-	case h.ToolName == "":
+	case tool == "":
 		return Cap(d)
 	case d == "":
-		return Cap(h.ToolName)
+		return Cap(tool)
 	}
-	return Cap(h.ToolName + ": " + d)
+	return Cap(tool + ": " + d)
 }
 
 // Acknowledge marks a finished turn as seen: done → ready.

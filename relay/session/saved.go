@@ -45,6 +45,7 @@ type Saved struct {
 	EndedInTurn  bool     `json:"ended_in_turn,omitempty"`
 	WaitedTool   string   `json:"waited_tool,omitempty"`
 	UserTitle    bool     `json:"user_title,omitempty"`
+	ToolRunning  bool     `json:"tool_running,omitempty"`
 }
 
 // Save returns the session's complete state.
@@ -56,7 +57,7 @@ func (s *Session) Save() Saved {
 		TurnPrompted: s.turnPrompted, LastFinal: s.lastFinal, Explicit: s.explicit,
 		LogPending: s.logPending, Listed: int(s.listed), HasList: s.hasList, DoneDeferred: s.doneDeferred,
 		SubWaiting: s.subWaiting, Announced: s.announced, EndedInTurn: s.endedInTurn, WaitedTool: s.waitedTool,
-		UserTitle: s.userTitle,
+		UserTitle: s.userTitle, ToolRunning: s.toolRunning,
 	}
 	if s.subagents != nil {
 		v.Subagents = make([]string, 0, len(s.subagents))
@@ -77,7 +78,7 @@ func Restore(v Saved) *Session {
 		turnPrompted: v.TurnPrompted, lastFinal: v.LastFinal, explicit: v.Explicit,
 		logPending: v.LogPending, listed: int32(v.Listed), hasList: v.HasList, doneDeferred: v.DoneDeferred,
 		subWaiting: v.SubWaiting, announced: v.Announced, endedInTurn: v.EndedInTurn, waitedTool: v.WaitedTool,
-		userTitle: v.UserTitle,
+		userTitle: v.UserTitle, toolRunning: v.ToolRunning,
 	}
 	if v.Subagents != nil {
 		s.subagents = make(map[string]bool, len(v.Subagents))

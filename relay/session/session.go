@@ -133,6 +133,7 @@ type Session struct {
 	announced    bool // a change has been reported: the session is known downstream
 	endedInTurn  bool // End came while a Codex turn ran: it may go on (Outlive)
 	userTitle    bool // Title is one the person gave: a generated one does not replace it
+	toolRunning  bool // a tool call started and has not ended (or its dialog is open)
 }
 
 // New returns a session in its initial state, ready.
@@ -142,6 +143,17 @@ func New(agent parsers.Agent) *Session {
 
 // TurnOpen reports whether a turn is in progress.
 func (s *Session) TurnOpen() bool { return s.turnOpen }
+
+// ToolRunning reports whether a tool call has started (or its approval
+// dialog opened) and not ended: what an Esc stops where it does not stop a
+// streaming answer (Traits.EscKeepsStream).
+func (s *Session) ToolRunning() bool { return s.toolRunning }
+
+// toolStarted marks a tool call (or its dialog) begun, for an agent whose
+// Esc it tells (the only use: other sessions never carry the flag).
+func (s *Session) toolStarted() {
+	s.toolRunning = parsers.TraitsOf(s.Agent).EscKeepsStream
+}
 
 // Hooked reports whether hooks have reported for this session.
 func (s *Session) Hooked() bool { return s.hooked }
@@ -226,6 +238,12 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 		s.explicit = true
 	}
 	switch ev.Kind {
+	case parsers.KindTool, parsers.KindWait, parsers.KindAnswered:
+		s.toolStarted()
+	case parsers.KindActivity:
+		s.toolRunning = s.toolRunning && !ev.ToolEnd
+	}
+	switch ev.Kind {
 	case parsers.KindTurnStart:
 		return s.start(&s.log, SourceLog, "log.turn_start", ev.Kind == parsers.KindPrompt)
 	case parsers.KindPrompt:
@@ -268,6 +286,30 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 			return s.end(&s.log, Done, ReasonCompaction, SourceLog, "log.compaction_turn")
 		}
 		return s.compactionEnded(SourceLog, "log.compaction")
+	case parsers.KindEnd:
+		// As SessionEnd: the agent itself says it is over.
+		s.turnOpen, s.lastFinal, s.doneDeferred, s.endedInTurn = false, false, false, false
+		if s.State == Ended {
+			return Change{}, false // its hook or its tab said so first
+		}
+		return s.set(Ended, ReasonSessionEnd, "", SourceLog, "log.session_end")
+	case parsers.KindAnswered:
+		// The user approved the dialog and the tool runs: hooks report
+		// that only once it has run (PostToolUse), so the log says it
+		// first, with or without them. Only the dialog waited on: a
+		// line read late, after the hooks opened another, is stale.
+		s.lastFinal = false
+		if s.turnOpen && s.State == Waiting && s.Detail == s.permissionText(ev.Tool, ev.ToolInput) {
+			return s.set(Working, ReasonTool, ToolDetail(ev.Tool, ev.ToolInput, s.Cwd), SourceLog, "log.wait_answered")
+		}
+	case parsers.KindWait:
+		s.lastFinal = false
+		if s.hooked || !s.turnOpen || (s.State != Working && s.State != Waiting) {
+			// Hooks report the same dialog first (PermissionRequest); a
+			// dialog outside a turn is the echo of one already answered.
+			return Change{}, false
+		}
+		return s.set(Waiting, ev.Wait, s.permissionText(ev.Tool, ev.ToolInput), SourceLog, "log.wait")
 	case parsers.KindTool:
 		s.lastFinal = false
 		if s.hooked {
@@ -335,7 +377,7 @@ func (s *Session) start(src *source, from, rule string, prompted bool) (Change, 
 	s.turn++
 	s.Turns++
 	src.pos = s.turn
-	s.turnOpen, s.lastFinal = true, false
+	s.turnOpen, s.lastFinal, s.toolRunning = true, false, false
 	s.turnPrompted = prompted || parsers.TraitsOf(s.Agent).PromptedTurns
 	s.doneDeferred, s.subWaiting = false, false
 	return s.set(Working, ReasonPrompt, "", from, rule)
@@ -362,7 +404,7 @@ func (s *Session) end(src *source, st State, reason, from, rule string) (Change,
 		return Change{}, false
 	}
 	wasOpen := s.turnOpen
-	s.turnOpen = false
+	s.turnOpen, s.toolRunning = false, false
 	src.pos = s.turn
 	if st == Done && s.Pending() > 0 {
 		// Done waits for background work; it is published when that ends.

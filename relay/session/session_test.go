@@ -31,6 +31,9 @@ var (
 	hint       = parsers.Evidence{Kind: parsers.KindInterruptHint}
 	compaction = parsers.Evidence{Kind: parsers.KindCompaction}
 	sidechain  = parsers.Evidence{Kind: parsers.KindSidechain}
+	dialog     = parsers.Evidence{Kind: parsers.KindWait, Wait: ReasonPermission, Tool: "bash", ToolInput: []byte(`{"command":"touch a"}`)}
+	approved   = parsers.Evidence{Kind: parsers.KindAnswered, Tool: "bash", ToolInput: []byte(`{"command":"touch a"}`)}
+	touch      = parsers.Evidence{Kind: parsers.KindTool, Tool: "bash", ToolInput: []byte(`{"command":"touch a"}`)}
 	meta       = parsers.Evidence{Kind: parsers.KindNone}
 	quiet      = step{quiet: true}
 )
@@ -140,6 +143,33 @@ func TestFold(t *testing.T) {
 			at(codexStart, Working, "log.turn_start"),
 			at(codexEnd, Done, "log.turn_end"),
 			at(text, Done, ""),
+		}},
+		// Copilot CLI writes its approval dialog (permission.requested)
+		// and the answer (permission.completed approved: the tool runs).
+		{"a dialog in the log waits; its approval works on", "", []step{
+			at(prompt, Working, "log.turn_start"),
+			at(touch, Working, "log.tool"),
+			at(dialog, Waiting, "log.wait"),
+			at(text, Waiting, ""), // the round's end, a hook's echo: still waiting
+			at(approved, Working, "log.wait_answered"),
+			at(turnEnd, Done, "log.turn_end"),
+		}},
+		{"a dialog cancelled ends in the interrupt", "", []step{
+			at(prompt, Working, "log.turn_start"),
+			at(dialog, Waiting, "log.wait"),
+			at(text, Waiting, ""),
+			at(parsers.Evidence{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptAborted}, Ready, "log.interrupt"),
+		}},
+		{"the agent's end record ends it, once", "", []step{
+			at(prompt, Working, "log.turn_start"),
+			at(turnEnd, Done, "log.turn_end"),
+			at(parsers.Evidence{Kind: parsers.KindEnd}, Ended, "log.session_end"),
+			at(parsers.Evidence{Kind: parsers.KindEnd}, Ended, ""),
+		}},
+		{"a dialog outside a turn is an echo", "", []step{
+			at(prompt, Working, "log.turn_start"),
+			at(turnEnd, Done, "log.turn_end"),
+			at(dialog, Done, ""),
 		}},
 	}
 	for _, tc := range tests {
@@ -384,5 +414,31 @@ func TestCompactionTurn(t *testing.T) {
 				t.Fatalf("hooked %v: %s after the compaction's end changed %+v", hooked, ev, ch)
 			}
 		}
+	}
+}
+
+// TestAnsweredWithHooks: Copilot's hooks say nothing between the approval
+// and the tool's end (PostToolUse), so its log's approval moves the wait
+// on, hooked or not; an approval of another dialog (a line read late) does
+// not.
+func TestAnsweredWithHooks(t *testing.T) {
+	s := New("")
+	for _, h := range []parsers.Hook{{Event: "UserPromptSubmit"}, {Event: "PreToolUse", ToolName: "bash", ToolInput: []byte(`{"command":"touch a"}`)},
+		{Event: "PermissionRequest", ToolName: "bash", ToolInput: []byte(`{"command":"touch a"}`)}} {
+		s.Hook(h)
+	}
+	if s.State != Waiting || s.Detail != "bash: touch a" {
+		t.Fatalf("%s %q, want waiting on the command", s.State, s.Detail)
+	}
+	other := approved
+	other.ToolInput = []byte(`{"command":"rm b"}`)
+	if ch, ok := s.Log(other); ok {
+		t.Fatalf("another dialog's approval changed %+v", ch)
+	}
+	if ch, ok := s.Log(approved); !ok || ch.State != Working || ch.Rule != "log.wait_answered" || ch.Detail != "touch a" {
+		t.Fatalf("approval: %+v, %v", ch, ok)
+	}
+	if ch, ok := s.Hook(parsers.Hook{Event: "PostToolUse", ToolName: "bash", ToolInput: []byte(`{"command":"touch a"}`)}); ok {
+		t.Fatalf("the tool's end changed %+v", ch)
 	}
 }

@@ -16,7 +16,7 @@ const (
 	APIAnthropic = "anthropic-messages"
 	APIOpenAI    = "openai-responses"
 	// APIOpenAIChat is chat completions (POST /v1/chat/completions), which
-	// pi, omp and OpenCode speak.
+	// pi, omp, OpenCode and Copilot CLI speak.
 	APIOpenAIChat = "openai-chat"
 )
 

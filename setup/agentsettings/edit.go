@@ -52,6 +52,9 @@ func SettingsPath(agent, scope string) (string, error) {
 	case "user", "":
 		return config.ExpandPath(user), nil
 	case "project":
+		if project == "" {
+			return "", fmt.Errorf("--agent %s has no project scope: its hooks are the user's (--scope user)", agent)
+		}
 		wd, err := os.Getwd()
 		if err != nil {
 			return "", err

@@ -42,6 +42,9 @@ type Spec struct {
 	// ext: the agent takes a module logwatch writes whole (extension.go)
 	// instead of handlers merged into a settings file.
 	ext *parsers.Extension
+	// flat: each event's array holds the handlers themselves, each
+	// naming its event (parsers.Hooks.Flat: Copilot CLI).
+	flat bool
 }
 
 // IsFile reports whether the agent's hooks are a module file logwatch
@@ -83,7 +86,27 @@ func (h Spec) handler(command string) jsonc.OMap {
 			{K: "headers", V: jsonc.OMap{{K: wire.SecretHeader, V: h.http.secret}, {K: wire.TabHeader, V: "$LOGWATCH_TAB"}}},
 			{K: "allowedEnvVars", V: []any{"LOGWATCH_TAB"}}, {K: "timeout", V: h.timeout}}
 	}
+	if h.flat {
+		return jsonc.OMap{{K: "type", V: "command"}, {K: "bash", V: command}, {K: "timeoutSec", V: h.timeout}}
+	}
 	return jsonc.OMap{{K: "type", V: "command"}, {K: "command", V: command}, {K: "timeout", V: h.timeout}}
+}
+
+// eventCommand is the command event's handler runs: in the flat shape
+// it names the event, which the agent's payloads do not.
+func (h Spec) eventCommand(event, command string) string {
+	if h.flat && command != "" {
+		return command + " --event " + event
+	}
+	return command
+}
+
+// commandKey is the handler's key that holds its command.
+func (h Spec) commandKey() string {
+	if h.flat {
+		return "bash"
+	}
+	return "command"
 }
 
 // isOurURL recognises a logwatch http handler whatever port or secret it
@@ -109,7 +132,7 @@ func Lookup(agent string) (Spec, bool) {
 	}
 	h := ag.Hooks
 	sp := Spec{Agent: agent, Events: slices.Clone(h.Events), Retired: slices.Clone(h.Retired), timeout: h.Timeout,
-		toolEvent: map[string]bool{}, httpOK: h.HTTP, note: h.InstallNote, ext: h.Extension}
+		toolEvent: map[string]bool{}, httpOK: h.HTTP, note: h.InstallNote, ext: h.Extension, flat: h.Flat}
 	if h.Matcher != "" {
 		m := h.Matcher
 		sp.matcher = &m
@@ -194,6 +217,9 @@ func ShellFields(s string) []string {
 // group is the matcher group logwatch owns for one event, on one line as
 // the agents' documentation writes them.
 func (h Spec) group(event, command string) jsonc.Inline {
+	if h.flat {
+		return jsonc.Inline{V: h.handler(h.eventCommand(event, command))}
+	}
 	var g jsonc.OMap
 	if h.matcher != nil && h.toolEvent[event] {
 		g = append(g, jsonc.KV{K: "matcher", V: *h.matcher})
@@ -215,6 +241,19 @@ type ourHandler struct {
 // findOurs lists the logwatch handlers in an event's array of groups.
 func (h Spec) findOurs(event string, arr *jsonc.Node, command string) []ourHandler {
 	var out []ourHandler
+	if h.flat {
+		want := h.eventCommand(event, command)
+		for i, hd := range arr.Elems {
+			c := hd.Get("bash")
+			if hd.Kind != '{' || c == nil || c.Kind != '"' || !IsOurCommand(c.Str) && (command == "" || c.Str != want) {
+				continue
+			}
+			typ, to := hd.Get("type"), hd.Get("timeoutSec")
+			exact := typ != nil && typ.Str == "command" && c.Str == want && to != nil && to.Kind == 'v'
+			out = append(out, ourHandler{group: i, alone: true, exact: exact})
+		}
+		return out
+	}
 	for gi, g := range arr.Elems {
 		hs := g.Get("hooks")
 		if g.Kind != '{' || hs == nil || hs.Kind != '[' {
@@ -426,7 +465,11 @@ func (h Spec) Status(src []byte) (installed []string, commands []string, err err
 		}
 		installed = append(installed, ev)
 		for _, o := range ours {
-			cn := arr.Elems[o.group].Get("hooks").Elems[o.handler].Get("command")
+			hd := arr.Elems[o.group]
+			if !h.flat {
+				hd = hd.Get("hooks").Elems[o.handler]
+			}
+			cn := hd.Get(h.commandKey())
 			if cn == nil {
 				continue // an http handler: no binary to check
 			}

@@ -116,8 +116,12 @@ func otherCommands(t *testing.T, spec Spec, src []byte) []string {
 	if hooks := root.Get("hooks"); hooks != nil {
 		for _, m := range hooks.Members {
 			for _, g := range m.Val.Elems {
-				for _, h := range g.Get("hooks").Elems {
-					if c := h.Get("command"); c != nil && !IsOurCommand(c.Str) {
+				handlers := []*jsonc.Node{g} // the flat shape: the element is the handler
+				if !spec.flat {
+					handlers = g.Get("hooks").Elems
+				}
+				for _, h := range handlers {
+					if c := h.Get(spec.commandKey()); c != nil && !IsOurCommand(c.Str) {
 						out = append(out, string(src[c.Start+1:c.End-1]))
 					}
 				}
@@ -210,5 +214,17 @@ func TestHTTPHookFiles(t *testing.T) {
 				t.Errorf("uninstall did not restore the file:\n%s", d.String())
 			}
 		})
+	}
+}
+
+// TestNoProjectScope: an agent with no project hooks file (Copilot CLI)
+// says so for --scope project instead of editing the working directory.
+func TestNoProjectScope(t *testing.T) {
+	t.Setenv("COPILOT_HOME", "")
+	if _, err := SettingsPath("copilot", "project"); err == nil || !strings.Contains(err.Error(), "no project scope") {
+		t.Errorf("copilot --scope project: %v", err)
+	}
+	if p, err := SettingsPath("copilot", "user"); err != nil || !strings.HasSuffix(p, "/.copilot/settings.json") {
+		t.Errorf("copilot --scope user: %q, %v", p, err)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -899,10 +898,6 @@ func (env Env) drifted(agent, v, good string) bool {
 	return newerThan(v, good) && !env.KnownGood.Has(agent, v)
 }
 
-// versionRE finds a release in an agent's --version output
-// ("2.1.332 (Claude Code)", "codex-cli 0.171.0").
-var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`)
-
 // checkInstalled finds each agent's executable on the PATH and its
 // release: one newer than the known-good release (and not passed by
 // selftest here) is a warning whose fix is selftest.
@@ -937,7 +932,7 @@ func checkInstalled(env Env) Finding {
 	wg.Wait()
 	for _, p := range probes {
 		s, bin := p.spec, p.bin
-		v := versionRE.FindString(p.out)
+		v := parsers.ReleaseIn(p.out)
 		if v == "" {
 			f.Details = append(f.Details, fmt.Sprintf("%s at %s: `--version` names no release", s.Name, bin))
 			continue
