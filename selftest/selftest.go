@@ -268,6 +268,11 @@ func version(ctx context.Context, bin, home, path string) (string, error) {
 		path = os.Getenv("PATH")
 	}
 	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "LANG=C.UTF-8", "TMPDIR=" + home}
+	if cache, err := os.UserCacheDir(); err == nil {
+		// The agent's cache is the user's own: Copilot CLI unpacks 235 MB
+		// there at its first run, --version included.
+		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache)
+	}
 	cmd.WaitDelay = time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

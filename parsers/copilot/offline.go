@@ -35,10 +35,17 @@ func Offline() *parsers.Offline {
 const OfflineModel = "fake-model"
 
 // PkgCache is where Copilot extracts its 235 MB payload on a first run
-// (COPILOT_PKG_CACHE_HOME), shared by every private home: beside the
-// pinned agents, outside any one run, so it is extracted once per machine
-// (5-6 s) instead of once per run.
-func PkgCache() string { return filepath.Join(agents.Dir(), "copilot-pkg") }
+// (COPILOT_PKG_CACHE_HOME; it unpacks under its pkg/): the user's own
+// Copilot cache, which every private home shares, so that the payload a
+// user's Copilot (or the pinned install's --version) unpacked is used as
+// it is, not unpacked again (5-6 s and 235 MB) in each run's home.
+func PkgCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = filepath.Join(agents.Dir(), "cache") // no HOME: beside the pinned agents
+	}
+	return filepath.Join(dir, "copilot")
+}
 
 // offlineReady is on the status line once the prompt takes input.
 const offlineReady = "/ commands"
