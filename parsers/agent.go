@@ -70,7 +70,8 @@ type Spec struct {
 // The screens it names are the agent's own words, which the driver waits
 // for as a person would.
 type Offline struct {
-	// Model is the API the agent speaks: ModelAnthropic or ModelOpenAI.
+	// Model is the API the agent speaks: ModelAnthropic, ModelOpenAI or
+	// ModelGemini.
 	Model string
 	// Setup writes the agent's configuration into a private home (the
 	// fake model server as its provider, the work dir trusted, first-run
@@ -101,6 +102,8 @@ type Offline struct {
 const (
 	ModelAnthropic = "anthropic-messages" // POST /v1/messages
 	ModelOpenAI    = "openai-responses"   // POST /v1/responses
+	// POST /v1beta/models/<m>:streamGenerateContent
+	ModelGemini = "gemini-generate-content"
 )
 
 // OfflineHome is where an offline agent runs.
@@ -249,6 +252,12 @@ type Traits struct {
 	// done, for an agent measured to write what goes on after such an
 	// answer at once: the relay's turn_quiet when that is shorter.
 	FinalQuiet time.Duration
+	// StopAfterInterrupt: the agent's turn-end hook (Stop) fires after an
+	// interrupt as well, just after the log's marker (Gemini CLI 0.61.0's
+	// AfterAgent after Esc/Ctrl+C mid-stream, formats/gemini.md §4), so a
+	// Stop after the interrupt is its echo, and the marker read after such
+	// a Stop still makes the turn interrupted.
+	StopAfterInterrupt bool
 	// SubmitLag is how long after the Enter that submitted it a turn start
 	// may be stamped (BindBySubmit), when that is over the relay's default
 	// second.
@@ -283,6 +292,12 @@ type Hooks struct {
 	// path) and, relative to the working directory, the project scope.
 	Settings, ProjectSettings string
 	Timeout                   int // seconds, per handler
+	// TimeoutMillis: the settings file takes the timeout in milliseconds
+	// (Gemini CLI's hooks), written as Timeout*1000.
+	TimeoutMillis bool
+	// HandlerName, when set, is written as each handler's "name" (Gemini
+	// CLI shows it while the hook runs).
+	HandlerName string
 	// Matcher is written on the tool events ("": no matcher key, which
 	// every agent reads as all tools); ToolEvents are those events.
 	Matcher    string

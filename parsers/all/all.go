@@ -8,12 +8,14 @@ import (
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/parsers/codex"
+	"github.com/logwatch/logwatch/parsers/gemini"
 	"github.com/logwatch/logwatch/parsers/omp"
 	"github.com/logwatch/logwatch/parsers/opencode"
 	"github.com/logwatch/logwatch/parsers/pi"
 )
 
 func init() {
+	parsers.Register(gemini.Spec()) // before Claude Code, which takes any line with a sessionId or type user
 	parsers.Register(claude.Spec())
 	parsers.Register(opencode.Spec()) // its rows (rowid, seq, session, data) are like no other agent's line
 	parsers.Register(omp.Spec())      // before pi, whose lines omp's share: only omp's own lines say omp

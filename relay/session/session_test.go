@@ -386,3 +386,49 @@ func TestCompactionTurn(t *testing.T) {
 		}
 	}
 }
+
+// TestStopAfterInterrupt: Gemini CLI fires AfterAgent (Stop) after Esc or
+// Ctrl+C mid-stream too, ms after the log's "Request cancelled.": in either
+// order the turn is interrupted, never done. An agent without the trait
+// keeps the hook's word (Claude Code's Stop after the marker is a new
+// turn's end).
+func TestStopAfterInterrupt(t *testing.T) {
+	interrupt := parsers.Evidence{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptUser}
+	stop := parsers.Hook{Event: "Stop", SessionID: "s"}
+	for _, c := range []struct {
+		name      string
+		agent     parsers.Agent
+		stopFirst bool
+		want      State
+		reason    string
+	}{
+		{"gemini marker then Stop", "gemini", false, Ready, ReasonInterrupted},
+		{"gemini Stop then marker", "gemini", true, Ready, ReasonInterrupted},
+		{"claude marker then Stop", "claude", false, Done, ReasonTurnEnd},
+		{"claude Stop then marker", "claude", true, Done, ReasonTurnEnd},
+	} {
+		s := New(c.agent)
+		s.ID = "s"
+		s.Hook(parsers.Hook{Event: "UserPromptSubmit", SessionID: "s"})
+		s.Log(prompt)
+		if c.stopFirst {
+			s.Hook(stop)
+			s.Log(interrupt)
+		} else {
+			s.Log(interrupt)
+			s.Hook(stop)
+		}
+		if s.State != c.want || s.Reason != c.reason {
+			t.Errorf("%s: %s/%s, want %s/%s", c.name, s.State, s.Reason, c.want, c.reason)
+		}
+	}
+	// A marker with no turn the Stop ended (a late line of an older turn)
+	// changes nothing.
+	s := New("gemini")
+	s.ID = "s"
+	s.Hook(parsers.Hook{Event: "UserPromptSubmit", SessionID: "s"})
+	s.Hook(stop)
+	if _, ok := s.Log(interrupt); ok || s.State != Done {
+		t.Errorf("marker the log never reached the turn of: %s/%s", s.State, s.Reason)
+	}
+}

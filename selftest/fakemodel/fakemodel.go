@@ -1,6 +1,7 @@
 // Package fakemodel is the local fake model servers agents are pointed at
 // when logwatch drives them offline (selftest, the live conformance suite):
-// a Messages API for Claude Code and a Responses API for Codex, on a free
+// a Messages API for Claude Code, a Responses API for Codex and a Gemini
+// API for Gemini CLI, on a free
 // loopback port, scripted by keywords in the prompt, answering every
 // request from their script and never reaching the network.
 package fakemodel
@@ -14,6 +15,7 @@ import (
 const (
 	APIAnthropic = "anthropic-messages"
 	APIOpenAI    = "openai-responses"
+	APIGemini    = "gemini-generate-content"
 )
 
 // What the slow answers show on the screen once they are streaming.
@@ -52,6 +54,13 @@ func Start(ctx context.Context, api, dir string) (*Server, error) {
 		}
 		return &Server{URL: o.URL, SlowPrompt: OpenAISlow + " stream please", SlowScreen: OpenAISlowScreen,
 			ToolPrompt: "run " + OpenAITool + " please", Close: o.Close}, nil
+	case APIGemini:
+		g, err := StartGemini(ctx, dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &Server{URL: g.URL, SlowPrompt: GeminiSlow + " stream please", SlowScreen: GeminiSlowScreen,
+			ToolPrompt: "run " + GeminiTool + " please", Close: g.Close}, nil
 	}
 	return nil, fmt.Errorf("fakemodel: no fake speaks %q", api)
 }

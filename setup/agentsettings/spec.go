@@ -26,6 +26,7 @@ type Spec struct {
 	// uninstall remove logwatch's handlers for them, doctor reports them.
 	Retired []string
 	timeout int
+	name    string // the handler's "name", "" for none
 	// matcher is written on the tool events (nil: no matcher key at all,
 	// which every agent reads as "all").
 	matcher   *string
@@ -83,7 +84,11 @@ func (h Spec) handler(command string) jsonc.OMap {
 			{K: "headers", V: jsonc.OMap{{K: wire.SecretHeader, V: h.http.secret}, {K: wire.TabHeader, V: "$LOGWATCH_TAB"}}},
 			{K: "allowedEnvVars", V: []any{"LOGWATCH_TAB"}}, {K: "timeout", V: h.timeout}}
 	}
-	return jsonc.OMap{{K: "type", V: "command"}, {K: "command", V: command}, {K: "timeout", V: h.timeout}}
+	hd := jsonc.OMap{{K: "type", V: "command"}, {K: "command", V: command}}
+	if h.name != "" {
+		hd = append(hd, jsonc.KV{K: "name", V: h.name})
+	}
+	return append(hd, jsonc.KV{K: "timeout", V: h.timeout})
 }
 
 // isOurURL recognises a logwatch http handler whatever port or secret it
@@ -109,7 +114,10 @@ func Lookup(agent string) (Spec, bool) {
 	}
 	h := ag.Hooks
 	sp := Spec{Agent: agent, Events: slices.Clone(h.Events), Retired: slices.Clone(h.Retired), timeout: h.Timeout,
-		toolEvent: map[string]bool{}, httpOK: h.HTTP, note: h.InstallNote, ext: h.Extension}
+		toolEvent: map[string]bool{}, httpOK: h.HTTP, note: h.InstallNote, ext: h.Extension, name: h.HandlerName}
+	if h.TimeoutMillis {
+		sp.timeout *= 1000
+	}
 	if h.Matcher != "" {
 		m := h.Matcher
 		sp.matcher = &m
@@ -251,6 +259,9 @@ func (h Spec) isExact(event string, g, hd *jsonc.Node, command string) bool {
 	}
 	typ, c, to := hd.Get("type"), hd.Get("command"), hd.Get("timeout")
 	if to == nil || to.Kind != 'v' || typ == nil {
+		return false
+	}
+	if n := hd.Get("name"); h.name != "" && (n == nil || n.Str != h.name) {
 		return false
 	}
 	if h.http == nil {

@@ -1,0 +1,186 @@
+package gemini
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/logwatch/logwatch/parsers"
+)
+
+// Parser reads Gemini CLI's chat file, which is an edit log of one
+// conversation document, not one line per message (formats/gemini.md
+// §2.2): a line with a message id seen before replaces that message, and
+// $set.messages replaces the whole history. The state needs none of the
+// document: only whether a line is news. So the parser folds the edits in
+// constant memory, one flag, whatever the file's length:
+//
+//   - a message line is news as it is appended (an upsert of an answer
+//     with its toolCalls is the tool's outcome, read as such);
+//   - a history the CLI re-appends (after a rejected tool, every message
+//     again with new ids, from the <session_context> message on, closed by
+//     the $set.messages it builds) is not: the replay flag, from that first
+//     message to the $set.messages, reads its lines as none;
+//   - $set.messages itself says nothing of the turn (a cancel, /compress
+//     and --resume write it after their own marker).
+type Parser struct {
+	p       fastjson.Parser
+	unknown parsers.UnknownNames
+	id      parsers.Field
+	replay  bool
+}
+
+// NewParser returns a parser of Gemini CLI chat files.
+func NewParser() *Parser { return &Parser{} }
+
+// Agent implements parsers.Parser.
+func (p *Parser) Agent() parsers.Agent { return Name }
+
+// Reset implements parsers.Parser.
+func (p *Parser) Reset() { p.id, p.replay = parsers.Field{}, false }
+
+// The record types (the message types ChatRecordingService writes, the
+// header and the edits) and their names as Evidence.Type.
+var types = parsers.Table("user", "gemini", "info", "warning", "error", "session", "$set/messages",
+	"$set/lastUpdated", "$set/sessionId", "$set/memoryScratchpad", "$rewindTo")
+
+// The markers, in the CLI's own words (gemini.md §2.5).
+const (
+	cancelled     = "Request cancelled."
+	loopHalted    = "A potential loop was detected"
+	sessionPrefix = "<session_context>"
+)
+
+// Parse implements parsers.Parser.
+func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
+	v, err := p.p.ParseBytes(line)
+	defer parsers.DropBig(&p.p, len(line))
+	if err != nil || v.Type() != fastjson.TypeObject {
+		return parsers.Evidence{}, parsers.ErrMalformed
+	}
+	if set := v.Get("$set"); set != nil {
+		return p.set(set), nil
+	}
+	if v.Get("$rewindTo") != nil {
+		return parsers.Evidence{Type: types["$rewindTo"]}, nil
+	}
+	typ := v.GetStringBytes("type")
+	if typ == nil && v.Get("type") == nil && v.GetStringBytes("sessionId") != nil {
+		// The header: the file's first line, without a type.
+		return parsers.Evidence{Type: types["session"], SessionID: p.id.Get(v.GetStringBytes("sessionId")),
+			At: string(v.GetStringBytes("startTime"))}, nil
+	}
+	name, known := p.unknown.Intern(typ, types)
+	ev := parsers.Evidence{Type: name, Unknown: !known, At: string(v.GetStringBytes("timestamp"))}
+	if !known || name == "session" || strings.HasPrefix(name, "$") {
+		ev.Unknown = true
+		return ev, nil
+	}
+	content := v.Get("content")
+	if p.replay {
+		return ev, nil // the history again
+	}
+	switch name {
+	case "user":
+		p.user(v, content, &ev)
+	case "gemini":
+		p.answer(v, &ev)
+	case "info":
+		switch text := string(content.GetStringBytes()); {
+		case text == cancelled:
+			ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptUser
+		case text == "" && content != nil && content.Type() == fastjson.TypeString:
+			// A compression's history item is recorded as an info without
+			// text (/compress: "Chat history compressed from …").
+			ev.Kind = parsers.KindCompaction
+		case strings.HasPrefix(text, loopHalted):
+			// "… The request has been halted.": the turn is over.
+			ev.Kind, ev.Final, ev.End = parsers.KindActivity, true, parsers.EndAPIError
+		}
+	case "error":
+		// An error the CLI showed (an API error past its retries): final
+		// unless more of the turn follows.
+		ev.Kind, ev.Final, ev.End = parsers.KindActivity, true, parsers.EndAPIError
+	}
+	return ev, nil
+}
+
+// set is an edit of the document's top-level fields.
+func (p *Parser) set(set *fastjson.Value) parsers.Evidence {
+	o, err := set.Object()
+	if err != nil {
+		return parsers.Evidence{Type: "$set", Unknown: true}
+	}
+	ev := parsers.Evidence{Type: "$set"}
+	n := 0
+	o.Visit(func(k []byte, v *fastjson.Value) {
+		name, known := p.unknown.Intern(append([]byte("$set/"), k...), types)
+		// The most telling key names the line: messages, then sessionId.
+		switch {
+		case name == "$set/messages":
+			p.replay = false // the re-appended history is closed
+			ev.Type, ev.Unknown = name, false
+		case name == "$set/sessionId" && ev.Type != "$set/messages":
+			ev.Type, ev.Unknown = name, false
+			ev.SessionID = p.id.Get(v.GetStringBytes())
+		case n == 0:
+			ev.Type, ev.Unknown = name, !known
+		}
+		n++
+	})
+	return ev
+}
+
+// user is a user message: a prompt, a tool's result (functionResponse
+// parts), or the CLI's own text (its <session_context>, which opens a
+// re-appended history, or a loop warning it sends for the user, which
+// carries the prompt the user typed as displayContent).
+func (p *Parser) user(v, content *fastjson.Value, ev *parsers.Evidence) {
+	text, result := "", false
+	for _, part := range content.GetArray() {
+		switch {
+		case part.Get("functionResponse") != nil:
+			result = true
+		case text == "":
+			text = string(part.GetStringBytes("text"))
+		}
+	}
+	if content != nil && content.Type() == fastjson.TypeString {
+		text = string(content.GetStringBytes())
+	}
+	switch {
+	case strings.HasPrefix(text, sessionPrefix):
+		p.replay = true
+	case result, v.Get("displayContent") != nil:
+		ev.Kind = parsers.KindActivity
+	case text != "":
+		ev.Kind, ev.Prompt = parsers.KindTurnStart, parsers.ShortTitle(text)
+	}
+}
+
+// answer is a model answer. It is written whole once its stream ended;
+// without toolCalls it ends the turn unless a tool follows (a tool that
+// asks approval writes its call only when it has run: the answer before
+// it looks final until then, gemini.md §2.3). With toolCalls it is the
+// same answer again, its tools run: the first that ran is the evidence;
+// calls all cancelled or refused are the interrupt's, which its own info
+// line reports.
+func (p *Parser) answer(v *fastjson.Value, ev *parsers.Evidence) {
+	calls := v.Get("toolCalls")
+	if calls == nil || calls.Type() != fastjson.TypeArray || len(calls.GetArray()) == 0 {
+		ev.Kind, ev.Final = parsers.KindActivity, true
+		return
+	}
+	ev.Kind = parsers.KindActivity
+	for _, c := range calls.GetArray() {
+		if s := c.GetStringBytes("status"); bytes.Equal(s, []byte("cancelled")) {
+			continue
+		}
+		ev.Kind, ev.Tool = parsers.KindTool, string(c.GetStringBytes("name"))
+		if in := c.Get("args"); in != nil && in.Type() == fastjson.TypeObject {
+			ev.ToolInput = parsers.ToolInputOf(in)
+		}
+		return
+	}
+}
