@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -94,12 +95,27 @@ func runHook(args []string, stdin *os.File) int {
 	// lose the whole hook. Bad bytes can only sit inside JSON strings:
 	// replacing them keeps the payload JSON, as encoding/json would decode it.
 	payload = bytes.ToValidUTF8(payload, []byte("\uFFFD"))
+	if saysNothing(agent, payload) {
+		return 0
+	}
 	// The tab, unless the wrap that set it is not this hook's ancestor (a
 	// stale LOGWATCH_TAB inherited through Codex's background server).
 	if err := c.Hook(ctx2, agent, proxy.TabFromEnv(), payload); err != nil {
 		return drop(fmt.Sprintf("send: %v", err))
 	}
 	return 0
+}
+
+// saysNothing reports an event that the named agent's own hook dialect
+// reads as nothing of the state (Gemini CLI's PreCompress with trigger
+// auto, on every prompt): not news, so not sent, and no bad request.
+func saysNothing(agent string, payload []byte) bool {
+	s := parsers.Lookup(parsers.Agent(agent))
+	if s == nil || s.Hooks.Decode == nil {
+		return false
+	}
+	_, err := parsers.ParseAgentHook(s.Name, payload)
+	return errors.Is(err, parsers.ErrBadHook) && json.Valid(payload)
 }
 
 // hookSocket resolves the socket without letting a configuration problem

@@ -125,6 +125,7 @@ var allowed = map[string][]string{
 	"conformance/pi":       {},
 	"conformance/omp":      {},
 	"conformance/opencode": {},
+	"conformance/gemini":   {},
 	// The canary runs the suite against the newest releases and reads
 	// their captures with the real parsers.
 	"conformance/canary": {"conformance/agents", "parsers", "parsers/all"},
