@@ -94,6 +94,19 @@ func (w *gWorld) opened(tab string, session string) Event {
 	return e
 }
 
+// begin consumes a session's start, hooked or not: without hooks the new
+// chat file makes it ready, in no tab until its first turn binds one. A
+// prompt typed before the file exists is queued by the CLI (seen on the
+// screen: "Queued (press ↑ to edit)"), so every scenario waits for it.
+func (w *gWorld) begin(tab string) {
+	w.t.Helper()
+	if w.hooks {
+		w.opened(tab, "")
+		return
+	}
+	w.step(Step{State: "ready", Reason: "session_start", Source: "log", Tab: ""})
+}
+
 // submit types a prompt and presses Enter, and again when the prompt did
 // not go (gemini.md §1.2: under load the first Enter after start was not
 // taken in 4 of 11 starts; the text stays in the input box, without the
@@ -224,9 +237,7 @@ func TestGeminiInterrupt(t *testing.T) {
 		t.Run(map[bool]string{true: "hooks", false: "log_only"}[hooks], func(t *testing.T) {
 			w := newGemini(t, hooks)
 			p := w.start("a", gTab)
-			if hooks {
-				w.opened(gTab, "")
-			}
+			w.begin(gTab)
 			for i, key := range []string{"Escape", "C-c"} {
 				w.prompt(p, gTab, fmt.Sprintf("%s stream please %d", GeminiSlow, i))
 				p.WaitScreen(GeminiSlowScreen, gStep)
@@ -389,6 +400,7 @@ func TestGeminiTwoTabs(t *testing.T) {
 func TestGeminiNoHooks(t *testing.T) {
 	w := newGemini(t, false)
 	p := w.start("a", gTab)
+	w.begin(gTab)
 	w.hello(p, gTab)
 	w.hello(p, gTab)
 	w.quiet()
