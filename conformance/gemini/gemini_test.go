@@ -107,19 +107,17 @@ func (w *gWorld) begin(tab string) {
 	w.step(Step{State: "ready", Reason: "session_start", Source: "log", Tab: ""})
 }
 
-// submit types a prompt and presses Enter, and again when the prompt did
-// not go (gemini.md §1.2: under load the first Enter after start was not
-// taken in 4 of 11 starts; the text stays in the input box, without the
-// placeholder, and nothing works).
+// submit types a prompt and presses Enter, and again while the prompt
+// is still in the input box (gemini.md §1.2: under load the first Enter
+// after start was not taken in 4 of 11 starts; here an Enter on "/quit"
+// was lost while its completion menu drew).
 func (w *gWorld) submit(p *Pane, text string) {
 	w.t.Helper()
 	p.Submit(text)
-	for try := 0; try < 2; try++ {
-		deadline := time.Now().Add(8 * time.Second)
+	for try := 0; try < 3; try++ {
+		deadline := time.Now().Add(6 * time.Second)
 		for time.Now().Before(deadline) {
-			sc := p.Screen()
-			if strings.Contains(sc, gemini.OfflineReady) || strings.Contains(sc, "esc to cancel") ||
-				strings.Contains(sc, "Allow execution") || strings.Contains(sc, "Compressing") {
+			if dead, _ := p.Dead(); dead || !strings.Contains(inputLine(p.Screen()), text) {
 				return
 			}
 			w.Pause(200 * time.Millisecond)
@@ -127,6 +125,18 @@ func (w *gWorld) submit(p *Pane, text string) {
 		w.t.Logf("%q still in the input box after Enter: pressing Enter again", text)
 		p.Key("Enter")
 	}
+}
+
+// inputLine is the input box's line: the last line that starts with ">"
+// (the prompts above it in the history start so too).
+func inputLine(screen string) string {
+	lines := strings.Split(screen, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, ">") {
+			return l
+		}
+	}
+	return ""
 }
 
 // prompt submits text and consumes the turn's start (BeforeAgent, or the
@@ -269,7 +279,16 @@ func TestGeminiCompress(t *testing.T) {
 	w.submit(p, "/compress")
 	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: gTab, Detail: "manual"})
 	w.step(Step{State: "done", Reason: "compaction", Source: "log", Tab: gTab})
-	p.WaitScreen("Chat history compressed", gStep)
+	// Either outcome ends it the same way (an info without text): the
+	// fake's summary is not always smaller than a short history.
+	for deadline := time.Now().Add(gStep); ; w.Pause(200 * time.Millisecond) {
+		if sc := p.Screen(); strings.Contains(sc, "Chat history compressed") || strings.Contains(sc, "Compression was not beneficial") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no compression outcome on the screen within %s:\n%s", gStep, p.Screen())
+		}
+	}
 	w.quiet()
 	// The prompt's PreCompress (trigger auto) never leaves the hook client.
 	if h := w.Hooks("PreCompress"); len(h) != 1 || h[0]["trigger"] != "manual" {

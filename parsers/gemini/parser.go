@@ -29,6 +29,7 @@ type Parser struct {
 	unknown parsers.UnknownNames
 	id      parsers.Field
 	replay  bool
+	s       parsers.Scanned
 }
 
 // NewParser returns a parser of Gemini CLI chat files.
@@ -54,6 +55,14 @@ const (
 
 // Parse implements parsers.Parser.
 func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
+	prepare(line, &p.s)
+	return p.ParseScanned(line, &p.s)
+}
+
+// ParseFull is Parse by a whole-line parse: the reference the scan path
+// gives the same evidence as, and the path for what the scan cannot read
+// exactly.
+func (p *Parser) ParseFull(line []byte) (parsers.Evidence, error) {
 	v, err := p.p.ParseBytes(line)
 	defer parsers.DropBig(&p.p, len(line))
 	if err != nil || v.Type() != fastjson.TypeObject {
@@ -65,15 +74,14 @@ func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
 	if v.Get("$rewindTo") != nil {
 		return parsers.Evidence{Type: types["$rewindTo"]}, nil
 	}
-	typ := v.GetStringBytes("type")
-	if typ == nil && v.Get("type") == nil && v.GetStringBytes("sessionId") != nil {
+	if v.Get("type") == nil && len(v.GetStringBytes("sessionId")) > 0 {
 		// The header: the file's first line, without a type.
 		return parsers.Evidence{Type: types["session"], SessionID: p.id.Get(v.GetStringBytes("sessionId")),
 			At: string(v.GetStringBytes("startTime"))}, nil
 	}
-	name, known := p.unknown.Intern(typ, types)
+	name, known := p.unknown.Intern(v.GetStringBytes("type"), types)
 	ev := parsers.Evidence{Type: name, Unknown: !known, At: string(v.GetStringBytes("timestamp"))}
-	if !known || name == "session" || strings.HasPrefix(name, "$") {
+	if !known || name == "session" || name[0] == '$' {
 		ev.Unknown = true
 		return ev, nil
 	}
@@ -85,7 +93,7 @@ func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
 	case "user":
 		p.user(v, content, &ev)
 	case "gemini":
-		p.answer(v, &ev)
+		answer(v.Get("toolCalls"), &ev)
 	case "info":
 		switch text := string(content.GetStringBytes()); {
 		case text == cancelled:
@@ -106,44 +114,48 @@ func (p *Parser) Parse(line []byte) (parsers.Evidence, error) {
 	return ev, nil
 }
 
-// set is an edit of the document's top-level fields.
+// set is an edit of the document's top-level fields, named by its most
+// telling key: messages, then sessionId, else its first.
 func (p *Parser) set(set *fastjson.Value) parsers.Evidence {
 	o, err := set.Object()
 	if err != nil {
 		return parsers.Evidence{Type: "$set", Unknown: true}
 	}
 	ev := parsers.Evidence{Type: "$set"}
-	n := 0
-	o.Visit(func(k []byte, v *fastjson.Value) {
-		name, known := p.unknown.Intern(append([]byte("$set/"), k...), types)
-		// The most telling key names the line: messages, then sessionId.
-		switch {
-		case name == "$set/messages":
-			p.replay = false // the re-appended history is closed
-			ev.Type, ev.Unknown = name, false
-		case name == "$set/sessionId" && ev.Type != "$set/messages":
-			ev.Type, ev.Unknown = name, false
-			ev.SessionID = p.id.Get(v.GetStringBytes())
-		case n == 0:
-			ev.Type, ev.Unknown = name, !known
+	var first []byte
+	o.Visit(func(k []byte, _ *fastjson.Value) {
+		if first == nil {
+			first = k
 		}
-		n++
 	})
+	switch {
+	case o.Get("messages") != nil:
+		p.replay = false // the re-appended history is closed
+		ev.Type = types["$set/messages"]
+	case o.Get("sessionId") != nil:
+		ev.Type, ev.SessionID = types["$set/sessionId"], p.id.Get(set.GetStringBytes("sessionId"))
+	case first != nil:
+		name, known := p.unknown.Intern(append([]byte("$set/"), first...), types)
+		ev.Type, ev.Unknown = name, !known
+	}
 	return ev
 }
 
-// user is a user message: a prompt, a tool's result (functionResponse
-// parts), or the CLI's own text (its <session_context>, which opens a
-// re-appended history, or a loop warning it sends for the user, which
-// carries the prompt the user typed as displayContent).
+// user is a user message: a tool's result (its first part a
+// functionResponse), a prompt, or the CLI's own text (its
+// <session_context>, which opens a re-appended history, or a loop warning
+// it sends for the user, which carries the prompt the user typed as
+// displayContent).
 func (p *Parser) user(v, content *fastjson.Value, ev *parsers.Evidence) {
-	text, result := "", false
-	for _, part := range content.GetArray() {
-		switch {
-		case part.Get("functionResponse") != nil:
-			result = true
-		case text == "":
-			text = string(part.GetStringBytes("text"))
+	parts := content.GetArray()
+	if len(parts) > 0 && parts[0].Get("functionResponse") != nil {
+		ev.Kind = parsers.KindActivity
+		return
+	}
+	text := ""
+	for _, part := range parts {
+		if text = string(part.GetStringBytes("text")); text != "" {
+			break
 		}
 	}
 	if content != nil && content.Type() == fastjson.TypeString {
@@ -152,7 +164,7 @@ func (p *Parser) user(v, content *fastjson.Value, ev *parsers.Evidence) {
 	switch {
 	case strings.HasPrefix(text, sessionPrefix):
 		p.replay = true
-	case result, v.Get("displayContent") != nil:
+	case v.Get("displayContent") != nil:
 		ev.Kind = parsers.KindActivity
 	case text != "":
 		ev.Kind, ev.Prompt = parsers.KindTurnStart, parsers.ShortTitle(text)
@@ -166,8 +178,7 @@ func (p *Parser) user(v, content *fastjson.Value, ev *parsers.Evidence) {
 // same answer again, its tools run: the first that ran is the evidence;
 // calls all cancelled or refused are the interrupt's, which its own info
 // line reports.
-func (p *Parser) answer(v *fastjson.Value, ev *parsers.Evidence) {
-	calls := v.Get("toolCalls")
+func answer(calls *fastjson.Value, ev *parsers.Evidence) {
 	if calls == nil || calls.Type() != fastjson.TypeArray || len(calls.GetArray()) == 0 {
 		ev.Kind, ev.Final = parsers.KindActivity, true
 		return

@@ -93,6 +93,7 @@ func TestCaptures(t *testing.T) {
 			if len(raw) != len(lines) {
 				t.Errorf("%d lines, want %d", len(raw), len(lines))
 			}
+			parsertest.Same(t, func() parsers.Parser { return NewParser() }, name, raw)
 		})
 	}
 }
