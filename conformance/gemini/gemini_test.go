@@ -80,12 +80,17 @@ func (w *gWorld) either(st Step, sources ...string) Event {
 func (w *gWorld) quiet() { w.t.Helper(); w.Timeline.Quiet(gQuiet) }
 
 // opened consumes a hooked session's start: the chat file, created
-// seconds after the input box, makes a new session ready; SessionStart,
-// 0.1 s later, binds it to its tab (or comes first, with its tab).
+// seconds after the input box, makes a new session ready (a resumed one:
+// the edits --resume appends to its file); SessionStart, 0.1 s later,
+// binds it to its tab (or comes first, with its tab).
 func (w *gWorld) opened(tab string, session string) Event {
 	w.t.Helper()
-	e := w.step(Step{State: "ready", Reason: "session_start", Source: Any, Tab: Any, Session: session})
-	if e.Tab == "" {
+	e := w.step(Step{State: "ready", Reason: Any, Source: Any, Tab: Any, Session: session})
+	if e.Reason != "session_start" && e.Reason != "resumed" {
+		w.t.Fatalf("session start: %s", e)
+	}
+	if e.Tab != tab {
+		// The file came first (a resume's: resumed, in no tab yet).
 		e = w.step(Step{State: "ready", Reason: "session_start", Source: Any, Tab: tab, Session: e.Session})
 	}
 	if e.Tab != tab {
@@ -137,6 +142,23 @@ func inputLine(screen string) string {
 		}
 	}
 	return ""
+}
+
+// streaming waits until the answer to prompt streams on the screen (an
+// earlier slow answer shows the same words above it).
+func (w *gWorld) streaming(p *Pane, prompt string) {
+	w.t.Helper()
+	deadline := time.Now().Add(gStep)
+	for {
+		sc := p.Screen()
+		if i := strings.LastIndex(sc, "> "+prompt); i >= 0 && strings.Contains(sc[i:], GeminiSlowScreen) {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("the answer to %q never streamed within %s:\n%s", prompt, gStep, sc)
+		}
+		w.Pause(100 * time.Millisecond)
+	}
 }
 
 // prompt submits text and consumes the turn's start (BeforeAgent, or the
@@ -249,8 +271,9 @@ func TestGeminiInterrupt(t *testing.T) {
 			p := w.start("a", gTab)
 			w.begin(gTab)
 			for i, key := range []string{"Escape", "C-c"} {
-				w.prompt(p, gTab, fmt.Sprintf("%s stream please %d", GeminiSlow, i))
-				p.WaitScreen(GeminiSlowScreen, gStep)
+				text := fmt.Sprintf("%s stream please %d", GeminiSlow, i)
+				w.prompt(p, gTab, text)
+				w.streaming(p, text)
 				p.Press(key)
 				w.step(Step{State: "ready", Reason: "interrupted", Source: "key+log", Tab: gTab})
 				p.WaitScreen("Request cancelled", gStep)
@@ -319,7 +342,7 @@ func TestGeminiEnd(t *testing.T) {
 		p := w.start("a", gTab)
 		w.opened(gTab, "")
 		w.prompt(p, gTab, GeminiSlow+" stream please")
-		p.WaitScreen(GeminiSlowScreen, gStep)
+		w.streaming(p, GeminiSlow+" stream please")
 		if err := syscall.Kill(w.worker(p), syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}

@@ -298,13 +298,13 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 	return Change{}, false
 }
 
-// stoppedBeforeMarker reports a turn the hooks' Stop ended as done that the
-// log has read to its start, for an agent whose Stop fires after an
-// interrupt as well (StopAfterInterrupt): an interrupt marker then is that
-// turn's.
+// stoppedBeforeMarker reports a turn the hooks' Stop ended as done, for an
+// agent whose Stop fires after an interrupt as well (StopAfterInterrupt):
+// an interrupt marker then is that turn's, whether or not the log wrote
+// the turn's start (Gemini CLI cancelled before writing its prompt writes
+// the marker alone; measured live).
 func (s *Session) stoppedBeforeMarker() bool {
-	return !s.turnOpen && s.State == Done && s.Rule == "hook.stop" && s.log.pos == s.turn &&
-		parsers.TraitsOf(s.Agent).StopAfterInterrupt
+	return !s.turnOpen && s.State == Done && s.Rule == "hook.stop" && parsers.TraitsOf(s.Agent).StopAfterInterrupt
 }
 
 // resumes reports whether output after a finished Claude turn means the agent
