@@ -91,7 +91,7 @@ func (p *Parser) ParseFull(line []byte) (parsers.Evidence, error) {
 	}
 	switch name {
 	case "user":
-		p.user(v, content, &ev)
+		p.user(content, v.Get("displayContent") != nil, &ev)
 	case "gemini":
 		answer(v.Get("toolCalls"), &ev)
 	case "info":
@@ -146,7 +146,7 @@ func (p *Parser) set(set *fastjson.Value) parsers.Evidence {
 // <session_context>, which opens a re-appended history, or a loop warning
 // it sends for the user, which carries the prompt the user typed as
 // displayContent).
-func (p *Parser) user(v, content *fastjson.Value, ev *parsers.Evidence) {
+func (p *Parser) user(content *fastjson.Value, display bool, ev *parsers.Evidence) {
 	parts := content.GetArray()
 	if len(parts) > 0 && parts[0].Get("functionResponse") != nil {
 		ev.Kind = parsers.KindActivity
@@ -164,7 +164,7 @@ func (p *Parser) user(v, content *fastjson.Value, ev *parsers.Evidence) {
 	switch {
 	case strings.HasPrefix(text, sessionPrefix):
 		p.replay = true
-	case v.Get("displayContent") != nil:
+	case display:
 		ev.Kind = parsers.KindActivity
 	case text != "":
 		ev.Kind, ev.Prompt = parsers.KindTurnStart, parsers.ShortTitle(text)

@@ -3,6 +3,8 @@ package gemini
 import (
 	"bytes"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/logwatch/logwatch/parsers"
 )
 
@@ -19,6 +21,7 @@ type head struct {
 	exact bool
 	// Top-level members seen, and the values read.
 	seenSet, seenRewind, seenContent, seenCalls, seenSession, seenStart bool
+	seenDisplay                                                         bool
 	setObject                                                           bool   // $set's value is an object
 	setMessages, setSession                                             bool   // $set has messages, sessionId
 	setSessionStr                                                       []byte // $set.sessionId, nil: not a string
@@ -44,6 +47,8 @@ func (h *head) Member(b, key []byte, i int) int {
 		return h.raw(b, i, &h.seenContent, &h.content)
 	case "toolCalls":
 		return h.raw(b, i, &h.seenCalls, &h.calls)
+	case "displayContent":
+		h.seenDisplay = true
 	case "sessionId":
 		return h.str(b, i, &h.seenSession, &h.sessionID)
 	case "startTime":
@@ -154,10 +159,21 @@ func (p *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence
 	}
 	switch name {
 	case "user":
-		if !bytes.HasPrefix(m.content, toolResult) {
-			return p.ParseFull(line) // a prompt's text, or the CLI's own
+		if bytes.HasPrefix(m.content, toolResult) {
+			ev.Kind = parsers.KindActivity
+			break
 		}
-		ev.Kind = parsers.KindActivity
+		// A prompt's text, or the CLI's own: its content parsed alone.
+		var c *fastjson.Value
+		if m.content != nil {
+			v, err := p.p.ParseBytes(m.content)
+			defer parsers.DropBig(&p.p, len(m.content))
+			if err != nil {
+				return parsers.Evidence{}, parsers.ErrMalformed // cannot be: the scan accepted it
+			}
+			c = v
+		}
+		p.user(c, m.seenDisplay, &ev)
 	case "gemini":
 		if m.calls == nil {
 			ev.Kind, ev.Final = parsers.KindActivity, true
