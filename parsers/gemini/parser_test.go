@@ -73,6 +73,14 @@ func TestCaptures(t *testing.T) {
 		// hello beta answered; SLOW for kill, then kill -9: the prompt
 		// stays the last line.
 		"kill9-1": {head, ctx, prompt, upd, answer, upd, prompt, upd},
+		// TestGeminiTool: Allow once, then Esc at the dialog.
+		"suite-tool-1": {head, ctx,
+			prompt, upd, answer, upd, `tool gemini run_shell_command {"command":"touch approved.txt"}`, "activity user", upd, answer, upd,
+			prompt, upd, answer, upd, "activity gemini", cancel, upd,
+			replayU, upd, replayG, upd, replayU, upd, replayG, upd, msgs},
+		// TestGeminiCompress: "Compression was not beneficial for this
+		// history size." is an info without text as well, and no history.
+		"suite-compress-1": {head, ctx, prompt, upd, answer, upd, "compaction info", upd},
 	}
 	for name, lines := range want {
 		t.Run(name, func(t *testing.T) {
