@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,6 +121,19 @@ type Terminal interface {
 	Screen() string
 	Key(keys ...string)
 	Wait(d time.Duration)
+}
+
+// WaitScreen waits until the terminal shows text, within timeout: an
+// Offline.Start that has only to wait for the agent's idle prompt.
+func WaitScreen(t Terminal, agent Agent, text string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(t.Screen(), text) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: %q never appeared on the screen within %s", agent, text, timeout)
+		}
+		t.Wait(100 * time.Millisecond)
+	}
+	return nil
 }
 
 // Layout is how an agent lays out its logs under a root.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/logwatch/logwatch/parsers"
@@ -75,12 +74,5 @@ func offlineSetup(o parsers.OfflineHome) ([]string, error) {
 // offlineStart waits for the prompt: Claude Code asks nothing at a start
 // its configuration has seen, and runs its hooks untrusted.
 func offlineStart(t parsers.Terminal, _ bool, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for !strings.Contains(t.Screen(), offlineReady) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("claude: %q never appeared on the screen within %s", offlineReady, timeout)
-		}
-		t.Wait(100 * time.Millisecond)
-	}
-	return nil
+	return parsers.WaitScreen(t, Name, offlineReady, timeout)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/logwatch/logwatch/parsers"
@@ -68,12 +67,5 @@ func offlineSetup(o parsers.OfflineHome) ([]string, error) {
 // offlineStart waits for the input box: with the settings above Gemini CLI
 // asks nothing at start, hooks included.
 func offlineStart(t parsers.Terminal, _ bool, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for !strings.Contains(t.Screen(), OfflineReady) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("gemini: %q never appeared on the screen within %s; the screen:\n%s", OfflineReady, timeout, t.Screen())
-		}
-		t.Wait(100 * time.Millisecond)
-	}
-	return nil
+	return parsers.WaitScreen(t, Name, OfflineReady, timeout)
 }
