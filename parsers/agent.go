@@ -29,9 +29,14 @@ type Spec struct {
 	NewParser func() Parser
 	// Detect reports whether a log line (a parsed JSON object) identifies
 	// the agent. Agents are asked in registration order, so a more specific
-	// test registers first.
+	// test registers first (or sets DetectFirst).
 	Detect func(v *fastjson.Value) bool
-	Layout Layout
+	// DetectFirst asks Detect before every other agent's test, whatever
+	// the registration order (which is also the order people see agents
+	// in, and the one try picks from): for an agent whose lines pass a
+	// broader test registered earlier.
+	DetectFirst bool
+	Layout      Layout
 	// Store, when set, is the agent's session database, which is its log
 	// instead of files under Layout: its Roots are the directories that
 	// hold one.

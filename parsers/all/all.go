@@ -15,10 +15,10 @@ import (
 )
 
 func init() {
-	parsers.Register(gemini.Spec()) // before Claude Code, which takes any line with a sessionId or type user
 	parsers.Register(claude.Spec())
 	parsers.Register(opencode.Spec()) // its rows (rowid, seq, session, data) are like no other agent's line
 	parsers.Register(omp.Spec())      // before pi, whose lines omp's share: only omp's own lines say omp
 	parsers.Register(pi.Spec())       // before Codex, whose bare items share pi's "message" type
 	parsers.Register(codex.Spec())
+	parsers.Register(gemini.Spec()) // its line test goes first all the same (Spec.DetectFirst)
 }

@@ -29,6 +29,9 @@ func Spec() parsers.Spec {
 		Title:     "Gemini CLI",
 		NewParser: func() parsers.Parser { return NewParser() },
 		Detect:    detect,
+		// Its records and header pass Claude Code's broad test (a type
+		// user, a sessionId).
+		DetectFirst: true,
 		Layout: parsers.Layout{
 			// <project>/chats/session-<start>-<8 hex of the id>.jsonl: the
 			// name holds only part of the id, the header names it.
