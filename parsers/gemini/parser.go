@@ -43,8 +43,10 @@ func (p *Parser) Reset() { p.id, p.replay = parsers.Field{}, false }
 
 // The record types (the message types ChatRecordingService writes, the
 // header and the edits) and their names as Evidence.Type.
+// $set/summary: the session's summary the CLI asks the model for and
+// writes with its memoryScratchpad (seen live at a start after a resume).
 var types = parsers.Table("user", "gemini", "info", "warning", "error", "session", "$set/messages",
-	"$set/lastUpdated", "$set/sessionId", "$set/memoryScratchpad", "$rewindTo")
+	"$set/lastUpdated", "$set/sessionId", "$set/summary", "$set/memoryScratchpad", "$rewindTo")
 
 // The markers, in the CLI's own words (gemini.md §2.5).
 const (

@@ -119,3 +119,27 @@ func TestCaptureIdentity(t *testing.T) {
 		t.Errorf("prompts %q", prompts)
 	}
 }
+
+// TestEdits: the document edits say nothing of the turn; one the parser
+// does not know is drift, never a state.
+func TestEdits(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"$set":{"summary":"<state_snapshot> x </state_snapshot>","memoryScratchpad":{"version":1}}}`: "none $set/summary",
+		`{"$set":{"memoryScratchpad":{"version":1}}}`:                                                  "none $set/memoryScratchpad",
+		`{"$set":{"lastUpdated":"t","messages":[]}}`:                                                   "none $set/messages",
+		`{"$set":{"lastUpdated":"t","sessionId":"s"}}`:                                                 "none $set/sessionId",
+		`{"$rewindTo":"m1"}`:                          "none $rewindTo",
+		`{"$set":{"brandNew":1}}`:                     "none $set/brandNew unknown",
+		`{"$set":[]}`:                                 "none $set unknown",
+		`{"id":"a","type":"brand_new","content":"x"}`: "none brand_new unknown",
+	} {
+		ev, err := NewParser().Parse([]byte(line))
+		got := describe(ev)
+		if ev.Unknown {
+			got += " unknown"
+		}
+		if err != nil || got != want {
+			t.Errorf("%s: %s %v, want %s", line, got, err, want)
+		}
+	}
+}
