@@ -179,12 +179,9 @@ func (p *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence
 			ev.Kind, ev.Final = parsers.KindActivity, true
 			return ev, nil
 		}
-		v, err := p.p.ParseBytes(m.calls)
-		defer parsers.DropBig(&p.p, len(m.calls))
-		if err != nil {
-			return parsers.Evidence{}, parsers.ErrMalformed // cannot be: the scan accepted it
+		if !p.callsScanned(m.calls, &ev) {
+			return p.ParseFull(line)
 		}
-		answer(v, &ev)
 	case "info":
 		return p.ParseFull(line) // short: its text is the marker
 	case "error":
@@ -207,4 +204,80 @@ func (p *Parser) setScanned(m *head) parsers.Evidence {
 		ev.Type, ev.Unknown = name, !known
 	}
 	return ev
+}
+
+// callsScanned is answer for a toolCalls value read by a scan: each call's
+// first status, name and args, as Get finds them, so that a call's result
+// (the tool's whole output) is skipped, never parsed; only the args of the
+// call that is the evidence are. False: an escape where it reads.
+func (p *Parser) callsScanned(b []byte, ev *parsers.Evidence) bool {
+	i := parsers.WS(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		ev.Kind, ev.Final = parsers.KindActivity, true
+		return true
+	}
+	if i = parsers.WS(b, i+1); i < len(b) && b[i] == ']' {
+		ev.Kind, ev.Final = parsers.KindActivity, true
+		return true
+	}
+	ev.Kind = parsers.KindActivity
+	for exact := true; ; {
+		var status, name, args []byte
+		var seenStatus, seenName, seenArgs bool
+		end := -1
+		if b[i] == '{' {
+			end = parsers.ObjectKeys(b, i+1, 3, &exact, func(key []byte, k int) int {
+				var seen *bool
+				var dst *[]byte
+				switch string(key) {
+				case "status":
+					seen, dst = &seenStatus, &status
+				case "name":
+					seen, dst = &seenName, &name
+				case "args":
+					e := parsers.SkipValue(b, k, 4)
+					if !seenArgs && e >= 0 {
+						args = b[k:e]
+					}
+					seenArgs = true
+					return e
+				default:
+					return parsers.SkipValue(b, k, 4)
+				}
+				first := !*seen
+				*seen = true
+				if !first || b[k] != '"' {
+					return parsers.SkipValue(b, k, 4)
+				}
+				v, esc, e := parsers.RawStr(b, k)
+				exact = exact && !esc
+				*dst = v
+				return e
+			})
+		} else {
+			end = parsers.SkipValue(b, i, 3)
+		}
+		if end < 0 || !exact {
+			return false
+		}
+		if string(status) != "cancelled" {
+			ev.Kind, ev.Tool = parsers.KindTool, string(name)
+			if len(args) > 0 && args[0] == '{' {
+				v, err := p.p.ParseBytes(args)
+				defer parsers.DropBig(&p.p, len(args))
+				if err != nil {
+					return false
+				}
+				ev.ToolInput = parsers.ToolInputOf(v)
+			}
+			return true
+		}
+		var more bool
+		if i, more = parsers.Next(b, end, ']'); i < 0 {
+			return false
+		} else if !more {
+			return true
+		}
+		i = parsers.WS(b, i)
+	}
 }
