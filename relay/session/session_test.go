@@ -432,3 +432,26 @@ func TestStopAfterInterrupt(t *testing.T) {
 		t.Errorf("marker without the turn's prompt in the log: %s/%s", s.State, s.Reason)
 	}
 }
+
+// TestGeminiToolAfterQuiet: without hooks, the answer Gemini CLI writes
+// before a tool that asks approval looks final, so the quiet ends the turn;
+// the tool's outcome written once it ran puts the session back to work
+// (LateOutputResumes), and the closing answer ends it again.
+func TestGeminiToolAfterQuiet(t *testing.T) {
+	s := New("gemini")
+	s.ID = "s"
+	s.Log(prompt)
+	s.Log(parsers.Evidence{Kind: parsers.KindActivity, Final: true})
+	if _, ok := s.Quiet(); !ok || s.State != Done {
+		t.Fatalf("the quiet after the answer: %s/%s", s.State, s.Reason)
+	}
+	ch, ok := s.Log(parsers.Evidence{Kind: parsers.KindTool, Tool: "run_shell_command", ToolInput: []byte(`{"command":"touch a"}`)})
+	if !ok || s.State != Working || ch.Rule != "log.activity_resumes" || s.Detail != "touch a" {
+		t.Fatalf("the tool's outcome: %s/%s %q by %q", s.State, s.Reason, s.Detail, ch.Rule)
+	}
+	s.Log(parsers.Evidence{Kind: parsers.KindActivity})
+	s.Log(parsers.Evidence{Kind: parsers.KindActivity, Final: true})
+	if _, ok := s.Quiet(); !ok || s.State != Done {
+		t.Fatalf("the closing answer: %s/%s", s.State, s.Reason)
+	}
+}
