@@ -288,19 +288,29 @@ func TestGeminiInterrupt(t *testing.T) {
 			w := newGemini(t, hooks)
 			p := w.start("a", gTab)
 			w.begin(gTab)
+			confirmed := 0
 			for i, key := range []string{"Escape", "C-c"} {
 				text := fmt.Sprintf("%s stream please %d", GeminiSlow, i)
 				w.prompt(p, gTab, text)
 				w.streaming(p, text)
 				p.Press(key)
-				w.step(Step{State: "ready", Reason: "interrupted", Source: "key+log", Tab: gTab})
+				// Gemini CLI writes its marker within ms of a Ctrl+C: once in
+				// five runs the line reached the daemon 4 ms before wrap's
+				// report of the key, an interrupt all the same (source log).
+				e := w.step(Step{State: "ready", Reason: "interrupted", Source: Any, Tab: gTab})
+				switch {
+				case e.Source == "key+log":
+					confirmed++
+				case e.Source != "log" || key != "C-c":
+					t.Fatalf("interrupt by %s: %s", key, e)
+				}
 				p.WaitScreen("Request cancelled", gStep)
 				if hooks {
 					w.WaitHook("AfterAgent", i+1, gStep)
 				}
 				w.quiet()
 			}
-			WantInterrupts(t, w.Scenario, 2, 0)
+			WantInterrupts(t, w.Scenario, confirmed, 0)
 			p.Key("Escape")
 			w.WaitKeys(3, gStep)
 			w.quiet()
