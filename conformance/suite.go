@@ -181,7 +181,15 @@ type (
 	OpenAIRequest    = fakemodel.OpenAIRequest
 	OpenAIReply      = fakemodel.OpenAIReply
 	OpenAIScript     = fakemodel.OpenAIScript
+	Gemini           = fakemodel.Gemini
+	GeminiRequest    = fakemodel.GeminiRequest
 )
+
+// StartGemini starts the fake Gemini API with its default script, logging
+// into dir.
+func StartGemini(ctx context.Context, dir string) (*Gemini, error) {
+	return fakemodel.StartGemini(ctx, dir, nil)
+}
 
 // StartAnthropic starts the fake Messages server, logging into dir.
 func StartAnthropic(dir string) (*Anthropic, error) { return fakemodel.StartAnthropic(dir) }
@@ -225,6 +233,11 @@ const (
 	OpenAIHugeCommand     = fakemodel.OpenAIHugeCommand
 	OpenAIContextWindow   = fakemodel.OpenAIContextWindow
 	OpenAIApprovalCommand = fakemodel.OpenAIApprovalCommand
+
+	GeminiSlow            = fakemodel.GeminiSlow
+	GeminiTool            = fakemodel.GeminiTool
+	GeminiSlowScreen      = fakemodel.GeminiSlowScreen
+	GeminiApprovalCommand = fakemodel.GeminiApprovalCommand
 )
 
 // Main is each suite package's TestMain. It runs the scenarios more widely

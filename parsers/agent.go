@@ -29,9 +29,14 @@ type Spec struct {
 	NewParser func() Parser
 	// Detect reports whether a log line (a parsed JSON object) identifies
 	// the agent. Agents are asked in registration order, so a more specific
-	// test registers first.
+	// test registers first (or sets DetectFirst).
 	Detect func(v *fastjson.Value) bool
-	Layout Layout
+	// DetectFirst asks Detect before every other agent's test, whatever
+	// the registration order (which is also the order people see agents
+	// in, and the one try picks from): for an agent whose lines pass a
+	// broader test registered earlier.
+	DetectFirst bool
+	Layout      Layout
 	// Store, when set, is the agent's session database, which is its log
 	// instead of files under Layout: its Roots are the directories that
 	// hold one.
@@ -72,7 +77,7 @@ type Spec struct {
 // for as a person would.
 type Offline struct {
 	// Model is the API the agent speaks: ModelAnthropic, ModelOpenAI or
-	// ModelOpenAIChat.
+	// ModelOpenAIChat or ModelGemini.
 	Model string
 	// Setup writes the agent's configuration into a private home (the
 	// fake model server as its provider, the work dir trusted, first-run
@@ -112,6 +117,8 @@ const (
 	ModelAnthropic  = "anthropic-messages" // POST /v1/messages
 	ModelOpenAI     = "openai-responses"   // POST /v1/responses
 	ModelOpenAIChat = "openai-chat"        // POST /v1/chat/completions
+	// POST /v1beta/models/<m>:streamGenerateContent
+	ModelGemini = "gemini-generate-content"
 )
 
 // OfflineHome is where an offline agent runs.
@@ -132,7 +139,7 @@ type Terminal interface {
 
 // WaitScreen waits until the terminal shows text, for an Offline's Start
 // (agent names the agent in the error, which shows the screen).
-func WaitScreen(t Terminal, agent, text string, timeout time.Duration) error {
+func WaitScreen(t Terminal, agent Agent, text string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for !strings.Contains(t.Screen(), text) {
 		if time.Now().After(deadline) {
@@ -279,6 +286,12 @@ type Traits struct {
 	// Esc is an interrupt candidate only while the session waits or runs a
 	// tool.
 	EscKeepsStream bool
+	// StopAfterInterrupt: the agent's turn-end hook (Stop) fires after an
+	// interrupt as well, just after the log's marker (Gemini CLI 0.61.0's
+	// AfterAgent after Esc/Ctrl+C mid-stream, formats/gemini.md §4), so a
+	// Stop after the interrupt is its echo, and the marker read after such
+	// a Stop still makes the turn interrupted.
+	StopAfterInterrupt bool
 	// SubmitLag is how long after the Enter that submitted it a turn start
 	// may be stamped (BindBySubmit), when that is over the relay's default
 	// second.
@@ -313,6 +326,12 @@ type Hooks struct {
 	// path) and, relative to the working directory, the project scope.
 	Settings, ProjectSettings string
 	Timeout                   int // seconds, per handler
+	// TimeoutMillis: the settings file takes the timeout in milliseconds
+	// (Gemini CLI's hooks), written as Timeout*1000.
+	TimeoutMillis bool
+	// HandlerName, when set, is written as each handler's "name" (Gemini
+	// CLI shows it while the hook runs).
+	HandlerName string
 	// Matcher is written on the tool events ("": no matcher key, which
 	// every agent reads as all tools); ToolEvents are those events.
 	Matcher    string

@@ -12,15 +12,17 @@ type Detector struct {
 
 // Line returns the agent a line identifies, or AgentUnknown when the line
 // does not tell (malformed, or a shape no agent claims). Agents are asked
-// in registration order.
+// in registration order, those with DetectFirst before the rest.
 func (d *Detector) Line(line []byte) Agent {
 	v, err := d.p.ParseBytes(line)
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return AgentUnknown
 	}
-	for _, s := range All() {
-		if s.Detect != nil && s.Detect(v) {
-			return s.Name
+	for _, first := range []bool{true, false} {
+		for _, s := range All() {
+			if s.DetectFirst == first && s.Detect != nil && s.Detect(v) {
+				return s.Name
+			}
 		}
 	}
 	return AgentUnknown

@@ -602,7 +602,7 @@ func TestBadHooks(t *testing.T) {
 			t.Errorf("%s: accepted", p)
 		}
 	}
-	if err := h.hook("", "gemini", claudeHook("Stop", "s")); err == nil || !strings.Contains(err.Error(), "unknown agent") {
+	if err := h.hook("", "aider", claudeHook("Stop", "s")); err == nil || !strings.Contains(err.Error(), "unknown agent") {
 		t.Errorf("unknown agent: %v", err)
 	}
 	if n := h.sync().Counters.BadRequests; n != 6 {

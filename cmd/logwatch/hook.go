@@ -105,6 +105,9 @@ func runHook(args []string, stdin *os.File) int {
 	// replacing them keeps the payload JSON, as encoding/json would decode it.
 	payload = bytes.ToValidUTF8(payload, []byte("\uFFFD"))
 	payload = withEvent(payload, event)
+	if saysNothing(agent, payload) {
+		return 0
+	}
 	// The tab, unless the wrap that set it is not this hook's ancestor (a
 	// stale LOGWATCH_TAB inherited through Codex's background server).
 	if err := c.Hook(ctx2, agent, proxy.TabFromEnv(), payload); err != nil {
@@ -134,6 +137,18 @@ func withEvent(payload []byte, event string) []byte {
 		out = append(out, ',')
 	}
 	return append(out, payload[i+1:]...)
+}
+
+// saysNothing reports an event that the named agent's own hook dialect
+// reads as nothing of the state (Gemini CLI's PreCompress with trigger
+// auto, on every prompt): not news, so not sent, and no bad request.
+func saysNothing(agent string, payload []byte) bool {
+	s := parsers.Lookup(parsers.Agent(agent))
+	if s == nil || s.Hooks.Decode == nil {
+		return false
+	}
+	_, err := parsers.ParseAgentHook(s.Name, payload)
+	return errors.Is(err, parsers.ErrBadHook) && json.Valid(payload)
 }
 
 // hookSocket resolves the socket without letting a configuration problem

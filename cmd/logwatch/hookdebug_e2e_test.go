@@ -110,3 +110,25 @@ func TestHookDetachedLateStdin(t *testing.T) {
 		t.Fatalf("drops %q, %v; want the attached one's, only", lines, err)
 	}
 }
+
+// TestSaysNothing: the hook client keeps to itself only what the named
+// agent's own dialect reads as nothing (Gemini CLI's PreCompress on every
+// prompt), never a payload the daemon should judge.
+func TestSaysNothing(t *testing.T) {
+	for _, c := range []struct {
+		agent, payload string
+		want           bool
+	}{
+		{"gemini", `{"hook_event_name":"PreCompress","session_id":"s","trigger":"auto"}`, true},
+		{"gemini", `{"hook_event_name":"AfterModel","session_id":"s"}`, true},
+		{"gemini", `{"hook_event_name":"PreCompress","session_id":"s","trigger":"manual"}`, false},
+		{"gemini", `{"hook_event_name":"BeforeAgent","session_id":"s"}`, false},
+		{"gemini", `not json`, false},
+		{"claude", `{"hook_event_name":"Brand-new","session_id":"s"}`, false},
+		{"", `{"hook_event_name":"PreCompress","session_id":"s","trigger":"auto"}`, false},
+	} {
+		if got := saysNothing(c.agent, []byte(c.payload)); got != c.want {
+			t.Errorf("%s %s: %v, want %v", c.agent, c.payload, got, c.want)
+		}
+	}
+}

@@ -109,8 +109,8 @@ func TestHooksCLI(t *testing.T) {
 		t.Error("a file that could not be parsed was rewritten")
 	}
 
-	_, stderr, code = cli(t, env, "hooks", "install", "--agent", "gemini")
-	if code != 2 || !strings.Contains(stderr, `unknown --agent "gemini"`) {
+	_, stderr, code = cli(t, env, "hooks", "install", "--agent", "aider")
+	if code != 2 || !strings.Contains(stderr, `unknown --agent "aider"`) {
 		t.Errorf("unknown agent: exit %d %s", code, stderr)
 	}
 	_, stderr, code = cli(t, env, "hooks", "install")

@@ -33,9 +33,10 @@ var allowed = map[string][]string{
 	"parsers/hookmodule":            {},
 	"parsers/hookmodule/moduletest": {"conformance/agents", "internal/testsupport"},
 	"parsers/pi":                    {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
+	"parsers/gemini":                {"conformance/agents", "parsers"},
 	"parsers/omp":                   {"conformance/agents", "parsers", "parsers/pisession", "parsers/hookmodule"},
 	"parsers/opencode":              {"conformance/agents", "parsers", "parsers/hookmodule", "parsers/opencode/store"},
-	"parsers/all":                   {"parsers", "parsers/claude", "parsers/codex", "parsers/copilot", "parsers/omp", "parsers/opencode", "parsers/pi"},
+	"parsers/all":                   {"parsers", "parsers/claude", "parsers/codex", "parsers/copilot", "parsers/gemini", "parsers/omp", "parsers/opencode", "parsers/pi"},
 	"parsers/parsertest":            {"parsers"},
 	// OpenCode's SQLite store read as a change feed: the driver and the
 	// house's file checks only, so the parser above it stays testable
@@ -126,6 +127,7 @@ var allowed = map[string][]string{
 	"conformance/omp":      {},
 	"conformance/opencode": {},
 	"conformance/copilot":  {},
+	"conformance/gemini":   {},
 	// The canary runs the suite against the newest releases and reads
 	// their captures with the real parsers.
 	"conformance/canary": {"conformance/agents", "parsers", "parsers/all"},

@@ -9,6 +9,7 @@ import (
 	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/parsers/codex"
 	"github.com/logwatch/logwatch/parsers/copilot"
+	"github.com/logwatch/logwatch/parsers/gemini"
 	"github.com/logwatch/logwatch/parsers/omp"
 	"github.com/logwatch/logwatch/parsers/opencode"
 	"github.com/logwatch/logwatch/parsers/pi"
@@ -21,4 +22,5 @@ func init() {
 	parsers.Register(omp.Spec())      // before pi, whose lines omp's share: only omp's own lines say omp
 	parsers.Register(pi.Spec())       // before Codex, whose bare items share pi's "message" type
 	parsers.Register(codex.Spec())
+	parsers.Register(gemini.Spec()) // its line test goes first all the same (Spec.DetectFirst)
 }

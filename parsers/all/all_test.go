@@ -16,6 +16,7 @@ import (
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/claude"
 	"github.com/logwatch/logwatch/parsers/codex"
+	"github.com/logwatch/logwatch/parsers/gemini"
 	"github.com/logwatch/logwatch/parsers/parsertest"
 	"github.com/valyala/fastjson"
 )
@@ -58,6 +59,11 @@ func TestDetect(t *testing.T) {
 		{`{"hello":"world"}`, parsers.AgentUnknown},
 		{`not json`, parsers.AgentUnknown},
 		{`{"type":"user","payload":{}}`, claude.Name},
+		// Gemini CLI's lines pass Claude Code's broad test: its own goes first.
+		{`{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}`, gemini.Name},
+		{`{"id":"a","timestamp":"t","type":"user","content":[{"text":"hi"}]}`, gemini.Name},
+		{`{"$set":{"lastUpdated":"t"}}`, gemini.Name},
+		{`{"type":"user","sessionId":"s","uuid":"u","message":{"content":"hi"}}`, claude.Name},
 	}
 	var d parsers.Detector
 	for _, tc := range tests {

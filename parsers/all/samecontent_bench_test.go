@@ -7,6 +7,7 @@ import (
 
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/claude"
+	"github.com/logwatch/logwatch/parsers/gemini"
 	"github.com/logwatch/logwatch/parsers/pi"
 )
 
@@ -34,6 +35,7 @@ func BenchmarkSameContent(b *testing.B) {
 	if len(piLines) < 100 {
 		b.Skipf("only %d convertible lines", len(piLines))
 	}
+	geminiLines, geminiBytes := asGeminiAll(files)
 	for _, c := range []struct {
 		name  string
 		lines [][]byte
@@ -42,6 +44,7 @@ func BenchmarkSameContent(b *testing.B) {
 	}{
 		{"claude", claudeLines, claudeBytes, func() parsers.Parser { return claude.NewClaude() }},
 		{"pi", piLines, piBytes, func() parsers.Parser { return pi.NewParser() }},
+		{"gemini", geminiLines, geminiBytes, func() parsers.Parser { return gemini.NewParser() }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(c.bytes)

@@ -74,5 +74,5 @@ func offlineSetup(o parsers.OfflineHome) ([]string, error) {
 // offlineStart waits for the prompt: Claude Code asks nothing at a start
 // its configuration has seen, and runs its hooks untrusted.
 func offlineStart(t parsers.Terminal, _ bool, timeout time.Duration) error {
-	return parsers.WaitScreen(t, "claude", offlineReady, timeout)
+	return parsers.WaitScreen(t, Name, offlineReady, timeout)
 }

@@ -220,7 +220,7 @@ func TestBadRequests(t *testing.T) {
 		{`{"op":"key","tab":"t","key":"f1"}`, "unknown key"},
 		{`{"op":"hook","payload":"string"}`, "JSON object payload"},
 		{`{"op":"hook","payload":{"session_id":"s"}}`, "hook_event_name"},
-		{`{"op":"hook","agent":"gemini","payload":{"hook_event_name":"Stop","session_id":"s"}}`, "unknown agent"},
+		{`{"op":"hook","agent":"aider","payload":{"hook_event_name":"Stop","session_id":"s"}}`, "unknown agent"},
 		{`{"op":"ack","session":"nobody"}`, "unknown session"},
 		{`{"op":"status"} {"op":"status"}`, "one JSON object per line"},
 		{`{"op":"tab_opened","tab":"t"}`, `tab_opened needs \"pid`},

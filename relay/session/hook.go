@@ -40,6 +40,11 @@ func (s *Session) foldHook(h parsers.Hook) (Change, bool) {
 		// starts with its prompt.
 		return Change{}, false
 	}
+	if h.Event == "Stop" && s.interrupted() && parsers.TraitsOf(s.Agent).StopAfterInterrupt {
+		// The turn-end hook the agent fires after an interrupt too, the
+		// log's marker having come first: the interrupt stands.
+		return Change{}, false
+	}
 	switch h.Event {
 	case "PreToolUse", "PermissionRequest":
 		s.toolStarted()

@@ -270,6 +270,11 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 		return s.end(&s.log, Done, ReasonTurnEnd, SourceLog, "log.turn_end")
 	case parsers.KindInterrupt:
 		s.lastFinal = false
+		if s.stoppedBeforeMarker() {
+			// The agent's Stop for the interrupted turn came before its
+			// marker was read: the turn was interrupted, not done.
+			return s.set(Ready, ReasonInterrupted, "", SourceLog, "log.interrupt_after_stop")
+		}
 		return s.end(&s.log, Ready, ReasonInterrupted, SourceLog, "log.interrupt")
 	case parsers.KindCompaction:
 		if s.turnOpen && s.lastFinal && s.State == Working && parsers.TraitsOf(s.Agent).CompactsBetweenRuns {
@@ -333,6 +338,15 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 		}
 	}
 	return Change{}, false
+}
+
+// stoppedBeforeMarker reports a turn the hooks' Stop ended as done, for an
+// agent whose Stop fires after an interrupt as well (StopAfterInterrupt):
+// an interrupt marker then is that turn's, whether or not the log wrote
+// the turn's start (Gemini CLI cancelled before writing its prompt writes
+// the marker alone; measured live).
+func (s *Session) stoppedBeforeMarker() bool {
+	return !s.turnOpen && s.State == Done && s.Rule == "hook.stop" && parsers.TraitsOf(s.Agent).StopAfterInterrupt
 }
 
 // resumes reports whether output after a finished Claude turn means the agent

@@ -442,3 +442,72 @@ func TestAnsweredWithHooks(t *testing.T) {
 		t.Fatalf("the tool's end changed %+v", ch)
 	}
 }
+
+// TestStopAfterInterrupt: Gemini CLI fires AfterAgent (Stop) after Esc or
+// Ctrl+C mid-stream too, ms after the log's "Request cancelled.": in either
+// order the turn is interrupted, never done. An agent without the trait
+// keeps the hook's word (Claude Code's Stop after the marker is a new
+// turn's end).
+func TestStopAfterInterrupt(t *testing.T) {
+	interrupt := parsers.Evidence{Kind: parsers.KindInterrupt, Interrupt: parsers.InterruptUser}
+	stop := parsers.Hook{Event: "Stop", SessionID: "s"}
+	for _, c := range []struct {
+		name      string
+		agent     parsers.Agent
+		stopFirst bool
+		want      State
+		reason    string
+	}{
+		{"gemini marker then Stop", "gemini", false, Ready, ReasonInterrupted},
+		{"gemini Stop then marker", "gemini", true, Ready, ReasonInterrupted},
+		{"claude marker then Stop", "claude", false, Done, ReasonTurnEnd},
+		{"claude Stop then marker", "claude", true, Done, ReasonTurnEnd},
+	} {
+		s := New(c.agent)
+		s.ID = "s"
+		s.Hook(parsers.Hook{Event: "UserPromptSubmit", SessionID: "s"})
+		s.Log(prompt)
+		if c.stopFirst {
+			s.Hook(stop)
+			s.Log(interrupt)
+		} else {
+			s.Log(interrupt)
+			s.Hook(stop)
+		}
+		if s.State != c.want || s.Reason != c.reason {
+			t.Errorf("%s: %s/%s, want %s/%s", c.name, s.State, s.Reason, c.want, c.reason)
+		}
+	}
+	// Cancelled before the CLI wrote its prompt: the file has the marker
+	// alone, after the Stop (seen live with Ctrl+C right after Enter).
+	s := New("gemini")
+	s.ID = "s"
+	s.Hook(parsers.Hook{Event: "UserPromptSubmit", SessionID: "s"})
+	s.Hook(stop)
+	if _, ok := s.Log(interrupt); !ok || s.State != Ready || s.Reason != ReasonInterrupted {
+		t.Errorf("marker without the turn's prompt in the log: %s/%s", s.State, s.Reason)
+	}
+}
+
+// TestGeminiToolAfterQuiet: without hooks, the answer Gemini CLI writes
+// before a tool that asks approval looks final, so the quiet ends the turn;
+// the tool's outcome written once it ran puts the session back to work
+// (LateOutputResumes), and the closing answer ends it again.
+func TestGeminiToolAfterQuiet(t *testing.T) {
+	s := New("gemini")
+	s.ID = "s"
+	s.Log(prompt)
+	s.Log(parsers.Evidence{Kind: parsers.KindActivity, Final: true})
+	if _, ok := s.Quiet(); !ok || s.State != Done {
+		t.Fatalf("the quiet after the answer: %s/%s", s.State, s.Reason)
+	}
+	ch, ok := s.Log(parsers.Evidence{Kind: parsers.KindTool, Tool: "run_shell_command", ToolInput: []byte(`{"command":"touch a"}`)})
+	if !ok || s.State != Working || ch.Rule != "log.activity_resumes" || s.Detail != "touch a" {
+		t.Fatalf("the tool's outcome: %s/%s %q by %q", s.State, s.Reason, s.Detail, ch.Rule)
+	}
+	s.Log(parsers.Evidence{Kind: parsers.KindActivity})
+	s.Log(parsers.Evidence{Kind: parsers.KindActivity, Final: true})
+	if _, ok := s.Quiet(); !ok || s.State != Done {
+		t.Fatalf("the closing answer: %s/%s", s.State, s.Reason)
+	}
+}

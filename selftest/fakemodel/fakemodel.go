@@ -1,7 +1,8 @@
 // Package fakemodel is the local fake model servers agents are pointed at
 // when logwatch drives them offline (selftest, the live conformance suite):
-// a Messages API for Claude Code, a Responses API for Codex and chat
-// completions for pi, omp and OpenCode, on a free
+// a Messages API for Claude Code, a Responses API for Codex, chat
+// completions for pi, omp, OpenCode and Copilot CLI and a Gemini API for
+// Gemini CLI, on a free
 // loopback port, scripted by keywords in the prompt, answering every
 // request from their script and never reaching the network.
 package fakemodel
@@ -18,6 +19,7 @@ const (
 	// APIOpenAIChat is chat completions (POST /v1/chat/completions), which
 	// pi, omp, OpenCode and Copilot CLI speak.
 	APIOpenAIChat = "openai-chat"
+	APIGemini     = "gemini-generate-content"
 )
 
 // What the slow answers show on the screen once they are streaming.
@@ -61,6 +63,13 @@ func Start(ctx context.Context, api, dir string) (*Server, error) {
 			return nil, err
 		}
 		return openAIServer(o), nil
+	case APIGemini:
+		g, err := StartGemini(ctx, dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &Server{URL: g.URL, SlowPrompt: GeminiSlow + " stream please", SlowScreen: GeminiSlowScreen,
+			ToolPrompt: "run " + GeminiTool + " please", Close: g.Close}, nil
 	}
 	return nil, fmt.Errorf("fakemodel: no fake speaks %q", api)
 }

@@ -26,6 +26,7 @@ type Spec struct {
 	// uninstall remove logwatch's handlers for them, doctor reports them.
 	Retired []string
 	timeout int
+	name    string // the handler's "name", "" for none
 	// matcher is written on the tool events (nil: no matcher key at all,
 	// which every agent reads as "all").
 	matcher   *string
@@ -89,7 +90,11 @@ func (h Spec) handler(command string) jsonc.OMap {
 	if h.flat {
 		return jsonc.OMap{{K: "type", V: "command"}, {K: "bash", V: command}, {K: "timeoutSec", V: h.timeout}}
 	}
-	return jsonc.OMap{{K: "type", V: "command"}, {K: "command", V: command}, {K: "timeout", V: h.timeout}}
+	hd := jsonc.OMap{{K: "type", V: "command"}, {K: "command", V: command}}
+	if h.name != "" {
+		hd = append(hd, jsonc.KV{K: "name", V: h.name})
+	}
+	return append(hd, jsonc.KV{K: "timeout", V: h.timeout})
 }
 
 // eventCommand is the command event's handler runs: in the flat shape
@@ -132,7 +137,10 @@ func Lookup(agent string) (Spec, bool) {
 	}
 	h := ag.Hooks
 	sp := Spec{Agent: agent, Events: slices.Clone(h.Events), Retired: slices.Clone(h.Retired), timeout: h.Timeout,
-		toolEvent: map[string]bool{}, httpOK: h.HTTP, note: h.InstallNote, ext: h.Extension, flat: h.Flat}
+		toolEvent: map[string]bool{}, httpOK: h.HTTP, note: h.InstallNote, ext: h.Extension, flat: h.Flat, name: h.HandlerName}
+	if h.TimeoutMillis {
+		sp.timeout *= 1000
+	}
 	if h.Matcher != "" {
 		m := h.Matcher
 		sp.matcher = &m
@@ -290,6 +298,9 @@ func (h Spec) isExact(event string, g, hd *jsonc.Node, command string) bool {
 	}
 	typ, c, to := hd.Get("type"), hd.Get("command"), hd.Get("timeout")
 	if to == nil || to.Kind != 'v' || typ == nil {
+		return false
+	}
+	if n := hd.Get("name"); h.name != "" && (n == nil || n.Str != h.name) {
 		return false
 	}
 	if h.http == nil {

@@ -572,3 +572,24 @@ func TestWriteTextGolden(t *testing.T) {
 		testsupport.Golden(t, name, []byte(b.String()), *update)
 	}
 }
+
+// TestDoctorGeminiVersion: `gemini --version` prints the bare release
+// (0.61.0, measured); its known-good release is OK, a newer one warns.
+func TestDoctorGeminiVersion(t *testing.T) {
+	env, _ := testEnv(t)
+	g := parsers.Lookup("gemini")
+	if g == nil || g.KnownGood == "" {
+		t.Fatal("gemini is not registered with a known-good release")
+	}
+	bin := filepath.Join(env.Path, g.Bin)
+	for _, c := range []struct {
+		release string
+		want    string
+	}{{g.KnownGood, OK}, {nextPatch(g.KnownGood), Warn}} {
+		write(t, bin, "#!/bin/sh\necho '"+c.release+"'\n")
+		os.Chmod(bin, 0o755)
+		if f := checkInstalled(env); f.Status != c.want || !strings.Contains(f.Summary, "gemini "+c.release) {
+			t.Errorf("gemini %s: %+v", c.release, f)
+		}
+	}
+}
