@@ -106,6 +106,9 @@ type Offline struct {
 	Approve    string
 	// Quit is what is typed at the prompt to quit.
 	Quit string
+	// VersionEnv, when set, is the environment `Bin --version` needs in a
+	// private empty home besides HOME and PATH (KEY=VALUE).
+	VersionEnv func() []string
 	// Stop stops what the agent left running in home once its terminal
 	// is gone (a background server); nil: nothing outlives it.
 	Stop func(home string)

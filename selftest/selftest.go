@@ -206,7 +206,7 @@ func Find(ctx context.Context, names []string, path string) ([]Installed, error)
 			}
 			continue
 		}
-		v, err := version(ctx, bin, home, path)
+		v, err := version(ctx, bin, home, path, s.Offline.VersionEnv)
 		if err != nil {
 			return nil, fmt.Errorf("selftest: %s at %s: %w", s.Name, bin, err)
 		}
@@ -260,7 +260,7 @@ func notOffline(s *parsers.Spec) string {
 
 // version runs `bin --version` with home as its HOME: the release on its
 // stdout, else on its stderr.
-func version(ctx context.Context, bin, home, path string) (string, error) {
+func version(ctx context.Context, bin, home, path string, extra func() []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--version")
@@ -268,10 +268,8 @@ func version(ctx context.Context, bin, home, path string) (string, error) {
 		path = os.Getenv("PATH")
 	}
 	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "LANG=C.UTF-8", "TMPDIR=" + home}
-	if cache, err := os.UserCacheDir(); err == nil {
-		// The agent's cache is the user's own: Copilot CLI unpacks 235 MB
-		// there at its first run, --version included.
-		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache)
+	if extra != nil {
+		cmd.Env = append(cmd.Env, extra()...)
 	}
 	cmd.WaitDelay = time.Second
 	var stderr bytes.Buffer

@@ -196,18 +196,24 @@ func TestVersion(t *testing.T) {
 		"stdout": `echo "warning 1.2.3" >&2; echo "omp/18.2.3"`,
 		"stderr": `echo 0.73.1 >&2`,
 		"none":   `echo hello`,
+		"env":    `echo "$AGENT_RELEASE"`,
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for name, want := range map[string]string{"stdout": "18.2.3", "stderr": "0.73.1"} {
-		if v, err := version(context.Background(), filepath.Join(dir, name), dir, ""); v != want || err != nil {
+		if v, err := version(context.Background(), filepath.Join(dir, name), dir, "", nil); v != want || err != nil {
 			t.Errorf("%s: %q %v, want %s", name, v, err, want)
 		}
 	}
-	if v, err := version(context.Background(), filepath.Join(dir, "none"), dir, ""); err == nil {
+	if v, err := version(context.Background(), filepath.Join(dir, "none"), dir, "", nil); err == nil {
 		t.Errorf("none: %q", v)
+	}
+	// An agent's VersionEnv reaches it (Copilot CLI's payload cache).
+	env := func() []string { return []string{"AGENT_RELEASE=1.0.102"} }
+	if v, err := version(context.Background(), filepath.Join(dir, "env"), dir, "", env); v != "1.0.102" || err != nil {
+		t.Errorf("env: %q %v", v, err)
 	}
 }
 

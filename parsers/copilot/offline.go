@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/parsers"
 )
 
@@ -28,23 +27,30 @@ func Offline() *parsers.Offline {
 		Permission: "Do you want to run this command?",
 		Approve:    "Enter", // 1. Yes
 		Quit:       "/exit",
+		VersionEnv: pkgCache,
 	}
 }
 
 // OfflineModel is the model Copilot is told to use: BYOK needs one named.
 const OfflineModel = "fake-model"
 
-// PkgCache is where Copilot extracts its 235 MB payload on a first run
-// (COPILOT_PKG_CACHE_HOME; it unpacks under its pkg/): the user's own
-// Copilot cache, which every private home shares, so that the payload a
-// user's Copilot (or the pinned install's --version) unpacked is used as
-// it is, not unpacked again (5-6 s and 235 MB) in each run's home.
-func PkgCache() string {
+// pkgCache is the environment that has Copilot read its 235 MB payload
+// (COPILOT_PKG_CACHE_HOME) from the user's own Copilot cache, once the
+// user's Copilot (or the pinned install's --version) unpacked it there:
+// every private home shares it, instead of unpacking it again (1-6 s, 235
+// MB) in each. A run with that release's payload there writes nothing to
+// it (measured); with none there, a private home unpacks its own, so that
+// selftest and try leave the user's home as they found it.
+func pkgCache() []string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
-		dir = filepath.Join(agents.Dir(), "cache") // no HOME: beside the pinned agents
+		return nil
 	}
-	return filepath.Join(dir, "copilot")
+	dir = filepath.Join(dir, "copilot")
+	if fi, err := os.Stat(filepath.Join(dir, "pkg")); err != nil || !fi.IsDir() {
+		return nil
+	}
+	return []string{"COPILOT_PKG_CACHE_HOME=" + dir}
 }
 
 // offlineReady is on the status line once the prompt takes input.
@@ -64,13 +70,12 @@ func offlineSetup(o parsers.OfflineHome) ([]string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), append(b, '\n'), 0o600); err != nil {
 		return nil, fmt.Errorf("copilot offline: %w", err)
 	}
-	return []string{
+	return append([]string{
 		"COPILOT_OFFLINE=1", // no login, update or managed-settings fetch
 		"COPILOT_PROVIDER_BASE_URL=" + o.URL,
 		"COPILOT_PROVIDER_API_KEY=fake-key",
 		"COPILOT_MODEL=" + OfflineModel,
-		"COPILOT_PKG_CACHE_HOME=" + PkgCache(),
-	}, nil
+	}, pkgCache()...), nil
 }
 
 // offlineStart waits for the idle prompt's status line; a trust dialog

@@ -2,6 +2,8 @@ package copilot
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -246,4 +248,21 @@ func FuzzCopilotParse(f *testing.F) {
 		parsertest.Fuzz(t, NewParser(), line, abortUser, abortTool)
 		parsertest.Same(t, func() parsers.Parser { return NewParser() }, "fuzz", [][]byte{line})
 	})
+}
+
+// TestPkgCache: Copilot's payload is read from the user's own cache only
+// once a Copilot unpacked it there (then a run writes nothing to it); with
+// none, a private home unpacks its own and the user's home stays as it was.
+func TestPkgCache(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	if env := pkgCache(); env != nil {
+		t.Fatalf("no payload yet: %q", env)
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "copilot", "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if env := pkgCache(); len(env) != 1 || env[0] != "COPILOT_PKG_CACHE_HOME="+filepath.Join(cache, "copilot") {
+		t.Fatalf("with the payload: %q", env)
+	}
 }
