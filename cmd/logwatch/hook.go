@@ -182,17 +182,41 @@ func fallbackSocket(read string) string {
 	return relay.DefaultSocket()
 }
 
-// readBounded reads all of r, giving up after wait or past max bytes; why
-// says what went wrong ("" when nothing did).
-func readBounded(r *os.File, max int, wait time.Duration) (b []byte, why string) {
+// readBounded reads r until it holds one whole JSON object or ends, giving
+// up after wait or past max bytes; why says what went wrong ("" when
+// nothing did). A whole object is the payload even if r never ends: a
+// process the agent spawns at the same moment can inherit the pipe's write
+// end and hold it open (omp, starting up, did: its SessionStart waited 5 s
+// for an end of input that never came, and was lost).
+func readBounded(r io.Reader, max int, wait time.Duration) (b []byte, why string) {
 	type result struct {
 		b   []byte
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
-		done <- result{b, err}
+		buf := make([]byte, 0, 4096)
+		for {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := r.Read(buf[len(buf):min(cap(buf), max+1)])
+			buf = buf[:len(buf)+n]
+			switch {
+			case len(buf) > max:
+				done <- result{buf, nil}
+				return
+			case err == io.EOF:
+				done <- result{buf, nil}
+				return
+			case err != nil:
+				done <- result{nil, err}
+				return
+			case n > 0 && wholeObject(buf):
+				done <- result{buf, nil}
+				return
+			}
+		}
 	}()
 	select {
 	case res := <-done:
@@ -208,6 +232,14 @@ func readBounded(r *os.File, max int, wait time.Duration) (b []byte, why string)
 	case <-time.After(wait):
 		return nil, fmt.Sprintf("stdin: no end of the payload within %s", wait)
 	}
+}
+
+// wholeObject reports whether b is one complete JSON object (with space
+// around it): it ends with '}' and is valid, so a chunk that ends inside
+// the object reads on.
+func wholeObject(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 1 && b[0] == '{' && b[len(b)-1] == '}' && json.Valid(b)
 }
 
 // newHookCmd documents the hook client in help output; main runs it before

@@ -132,3 +132,39 @@ func TestSaysNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestHookPayloadWithoutEnd: the payload is taken once it is one whole JSON
+// object, whether or not stdin ends: a process the agent spawned at the same
+// moment can hold the pipe open (an omp start in CI lost its SessionStart
+// so: "no end of the payload within 5s"). Written in two parts, the first
+// ending inside the object, it still arrives whole.
+func TestHookPayloadWithoutEnd(t *testing.T) {
+	e := startE2E(t)
+	debug := filepath.Join(e.dir, "hook-debug.log")
+	for _, c := range []struct {
+		session string
+		args    []string
+	}{{"open-attached", nil}, {"open-detached", []string{"--detached"}}} {
+		cmd := exec.Command(bin, append([]string{"hook", "--agent", "omp"}, c.args...)...)
+		cmd.Env = append(append([]string{}, e.env...), hookdebug.Env+"="+debug)
+		w, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		payload := hookJSON("SessionStart", c.session, "source", "startup")
+		_, _ = io.WriteString(w, payload[:len(payload)/2])
+		time.Sleep(100 * time.Millisecond)
+		_, _ = io.WriteString(w, payload[len(payload)/2:]+"\n")
+		e.want(c.session, "ready", "session_start", "hook")
+		if err := cmd.Wait(); err != nil { // stdin still open: the client ended by itself
+			t.Fatal(err)
+		}
+		w.Close()
+	}
+	if lines, _ := hookdebug.Last(debug, 10); len(lines) != 0 {
+		t.Fatalf("drops %q", lines)
+	}
+}
