@@ -141,14 +141,20 @@ func withEvent(payload []byte, event string) []byte {
 
 // saysNothing reports an event that the named agent's own hook dialect
 // reads as nothing of the state (Gemini CLI's PreCompress with trigger
-// auto, on every prompt): not news, so not sent, and no bad request.
+// auto, on every prompt): not news, so not sent, and no bad request. A
+// payload that names no event is not one: the daemon refuses and counts it
+// (a hook command installed without its event).
 func saysNothing(agent string, payload []byte) bool {
 	s := parsers.Lookup(parsers.Agent(agent))
 	if s == nil || s.Hooks.Decode == nil {
 		return false
 	}
+	var p fastjson.Parser
+	if v, err := p.ParseBytes(payload); err != nil || len(v.GetStringBytes("hook_event_name")) == 0 {
+		return false
+	}
 	_, err := parsers.ParseAgentHook(s.Name, payload)
-	return errors.Is(err, parsers.ErrBadHook) && json.Valid(payload)
+	return errors.Is(err, parsers.ErrBadHook)
 }
 
 // hookSocket resolves the socket without letting a configuration problem

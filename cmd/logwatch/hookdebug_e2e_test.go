@@ -124,6 +124,8 @@ func TestSaysNothing(t *testing.T) {
 		{"gemini", `{"hook_event_name":"PreCompress","session_id":"s","trigger":"manual"}`, false},
 		{"gemini", `{"hook_event_name":"BeforeAgent","session_id":"s"}`, false},
 		{"gemini", `not json`, false},
+		{"gemini", `{"session_id":"s"}`, false},
+		{"copilot", `{"sessionId":"s","prompt":"hi"}`, false},
 		{"claude", `{"hook_event_name":"Brand-new","session_id":"s"}`, false},
 		{"", `{"hook_event_name":"PreCompress","session_id":"s","trigger":"auto"}`, false},
 	} {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -226,9 +227,15 @@ func TestE2EEmptyAnswers(t *testing.T) {
 		Roots     []string `json:"roots"`
 	}
 	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Sessions == nil || st.Worktrees == nil ||
-		!strings.Contains(out, `"sessions": []`) || len(st.Roots) != 5 || st.Roots[0] != e.claude || !strings.HasSuffix(st.Roots[1], "/.local/share/opencode") ||
-		!strings.HasSuffix(st.Roots[2], "/.omp/agent/sessions") || !strings.HasSuffix(st.Roots[3], "/.pi/agent/sessions") || st.Roots[4] != e.codex {
+		!strings.Contains(out, `"sessions": []`) || len(st.Roots) != 7 || st.Roots[0] != e.claude {
 		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	// Every agent's root, Claude Code's first.
+	for _, want := range []string{e.codex, "/.local/share/opencode", "/.omp/agent/sessions", "/.pi/agent/sessions",
+		"/.gemini/tmp", "/.copilot/session-state"} {
+		if !slices.ContainsFunc(st.Roots, func(r string) bool { return strings.HasSuffix(r, want) }) {
+			t.Errorf("status --json names no root %s: %q", want, st.Roots)
+		}
 	}
 	out, _, _ = cli(t, e.env, "status")
 	for _, want := range []string{"No session found", e.claude + "  (does not exist yet", e.codex, "hooks install"} {
