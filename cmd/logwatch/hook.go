@@ -82,8 +82,8 @@ func runHook(args []string, stdin *os.File) int {
 	defer c.Close()
 
 	// A detached sender's event loop writes the payload when it gets to
-	// it: omp's, busy starting up, can take over a second, and nothing
-	// waits on this process, so it waits as long as its cap allows.
+	// it, and nothing waits on this process: it waits as long as its cap
+	// allows, not the second an agent waiting on it can spare.
 	stdinWait := hookStdinWait
 	if detached {
 		stdinWait = max(time.Until(start.Add(limit)), hookStdinWait)

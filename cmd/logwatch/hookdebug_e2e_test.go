@@ -77,10 +77,9 @@ func TestHookSocket(t *testing.T) {
 }
 
 // TestHookDetachedLateStdin: a detached sender (pi's, omp's extension)
-// writes the payload when its event loop gets to it, which omp's, busy
-// starting up, did over a second late: the hook client waits for it up to
-// its cap (the event arrives), while an attached one still gives up after a
-// second (the agent waits on it), naming why.
+// writes the payload when its event loop gets to it: the hook client waits
+// for it up to its cap (the event arrives), while an attached one still
+// gives up after a second (the agent waits on it), naming why.
 func TestHookDetachedLateStdin(t *testing.T) {
 	e := startE2E(t)
 	debug := filepath.Join(e.dir, "hook-debug.log")
