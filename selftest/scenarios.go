@@ -123,7 +123,7 @@ func newWorld(t *runT, o Options, dir string, in Installed) *world {
 	s.InstallHooks(in.Agent)
 	argv := append([]string{in.Path}, off.Args...)
 	w.pane = s.StartPane(driver.PaneOptions{Name: "main", Argv: argv, Wrap: true})
-	if err := off.Start(w.pane, true, 2*o.Step); err != nil {
+	if err := off.Start(w.pane, true, firstScreen*o.Step); err != nil {
 		t.Fatalf("%s did not reach its prompt: %v", in.Agent, err)
 	}
 	return w
@@ -139,6 +139,12 @@ func (w *world) interrupt() {
 	w.pane.Press(w.off.Interrupt)
 }
 
+// firstScreen is how many steps an agent's first screen may take: OpenCode,
+// in a fresh home on a loaded machine, showed a blank screen for over 60 s
+// (twice here: at load 14, and in a CI-like run, all seven agents' selftest
+// beside the live suites); the live suite allows it 90 s as well.
+const firstScreen = 3
+
 // wait is how long the next change may take: a step, or as long as the
 // agent's first screen while its first turn runs, which can wait on the
 // agent's lazy start (OpenCode's first prompt of a process waits 6 to 8 s
@@ -146,7 +152,7 @@ func (w *world) interrupt() {
 // machine).
 func (w *world) wait() time.Duration {
 	if w.started && !w.warm {
-		return 2 * w.step
+		return firstScreen * w.step
 	}
 	return w.step
 }

@@ -38,7 +38,7 @@ type Options struct {
 	Agents []string // agent names; none: every agent installed
 	Path   string   // where agents are looked for ("" is $PATH)
 	// Step is how long each expected change may take (the agent's first
-	// screen twice that); 0 is 30 s.
+	// screen three times that); 0 is 30 s.
 	Step time.Duration
 	// Parallel is how many scenarios run at once; 0 is 4 (they mostly wait
 	// on the agents and the clock).

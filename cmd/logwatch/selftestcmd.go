@@ -106,7 +106,7 @@ not run (no agent, no tmux), 130 on Ctrl+C.`,
 	f := cmd.Flags()
 	f.StringSliceVar(&names, "agent", nil, "run only this agent (repeat, or a comma list); default every installed one")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON (progress lines go to stderr)")
-	f.DurationVar(&step, "step-timeout", 30*time.Second, "how long each expected change may take (an agent's first screen twice that)")
+	f.DurationVar(&step, "step-timeout", 30*time.Second, "how long each expected change may take (an agent's first screen three times that)")
 	f.IntVar(&parallel, "parallel", 4, "scenarios run at once")
 	return cmd
 }
