@@ -20,32 +20,54 @@ import (
 // small (a fake model's answers) to say anything per byte.
 func BenchmarkSameContent(b *testing.B) {
 	files, _ := benchLoad(b, "claude")
-	var claudeLines, piLines [][]byte
-	var claudeBytes, piBytes int64
+	claudeLines, piLines := sameContent(b, files, asPi)
+	geminiLines, geminiBytes := asGeminiAll(files)
+	runSameContent(b, []sameCase{
+		{"claude", claudeLines.lines, claudeLines.bytes, func() parsers.Parser { return claude.NewClaude() }},
+		{"pi", piLines.lines, piLines.bytes, func() parsers.Parser { return pi.NewParser() }},
+		{"gemini", geminiLines, geminiBytes, func() parsers.Parser { return gemini.NewParser() }},
+	})
+}
+
+// lineSet is lines and their bytes, newlines counted.
+type lineSet struct {
+	lines [][]byte
+	bytes int64
+}
+
+func (s *lineSet) add(l []byte) {
+	s.lines = append(s.lines, l)
+	s.bytes += int64(len(l) + 1)
+}
+
+// sameContent is every Claude transcript line of files that as (its n-th
+// conversion) rewrites, and the rewrites; fewer than 100 skip the benchmark.
+func sameContent(b *testing.B, files []benchFile, as func(line []byte, n int) []byte) (claudes, rewrites lineSet) {
 	for _, f := range files {
 		for _, l := range f.lines {
-			if p := asPi(l, len(piLines)); p != nil {
-				claudeLines = append(claudeLines, l)
-				claudeBytes += int64(len(l) + 1)
-				piLines = append(piLines, p)
-				piBytes += int64(len(p) + 1)
+			if r := as(l, len(rewrites.lines)); r != nil {
+				claudes.add(l)
+				rewrites.add(r)
 			}
 		}
 	}
-	if len(piLines) < 100 {
-		b.Skipf("only %d convertible lines", len(piLines))
+	if len(rewrites.lines) < 100 {
+		b.Skipf("only %d convertible lines", len(rewrites.lines))
 	}
-	geminiLines, geminiBytes := asGeminiAll(files)
-	for _, c := range []struct {
-		name  string
-		lines [][]byte
-		bytes int64
-		p     func() parsers.Parser
-	}{
-		{"claude", claudeLines, claudeBytes, func() parsers.Parser { return claude.NewClaude() }},
-		{"pi", piLines, piBytes, func() parsers.Parser { return pi.NewParser() }},
-		{"gemini", geminiLines, geminiBytes, func() parsers.Parser { return gemini.NewParser() }},
-	} {
+	return claudes, rewrites
+}
+
+// sameCase is one parser over its lines.
+type sameCase struct {
+	name  string
+	lines [][]byte
+	bytes int64
+	p     func() parsers.Parser
+}
+
+// runSameContent runs each case as a sub-benchmark, per byte.
+func runSameContent(b *testing.B, cases []sameCase) {
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(c.bytes)
 			b.ReportAllocs()

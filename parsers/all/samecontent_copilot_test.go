@@ -18,44 +18,11 @@ import (
 // the same run is the bound.
 func BenchmarkSameContentCopilot(b *testing.B) {
 	files, _ := benchLoad(b, "claude")
-	var claudeLines, cpLines [][]byte
-	var claudeBytes, cpBytes int64
-	for _, f := range files {
-		for _, l := range f.lines {
-			if c := asCopilot(l, len(cpLines)); c != nil {
-				claudeLines = append(claudeLines, l)
-				claudeBytes += int64(len(l) + 1)
-				cpLines = append(cpLines, c)
-				cpBytes += int64(len(c) + 1)
-			}
-		}
-	}
-	if len(cpLines) < 100 {
-		b.Skipf("only %d convertible lines", len(cpLines))
-	}
-	for _, c := range []struct {
-		name  string
-		lines [][]byte
-		bytes int64
-		p     func() parsers.Parser
-	}{
-		{"claude", claudeLines, claudeBytes, func() parsers.Parser { return claude.NewClaude() }},
-		{"copilot", cpLines, cpBytes, func() parsers.Parser { return copilot.NewParser() }},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(c.bytes)
-			b.ReportAllocs()
-			p := c.p()
-			for b.Loop() {
-				for _, l := range c.lines {
-					if _, err := p.Parse(l); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.ReportMetric(float64(len(c.lines)), "lines")
-		})
-	}
+	claudeLines, cpLines := sameContent(b, files, asCopilot)
+	runSameContent(b, []sameCase{
+		{"claude", claudeLines.lines, claudeLines.bytes, func() parsers.Parser { return claude.NewClaude() }},
+		{"copilot", cpLines.lines, cpLines.bytes, func() parsers.Parser { return copilot.NewParser() }},
+	})
 }
 
 // asCopilot rewrites one Claude transcript line as the Copilot CLI event
