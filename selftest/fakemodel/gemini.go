@@ -5,12 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -24,12 +20,7 @@ type Gemini struct {
 	URL string // the base URL, without a path
 
 	script GeminiScript
-	srv    *http.Server
-
-	mu   sync.Mutex
-	n    int
-	log  *os.File
-	reqs []GeminiRequest
+	endpoint[GeminiRequest]
 }
 
 // GeminiScript decides the reply to one request.
@@ -111,43 +102,18 @@ func StartGemini(ctx context.Context, dir string, script GeminiScript) (*Gemini,
 	if script == nil {
 		script = DefaultGeminiScript
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "requests.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	s := &Gemini{script: script}
+	addr, err := s.listen(ctx, dir, "gemini", s.serve)
 	if err != nil {
-		return nil, fmt.Errorf("gemini: request log: %w", err)
+		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("gemini: listen: %w", err)
-	}
-	s := &Gemini{URL: "http://" + ln.Addr().String(), script: script, log: f}
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), BaseContext: func(net.Listener) context.Context { return ctx }}
-	go func() { _ = s.srv.Serve(ln) }()
-	go func() { <-ctx.Done(); s.Close() }()
+	s.URL = "http://" + addr
 	return s, nil
 }
 
-// Close stops the server and closes the request log.
-func (s *Gemini) Close() {
-	_ = s.srv.Close()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.log != nil {
-		s.log.Close()
-		s.log = nil
-	}
-}
-
-// Requests returns the requests so far, in arrival order, without bodies.
-func (s *Gemini) Requests() []GeminiRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]GeminiRequest, len(s.reqs))
-	copy(out, s.reqs)
-	for i := range out {
-		out[i].Body = nil
-	}
-	return out
+func (r GeminiRequest) withBody(body json.RawMessage) GeminiRequest {
+	r.Body = body
+	return r
 }
 
 func (s *Gemini) serve(w http.ResponseWriter, r *http.Request) {
@@ -194,19 +160,6 @@ func (s *Gemini) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
-}
-
-// record keeps and logs a request; s.mu is held.
-func (s *Gemini) record(req GeminiRequest, body []byte) {
-	s.reqs = append(s.reqs, req)
-	if s.log == nil {
-		return
-	}
-	if json.Valid(body) {
-		req.Body = body
-	}
-	b, _ := json.Marshal(req)
-	_, _ = s.log.Write(append(b, '\n'))
 }
 
 // geminiClassify reads what the CLI asked for: a turn, or a tool result

@@ -5,12 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -24,13 +20,7 @@ type OpenAI struct {
 	URL string
 
 	script OpenAIScript
-	srv    *http.Server
-	ln     net.Listener
-
-	mu   sync.Mutex
-	n    int
-	log  *os.File
-	reqs []OpenAIRequest
+	endpoint[OpenAIRequest]
 }
 
 // OpenAIScript decides the reply to one request. Keyword prompts make
@@ -153,43 +143,18 @@ func StartOpenAI(ctx context.Context, dir string, script OpenAIScript) (*OpenAI,
 	if script == nil {
 		script = DefaultOpenAIScript
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "requests.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	s := &OpenAI{script: script}
+	addr, err := s.listen(ctx, dir, "openai", s.serve)
 	if err != nil {
-		return nil, fmt.Errorf("openai: request log: %w", err)
+		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("openai: listen: %w", err)
-	}
-	s := &OpenAI{URL: "http://" + ln.Addr().String() + "/v1", script: script, ln: ln, log: f}
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), BaseContext: func(net.Listener) context.Context { return ctx }}
-	go func() { _ = s.srv.Serve(ln) }()
-	go func() { <-ctx.Done(); s.Close() }()
+	s.URL = "http://" + addr + "/v1"
 	return s, nil
 }
 
-// Close stops the server and closes the request log.
-func (s *OpenAI) Close() {
-	_ = s.srv.Close()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.log != nil {
-		s.log.Close()
-		s.log = nil
-	}
-}
-
-// Requests returns the requests so far, in arrival order.
-func (s *OpenAI) Requests() []OpenAIRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]OpenAIRequest, len(s.reqs))
-	copy(out, s.reqs)
-	for i := range out {
-		out[i].Body = nil
-	}
-	return out
+func (r OpenAIRequest) withBody(body json.RawMessage) OpenAIRequest {
+	r.Body = body
+	return r
 }
 
 // WaitRequest waits until a request matching ok has arrived and returns it.
@@ -251,20 +216,6 @@ func (s *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
-}
-
-// record keeps and logs a request; s.mu is held.
-func (s *OpenAI) record(req OpenAIRequest, body []byte) {
-	s.reqs = append(s.reqs, req)
-	if s.log == nil {
-		return
-	}
-	req.Body = nil
-	if json.Valid(body) {
-		req.Body = body
-	}
-	b, _ := json.Marshal(req)
-	_, _ = s.log.Write(append(b, '\n'))
 }
 
 // openaiClassify reads what Codex asked for from the request body.
