@@ -3,14 +3,17 @@ package tmux
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/relay/client"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // The tmux user options the follower sets: a window's dot, and the
@@ -30,25 +33,71 @@ type Follower struct {
 	Log       zerolog.Logger
 	// Flushed, if set, is called after each batch that ran tmux.
 	Flushed func()
+	// Dial, if set, connects to the daemon: the follower then holds a
+	// focus on the tab of each pane an attached client shows, one
+	// connection each (a focus holds while its connection stays open, and
+	// takes one tab), sent again whenever the change stream reconnects.
+	Dial func(ctx context.Context) (*client.Client, error)
+	// Ack, if set, acknowledges a finished turn (on its host for a remote
+	// session): the follower calls it for each done session in a pane a
+	// client comes to.
+	Ack func(ctx context.Context, ev wire.Event) error
+	// Shown, if set, is called after each pane list was acted on.
+	Shown func(panes []string)
 
 	board   *Board
 	pending int               // snapshot events still to come before a batch is complete
 	dots    map[string]string // window → the dot set on it
 	summary *string           // the summary set, nil before the first
 	calls   atomic.Int64
+
+	shown   []string                  // the panes attached clients show, sorted
+	listed  bool                      // shown holds a listing
+	refocus bool                      // the change stream (re)connected or was lost
+	focus   map[string]*client.Client // tab → the connection holding its focus
 }
 
 // Calls counts the tmux invocations the follower made.
 func (f *Follower) Calls() int64 { return f.calls.Load() }
 
 // Run follows ups until ctx ends, ups closes, or the tmux server is gone
-// (ErrNoServer).
+// (ErrNoServer). With Dial set it also follows which panes the clients
+// show (Server.WatchShown).
 func (f *Follower) Run(ctx context.Context, ups <-chan client.Update) error {
 	f.board = NewBoard()
+	f.focus = map[string]*client.Client{}
+	defer f.dropFocus()
+	shown := make(chan []string, 1)
+	watchErr := make(chan error, 1)
+	if f.Dial != nil {
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			watchErr <- f.Server.WatchShown(wctx, func(panes []string) {
+				// Only the latest list matters: a stale one is replaced.
+				select {
+				case <-shown:
+				default:
+				}
+				shown <- panes
+			})
+		}()
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case panes := <-shown:
+			f.enter(ctx, panes)
+			continue
+		case err := <-watchErr:
+			if errors.Is(err, ErrNoServer) {
+				return err
+			}
+			if err != nil && ctx.Err() == nil {
+				f.Log.Warn().Err(err).Msg("cannot follow which panes tmux shows; no focus held")
+			}
+			continue
 		case u, ok := <-ups:
 			if !ok {
 				return nil
@@ -67,6 +116,13 @@ func (f *Follower) Run(ctx context.Context, ups <-chan client.Update) error {
 				break drain
 			}
 		}
+		if f.refocus {
+			// A new connection to the daemon: the old focuses died with
+			// the old one (or the daemon restarted without them).
+			f.refocus = false
+			f.dropFocus()
+			f.holdFocus(ctx)
+		}
 		if f.pending > 0 {
 			continue // a snapshot half read would show sessions missing
 		}
@@ -83,13 +139,113 @@ func (f *Follower) Run(ctx context.Context, ups <-chan client.Update) error {
 	}
 }
 
+// enter takes a new list of the panes the clients show: it holds their
+// focus and acknowledges the finished turns in the panes just come to. The
+// first list, the follower's start, is taken as it is: the configuration
+// was sourced (tmux started, install ran), nobody came to a pane, and an
+// acknowledgement says the person saw the turn.
+func (f *Follower) enter(ctx context.Context, panes []string) {
+	prev, first := f.shown, !f.listed
+	f.shown, f.listed = panes, true
+	f.holdFocus(ctx)
+	if entered := Entered(prev, panes); !first && f.Ack != nil && len(entered) > 0 {
+		sessions := f.board.Sessions()
+		pane := TabPane(f.ServerPid)
+		if f.mapsProcesses() {
+			list, err := f.Server.Panes(ctx)
+			f.calls.Add(1)
+			if err != nil {
+				f.Log.Warn().Err(err).Msg("panes not listed; finished turns found by tab only")
+			}
+			pane = ServerPane(f.ServerPid, list, proctree.Parent)
+		}
+		for _, ev := range FinishedIn(sessions, pane, entered) {
+			if err := f.Ack(ctx, ev); err != nil {
+				f.Log.Warn().Err(err).Str("session", ev.Session).Str("host", ev.Host).Msg("finished turn not acknowledged")
+			}
+		}
+	}
+	if f.Shown != nil {
+		f.Shown(panes)
+	}
+}
+
+// mapsProcesses says whether a session may be in a pane through its
+// process rather than its tab (ServerPane needs the pane list then).
+func (f *Follower) mapsProcesses() bool {
+	tab := TabPane(f.ServerPid)
+	for _, ev := range f.board.sessions {
+		if tab(ev) == "" && ev.Host == "" && ev.Pid > 0 && ev.Live {
+			return true
+		}
+	}
+	return false
+}
+
+// focusTimeout bounds the dial and the exchange of one focus.
+const focusTimeout = 5 * time.Second
+
+// holdFocus holds a focus on the tab of each shown pane and lets go of
+// the others: the new ones first, so no moment is without one.
+func (f *Follower) holdFocus(ctx context.Context) {
+	if f.Dial == nil {
+		return
+	}
+	want := map[string]bool{}
+	for _, p := range f.shown {
+		want[ServerTab(f.ServerPid, p)] = true
+	}
+	for _, tab := range slices.Sorted(maps.Keys(want)) {
+		if f.focus[tab] != nil {
+			continue
+		}
+		c, err := f.sendFocus(ctx, tab)
+		if err != nil {
+			// No daemon: the stream's reconnection brings the focus back.
+			f.Log.Debug().Err(err).Str("tab", tab).Msg("focus not held")
+			continue
+		}
+		f.focus[tab] = c
+	}
+	for tab, c := range f.focus {
+		if !want[tab] {
+			c.Close()
+			delete(f.focus, tab)
+		}
+	}
+}
+
+func (f *Follower) sendFocus(ctx context.Context, tab string) (*client.Client, error) {
+	ctx, cancel := context.WithTimeout(ctx, focusTimeout)
+	defer cancel()
+	c, err := f.Dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Do(ctx, wire.Request{Op: wire.OpFocus, Tab: tab}); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("focus %s: %w", tab, err)
+	}
+	return c, nil
+}
+
+// dropFocus closes every focus connection: the daemon forgets them.
+func (f *Follower) dropFocus() {
+	for tab, c := range f.focus {
+		c.Close()
+		delete(f.focus, tab)
+	}
+}
+
 func (f *Follower) take(u client.Update) {
 	switch u.Kind {
 	case client.UpdateConnected:
+		f.refocus = true
 		f.board.Reset()
 		f.pending = max(u.Snapshot, 0)
 	case client.UpdateLost:
 		// No daemon, no dots: a dot it can no longer update would lie.
+		f.refocus = true
 		f.board.Reset()
 		f.pending = 0
 		f.Log.Info().Err(u.Err).Msg("daemon stream lost; reconnecting")
