@@ -79,7 +79,7 @@ then the pane (docs/tmux.md).`,
 	}
 	focus := &cobra.Command{
 		Use:   "focus PANE|none",
-		Short: "Tell the daemon which pane the person looks at (run by the installed hooks)",
+		Short: "Wake the follower to read which panes tmux shows (run by the hooks an earlier install wrote)",
 		Args:  cobra.ExactArgs(1),
 		RunE:  func(_ *cobra.Command, args []string) error { a.tmuxFocus(args[0]); return nil },
 	}
