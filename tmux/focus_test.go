@@ -168,7 +168,8 @@ func TestWatchShown(t *testing.T) {
 }
 
 // focusSocket is the daemon's end of the focus exchange and nothing more:
-// each line read is answered ok and its focus's tab reported.
+// each line read is answered ok, and each focus ("focus TAB") and the
+// close of a connection that held one ("close TAB") reported.
 func focusSocket(t testing.TB) (string, <-chan string) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "lwfocus")
@@ -182,7 +183,7 @@ func focusSocket(t testing.TB) (string, <-chan string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	tabs := make(chan string, 1024)
+	said := make(chan string, 1024)
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -191,18 +192,94 @@ func focusSocket(t testing.TB) (string, <-chan string) {
 			}
 			go func() {
 				defer c.Close()
+				held := ""
 				sc := bufio.NewScanner(c)
 				for sc.Scan() {
 					var req wire.Request
 					if json.Unmarshal(sc.Bytes(), &req) == nil && req.Op == wire.OpFocus {
-						tabs <- req.Tab
+						held = req.Tab
+						said <- "focus " + req.Tab
 					}
 					fmt.Fprintln(c, `{"ok":true,"protocol":1}`)
+				}
+				if held != "" {
+					said <- "close " + held
 				}
 			}()
 		}
 	}()
-	return sock, tabs
+	return sock, said
+}
+
+// TestFollowerFocus: with a client attached, the follower holds the focus
+// of the pane it shows on a connection of its own; a switch focuses the new
+// pane, then closes the old one's; the daemon link lost and back, the focus
+// is sent again. The pane shown at the start is not taken as come to (its
+// done session stays unacknowledged); coming to a pane acknowledges its
+// done session, not its working one.
+func TestFollowerFocus(t *testing.T) {
+	s, pid := realTmux(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := s.Run(ctx, []string{"set-hook", "-g", "after-select-window[73]", "wait-for -S " + FocusChannel}); err != nil {
+		t.Fatal(err)
+	}
+	sock, said := focusSocket(t)
+	attachControl(t, s)
+	t0, t1 := ServerTab(pid, "%0"), ServerTab(pid, "%1")
+	ups := make(chan client.Update, 16)
+	ups <- client.Update{Kind: client.UpdateConnected, Snapshot: 3}
+	for _, e := range []wire.Event{
+		{Snapshot: true, Session: "seen", State: "done", Tab: t0},
+		{Snapshot: true, Session: "fin", State: "done", Tab: t1},
+		{Snapshot: true, Session: "busy", State: "working", Tab: t1},
+	} {
+		ups <- client.Update{Kind: client.UpdateEvent, Event: e}
+	}
+	flushed := make(chan struct{}, 16)
+	acked := make(chan string, 16)
+	f := &Follower{Server: s, ServerPid: pid, Log: zerolog.Nop(), Flushed: func() { flushed <- struct{}{} },
+		Dial: func(ctx context.Context) (*client.Client, error) { return client.Dial(ctx, sock) },
+		Ack:  func(_ context.Context, ev wire.Event) error { acked <- ev.Session; return nil }}
+	go f.Run(ctx, ups)
+	next := func(want ...string) {
+		t.Helper()
+		var got []string
+		for len(got) < len(want) {
+			select {
+			case l := <-said:
+				got = append(got, l)
+			case <-time.After(30 * time.Second): // a bound on a hang, not a timing
+				t.Fatalf("said %q, want %q", got, want)
+			}
+		}
+		slices.Sort(got)
+		if w := slices.Sorted(slices.Values(want)); !slices.Equal(got, w) {
+			t.Fatalf("said %q, want %q", got, w)
+		}
+	}
+	<-flushed // the snapshot is on the board
+	next("focus " + t0)
+	if _, err := s.Run(ctx, []string{"select-window", "-t", "%1"}); err != nil {
+		t.Fatal(err)
+	}
+	next("focus "+t1, "close "+t0)
+	select {
+	case id := <-acked:
+		if id != "fin" {
+			t.Fatalf("acknowledged %s, want fin", id)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("fin never acknowledged")
+	}
+	ups <- client.Update{Kind: client.UpdateLost}
+	ups <- client.Update{Kind: client.UpdateConnected, Snapshot: 0}
+	next("close "+t1, "focus "+t1)
+	select {
+	case id := <-acked:
+		t.Fatalf("acknowledged %s too", id)
+	default:
+	}
 }
 
 // BenchmarkSwitchToFocus: a pane switch in a real tmux server (the
@@ -216,10 +293,10 @@ func BenchmarkSwitchToFocus(b *testing.B) {
 	if _, err := s.Run(ctx, []string{"set-hook", "-g", "after-select-window[73]", "wait-for -S " + FocusChannel}); err != nil {
 		b.Fatal(err)
 	}
-	sock, tabs := focusSocket(b)
+	sock, said := focusSocket(b)
 	wait := func(tab string) {
-		for got := range tabs {
-			if got == tab {
+		for got := range said {
+			if got == "focus "+tab {
 				return
 			}
 		}
