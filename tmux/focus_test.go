@@ -169,7 +169,8 @@ func TestWatchShown(t *testing.T) {
 
 // focusSocket is the daemon's end of the focus exchange and nothing more:
 // each line read is answered ok, and each focus ("focus TAB") and the
-// close of a connection that held one ("close TAB") reported.
+// close of a connection that held one ("close TAB") reported; a remote's
+// tab is "HOST/TAB".
 func focusSocket(t testing.TB) (string, <-chan string) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "lwfocus")
@@ -197,8 +198,8 @@ func focusSocket(t testing.TB) (string, <-chan string) {
 				for sc.Scan() {
 					var req wire.Request
 					if json.Unmarshal(sc.Bytes(), &req) == nil && req.Op == wire.OpFocus {
-						held = req.Tab
-						said <- "focus " + req.Tab
+						held = strings.TrimPrefix(req.Host+"/"+req.Tab, "/")
+						said <- "focus " + held
 					}
 					fmt.Fprintln(c, `{"ok":true,"protocol":1}`)
 				}
@@ -213,8 +214,9 @@ func focusSocket(t testing.TB) (string, <-chan string) {
 
 // TestFollowerFocus: with a client attached, the follower holds the focus
 // of the pane it shows on a connection of its own; a switch focuses the new
-// pane, then closes the old one's; the daemon link lost and back, the focus
-// is sent again. The pane shown at the start is not taken as come to (its
+// pane, then closes the old one's, and a remote session bound to the
+// pane shown has its own (keyed by its host); the daemon link lost and
+// back, the focus is sent again. The pane shown at the start is not taken as come to (its
 // done session stays unacknowledged); coming to a pane acknowledges its
 // done session, not its working one.
 func TestFollowerFocus(t *testing.T) {
@@ -228,11 +230,12 @@ func TestFollowerFocus(t *testing.T) {
 	attachControl(t, s)
 	t0, t1 := ServerTab(pid, "%0"), ServerTab(pid, "%1")
 	ups := make(chan client.Update, 16)
-	ups <- client.Update{Kind: client.UpdateConnected, Snapshot: 3}
+	ups <- client.Update{Kind: client.UpdateConnected, Snapshot: 4}
 	for _, e := range []wire.Event{
 		{Snapshot: true, Session: "seen", State: "done", Tab: t0},
 		{Snapshot: true, Session: "fin", State: "done", Tab: t1},
 		{Snapshot: true, Session: "busy", State: "working", Tab: t1},
+		{Snapshot: true, Session: "far", Host: "box", State: "working", Tab: t1},
 	} {
 		ups <- client.Update{Kind: client.UpdateEvent, Event: e}
 	}
@@ -263,7 +266,7 @@ func TestFollowerFocus(t *testing.T) {
 	if _, err := s.Run(ctx, []string{"select-window", "-t", "%1"}); err != nil {
 		t.Fatal(err)
 	}
-	next("focus "+t1, "close "+t0)
+	next("focus "+t1, "focus box/"+t1, "close "+t0)
 	select {
 	case id := <-acked:
 		if id != "fin" {
@@ -274,7 +277,10 @@ func TestFollowerFocus(t *testing.T) {
 	}
 	ups <- client.Update{Kind: client.UpdateLost}
 	ups <- client.Update{Kind: client.UpdateConnected, Snapshot: 0}
-	next("close "+t1, "focus "+t1)
+	next("close "+t1, "close box/"+t1, "focus "+t1) // far is no longer in the snapshot
+	// A remote session coming to the pane shown has its focus.
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "far2", Host: "box", State: "waiting", Tab: t1}}
+	next("focus box/" + t1)
 	select {
 	case id := <-acked:
 		t.Fatalf("acknowledged %s too", id)

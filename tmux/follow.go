@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -51,11 +52,16 @@ type Follower struct {
 	summary *string           // the summary set, nil before the first
 	calls   atomic.Int64
 
-	shown   []string                  // the panes attached clients show, sorted
-	listed  bool                      // shown holds a listing
-	refocus bool                      // the change stream (re)connected or was lost
-	focus   map[string]*client.Client // tab → the connection holding its focus
+	shown   []string                    // the panes attached clients show, sorted
+	listed  bool                        // shown holds a listing
+	refocus bool                        // the change stream (re)connected or was lost
+	focus   map[focusKey]*client.Client // the connection holding each focus
 }
+
+// focusKey is a focus the follower holds: a shown pane's tab (host ""),
+// or a remote session's bound to one (the notifier keys a remote's tab by
+// its host: a focus on the local tab alone leaves it alerting).
+type focusKey struct{ host, tab string }
 
 // Calls counts the tmux invocations the follower made.
 func (f *Follower) Calls() int64 { return f.calls.Load() }
@@ -65,7 +71,7 @@ func (f *Follower) Calls() int64 { return f.calls.Load() }
 // show (Server.WatchShown).
 func (f *Follower) Run(ctx context.Context, ups <-chan client.Update) error {
 	f.board = NewBoard()
-	f.focus = map[string]*client.Client{}
+	f.focus = map[focusKey]*client.Client{}
 	defer f.dropFocus()
 	shown := make(chan []string, 1)
 	watchErr := make(chan error, 1)
@@ -121,8 +127,8 @@ func (f *Follower) Run(ctx context.Context, ups <-chan client.Update) error {
 			// the old one (or the daemon restarted without them).
 			f.refocus = false
 			f.dropFocus()
-			f.holdFocus(ctx)
 		}
+		f.holdFocus(ctx) // again, and a remote session may have come to a shown pane
 		if f.pending > 0 {
 			continue // a snapshot half read would show sessions missing
 		}
@@ -185,55 +191,66 @@ func (f *Follower) mapsProcesses() bool {
 // focusTimeout bounds the dial and the exchange of one focus.
 const focusTimeout = 5 * time.Second
 
-// holdFocus holds a focus on the tab of each shown pane and lets go of
-// the others: the new ones first, so no moment is without one.
+// holdFocus holds a focus on the tab of each shown pane, and on each
+// remote session's bound to one, and lets go of the others: the new ones
+// first, so no moment is without one. Nothing changed, nothing is sent.
 func (f *Follower) holdFocus(ctx context.Context) {
 	if f.Dial == nil {
 		return
 	}
-	want := map[string]bool{}
+	want := map[focusKey]bool{}
 	for _, p := range f.shown {
-		want[ServerTab(f.ServerPid, p)] = true
+		want[focusKey{"", ServerTab(f.ServerPid, p)}] = true
 	}
-	for _, tab := range slices.Sorted(maps.Keys(want)) {
-		if f.focus[tab] != nil {
+	tabPane := TabPane(f.ServerPid)
+	for _, ev := range f.board.sessions {
+		if p := tabPane(ev); ev.Host != "" && p != "" {
+			if _, shown := slices.BinarySearch(f.shown, p); shown {
+				want[focusKey{ev.Host, ev.Tab}] = true
+			}
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(want), func(a, b focusKey) int {
+		return strings.Compare(a.host+"\x00"+a.tab, b.host+"\x00"+b.tab)
+	}) {
+		if f.focus[k] != nil {
 			continue
 		}
-		c, err := f.sendFocus(ctx, tab)
+		c, err := f.sendFocus(ctx, k)
 		if err != nil {
 			// No daemon: the stream's reconnection brings the focus back.
-			f.Log.Debug().Err(err).Str("tab", tab).Msg("focus not held")
+			f.Log.Debug().Err(err).Str("tab", k.tab).Str("host", k.host).Msg("focus not held")
 			continue
 		}
-		f.focus[tab] = c
+		f.focus[k] = c
 	}
-	for tab, c := range f.focus {
-		if !want[tab] {
+	for k, c := range f.focus {
+		if !want[k] {
 			c.Close()
-			delete(f.focus, tab)
+			delete(f.focus, k)
 		}
 	}
 }
 
-func (f *Follower) sendFocus(ctx context.Context, tab string) (*client.Client, error) {
+func (f *Follower) sendFocus(ctx context.Context, k focusKey) (*client.Client, error) {
 	ctx, cancel := context.WithTimeout(ctx, focusTimeout)
 	defer cancel()
 	c, err := f.Dial(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Do(ctx, wire.Request{Op: wire.OpFocus, Tab: tab}); err != nil {
+	if _, err := c.Do(ctx, wire.Request{Op: wire.OpFocus, Host: k.host, Tab: k.tab}); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("focus %s: %w", tab, err)
+		return nil, fmt.Errorf("focus %s %s: %w", k.host, k.tab, err)
 	}
 	return c, nil
 }
 
 // dropFocus closes every focus connection: the daemon forgets them.
 func (f *Follower) dropFocus() {
-	for tab, c := range f.focus {
+	for k, c := range f.focus {
 		c.Close()
-		delete(f.focus, tab)
+		delete(f.focus, k)
 	}
 }
 
