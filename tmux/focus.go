@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -25,7 +26,8 @@ const shownEnd = "."
 const maxShown = 4096
 
 // WatchShown calls shown with the panes the server's attached clients
-// show (sorted, each once; none when no client is attached): at once, then
+// show (sorted, each once; none when no client is attached; a client whose
+// terminal tmux knows to be out of focus shows none): at once, then
 // after each signal of FocusChannel, until ctx ends or the server is gone.
 // Each round is one tmux invocation that lists the clients' panes and then
 // waits on the channel: tmux runs the two as one command list, so no
@@ -34,8 +36,13 @@ const maxShown = 4096
 // two signals without a waiter cancel out, so a listing apart from the
 // wait could miss a switch.) Blocked, it costs no CPU.
 func (s Server) WatchShown(ctx context.Context, shown func([]string)) error {
+	out, err := s.Run(ctx, []string{"-V"})
+	if err != nil {
+		return err
+	}
+	focusFlag := KnowsFocus(string(out))
 	for {
-		cmd := s.command(ctx, []string{"list-clients", "-F", "#{pane_id}"},
+		cmd := s.command(ctx, []string{"list-clients", "-F", "#{pane_id} #{client_flags}"},
 			[]string{"display-message", "-p", shownEnd}, []string{"wait-for", FocusChannel})
 		out, err := cmd.StdoutPipe()
 		if err != nil {
@@ -46,7 +53,7 @@ func (s Server) WatchShown(ctx context.Context, shown func([]string)) error {
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("tmux wait-for: %w", err)
 		}
-		panes, complete := readShown(out)
+		panes, complete := readShown(out, focusFlag)
 		if complete {
 			shown(panes)
 		}
@@ -60,9 +67,11 @@ func (s Server) WatchShown(ctx context.Context, shown func([]string)) error {
 	}
 }
 
-// readShown reads one pane list up to its end mark; complete is false when
-// the invocation ended before it (its error says why).
-func readShown(r io.Reader) (panes []string, complete bool) {
+// readShown reads one list of clients ("PANE FLAGS") up to its end mark;
+// complete is false when the invocation ended before it (its error says
+// why). With focusFlag, a client whose flags lack "focused" shows nothing:
+// its terminal reported losing focus (focus-events on).
+func readShown(r io.Reader, focusFlag bool) (panes []string, complete bool) {
 	sc := bufio.NewScanner(r)
 	for n := 0; sc.Scan() && n < maxShown; n++ {
 		l := strings.TrimSpace(sc.Text())
@@ -70,11 +79,32 @@ func readShown(r io.Reader) (panes []string, complete bool) {
 			slices.Sort(panes)
 			return slices.Compact(panes), true
 		}
-		if strings.HasPrefix(l, "%") {
-			panes = append(panes, l)
+		pane, flags, _ := strings.Cut(l, " ")
+		if !strings.HasPrefix(pane, "%") {
+			continue
 		}
+		if focusFlag && !slices.Contains(strings.Split(flags, ","), "focused") {
+			continue
+		}
+		panes = append(panes, pane)
 	}
 	return nil, false
+}
+
+// focusVersions matches the tmux versions (`#{version}`, `tmux -V`
+// without "tmux ") that flag a client "focused" and have the
+// client-focus-in and -out hooks: 3.3 and later. The conf's %if and
+// KnowsFocus share it, so the hooks and the flag's use go together.
+const focusVersions = `^(next-)?([4-9]|3[.]([3-9]|[1-9][0-9]))`
+
+var focusVersionsRE = regexp.MustCompile(focusVersions)
+
+// KnowsFocus says whether the tmux of `tmux -V` (version) flags its
+// clients "focused": a client is from its start, and loses it only when
+// its terminal says so (focus-events on). Before 3.3 no client has the
+// flag, so its absence means nothing.
+func KnowsFocus(version string) bool {
+	return focusVersionsRE.MatchString(strings.TrimPrefix(strings.TrimSpace(version), "tmux "))
 }
 
 // SignalFocus wakes the follower's WatchShown.

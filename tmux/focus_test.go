@@ -65,29 +65,41 @@ func TestFinishedIn(t *testing.T) {
 
 func TestReadShown(t *testing.T) {
 	for _, c := range []struct {
-		out      string
-		want     []string
-		complete bool
+		out       string
+		focusFlag bool
+		want      []string
+		complete  bool
 	}{
-		{".\n", nil, true}, // no client attached
-		{"%3\n%1\n%3\n.\n", []string{"%1", "%3"}, true},
-		{"%3\n", nil, false}, // ended before the mark: its error says why
-		{"", nil, false},
-		{"garbage\n%2\r\n.\n", []string{"%2"}, true},
+		{".\n", true, nil, true}, // no client attached
+		{"%3 attached,focused,UTF-8\n%1 attached,focused\n%3 attached,focused,UTF-8\n.\n", true, []string{"%1", "%3"}, true},
+		// A terminal out of focus (focus-events on) shows nothing...
+		{"%3 attached,UTF-8\n%1 attached,focused,control-mode\n.\n", true, []string{"%1"}, true},
+		// ...when tmux has the flag at all (3.3 and later).
+		{"%3 attached,UTF-8\n.\n", false, []string{"%3"}, true},
+		{"%3 attached,focused\n", true, nil, false}, // ended before the mark: its error says why
+		{"", true, nil, false},
+		{"garbage\n%2 focused\r\n.\n", true, []string{"%2"}, true},
+		{"%2 unfocused\n.\n", true, nil, true},
 	} {
-		got, complete := readShown(strings.NewReader(c.out))
+		got, complete := readShown(strings.NewReader(c.out), c.focusFlag)
 		if complete != c.complete || !slices.Equal(got, c.want) {
-			t.Errorf("readShown(%q) = %v %v, want %v %v", c.out, got, complete, c.want, c.complete)
+			t.Errorf("readShown(%q, %v) = %v %v, want %v %v", c.out, c.focusFlag, got, complete, c.want, c.complete)
+		}
+	}
+}
+
+func TestKnowsFocus(t *testing.T) {
+	for v, want := range map[string]bool{"tmux 3.3a\n": true, "tmux 3.2a": false, "tmux 3.10": true, "tmux next-3.6": true,
+		"tmux 4.0": true, "tmux 3.1c": false, "tmux 2.9": false, "tmux master": false, "": false} {
+		if got := KnowsFocus(v); got != want {
+			t.Errorf("KnowsFocus(%q) = %v", v, got)
 		}
 	}
 }
 
 func FuzzReadShown(f *testing.F) {
-	for _, s := range []string{".\n", "%3\n%1\n.\n", "%3", "x\n.\n%9\n"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, out string) {
-		panes, complete := readShown(strings.NewReader(out))
+	f.Fuzz(func(t *testing.T, out string, focusFlag bool) {
+		panes, complete := readShown(strings.NewReader(out), focusFlag)
 		if !complete && panes != nil {
 			t.Fatalf("incomplete list kept %v", panes)
 		}
@@ -95,7 +107,7 @@ func FuzzReadShown(f *testing.F) {
 			t.Fatalf("not sorted and unique: %v", panes)
 		}
 		for _, p := range panes {
-			if !strings.HasPrefix(p, "%") {
+			if !strings.HasPrefix(p, "%") || strings.Contains(p, " ") {
 				t.Fatalf("pane %q", p)
 			}
 		}

@@ -3,6 +3,7 @@ package tmux
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -21,8 +22,12 @@ const (
 const HookIndex = 73
 
 // focusHooks are the tmux hooks after which the pane a client shows may
-// have changed, or a client come or gone.
-var focusHooks = []string{"after-select-pane", "after-select-window", "client-session-changed", "client-attached", "session-window-changed", "client-detached"}
+// have changed, or a client come or gone; terminalHooks, those after which
+// a client's terminal gained or lost focus (tmux 3.3 and later).
+var (
+	focusHooks    = []string{"after-select-pane", "after-select-window", "client-session-changed", "client-attached", "session-window-changed", "client-detached"}
+	terminalHooks = []string{"client-focus-in", "client-focus-out"}
+)
 
 // safeWord is what a path in Conf may hold: it is quoted through tmux's
 // parser twice and then the shell, so only plain characters pass.
@@ -59,6 +64,12 @@ func Conf(bin, key string) []byte {
 	for _, h := range focusHooks {
 		fmt.Fprintf(&b, "set-hook -g '%s[%d]' 'wait-for -S %s'\n", h, HookIndex, FocusChannel)
 	}
+	// An older tmux refuses a hook it does not know.
+	fmt.Fprintf(&b, "%%if \"#{m/r:%s,#{version}}\"\n", focusVersions)
+	for _, h := range terminalHooks {
+		fmt.Fprintf(&b, "set-hook -g '%s[%d]' 'wait-for -S %s'\n", h, HookIndex, FocusChannel)
+	}
+	b.WriteString("%endif\n")
 	// The client that pressed the key is the one to switch.
 	fmt.Fprintf(&b, "bind-key %s run-shell -b '%s next --switch --client \"#{client_name}\"'\n", key, q)
 	// Its output would pile up in tmux's job buffer and show in a pane.
@@ -70,7 +81,7 @@ func Conf(bin, key string) []byte {
 // the caller's: it needs their values).
 func UnsetCommands(key string) [][]string {
 	var cmds [][]string
-	for _, h := range focusHooks {
+	for _, h := range slices.Concat(focusHooks, terminalHooks) {
 		cmds = append(cmds, []string{"set-hook", "-gu", fmt.Sprintf("%s[%d]", h, HookIndex)})
 	}
 	cmds = append(cmds, []string{"unbind-key", key}, []string{"set-option", "-gu", SummaryOption})

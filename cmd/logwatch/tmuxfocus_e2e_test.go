@@ -13,7 +13,8 @@ import (
 // TestE2ETmuxFocus: the follower holds the focus of the pane an attached
 // client shows (a real tmux server, the installed hooks, the real
 // follower and daemon, a command sink writing the alerts to a file): a
-// wait in that pane raises no alert for as long as it is shown; after a
+// wait in that pane raises no alert for as long as it is shown (and its
+// terminal has focus, when tmux knows: focus-events); after a
 // switch to another window a new wait in it alerts; entering a pane
 // acknowledges its finished turn (and not a live agent's, nor one that
 // finishes in a pane already shown); the follower killed -9, its focus is
@@ -57,20 +58,38 @@ func TestE2ETmuxFocus(t *testing.T) {
 
 	// A client attaches, showing main:0: its focus withdraws that alert,
 	// and the next wait there raises none.
-	x.attach("main")
+	term := x.attach("main")
 	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission")
+	answer(t0, "a")
+	wait(t0, "a")
+	// The terminal loses focus (focus-events on: tmux knows): the pane is
+	// no longer in front of anyone, the follower lets its focus go, and a
+	// wait there alerts; the terminal's focus back withdraws it.
+	x.run("set-option", "-g", "focus-events", "on")
+	held := sockets(t, follower)
+	answer(t0, "a")
+	term.Write([]byte("\x1b[O"))
+	x.eventually("the focus let go", func() (string, bool) {
+		n := sockets(t, follower)
+		return fmt.Sprintf("%d sockets, had %d", n, held), n == held-1
+	})
+	wait(t0, "a")
+	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_a_waiting_permission")
+	term.Write([]byte("\x1b[I"))
+	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_a_waiting_permission",
+		"withdraw_a_waiting_permission")
 	answer(t0, "a")
 	wait(t0, "a")
 	// b's wait in main:1, unseen, alerts; the client going there withdraws
 	// it (the focus moved), and a's next wait in main:0 alerts.
 	wait(t1, "b")
-	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_b_waiting_permission")
+	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_b_waiting_permission")
 	x.run("select-window", "-t", "main:1")
-	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_b_waiting_permission",
+	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_b_waiting_permission",
 		"withdraw_b_waiting_permission")
 	answer(t0, "a")
 	wait(t0, "a")
-	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_b_waiting_permission",
+	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_b_waiting_permission",
 		"withdraw_b_waiting_permission", "show_a_waiting_permission")
 	answer(t0, "a")
 	answer(t1, "b")
@@ -120,7 +139,7 @@ func TestE2ETmuxFocus(t *testing.T) {
 		return "running", syscall.Kill(follower, 0) != nil
 	})
 	wait(t2, "fin")
-	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_b_waiting_permission",
+	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_a_waiting_permission", "withdraw_a_waiting_permission", "show_b_waiting_permission",
 		"withdraw_b_waiting_permission", "show_a_waiting_permission", "withdraw_a_working_tool", "show_fin_waiting_permission")
 }
 
@@ -133,4 +152,20 @@ func sessionOf(st map[string]any, id string) map[string]any {
 		}
 	}
 	return nil
+}
+
+// sockets counts a process's open sockets.
+func sockets(t *testing.T, pid int) int {
+	t.Helper()
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && strings.HasPrefix(l, "socket:") {
+			n++
+		}
+	}
+	return n
 }
