@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,11 +34,25 @@ func TestE2ETmuxFocus(t *testing.T) {
 		t.Fatalf("install: %d\n%s%s", code, out, stderr)
 	}
 	var follower int
-	x.eventually("follower", func() (string, bool) {
-		b, _ := os.ReadFile(x.socket + ".logwatch-follow")
-		follower, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-		return string(b), follower > 0
-	})
+	started := func(not int) {
+		t.Helper()
+		x.eventually("follower", func() (string, bool) {
+			b, _ := os.ReadFile(x.socket + ".logwatch-follow")
+			follower, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			return string(b), follower > 0 && follower != not
+		})
+	}
+	started(0)
+	// Installed again (an upgrade): the running follower makes way for the
+	// installed binary's.
+	first := follower
+	if out, stderr, code := cli(t, x.env, "tmux", "install", "--bin", bin); code != 0 {
+		t.Fatalf("install again: %d\n%s%s", code, out, stderr)
+	}
+	started(first)
+	if syscall.Kill(first, 0) == nil {
+		t.Fatalf("the first follower (%d) runs on beside %d", first, follower)
+	}
 	wait := func(tab, id string) {
 		t.Helper()
 		e.hook(tab, "claude", hookJSON("PermissionRequest", id, "tool_name", "Bash", "tool_input", `{"command":"make"}`))
@@ -102,6 +117,11 @@ func TestE2ETmuxFocus(t *testing.T) {
 	if out, _, code := cli(t, x.env, "next"); code != 0 || !strings.Contains(out, "done claude fin") {
 		t.Fatalf("next before entering: %d %q", code, out)
 	}
+	// Through the hooks an earlier release installed (`tmux focus PANE`,
+	// run by run-shell), which wake the follower.
+	for _, h := range []string{"after-select-window", "session-window-changed"} {
+		x.run("set-hook", "-g", h+"[73]", "run-shell -b '"+bin+" tmux focus #{pane_id}'")
+	}
 	x.run("select-window", "-t", "main:3")
 	x.run("select-window", "-t", "main:2")
 	e.want("fin", "ready", "acknowledged", "api")
@@ -127,10 +147,24 @@ func TestE2ETmuxFocus(t *testing.T) {
 
 	// The follower idle: no CPU tick, no context switch.
 	x.want(x.run("display-message", "-p", "-t", "main:2", "#{window_id}"), "working", "4 working") // the last change taken
-	before := procWakeups(t, follower)
+	// Nor the tmux client it keeps waiting.
+	var children []string // of every thread: any may have started it
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", follower))
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		children = append(children, strings.Fields(string(b))...)
+	}
+	if len(children) != 1 {
+		t.Fatalf("the follower's children %v, want its one waiting tmux client", children)
+	}
+	waiter, _ := strconv.Atoi(children[0])
+	before, beforeWaiter := procWakeups(t, follower), procWakeups(t, waiter)
 	time.Sleep(2 * time.Second)
 	if after := procWakeups(t, follower); after != before {
 		t.Fatalf("idle follower woke: %s → %s", before, after)
+	}
+	if after := procWakeups(t, waiter); after != beforeWaiter {
+		t.Fatalf("its waiting tmux client woke: %s → %s", beforeWaiter, after)
 	}
 	// Killed -9: its focus goes with its connection, and a wait in the
 	// pane still shown alerts.
