@@ -27,7 +27,8 @@ const (
 // Follower keeps a tmux server's options in step with the daemon's
 // changes: it blocks on the change stream and, per batch of changes
 // already queued (a burst is one batch), sets what changed in one tmux
-// invocation. Nothing changed, nothing runs: no timer, no polling.
+// invocation. Nothing changed, nothing runs: no timer, no polling. With
+// Dial, it also holds the daemon's focus on the panes the clients show.
 type Follower struct {
 	Server    Server
 	ServerPid int // the tmux server's pid: its panes' tabs carry it
@@ -43,8 +44,6 @@ type Follower struct {
 	// session): the follower calls it for each done session in a pane a
 	// client comes to.
 	Ack func(ctx context.Context, ev wire.Event) error
-	// Shown, if set, is called after each pane list was acted on.
-	Shown func(panes []string)
 
 	board   *Board
 	pending int               // snapshot events still to come before a batch is complete
@@ -78,16 +77,7 @@ func (f *Follower) Run(ctx context.Context, ups <-chan client.Update) error {
 	if f.Dial != nil {
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		go func() {
-			watchErr <- f.Server.WatchShown(wctx, func(panes []string) {
-				// Only the latest list matters: a stale one is replaced.
-				select {
-				case <-shown:
-				default:
-				}
-				shown <- panes
-			})
-		}()
+		go func() { watchErr <- f.watch(wctx, shown) }()
 	}
 	for {
 		select {
@@ -99,9 +89,6 @@ func (f *Follower) Run(ctx context.Context, ups <-chan client.Update) error {
 		case err := <-watchErr:
 			if errors.Is(err, ErrNoServer) {
 				return err
-			}
-			if err != nil && ctx.Err() == nil {
-				f.Log.Warn().Err(err).Msg("cannot follow which panes tmux shows; no focus held")
 			}
 			continue
 		case u, ok := <-ups:
@@ -145,6 +132,32 @@ func (f *Follower) Run(ctx context.Context, ups <-chan client.Update) error {
 	}
 }
 
+// watch runs Server.WatchShown until ctx ends or the server is gone,
+// again after any other failure (with backoff: 1 s doubling to a minute),
+// handing on only the latest list.
+func (f *Follower) watch(ctx context.Context, shown chan []string) error {
+	delay := time.Second
+	for {
+		err := f.Server.WatchShown(ctx, func(panes []string) {
+			select { // a list not yet taken is stale now
+			case <-shown:
+			default:
+			}
+			shown <- panes
+		})
+		if err == nil || errors.Is(err, ErrNoServer) || ctx.Err() != nil {
+			return err
+		}
+		f.Log.Warn().Err(err).Dur("retry_in", delay).Msg("cannot follow which panes tmux shows")
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, time.Minute)
+	}
+}
+
 // enter takes a new list of the panes the clients show: it holds their
 // focus and acknowledges the finished turns in the panes just come to. The
 // first list, the follower's start, is taken as it is: the configuration
@@ -170,9 +183,6 @@ func (f *Follower) enter(ctx context.Context, panes []string) {
 				f.Log.Warn().Err(err).Str("session", ev.Session).Str("host", ev.Host).Msg("finished turn not acknowledged")
 			}
 		}
-	}
-	if f.Shown != nil {
-		f.Shown(panes)
 	}
 }
 

@@ -119,7 +119,7 @@ func (a *app) next(switchTo, asJSON bool, tmuxClient string) error {
 	}
 	if ev.State == string(session.Done) {
 		// Jumping to a finished turn is seeing it (SPEC §13).
-		return a.ackTurn(ctx, ev)
+		return a.ackTurn(context.Background(), ev)
 	}
 	return nil
 }
