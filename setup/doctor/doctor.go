@@ -90,8 +90,8 @@ type Env struct {
 	ConfigErr error
 	// ConfigFile is the configuration file read ("" none: the defaults).
 	ConfigFile string
-	// HookDebug is the hook client's file of dropped events
-	// ($LOGWATCH_HOOK_DEBUG); "": not checked.
+	// HookDebug is the file of dropped events $LOGWATCH_HOOK_DEBUG names;
+	// "": the one beside Socket (hookdebug.Beside).
 	HookDebug string
 }
 
@@ -133,10 +133,7 @@ func Run(env Env) []Finding {
 	if env.Sink != nil {
 		out = append(out, checkNotify(env))
 	}
-	if env.HookDebug != "" {
-		out = append(out, checkHookDebug(env))
-	}
-	return out
+	return append(out, checkHookDebug(env))
 }
 
 // progress says on Progress, when set, what a slow step is doing.
