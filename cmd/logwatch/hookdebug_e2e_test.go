@@ -81,10 +81,10 @@ func TestHookDropsBesideSocket(t *testing.T) {
 		t.Fatalf("no hook-drops check:\n%s", stdout)
 		return ""
 	}
-	if got := doctorSays(); !strings.Contains(got, "[warn]") || !strings.Contains(got, "dropped 1 events in the last day") {
+	if got := doctorSays(); !strings.Contains(got, "[warn]") || !strings.Contains(got, "dropped 1 event in the last day") {
 		t.Errorf("doctor: %q", got)
 	}
-	old := time.Now().Add(-48 * time.Hour).UTC().Format(time.RFC3339Nano) + " claude took 1ms: stdin: no payload\n"
+	old := time.Now().Add(-48*time.Hour).UTC().Format(time.RFC3339Nano) + " claude took 1ms: stdin: no payload\n"
 	if err := os.WriteFile(drops, []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}

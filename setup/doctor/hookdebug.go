@@ -58,10 +58,14 @@ func checkHookDebug(env Env) Finding {
 		return f
 	}
 	f.Status = Warn
-	f.Summary = fmt.Sprintf("the hook client dropped %d events (the last %d in %s)", len(lines), min(len(lines), hookDrops), path)
-	if !since.IsZero() {
-		f.Summary = fmt.Sprintf("the hook client dropped %d events in the last day (the last %d in %s)", len(lines), min(len(lines), hookDrops), path)
+	n, when := fmt.Sprintf("%d events", len(lines)), ""
+	if len(lines) == 1 {
+		n = "1 event"
 	}
+	if !since.IsZero() {
+		when = " in the last day"
+	}
+	f.Summary = fmt.Sprintf("the hook client dropped %s%s (the last %d in %s)", n, when, min(len(lines), hookDrops), path)
 	f.Details = lines[max(0, len(lines)-hookDrops):]
 	fix := "each line is one agent event the daemon never got, so a state it never showed"
 	if strings.Contains(lines[len(lines)-1], "no daemon") {
