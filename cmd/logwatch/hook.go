@@ -24,7 +24,6 @@ import (
 	"github.com/logwatch/logwatch/relay"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/relay/wire"
-	"github.com/logwatch/logwatch/tmux"
 )
 
 // Bounds of the hook client (SPEC §3): it must never slow or block the agent.
@@ -115,28 +114,12 @@ func runHook(args []string, stdin *os.File) int {
 	if saysNothing(agent, payload) {
 		return 0
 	}
-	if err := c.Hook(ctx2, agent, hookTab(), payload); err != nil {
+	// The tab, unless the wrap that set it is not this hook's ancestor (a
+	// stale LOGWATCH_TAB inherited through Codex's background server).
+	if err := c.Hook(ctx2, agent, proxy.TabFromEnv(), payload); err != nil {
 		return drop(fmt.Sprintf("send: %v", err))
 	}
 	return 0
-}
-
-// hookTab is the tab the event happened in: wrap's LOGWATCH_TAB, unless the
-// wrap that set it is not this hook's ancestor (a stale one inherited
-// through Codex's background server); with none set, the tmux pane the
-// agent runs in, as wrap would have named it, so an agent hooked but not
-// wrapped still has its pane (tmux's window dot, the focus, `next`). The
-// pane is taken only if this hook descends from its tmux server and not
-// through the shared server: a wrong tab is worse than none.
-func hookTab() string {
-	if _, set := os.LookupEnv(proxy.TabEnv); set {
-		return proxy.TabFromEnv()
-	}
-	tmuxEnv := os.Getenv("TMUX")
-	if tmuxEnv == "" {
-		return ""
-	}
-	return proxy.InheritedTab(tmux.PaneTab(tmuxEnv, os.Getenv("TMUX_PANE")), tmux.ServerPid(tmuxEnv))
 }
 
 // withEvent names the event in a payload that names none (Copilot CLI's:

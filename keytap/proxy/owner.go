@@ -23,17 +23,11 @@ const TabPIDEnv = "LOGWATCH_TAB_PID"
 // Under Codex's shared background server (underSharedServer) the tab is
 // dropped too, owner or not: it is the first TUI's.
 func TabFromEnv() string {
+	tab := os.Getenv(TabEnv)
 	owner, err := strconv.Atoi(os.Getenv(TabPIDEnv))
 	if err != nil || owner < 0 {
 		owner = 0
 	}
-	return InheritedTab(os.Getenv(TabEnv), owner)
-}
-
-// InheritedTab returns tab, a tab this process inherited from owner's
-// environment (0: unknown), unless this process does not descend from
-// owner or runs under Codex's shared server (TabFromEnv).
-func InheritedTab(tab string, owner int) string {
 	if tab = sharedServerTab(tab, owner); tab == "" || owner == 0 {
 		return tab
 	}
