@@ -211,7 +211,7 @@ func checkNotify(env Env, st *wire.Status) Finding {
 			} else {
 				fix += "alerts came faster than the sink took them; a sink that answers slowly (a command that hangs, a far webhook) is cut at notify.timeout"
 			}
-			fixes = append(fixes, fix+" (`logwatch status` shows its totals)")
+			fixes = append(fixes, fix)
 		}
 	}
 	switch {
