@@ -88,7 +88,7 @@ func New(rules Rules, sinks []Sink, opts Options, log zerolog.Logger) *Notifier 
 	}
 	n.eng = NewEngine(rules, marks)
 	for _, s := range sinks {
-		n.runners = append(n.runners, newRunner(s, opts.Timeout, opts.Queue, n.log))
+		n.runners = append(n.runners, newRunner(s, opts.Timeout, opts.Queue, opts.Clock.Now, n.log))
 	}
 	return n
 }

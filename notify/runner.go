@@ -8,27 +8,26 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
-// SinkStats are one sink's running totals.
-type SinkStats struct {
-	Name      string `json:"name"`
-	Shown     int64  `json:"shown"`
-	Withdrawn int64  `json:"withdrawn"`
-	Failed    int64  `json:"failed"`
-	Replaced  int64  `json:"replaced"`  // queued actions a newer one of the same session replaced
-	Cancelled int64  `json:"cancelled"` // queued shows a withdraw cancelled before they went out
-	Dropped   int64  `json:"dropped"`   // actions refused: the queue was full
-}
+// SinkStats are one sink's running totals, as `status` shows them.
+type SinkStats = wire.SinkStats
 
 // runner calls one sink from a goroutine of its own, through a bounded
 // queue holding at most one action per session: a newer action replaces
 // the queued one, and a withdraw of a show that has not gone out cancels
 // it. A call that fails or hangs costs this sink alone.
+//
+// Past the bound a show is refused, but not the withdraw of an alert this
+// sink shows: a stale alert is worse than a missing one. Those withdraws
+// are bounded by the alerts out (one per session in shown).
 type runner struct {
 	sink    Sink
 	timeout time.Duration
 	max     int
+	now     func() time.Time
 	log     zerolog.Logger
 	// called, when set, hears of each call as it is issued (benchmarks).
 	called func(Action)
@@ -38,6 +37,9 @@ type runner struct {
 	q     map[string]*list.Element // key → its element; Value is *queued
 	shown map[string]bool          // keys with a show out (not withdrawn since)
 	wake  chan struct{}
+	// lastErr is the last failed call's error, at lastAt.
+	lastErr string
+	lastAt  time.Time
 
 	shownN, withdrawnN, failedN, replacedN, cancelledN, droppedN atomic.Int64
 }
@@ -47,8 +49,8 @@ type queued struct {
 	act Action
 }
 
-func newRunner(s Sink, timeout time.Duration, max int, log zerolog.Logger) *runner {
-	return &runner{sink: s, timeout: timeout, max: max, order: list.New(), q: map[string]*list.Element{},
+func newRunner(s Sink, timeout time.Duration, max int, now func() time.Time, log zerolog.Logger) *runner {
+	return &runner{sink: s, timeout: timeout, max: max, now: now, order: list.New(), q: map[string]*list.Element{},
 		shown: map[string]bool{}, wake: make(chan struct{}, 1),
 		log: log.With().Str("sink", s.Name()).Logger()}
 }
@@ -70,7 +72,7 @@ func (r *runner) put(act Action) {
 		r.replacedN.Add(1)
 		return
 	}
-	if len(r.q) >= r.max {
+	if len(r.q) >= r.max && (act.Op == OpShow || !r.shown[k]) {
 		r.droppedN.Add(1)
 		return
 	}
@@ -129,6 +131,9 @@ func (r *runner) call(ctx context.Context, act Action) {
 	}
 	if err != nil {
 		n := r.failedN.Add(1)
+		r.mu.Lock()
+		r.lastErr, r.lastAt = err.Error(), r.now()
+		r.mu.Unlock()
 		// The alert's text is log data: the session id says which.
 		r.log.Warn().Err(err).Str("op", act.Op.String()).Str("session", act.Alert.Session).
 			Str("host", act.Alert.Host).Int64("failed", n).Msg("sink call failed")
@@ -142,8 +147,15 @@ func (r *runner) call(ctx context.Context, act Action) {
 }
 
 func (r *runner) stats() SinkStats {
-	return SinkStats{Name: r.sink.Name(), Shown: r.shownN.Load(), Withdrawn: r.withdrawnN.Load(),
+	st := SinkStats{Name: r.sink.Name(), Shown: r.shownN.Load(), Withdrawn: r.withdrawnN.Load(),
 		Failed: r.failedN.Load(), Replaced: r.replacedN.Load(), Cancelled: r.cancelledN.Load(), Dropped: r.droppedN.Load()}
+	r.mu.Lock()
+	if r.lastErr != "" {
+		at := r.lastAt
+		st.LastError, st.LastErrorAt = r.lastErr, &at
+	}
+	r.mu.Unlock()
+	return st
 }
 
 // queued reports how many actions wait (tests).

@@ -55,7 +55,7 @@ func withdraw(key string) Action    { return Action{OpWithdraw, Alert{Key: key}}
 // TestRunnerQueue: one queued action per session, the newest; a withdraw
 // cancels a show that has not gone out; past the bound, refused and counted.
 func TestRunnerQueue(t *testing.T) {
-	r := newRunner(&recSink{name: "x"}, time.Second, 3, zerolog.Nop())
+	r := newRunner(&recSink{name: "x"}, time.Second, 3, time.Now, zerolog.Nop())
 	r.put(show("a", "waiting"))
 	r.put(show("a", "done")) // replaces
 	r.put(show("b", "waiting"))
@@ -82,6 +82,61 @@ func TestRunnerQueue(t *testing.T) {
 	r.put(withdraw("a"))
 	if act, ok := r.next(); !ok || act.Op != OpWithdraw {
 		t.Fatalf("withdraw of a shown alert lost: %v %v", act, ok)
+	}
+}
+
+// TestRunnerWithdrawPastBound: a full queue refuses a show, but never the
+// withdraw of an alert the sink shows (it would stay up, stale); a
+// withdraw of one it never showed is refused like a show. The queue then
+// holds at most the bound plus one withdraw per alert out.
+func TestRunnerWithdrawPastBound(t *testing.T) {
+	r := newRunner(&recSink{name: "x"}, time.Second, 2, time.Now, zerolog.Nop())
+	r.put(show("a", "waiting"))
+	r.put(show("b", "waiting"))
+	for _, ok := r.next(); ok; _, ok = r.next() {
+	} // a and b are out
+	r.put(show("c", "waiting"))
+	r.put(show("d", "waiting"))
+	r.put(show("e", "waiting")) // full: refused
+	r.put(withdraw("a"))        // past the bound: a is up
+	r.put(withdraw("b"))
+	r.put(withdraw("x")) // never shown here: refused
+	r.put(withdraw("a")) // already queued: replaces, adds nothing
+	st := r.stats()
+	if r.queued() != 4 || st.Dropped != 2 || st.Replaced != 1 {
+		t.Fatalf("queued %d, stats %+v", r.queued(), st)
+	}
+	var order []string
+	for act, ok := r.next(); ok; act, ok = r.next() {
+		order = append(order, act.Op.String()+" "+act.Alert.Key)
+	}
+	if fmt.Sprint(order) != "[show c show d withdraw a withdraw b]" {
+		t.Fatalf("order %v", order)
+	}
+	// a and b are down: their withdraws no longer pass the bound.
+	r.put(show("f", "waiting"))
+	r.put(show("g", "waiting"))
+	r.put(withdraw("a"))
+	if r.queued() != 2 || r.stats().Dropped != 3 {
+		t.Fatalf("queued %d, stats %+v", r.queued(), r.stats())
+	}
+}
+
+// TestRunnerLastError: a failed call is counted with its error and when,
+// kept until the next failure.
+func TestRunnerLastError(t *testing.T) {
+	at := time.Date(2026, 12, 5, 4, 30, 0, 0, time.UTC)
+	sink := &recSink{name: "x", fail: true}
+	r := newRunner(sink, time.Second, 4, func() time.Time { return at }, zerolog.Nop())
+	if st := r.stats(); st.LastError != "" || st.LastErrorAt != nil {
+		t.Fatalf("no call yet: %+v", st)
+	}
+	r.call(context.Background(), show("a", "waiting"))
+	sink.fail = false
+	r.call(context.Background(), withdraw("a"))
+	st := r.stats()
+	if st.Failed != 1 || st.Withdrawn != 1 || st.LastError != "refused" || st.LastErrorAt == nil || !st.LastErrorAt.Equal(at) {
+		t.Fatalf("stats %+v", st)
 	}
 }
 

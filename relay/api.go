@@ -116,17 +116,6 @@ func (r *Relay) ReportConns(counters func() ConnCounters) {
 	r.enqueue(func() { r.subs.conns = counters })
 }
 
-// StatusLine collects the status and encodes it as writeLine would, but
-// for the newline, which the writer adds: appending it would copy the
-// whole answer.
-func (r *Relay) StatusLine(ctx context.Context) ([]byte, error) {
-	st, err := r.Status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(Response{OK: true, Protocol: Protocol, Status: &st})
-}
-
 // DefaultSocket is $XDG_RUNTIME_DIR/logwatch/logwatch.sock, or a per-user
 // directory under the system temp dir when XDG_RUNTIME_DIR is unset.
 func DefaultSocket() string {

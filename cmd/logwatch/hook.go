@@ -57,16 +57,22 @@ func runHook(args []string, stdin *os.File) int {
 	configFile := fs.String("config", "", "")
 	_ = fs.Parse(args)
 	agent = strings.ToLower(agent)
-	// A dropped event is a state never shown: its reason goes where
-	// LOGWATCH_HOOK_DEBUG says, for doctor, and nowhere else.
-	drop := func(reason string) int {
-		if path := os.Getenv(hookdebug.Env); path != "" {
-			_ = hookdebug.Record(path, time.Now(), agent, reason, time.Since(start))
-		}
-		return 0
-	}
 	if socket == "" {
 		socket = hookSocket(*configFile)
+	}
+	// A dropped event is a state never shown: its reason goes to the file
+	// LOGWATCH_HOOK_DEBUG names, else beside a socket that exists (a daemon
+	// runs, or crashed), for doctor, and nowhere else.
+	drop := func(reason string) int {
+		path := os.Getenv(hookdebug.Env)
+		if path == "" {
+			if _, err := os.Lstat(socket); err != nil {
+				return 0
+			}
+			path = hookdebug.Beside(socket)
+		}
+		_ = hookdebug.Record(path, time.Now(), agent, reason, time.Since(start))
+		return 0
 	}
 	limit := hookRelayCap
 	if detached {
@@ -258,9 +264,10 @@ func newHookCmd() *cobra.Command {
 reads the event JSON on stdin (at most 1 s, 1 MiB), adds LOGWATCH_TAB from its
 environment, and relays it to the daemon with a 500 ms cap. It always exits 0
 and prints nothing: a missing or hung daemon never slows or blocks the agent.
-With LOGWATCH_HOOK_DEBUG naming a file, each event it drops is appended there
-with the reason (bounded), and doctor shows the last ones. Only an explicit
---help prints (this).`,
+Each event it drops while the daemon's socket exists is appended, with the
+reason, to hook-drops.log beside the socket (bounded), and doctor shows the
+last ones; LOGWATCH_HOOK_DEBUG names a file that takes every drop instead.
+Only an explicit --help prints (this).`,
 		Args: cobra.NoArgs,
 		// Only `hook --help` reaches cobra (main); this is its help.
 		RunE: func(cmd *cobra.Command, args []string) error {

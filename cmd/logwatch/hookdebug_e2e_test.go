@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,6 +52,50 @@ func TestHookDropReasons(t *testing.T) {
 	flat := strings.Join(strings.Fields(stdout), " ")
 	if !strings.Contains(flat, "hook-drops") || !strings.Contains(flat, "stdin: no payload") || !strings.Contains(flat, "no daemon") {
 		t.Errorf("doctor does not show the drops:\n%s", stdout)
+	}
+}
+
+// TestHookDropsBesideSocket: without LOGWATCH_HOOK_DEBUG, an event dropped
+// while the daemon's socket exists is recorded beside it, and doctor (run
+// with no variable either) shows it; a drop with no socket there (a daemon
+// stopped on purpose) writes nothing, and a drop older than a day is no
+// longer a finding.
+func TestHookDropsBesideSocket(t *testing.T) {
+	e := startE2E(t)
+	drops := hookdebug.Beside(e.socket)
+	if _, _, code := cli(t, e.env, "hook", "--agent", "claude"); code != 0 {
+		t.Fatalf("hook: exit %d", code)
+	}
+	lines, err := hookdebug.Last(drops, 10)
+	if err != nil || len(lines) != 1 || !strings.HasSuffix(lines[0], ": stdin: no payload") {
+		t.Fatalf("beside the socket: %q, %v", lines, err)
+	}
+	doctorSays := func() string {
+		t.Helper()
+		stdout, _, _ := cli(t, e.env, "doctor")
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.Contains(l, "hook-drops") {
+				return strings.Join(strings.Fields(l), " ")
+			}
+		}
+		t.Fatalf("no hook-drops check:\n%s", stdout)
+		return ""
+	}
+	if got := doctorSays(); !strings.Contains(got, "[warn]") || !strings.Contains(got, "dropped 1 event in the last day") {
+		t.Errorf("doctor: %q", got)
+	}
+	old := time.Now().Add(-48*time.Hour).UTC().Format(time.RFC3339Nano) + " claude took 1ms: stdin: no payload\n"
+	if err := os.WriteFile(drops, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := doctorSays(); !strings.Contains(got, "[ok]") || !strings.Contains(got, "no hook event dropped in the last day") {
+		t.Errorf("doctor, a drop two days old: %q", got)
+	}
+	// No socket where the hook looks: nothing written there.
+	gone := filepath.Join(t.TempDir(), "gone.sock")
+	_, _, _ = cli(t, []string{"LOGWATCH_SOCKET=" + gone}, "hook", "--agent", "claude")
+	if _, err := os.Stat(hookdebug.Beside(gone)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a drop recorded with no socket: %v", err)
 	}
 }
 

@@ -2,15 +2,20 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/logwatch/logwatch/internal/sshtest"
 )
@@ -255,4 +260,105 @@ notify:
 	hookThere(hookJSON("PostToolUse", "rs1", "tool_name", "Bash", "tool_input", `{"command":"make"}`))
 	wantHost(e, "box", "rs1", "working", "tool", "hook")
 	waitAlerts(t, read, "show_box_rs1_waiting", "withdraw_box_rs1_working")
+}
+
+// TestE2ENotifyFailuresShown: sinks that fail while the daemon runs (a
+// command exiting 1; a webhook answering 500, then 403 on the retry) are
+// counted in status, text and JSON, with their last error, and doctor
+// warns with that error and the fix, though both probe fine. The topic in
+// the webhook's URL is its password: never printed.
+func TestE2ENotifyFailuresShown(t *testing.T) {
+	var posts atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			return // doctor's probe: the server answers
+		}
+		if posts.Add(1) == 1 {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	defer srv.Close()
+	const topic = "lw-secret-topic-7f3a"
+	e := newE2E(t, nil)
+	cfg := filepath.Join(e.dir, "config.yaml")
+	yaml := fmt.Sprintf(`notify:
+  rate: 0s
+  sinks:
+    - type: command
+      command: [sh, -c, 'exit 1']
+    - type: webhook
+      url: %s/%s
+`, srv.URL, topic)
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(e.env, "LOGWATCH_CONFIG="+cfg, "NO_COLOR=1")
+	e.start()
+	e.hook("tw", "claude", hookJSON("UserPromptSubmit", "waiter"))
+	e.hook("tw", "claude", hookJSON("PermissionRequest", "waiter", "tool_name", "Bash", "tool_input", `{"command":"make"}`))
+	e.want("waiter", "working", "prompt", "hook")
+	e.want("waiter", "waiting", "permission", "hook")
+
+	type sink struct {
+		Name          string
+		Shown, Failed int64
+		LastError     string     `json:"last_error"`
+		LastErrorAt   *time.Time `json:"last_error_at"`
+	}
+	var sinks []sink
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		b, _ := json.Marshal(e.status()["notify"])
+		sinks = nil
+		if err := json.Unmarshal(b, &sinks); err != nil {
+			t.Fatalf("status notify %s: %v", b, err)
+		}
+		if len(sinks) == 2 && sinks[0].Failed == 1 && sinks[1].Failed == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status notify %s", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if sinks[0].Name != "command" || sinks[0].Shown != 0 || !strings.Contains(sinks[0].LastError, "exit status 1") || sinks[0].LastErrorAt == nil ||
+		sinks[1].Name != "webhook" || sinks[1].Shown != 0 || !strings.Contains(sinks[1].LastError, "403") || sinks[1].LastErrorAt == nil {
+		t.Fatalf("sinks %+v", sinks)
+	}
+	if n := posts.Load(); n != 2 {
+		t.Fatalf("the webhook got %d posts, want the 500 and its retry", n)
+	}
+
+	out, stderr, code := cli(t, e.env, "status")
+	flat := strings.Join(strings.Fields(out), " ")
+	if code != 0 || !strings.Contains(flat, "notify command: 0 shown, 0 withdrawn, 1 failed; last error") ||
+		!strings.Contains(flat, "sh: exit status 1") || !strings.Contains(flat, "notify webhook: 0 shown, 0 withdrawn, 1 failed; last error") ||
+		!strings.Contains(flat, "403 Forbidden") {
+		t.Fatalf("status: exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("%d columns: %q", n, line)
+		}
+	}
+
+	doc, stderr, code := cli(t, e.env, "doctor")
+	flat = strings.Join(strings.Fields(doc), " ")
+	if code != exitFindings || !strings.Contains(flat, "[warn] notify 2 of 2 notification sinks work, but 2 failed in the running daemon") {
+		t.Fatalf("doctor: exit %d\n%s\n%s", code, doc, stderr)
+	}
+	for _, want := range []string{"the daemon's command sink since it started: 0 shown, 1 failed", "sh: exit status 1",
+		"the daemon's webhook sink since it started: 0 shown, 1 failed", "403 Forbidden", "exits 0 within notify.timeout", "check the URL answers"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, doc)
+		}
+	}
+	js, _, _ := cli(t, e.env, "status", "--json")
+	for _, o := range []string{out, doc, stderr, js, e.logText()} {
+		if strings.Contains(o, topic) {
+			t.Errorf("the topic was printed:\n%s", o)
+		}
+	}
 }

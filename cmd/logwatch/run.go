@@ -144,6 +144,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 	notifier := a.newNotifier()
 	if notifier != nil {
 		srv.SetAttention(notifier)
+		srv.SetSinkStats(notifier.Stats)
 	}
 	// The remote hosts' daemons, through ssh: their sessions with a host.
 	links := remote.New(remotesOf(a.cfg.Remotes), remote.Options{}, r, a.log)

@@ -86,6 +86,9 @@ func (a *app) try(ctx context.Context, names []string, configFile string) error 
 		t.Close()
 		fmt.Fprintln(w, "try: removed the private home; your own settings were not touched")
 	}()
+	if t.Reclaimed != 0 {
+		fmt.Fprintf(w, "try: an earlier try of %s (pid %d) is gone: removed the private home it left\n", t.Agent.Agent, t.Reclaimed)
+	}
 	inTmux := os.Getenv("TMUX") != ""
 	a.printScript(t, inTmux)
 	if inTmux {
@@ -182,6 +185,11 @@ func (a *app) tryHere(t *selftest.Try) error {
 	if err := cmd.Start(); err != nil {
 		return withCode(exitUsage, fmt.Errorf("try: %w", err))
 	}
+	// The agent may outlive this process (kill -9): its home stays in use
+	// until it ends.
+	if err := t.Own(cmd.Process.Pid); err != nil {
+		fmt.Fprintf(a.stdout, "try: the agent not recorded as the home's user: %v\n", err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	for {
@@ -219,6 +227,13 @@ func (a *app) tryInTmux(ctx context.Context, t *selftest.Try, bin, socket string
 		return withCode(exitUsage, fmt.Errorf("try: opening the agent's pane: %w", err))
 	}
 	pane, pidText, _ := strings.Cut(out, " ")
+	if pid, err := strconv.Atoi(pidText); err == nil {
+		// The agent's pane may outlive this process (kill -9): its home
+		// stays in use until it ends.
+		if err := t.Own(pid); err != nil {
+			fmt.Fprintf(a.stdout, "try: the agent not recorded as the home's user: %v\n", err)
+		}
+	}
 	defer func() {
 		// Gone already after a quit. Otherwise the agent, hung up, may
 		// still write its session on its way out: the home is removed

@@ -148,11 +148,17 @@ func MaskURL(s string) string {
 		if at := strings.LastIndex(host, "@"); at >= 0 {
 			host = host[at+1:]
 		}
+		// Punctuation ending the match is the sentence's, not the URL's
+		// ("POST https://h/***: 403" keeps its colon).
+		path := strings.TrimRight(sub[3], ":,.;)")
 		out := sub[1] + "://" + host
-		if sub[3] != "" && sub[3] != "/" {
+		switch path {
+		case "", "/":
+			out += path
+		default:
 			out += "/***"
 		}
-		return out
+		return out + sub[3][len(path):]
 	})
 }
 

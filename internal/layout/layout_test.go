@@ -115,7 +115,7 @@ var allowed = map[string][]string{
 	// and selftest, which runs the installed agents through it.
 	"selftest/fakemodel": {},
 	"selftest/driver":    {"internal/hookdebug"},
-	"selftest":           {"conformance/agents", "internal/config", "internal/statusview", "internal/termsafe", "parsers", "selftest/driver", "selftest/fakemodel", "setup/knowngood"},
+	"selftest":           {"conformance/agents", "internal/atomicfile", "internal/config", "internal/proctree", "internal/safeopen", "internal/statusview", "internal/termsafe", "parsers", "selftest/driver", "selftest/fakemodel", "setup/knowngood"},
 
 	// The live suite drives the binaries through the same driver.
 	"conformance":        {"conformance/agents", "internal/testsupport", "selftest/driver", "selftest/fakemodel"},

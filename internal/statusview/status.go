@@ -120,6 +120,27 @@ func WriteStatus(w io.Writer, st wire.Status, all bool, now time.Time, color boo
 	if len(odd) > 0 {
 		wrapTo(w, "also: "+strings.Join(odd, ", ")+" (status --json has every counter)", "  ")
 	}
+	for _, s := range st.Notify {
+		wrapTo(w, SinkLine(s, now), "  ")
+	}
+}
+
+// SinkLine is one notification sink's totals since the daemon started, and
+// its last error: whether the person's alerts went out, and if not why.
+func SinkLine(s wire.SinkStats, now time.Time) string {
+	line := fmt.Sprintf("notify %s: %d shown, %d withdrawn", termsafe.Line(s.Name), s.Shown, s.Withdrawn)
+	for _, n := range []struct {
+		n    int64
+		what string
+	}{{s.Failed, "failed"}, {s.Dropped, "dropped (queue full)"}, {s.Replaced, "replaced"}, {s.Cancelled, "cancelled"}} {
+		if n.n > 0 {
+			line += fmt.Sprintf(", %d %s", n.n, n.what)
+		}
+	}
+	if s.LastError != "" && s.LastErrorAt != nil {
+		line += fmt.Sprintf("; last error %s ago: %s", shortAge(now.Sub(*s.LastErrorAt)), termsafe.Line(s.LastError))
+	}
+	return line
 }
 
 // columns pads cells to widths, two spaces apart; the first (the state)

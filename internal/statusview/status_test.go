@@ -77,9 +77,11 @@ func TestRemoteLineLoss(t *testing.T) {
 
 // TestWriteStatusGolden: the status text fits 80 columns (short tab ids,
 // the title cut, where and why on a line of their own, the counters on one
-// short line), and on a terminal the states are coloured.
+// short line, a line per notification sink with its last error), and on a
+// terminal the states are coloured.
 func TestWriteStatusGolden(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	lastErr := now.Add(-90 * time.Second)
 	st := wire.Status{
 		Sessions: []wire.Event{
 			{Session: "5f0c2a7e-1d3b-4c5a-9e8f-7a6b5c4d3e2f", Agent: "claude", State: "waiting", Pid: 4242, Live: true,
@@ -93,6 +95,9 @@ func TestWriteStatusGolden(t *testing.T) {
 			Error: "ssh: connect to host box.example.org port 22: Connection refused", Fix: "check `ssh dev@box.example.org` works", Sessions: 1}},
 		Counters: wire.Counters{HooksReceived: 1234, Lines: 123456, Keys: 12, Subscribers: 1, ConnCounters: wire.ConnCounters{Conns: 1, ConnsMax: 256, SubscribersMax: 64},
 			InterruptCandidates: 2, InterruptsConfirmed: 2, KeyToMarkerLastMs: 261, KeyToMarkerMaxMs: 284, Malformed: 3},
+		Notify: []wire.SinkStats{{Name: "desktop", Shown: 7, Withdrawn: 6, Replaced: 2},
+			{Name: "webhook", Shown: 3, Withdrawn: 1, Failed: 4, Dropped: 1, Cancelled: 1,
+				LastError: "POST https://ntfy.sh: 403 Forbidden", LastErrorAt: &lastErr}},
 	}
 	for _, color := range []bool{false, true} {
 		var b strings.Builder

@@ -2,15 +2,18 @@ package server_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/logwatch/logwatch/relay/server"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // attn records what the server tells the notifier.
@@ -156,5 +159,33 @@ func TestFocusHeldPastIdle(t *testing.T) {
 	a.mu.Unlock()
 	if got != "[focus 1 /t1]" {
 		t.Fatalf("calls %v: the focus was dropped", got)
+	}
+}
+
+// TestStatusCarriesSinkStats: the notifier's totals join every status
+// answer as it is built (the relay knows nothing of them); without a
+// notifier the list is empty, never null.
+func TestStatusCarriesSinkStats(t *testing.T) {
+	d := startDaemon(t, nil)
+	if got := raw(t, d.socket, `{"op":"status"}`)[0]; !strings.Contains(got, `"notify":[]`) {
+		t.Fatalf("no notifier: %s", got)
+	}
+	var failed atomic.Int64
+	at := time.Date(2026, 12, 5, 4, 30, 0, 0, time.UTC)
+	d = startDaemon(t, func(s *server.Server) {
+		s.SetSinkStats(func() []wire.SinkStats {
+			return []wire.SinkStats{{Name: "webhook", Shown: 2, Failed: failed.Load(), LastError: "POST https://ntfy.example: 403 Forbidden", LastErrorAt: &at}}
+		})
+	})
+	for _, n := range []int64{1, 3} {
+		failed.Store(n)
+		var resp wire.Response
+		if err := json.Unmarshal([]byte(raw(t, d.socket, `{"op":"status"}`)[0]), &resp); err != nil || resp.Status == nil {
+			t.Fatalf("status: %v %+v", err, resp)
+		}
+		if got := resp.Status.Notify; len(got) != 1 || got[0].Name != "webhook" || got[0].Shown != 2 || got[0].Failed != n ||
+			got[0].LastError != "POST https://ntfy.example: 403 Forbidden" || !got[0].LastErrorAt.Equal(at) {
+			t.Fatalf("notify %+v", got)
+		}
 	}
 }

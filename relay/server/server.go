@@ -66,9 +66,8 @@ type Relay interface {
 	// Handle runs one request, a subscription's excepted.
 	Handle(ctx context.Context, req wire.Request) wire.Response
 	Subscribe(ctx context.Context) (*relay.Subscription, error)
-	// StatusLine is a status answer, encoded as one line without its
-	// newline.
-	StatusLine(ctx context.Context) ([]byte, error)
+	// Status is every session and the counters.
+	Status(ctx context.Context) (wire.Status, error)
 	// CountBadRequest and CountHTTPRefused count a request refused:
 	// malformed or not allowed, or refused by the HTTP guard.
 	CountBadRequest()
@@ -98,8 +97,9 @@ type Server struct {
 	adm     admission
 	answers *answers // status answers (statusanswer.go)
 
-	attn   Attention     // the notifier, when there is one
-	connID atomic.Uint64 // the last connection's id
+	attn   Attention               // the notifier, when there is one
+	sinks  func() []wire.SinkStats // its sinks' totals, when there is one
+	connID atomic.Uint64           // the last connection's id
 }
 
 // Attention hears what clients say of the person's attention: the tab a
@@ -117,14 +117,33 @@ type Attention interface {
 // Serve.
 func (s *Server) SetAttention(a Attention) { s.attn = a }
 
+// SetSinkStats has status report the notifier's sinks' totals that stats
+// reads; call it before Serve.
+func (s *Server) SetSinkStats(stats func() []wire.SinkStats) { s.sinks = stats }
+
 // New returns a server for r that admits only this process's uid.
 func New(r Relay, log zerolog.Logger) *Server {
 	s := &Server{relay: r, log: log.With().Str("component", "api").Logger(),
 		PeerUID: peercred.UID, UID: os.Getuid(), MaxConns: 256, MaxSubscribers: 64, IdleTimeout: time.Minute}
-	s.answers = newAnswers(func() ([]byte, error) { return s.relay.StatusLine(context.Background()) },
-		answerBudget, answerWait)
+	s.answers = newAnswers(s.statusLine, answerBudget, answerWait)
 	r.ReportConns(s.Counters)
 	return s
+}
+
+// statusLine is a status answer, encoded as one line without its newline
+// (the writer adds it: appending it would copy the whole answer). The
+// notifier's totals join the relay's status here: the notifier runs
+// beside the relay's machine, which a replay reproduces without it.
+func (s *Server) statusLine() ([]byte, error) {
+	st, err := s.relay.Status(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	st.Notify = []wire.SinkStats{}
+	if s.sinks != nil {
+		st.Notify = append(st.Notify, s.sinks()...)
+	}
+	return json.Marshal(wire.Response{OK: true, Protocol: wire.Protocol, Status: &st})
 }
 
 // Serve accepts connections until ctx ends, then closes ln and waits for

@@ -96,6 +96,26 @@ type Status struct {
 	Roots     []string        `json:"roots"`     // the log roots searched, never null
 	Remotes   []RemoteState   `json:"remotes"`   // the configured remotes, never null
 	Counters  Counters        `json:"counters"`
+	// Notify is each running notification sink's totals, in the order
+	// configured (never null: [] without one). The notifier runs beside
+	// the relay's machine, so the server adds them as it answers: a
+	// replay has none.
+	Notify []SinkStats `json:"notify"`
+}
+
+// SinkStats are one notification sink's totals since the daemon started.
+type SinkStats struct {
+	Name      string `json:"name"` // desktop, command or webhook
+	Shown     int64  `json:"shown"`
+	Withdrawn int64  `json:"withdrawn"`
+	Failed    int64  `json:"failed"`    // calls that failed or hit the deadline
+	Replaced  int64  `json:"replaced"`  // queued actions a newer one of the same session replaced
+	Cancelled int64  `json:"cancelled"` // queued shows a withdraw cancelled before they went out
+	Dropped   int64  `json:"dropped"`   // actions refused: the queue was full
+	// LastError is the last failed call's error (URLs name only their
+	// scheme and host), at LastErrorAt.
+	LastError   string     `json:"last_error,omitempty"`
+	LastErrorAt *time.Time `json:"last_error_at,omitempty"`
 }
 
 // RemoteState is one configured remote's link, as the daemon last saw it.

@@ -90,8 +90,8 @@ type Env struct {
 	ConfigErr error
 	// ConfigFile is the configuration file read ("" none: the defaults).
 	ConfigFile string
-	// HookDebug is the hook client's file of dropped events
-	// ($LOGWATCH_HOOK_DEBUG); "": not checked.
+	// HookDebug is the file of dropped events $LOGWATCH_HOOK_DEBUG names;
+	// "": the one beside Socket (hookdebug.Beside).
 	HookDebug string
 }
 
@@ -131,12 +131,9 @@ func Run(env Env) []Finding {
 		out = append(out, checkRemotes(env, st))
 	}
 	if env.Sink != nil {
-		out = append(out, checkNotify(env))
+		out = append(out, checkNotify(env, st))
 	}
-	if env.HookDebug != "" {
-		out = append(out, checkHookDebug(env))
-	}
-	return out
+	return append(out, checkHookDebug(env))
 }
 
 // progress says on Progress, when set, what a slow step is doing.
@@ -150,8 +147,10 @@ func (env Env) progress(format string, args ...any) {
 const probeTimeout = 10 * time.Second
 
 // checkNotify checks each configured sink, all at once, and says how to
-// fix the ones that would not work.
-func checkNotify(env Env) Finding {
+// fix the ones that would not work; a sink that works now but whose calls
+// failed (or were dropped) in the running daemon (st, nil without one) is
+// a warning with its last error: the person's alerts did not all go out.
+func checkNotify(env Env, st *wire.Status) Finding {
 	f := Finding{Check: "notify", Status: OK}
 	if len(env.Sinks) == 0 {
 		f.Status = Skip
@@ -188,21 +187,52 @@ func checkNotify(env Env) Finding {
 		}
 		bad++
 		f.Details = append(f.Details, name+": "+config.MaskURL(errs[i].Error()))
-		switch s.Type {
-		case config.SinkDesktop:
-			fixes = append(fixes, name+": run the daemon in your desktop session (DBUS_SESSION_BUS_ADDRESS set, a notification service running), or drop this sink on a headless machine")
-		case config.SinkCommand:
-			fixes = append(fixes, name+": name an executable command (an absolute path, or one on the daemon's PATH)")
-		case config.SinkWebhook:
-			fixes = append(fixes, name+": check the URL answers from this machine and the token (token_env set for the daemon, or token_file readable)")
-		}
+		fixes = append(fixes, name+": "+sinkFix(s.Type))
 	}
 	f.Summary = fmt.Sprintf("%d of %d notification sinks work", len(env.Sinks)-bad, len(env.Sinks))
-	if bad > 0 {
-		f.Status = Fail
-		f.Fix = strings.Join(fixes, "; ")
+	troubled := 0
+	if st != nil {
+		for _, s := range st.Notify {
+			if s.Failed == 0 && s.Dropped == 0 {
+				continue
+			}
+			troubled++
+			line := fmt.Sprintf("the daemon's %s sink since it started: %d shown, %d failed, %d dropped (queue full)", s.Name, s.Shown, s.Failed, s.Dropped)
+			if s.LastError != "" && s.LastErrorAt != nil {
+				line += fmt.Sprintf("; last error at %s: %s", s.LastErrorAt.Local().Format(time.TimeOnly), config.MaskURL(s.LastError))
+			}
+			f.Details = append(f.Details, line)
+			fix := s.Name + " in the daemon: "
+			if s.Failed > 0 {
+				fix += sinkFix(s.Name)
+			} else {
+				fix += "alerts came faster than the sink took them; a sink that answers slowly (a command that hangs, a far webhook) is cut at notify.timeout"
+			}
+			fixes = append(fixes, fix)
+		}
 	}
+	switch {
+	case bad > 0:
+		f.Status = Fail
+	case troubled > 0:
+		f.Status = Warn
+		f.Summary += fmt.Sprintf(", but %d failed in the running daemon", troubled)
+	}
+	f.Fix = strings.Join(fixes, "; ")
 	return f
+}
+
+// sinkFix is how to make a sink of this type work.
+func sinkFix(typ string) string {
+	switch typ {
+	case config.SinkDesktop:
+		return "run the daemon in your desktop session (DBUS_SESSION_BUS_ADDRESS set, a notification service running), or drop this sink on a headless machine"
+	case config.SinkCommand:
+		return "name an executable command (an absolute path, or one on the daemon's PATH) that exits 0 within notify.timeout"
+	case config.SinkWebhook:
+		return "check the URL answers from this machine and the token (token_env set for the daemon, or token_file readable)"
+	}
+	return "see docs/notify.md"
 }
 
 // checkConfig says which configuration the checks ran on: a file that

@@ -6,10 +6,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/notify/command"
 	"github.com/logwatch/logwatch/notify/webhook"
+	"github.com/logwatch/logwatch/relay/wire"
 )
 
 // TestCheckNotify: each sink is probed as the daemon would build it (a real
@@ -35,7 +37,7 @@ func TestCheckNotify(t *testing.T) {
 		{Type: config.SinkWebhook, URL: down.URL + "/secret-topic"},
 		{Type: config.SinkDesktop},
 	}}
-	f := checkNotify(env)
+	f := checkNotify(env, nil)
 	if f.Status != Fail || f.Summary != "2 of 5 notification sinks work" {
 		t.Fatalf("%s: %s", f.Status, f.Summary)
 	}
@@ -49,7 +51,36 @@ func TestCheckNotify(t *testing.T) {
 	if strings.Contains(all, "secret-topic") {
 		t.Errorf("a topic was printed:\n%s", all)
 	}
-	if f := checkNotify(Env{Sink: build}); f.Status != Skip || !strings.Contains(f.Fix, "notify install") {
+	if f := checkNotify(Env{Sink: build}, nil); f.Status != Skip || !strings.Contains(f.Fix, "notify install") {
 		t.Fatalf("no sinks: %+v", f)
+	}
+}
+
+// TestCheckNotifyDaemonFailures: a sink that probes fine now but whose
+// calls failed (or were dropped) in the running daemon is a warning with
+// its last error and the fix; a daemon whose sinks all went through is not.
+func TestCheckNotifyDaemonFailures(t *testing.T) {
+	build := func(s config.SinkConfig) (Prober, error) { return command.New(s.Command, false) }
+	env := Env{Sink: build, Sinks: []config.SinkConfig{{Type: config.SinkCommand, Command: []string{"sh", "-c", "true"}}}}
+	at := time.Date(2026, 12, 5, 4, 30, 0, 0, time.UTC)
+	clean := &wire.Status{Notify: []wire.SinkStats{{Name: "command", Shown: 3, Withdrawn: 2}}}
+	if f := checkNotify(env, clean); f.Status != OK || f.Fix != "" {
+		t.Fatalf("clean daemon: %+v", f)
+	}
+	failed := &wire.Status{Notify: []wire.SinkStats{{Name: "command", Shown: 1, Failed: 2, LastError: "/usr/local/bin/lw-bell: exit status 1", LastErrorAt: &at},
+		{Name: "webhook", Dropped: 4, LastError: "POST https://ntfy.example/secret-topic: 403 Forbidden", LastErrorAt: &at}}}
+	f := checkNotify(env, failed)
+	all := strings.Join(f.Details, "\n") + "\n" + f.Fix
+	if f.Status != Warn || f.Summary != "1 of 1 notification sinks work, but 2 failed in the running daemon" {
+		t.Fatalf("%s: %s\n%s", f.Status, f.Summary, all)
+	}
+	for _, want := range []string{"command sink since it started: 1 shown, 2 failed", "lw-bell: exit status 1", "exits 0 within notify.timeout",
+		"webhook sink since it started: 0 shown, 0 failed, 4 dropped", "403 Forbidden", "faster than the sink took them"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %q in\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "secret-topic") {
+		t.Errorf("a topic was printed:\n%s", all)
 	}
 }
