@@ -3,6 +3,7 @@ package tmux
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -20,9 +21,13 @@ const (
 // so they sit beside the user's own hooks and re-sourcing replaces them.
 const HookIndex = 73
 
-// focusHooks are the tmux hooks after which the pane the person looks at
-// may have changed.
-var focusHooks = []string{"after-select-pane", "after-select-window", "client-session-changed", "client-attached", "session-window-changed"}
+// focusHooks are the tmux hooks after which the pane a client shows may
+// have changed, or a client come or gone; terminalHooks, those after which
+// a client's terminal gained or lost focus (tmux 3.3 and later).
+var (
+	focusHooks    = []string{"after-select-pane", "after-select-window", "client-session-changed", "client-attached", "session-window-changed", "client-detached"}
+	terminalHooks = []string{"client-focus-in", "client-focus-out"}
+)
 
 // safeWord is what a path in Conf may hold: it is quoted through tmux's
 // parser twice and then the shell, so only plain characters pass.
@@ -38,8 +43,9 @@ func CheckPath(p string) error {
 
 // Conf is logwatch's own tmux configuration: the dot before each window's
 // name and the summary before status-right (added to the user's formats
-// once, whatever they are), the focus hooks, the jump key, and the
-// follower (one per server: it exits if another runs). bin is logwatch's
+// once, whatever they are), the focus hooks (each wakes the follower from
+// inside the tmux server: no process per pane switch), the jump key, and
+// the follower (one per server: it exits if another runs). bin is logwatch's
 // absolute path, key the jump key's (both passed CheckPath).
 func Conf(bin, key string) []byte {
 	q := bin
@@ -56,9 +62,14 @@ func Conf(bin, key string) []byte {
 			f.val, f.opt, f.opt, f.val, f.val, f.opt)
 	}
 	for _, h := range focusHooks {
-		fmt.Fprintf(&b, "set-hook -g '%s[%d]' \"run-shell -b '%s tmux focus #{pane_id}'\"\n", h, HookIndex, q)
+		fmt.Fprintf(&b, "set-hook -g '%s[%d]' 'wait-for -S %s'\n", h, HookIndex, FocusChannel)
 	}
-	fmt.Fprintf(&b, "set-hook -g 'client-detached[%d]' \"run-shell -b '%s tmux focus none'\"\n", HookIndex, q)
+	// An older tmux refuses a hook it does not know.
+	fmt.Fprintf(&b, "%%if \"#{m/r:%s,#{version}}\"\n", focusVersions)
+	for _, h := range terminalHooks {
+		fmt.Fprintf(&b, "set-hook -g '%s[%d]' 'wait-for -S %s'\n", h, HookIndex, FocusChannel)
+	}
+	b.WriteString("%endif\n")
 	// The client that pressed the key is the one to switch.
 	fmt.Fprintf(&b, "bind-key %s run-shell -b '%s next --switch --client \"#{client_name}\"'\n", key, q)
 	// Its output would pile up in tmux's job buffer and show in a pane.
@@ -70,7 +81,7 @@ func Conf(bin, key string) []byte {
 // the caller's: it needs their values).
 func UnsetCommands(key string) [][]string {
 	var cmds [][]string
-	for _, h := range append(append([]string{}, focusHooks...), "client-detached") {
+	for _, h := range slices.Concat(focusHooks, terminalHooks) {
 		cmds = append(cmds, []string{"set-hook", "-gu", fmt.Sprintf("%s[%d]", h, HookIndex)})
 	}
 	cmds = append(cmds, []string{"unbind-key", key}, []string{"set-option", "-gu", SummaryOption})

@@ -62,9 +62,16 @@ func TestConfChecksPaths(t *testing.T) {
 		}
 	}
 	c := string(Conf("/usr/bin/logwatch", "N"))
-	for _, want := range []string{"bind-key N run-shell -b '/usr/bin/logwatch next --switch --client \"#{client_name}\"'", "run-shell -b '/usr/bin/logwatch tmux follow >/dev/null 2>&1'", "after-select-pane[73]"} {
+	for _, want := range []string{"bind-key N run-shell -b '/usr/bin/logwatch next --switch --client \"#{client_name}\"'", "run-shell -b '/usr/bin/logwatch tmux follow >/dev/null 2>&1'",
+		"set-hook -g 'after-select-pane[73]' 'wait-for -S logwatch-focus'", "set-hook -g 'client-detached[73]' 'wait-for -S logwatch-focus'",
+		// tmux before 3.3 refuses the terminal's focus hooks: they are set only from 3.3 on.
+		"%if \"#{m/r:" + focusVersions + ",#{version}}\"\nset-hook -g 'client-focus-in[73]' 'wait-for -S logwatch-focus'\nset-hook -g 'client-focus-out[73]' 'wait-for -S logwatch-focus'\n%endif\n"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("conf lacks %q:\n%s", want, c)
 		}
+	}
+	// A pane switch runs no process: only the key and the follower's start do.
+	if n := strings.Count(c, "run-shell"); n != 2 {
+		t.Errorf("conf runs %d processes, want 2 (the key, the follower):\n%s", n, c)
 	}
 }

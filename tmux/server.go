@@ -22,6 +22,17 @@ var ErrNoServer = errors.New("tmux server not running")
 // Run runs one tmux invocation; cmds are tmux commands, joined with ";" so
 // the server runs them all from one connection. It returns stdout.
 func (s Server) Run(ctx context.Context, cmds ...[]string) ([]byte, error) {
+	cmd := s.command(ctx, cmds...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := s.check(cmd.Run(), errb.String(), cmds[0]...); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// command is the tmux invocation running cmds.
+func (s Server) command(ctx context.Context, cmds ...[]string) *exec.Cmd {
 	bin := s.Bin
 	if bin == "" {
 		bin = "tmux"
@@ -36,21 +47,24 @@ func (s Server) Run(ctx context.Context, cmds ...[]string) ([]byte, error) {
 		}
 		args = append(args, c...)
 	}
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if strings.HasPrefix(msg, "no server running") || strings.HasPrefix(msg, "error connecting") ||
-			strings.HasPrefix(msg, "server exited") || strings.HasPrefix(msg, "lost server") {
-			return nil, fmt.Errorf("%w (%s)", ErrNoServer, msg)
-		}
-		if msg == "" {
-			return nil, fmt.Errorf("tmux %s: %w", strings.Join(cmds[0], " "), err)
-		}
-		return nil, fmt.Errorf("tmux %s: %s: %w", strings.Join(cmds[0], " "), msg, err)
+	return exec.CommandContext(ctx, bin, args...)
+}
+
+// check turns an invocation's error and stderr into ErrNoServer or an
+// error naming its first command.
+func (s Server) check(err error, stderr string, first ...string) error {
+	if err == nil {
+		return nil
 	}
-	return out.Bytes(), nil
+	msg := strings.TrimSpace(stderr)
+	if strings.HasPrefix(msg, "no server running") || strings.HasPrefix(msg, "error connecting") ||
+		strings.HasPrefix(msg, "server exited") || strings.HasPrefix(msg, "lost server") {
+		return fmt.Errorf("%w (%s)", ErrNoServer, msg)
+	}
+	if msg == "" {
+		return fmt.Errorf("tmux %s: %w", strings.Join(first, " "), err)
+	}
+	return fmt.Errorf("tmux %s: %s: %w", strings.Join(first, " "), msg, err)
 }
 
 // PaneInfo is one tmux pane: its id ("%3"), window ("@1"), session ("$0")

@@ -30,8 +30,11 @@ func PaneTab(tmuxEnv, pane string) string {
 	if _, err := strconv.Atoi(pane[1:]); err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%s%d-%s", tabPrefix, pid, pane)
+	return ServerTab(pid, pane)
 }
+
+// ServerTab is the tab of pane ("%3") of the tmux server whose pid is pid.
+func ServerTab(pid int, pane string) string { return fmt.Sprintf("%s%d-%s", tabPrefix, pid, pane) }
 
 // ParseTab returns the server pid and pane of a tab PaneTab made; ok is
 // false for any other tab.

@@ -119,12 +119,21 @@ func (a *app) next(switchTo, asJSON bool, tmuxClient string) error {
 	}
 	if ev.State == string(session.Done) {
 		// Jumping to a finished turn is seeing it (SPEC §13).
-		return a.call(func(ctx context.Context, c *client.Client) error {
-			_, err := c.Do(ctx, wire.Request{Op: wire.OpAck, Session: ev.Session, Host: ev.Host})
-			return err
-		})
+		return a.ackTurn(context.Background(), ev)
 	}
 	return nil
+}
+
+// ackTurn acknowledges a session's finished turn through the daemon (the
+// ack op, on its host for a remote session): next's jump and the tmux
+// follower's entering a pane.
+func (a *app) ackTurn(ctx context.Context, ev wire.Event) error {
+	ctx, cancel := context.WithTimeout(ctx, callCap)
+	defer cancel()
+	return a.callCtx(ctx, answerTimeout, func(ctx context.Context, c *client.Client) error {
+		_, err := c.Do(ctx, wire.Request{Op: wire.OpAck, Session: ev.Session, Host: ev.Host})
+		return err
+	})
 }
 
 // describe is one line about a session: where, what, which state.

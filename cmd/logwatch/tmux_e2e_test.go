@@ -79,6 +79,20 @@ func (x *tmuxE2E) eventually(what string, f func() (string, bool)) {
 	}
 }
 
+// attach attaches a tmux client in a pty to target until the test ends.
+func (x *tmuxE2E) attach(target string) *os.File {
+	x.t.Helper()
+	client := exec.Command("tmux", "attach", "-t", target)
+	client.Env = x.env
+	ptmx, err := pty.StartWithSize(client, &pty.Winsize{Rows: 20, Cols: 100})
+	if err != nil {
+		x.t.Fatal(err)
+	}
+	go io.Copy(io.Discard, ptmx)
+	x.t.Cleanup(func() { client.Process.Kill(); client.Wait(); ptmx.Close() })
+	return ptmx
+}
+
 // wantDot waits for window's dot (the expanded window-status-format's
 // start) and the summary.
 func (x *tmuxE2E) want(window, state, summary string) {
@@ -167,24 +181,13 @@ func TestE2ETmux(t *testing.T) {
 	// pressed in one takes that one to the done session's pane, and the
 	// turn is acknowledged.
 	x.run("new-session", "-d", "-s", "other")
-	attach := func() *os.File {
-		client := exec.Command("tmux", "attach", "-t", "other")
-		client.Env = x.env
-		ptmx, err := pty.StartWithSize(client, &pty.Winsize{Rows: 20, Cols: 100})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go io.Copy(io.Discard, ptmx)
-		t.Cleanup(func() { client.Process.Kill(); client.Wait(); ptmx.Close() })
-		return ptmx
-	}
-	attach()
+	x.attach("other")
 	x.eventually("first client attached", func() (string, bool) {
 		s := x.run("list-clients", "-F", "#{client_session}")
 		return s, s == "other"
 	})
 	firstName := x.run("list-clients", "-F", "#{client_name}")
-	second := attach()
+	second := x.attach("other")
 	x.eventually("second client attached", func() (string, bool) {
 		s := x.run("list-clients", "-F", "#{client_session}")
 		return s, s == "other\nother"
@@ -425,14 +428,7 @@ func TestE2ETmuxRemote(t *testing.T) {
 	e.hook("L1", "claude", hookJSON("Stop", sid))
 	e.want(sid, "done", "turn_end", "hook")
 
-	client := exec.Command("tmux", "attach", "-t", "main:0")
-	client.Env = x.env
-	ptmx, err := pty.StartWithSize(client, &pty.Winsize{Rows: 20, Cols: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, ptmx)
-	t.Cleanup(func() { client.Process.Kill(); client.Wait(); ptmx.Close() })
+	x.attach("main:0")
 	x.eventually("client attached", func() (string, bool) {
 		s := x.run("list-clients", "-F", "#{client_session}")
 		return s, s == "main"

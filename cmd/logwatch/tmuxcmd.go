@@ -25,7 +25,6 @@ import (
 	"github.com/logwatch/logwatch/internal/udiff"
 	"github.com/logwatch/logwatch/keytap/proxy"
 	"github.com/logwatch/logwatch/relay/client"
-	"github.com/logwatch/logwatch/relay/wire"
 	"github.com/logwatch/logwatch/setup/selfbin"
 	"github.com/logwatch/logwatch/tmux"
 )
@@ -80,7 +79,7 @@ then the pane (docs/tmux.md).`,
 	}
 	focus := &cobra.Command{
 		Use:   "focus PANE|none",
-		Short: "Tell the daemon which pane the person looks at (run by the installed hooks)",
+		Short: "Wake the follower to read which panes tmux shows (run by the hooks an earlier install wrote)",
 		Args:  cobra.ExactArgs(1),
 		RunE:  func(_ *cobra.Command, args []string) error { a.tmuxFocus(args[0]); return nil },
 	}
@@ -186,6 +185,9 @@ func (a *app) tmuxInstall(opts *tmuxInstallOptions, install bool) error {
 			}
 			fmt.Fprintln(a.stdout, "added a source-file line to", user)
 		}
+		// A follower of an earlier install (another binary, maybe) makes
+		// way: the sourced file starts this one's.
+		stopFollower(ctx, server)
 		// Effective now in a running server; none running is fine.
 		if _, err := server.Run(ctx, []string{"source-file", ours}); err == nil {
 			fmt.Fprintln(a.stdout, "tmux: sourced", ours)
@@ -230,16 +232,35 @@ func (a *app) tmuxUndo(ctx context.Context, server tmux.Server, conf string) {
 			cmds = append(cmds, []string{"set-option", "-g", opt, strings.Replace(v, prefix, "", 1)})
 		}
 	}
-	if out, err := server.Run(ctx, []string{"display-message", "-p", "#{socket_path}"}); err == nil {
-		if pid := readFollowerPid(strings.TrimSpace(string(out))); pid > 0 {
-			syscall.Kill(pid, syscall.SIGTERM)
-		}
-	}
+	stopFollower(ctx, server)
 	// Each alone: a hook or key already gone must not stop the rest.
 	for _, c := range cmds {
 		server.Run(ctx, c)
 	}
 	fmt.Fprintln(a.stdout, "tmux: logwatch's hooks, key and dots removed from the running server")
+}
+
+// stopFollower ends the running server's follower, if any, and waits
+// (within ctx) until its lock is free: a follower started next must not
+// find it still held, and exit.
+func stopFollower(ctx context.Context, server tmux.Server) {
+	out, err := server.Run(ctx, []string{"display-message", "-p", "#{socket_path}"})
+	if err != nil {
+		return
+	}
+	socket := strings.TrimSpace(string(out))
+	pid := readFollowerPid(socket)
+	if pid <= 0 {
+		return
+	}
+	syscall.Kill(pid, syscall.SIGTERM)
+	for readFollowerPid(socket) == pid {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // followerLock is the follower's pid file, beside the tmux server's
@@ -306,7 +327,8 @@ func (a *app) tmuxFollow() error {
 	if err != nil {
 		return nil // ctx ended while no daemon ran
 	}
-	f := &tmux.Follower{Server: tmux.Server{Socket: socket}, ServerPid: serverPid, Log: log}
+	f := &tmux.Follower{Server: tmux.Server{Socket: socket}, ServerPid: serverPid, Log: log,
+		Dial: a.dial, Ack: a.ackTurn}
 	if err := f.Run(ctx, ups); err != nil && !errors.Is(err, tmux.ErrNoServer) {
 		return withCode(exitUsage, err)
 	}
@@ -331,21 +353,14 @@ func (a *app) followDaemon(ctx context.Context) (<-chan client.Update, error) {
 	}
 }
 
-// tmuxFocus reports the pane the person looks at as its tab. It runs from
-// tmux hooks, so it prints nothing and fails quietly (a daemon without the
-// focus op, or none, changes nothing).
-func (a *app) tmuxFocus(pane string) {
-	tab := ""
-	if pane != "none" {
-		if tab = tmux.PaneTab(os.Getenv("TMUX"), pane); tab == "" {
-			return
-		}
-	}
-	// Not even logged: run-shell would show any output in the pane.
-	_ = a.call(func(ctx context.Context, c *client.Client) error {
-		_, err := c.Do(ctx, wire.Request{Op: wire.OpFocus, Tab: tab})
-		return err
-	})
+// tmuxFocus wakes the follower, which asks tmux which panes the clients
+// show and holds their focus: the hooks of a tmux.conf an earlier release
+// wrote run it (the pane it names is the follower's to find). It prints
+// nothing and fails quietly: run-shell would show any output in the pane.
+func (a *app) tmuxFocus(string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = tmux.Server{Socket: tmux.SocketPath(os.Getenv("TMUX"))}.SignalFocus(ctx)
 }
 
 // wrapTab is the tab wrap runs its command in: --tab, else, in a tmux pane

@@ -100,6 +100,68 @@ func TestFocusWithoutNotifier(t *testing.T) {
 	}
 }
 
+// TestFocusHeldPastIdle: a connection holding a focus is long-lived, like
+// a subscription: a request connection idle as long is closed, and one
+// past the request budget evicts that one, while the focus stays held
+// (no forget) and its connection keeps answering.
+func TestFocusHeldPastIdle(t *testing.T) {
+	a := &attn{ch: make(chan struct{}, 16)}
+	d := startDaemon(t, func(s *server.Server) {
+		s.SetAttention(a)
+		s.IdleTimeout = 50 * time.Millisecond
+		s.MaxConns = 1
+	})
+	c, err := net.Dial("unix", d.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rd := bufio.NewReader(c)
+	ask := func(req string) string {
+		t.Helper()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.WriteString(c, req+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		l, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%s: %v", req, err)
+		}
+		return l
+	}
+	if l := ask(`{"op":"focus","tab":"t1"}`); !strings.Contains(l, `"ok":true`) {
+		t.Fatalf("focus answered %s", l)
+	}
+	a.wait(t, 1)
+	// An idle request connection is closed (the idle time has passed)...
+	idle, err := net.Dial("unix", d.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	idle.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := idle.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("idle request connection: %v, want closed", err)
+	}
+	// ...and one past the budget of one is evicted by the next, not the focus.
+	for range 2 {
+		x, err := net.Dial("unix", d.socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+	}
+	if l := ask(`{"op":"status"}`); !strings.Contains(l, `"ok":true`) {
+		t.Fatalf("the focus's connection answered %s", l)
+	}
+	a.mu.Lock()
+	got := fmt.Sprint(a.got)
+	a.mu.Unlock()
+	if got != "[focus 1 /t1]" {
+		t.Fatalf("calls %v: the focus was dropped", got)
+	}
+}
+
 // TestStatusCarriesSinkStats: the notifier's totals join every status
 // answer as it is built (the relay knows nothing of them); without a
 // notifier the list is empty, never null.

@@ -233,7 +233,11 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) 
 		}
 	}()
 	for {
-		c.SetReadDeadline(time.Now().Add(s.IdleTimeout))
+		if cs.sub {
+			c.SetReadDeadline(time.Time{})
+		} else {
+			c.SetReadDeadline(time.Now().Add(s.IdleTimeout))
+		}
 		s.idle(cs, true)
 		l, err := rd.Next()
 		s.idle(cs, false)
@@ -268,7 +272,14 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) 
 			return
 		}
 		if req.Op == wire.OpFocus {
-			// A focus holds while its connection stays open.
+			// A focus holds while its connection stays open: the
+			// connection is long-lived, like a subscription, budgeted with
+			// them and never closed for idleness or evicted (a tmux
+			// follower holds its focus for hours without a word).
+			if req.Tab != "" && !cs.sub && !s.toSubscriber(cs) {
+				writeLine(c, wire.Response{Error: fmt.Sprintf("too many subscribers (at most %d)", s.MaxSubscribers)})
+				return
+			}
 			if s.attn != nil {
 				told = true
 				s.attn.Focus(id, req.Host, req.Tab)
