@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 //go:embed agents.json
@@ -33,7 +34,10 @@ type file struct {
 	Agents []Agent `json:"agents"`
 }
 
-var pinned = mustParse(pinnedJSON)
+// pinned is read on first use: the parsers name their known-good release
+// in the Spec every process registers, and decoding this file at package
+// init cost every `logwatch hook` 0.15 ms that it never needs.
+var pinned = sync.OnceValue(func() []Agent { return mustParse(pinnedJSON) })
 
 func mustParse(b []byte) []Agent {
 	var f file
@@ -44,11 +48,11 @@ func mustParse(b []byte) []Agent {
 }
 
 // Pinned returns every pinned agent, in file order.
-func Pinned() []Agent { return append([]Agent(nil), pinned...) }
+func Pinned() []Agent { return append([]Agent(nil), pinned()...) }
 
 // Get returns the pinned agent with the given name.
 func Get(name string) (Agent, bool) {
-	for _, a := range pinned {
+	for _, a := range pinned() {
 		if a.Name == name {
 			return a, true
 		}
