@@ -1,7 +1,8 @@
 // Package manpage writes man(7) pages for a cobra command tree: one page
 // per command, from its Use, Short, Long and flags. cobra's own doc
-// package renders through a Markdown converter whose package init alone
-// cost every `logwatch hook` run 0.7 ms; the pages need none of it.
+// package renders through a Markdown converter whose package init every
+// `logwatch hook` run paid, the largest of the binary's; the pages need
+// none of it.
 //
 // Text is taken as plain text, as --help shows it: a blank line starts a
 // paragraph, an indented line is kept as it is laid out (the tables in
