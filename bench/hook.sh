@@ -3,7 +3,8 @@
 # this tree's binary against one built from HOOK_BASE (default b61422a, the
 # commit before the hook client's start-up work was cut: no configuration
 # read without a file, config's patterns compiled on first use), interleaved
-# in the same run: wall time with no daemon (p50, p99),
+# in the same run: wall time with no daemon (p50, p99; a fresh home, and
+# one with the example config.yaml),
 # package init (GODEBUG=inittrace=1), and hook → change published with a
 # daemon up (target p99 <= 10 ms).
 # Environment: LOGWATCH_BIN, BENCH_OUT (set by bench/run); optional HOOK_BASE,

@@ -56,8 +56,10 @@ type Spec struct {
 	// path): doctor looks for it to tell an agent that is not installed.
 	Home string
 	// KnownGood is the release the live conformance suite last passed with
-	// (conformance/agents); a newer one is drift until it passes too.
-	KnownGood string
+	// (conformance/agents); a newer one is drift until it passes too. A
+	// func, so that the pins are read when asked for (doctor, version), not
+	// at every process's start; nil: none.
+	KnownGood func() string
 	// BindBySubmit binds a turn start that names no tab to the tab whose
 	// Enter came just before it (the agent's hooks cannot carry the tab).
 	BindBySubmit bool

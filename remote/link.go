@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -434,7 +435,7 @@ func (l *Link) skip(why error) *failure {
 }
 
 // errLong is a line over maxLine bytes: read to its end and skipped.
-var errLong = fmt.Errorf("a line from the remote is longer than %d bytes", maxLine)
+var errLong = errors.New("a line from the remote is longer than " + strconv.Itoa(maxLine) + " bytes")
 
 // readLine reads one line of at most maxLine bytes. A longer one is read
 // to its end, never held, and is errLong.

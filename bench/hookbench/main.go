@@ -2,9 +2,9 @@
 // item 7), the binary built from this tree against one built from a base
 // commit, interleaved run by run so that both see the same machine: its
 // wall time with no daemon (a fresh home: no configuration file, the
-// default socket), the package initialisation GODEBUG=inittrace=1 reports,
-// and, with a daemon up, hook process start → the change on a
-// subscription.
+// default socket; and a home with the example config.yaml), the package
+// initialisation GODEBUG=inittrace=1 reports, and, with a daemon up, hook
+// process start → the change on a subscription.
 package main
 
 import (
@@ -37,19 +37,33 @@ func main() {
 	// default socket (under XDG_RUNTIME_DIR) with no daemon on it.
 	fresh := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
 		"XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"), "PATH=" + os.Getenv("PATH")}
+	// The same with a configuration file: the example config.yaml in place,
+	// in a home of its own.
+	cdir := filepath.Join(dir, "withconfig")
+	stats.Check(os.MkdirAll(filepath.Join(cdir, "config", "logwatch"), 0o755))
+	example, err := os.ReadFile("config.yaml")
+	stats.Check(err)
+	stats.Check(os.WriteFile(filepath.Join(cdir, "config", "logwatch", "config.yaml"), example, 0o644))
+	configured := []string{"HOME=" + cdir, "XDG_CONFIG_HOME=" + filepath.Join(cdir, "config"),
+		"XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"), "PATH=" + os.Getenv("PATH")}
 	payload := `{"hook_event_name":"Stop","session_id":"s","cwd":"/w"}`
 	bins := []struct{ name, path string }{{"before", *base}, {"after", *bin}}
 
 	wall := map[string][]time.Duration{}
+	wallConfig := map[string][]time.Duration{}
 	inits := map[string][]time.Duration{}
+	run := func(bin string, env []string) time.Duration {
+		h := exec.Command(bin, "hook", "--agent", "claude")
+		h.Env = env
+		h.Stdin = strings.NewReader(payload)
+		t0 := time.Now()
+		stats.Check(h.Run())
+		return time.Since(t0)
+	}
 	for i := 0; i < *n; i++ {
 		for _, b := range bins {
-			h := exec.Command(b.path, "hook", "--agent", "claude")
-			h.Env = fresh
-			h.Stdin = strings.NewReader(payload)
-			t0 := time.Now()
-			stats.Check(h.Run())
-			wall[b.name] = append(wall[b.name], time.Since(t0))
+			wall[b.name] = append(wall[b.name], run(b.path, fresh))
+			wallConfig[b.name] = append(wallConfig[b.name], run(b.path, configured))
 		}
 		if i%4 == 0 { // inittrace's own output costs time: a quarter of the runs
 			for _, b := range bins {
@@ -62,6 +76,11 @@ func main() {
 		w, it := wall[b.name], inits[b.name]
 		fmt.Printf("  %-6s  wall p50 %6.2f ms  p99 %6.2f ms   package init p50 %5.2f ms\n", b.name,
 			stats.Ms(stats.Pct(w, 50)), stats.Ms(stats.Pct(w, 99)), stats.Ms(stats.Pct(it, 50)))
+	}
+	fmt.Printf("logwatch hook, no daemon, the example config.yaml in place (n=%d each, interleaved)\n", *n)
+	for _, b := range bins {
+		w := wallConfig[b.name]
+		fmt.Printf("  %-6s  wall p50 %6.2f ms  p99 %6.2f ms\n", b.name, stats.Ms(stats.Pct(w, 50)), stats.Ms(stats.Pct(w, 99)))
 	}
 
 	// With a daemon (this tree's) up: hook started → change published.

@@ -164,8 +164,9 @@ func saysNothing(agent string, payload []byte) bool {
 }
 
 // hookSocket resolves the socket without letting a configuration problem
-// surface, and without loading the configuration when there is no file to
-// read (most machines): the hook starts with no work it does not need.
+// surface, and reading no more of the configuration than its socket, when
+// there is a file to read at all (most machines have none): the hook
+// starts with no work it does not need.
 func hookSocket(configFile string) string {
 	if s := os.Getenv("LOGWATCH_SOCKET"); s != "" {
 		return config.ExpandPath(s)
@@ -175,10 +176,10 @@ func hookSocket(configFile string) string {
 	} else if _, err := os.Lstat(f); errors.Is(err, fs.ErrNotExist) {
 		return relay.DefaultSocket()
 	}
-	// A configuration error is not the hook's to report: a socket that was
-	// read is used all the same.
-	cfg, _ := config.Load(configFile, pflag.NewFlagSet("hook", pflag.ContinueOnError))
-	return fallbackSocket(cfg.Socket)
+	// A configuration error is not the hook's to report: a file that does
+	// not parse leaves the default.
+	s, _ := config.FileSocket(configFile)
+	return fallbackSocket(s)
 }
 
 // fallbackSocket is the socket of a client whose configuration may not

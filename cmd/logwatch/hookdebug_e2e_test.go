@@ -112,9 +112,26 @@ func TestHookSocket(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(cfgDir, "logwatch"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(cfgDir, "logwatch", "config.yaml"), "socket: /tmp/from-file.sock\n")
+	file := filepath.Join(cfgDir, "logwatch", "config.yaml")
+	write(t, file, "socket: /tmp/from-file.sock\n")
 	if got := hookSocket(""); got != "/tmp/from-file.sock" {
 		t.Errorf("the file's: %q", got)
+	}
+	// Only the socket is read: other keys' errors (a value Load refuses
+	// outright, a typo) leave it in use.
+	write(t, file, "interrupt: {window: 5}\nsocket: /tmp/from-file.sock\nsokcet: x\n")
+	if got := hookSocket(""); got != "/tmp/from-file.sock" {
+		t.Errorf("the file's, beside bad keys: %q", got)
+	}
+	if host, err := os.Hostname(); err == nil {
+		write(t, file, "socket: /tmp/from-file.sock\nhosts:\n  "+host+": {socket: /tmp/this-host.sock}\n")
+		if got := hookSocket(""); got != "/tmp/this-host.sock" {
+			t.Errorf("this host's: %q", got)
+		}
+	}
+	write(t, file, "socket: [/tmp/unclosed\n")
+	if got := hookSocket(""); got != relay.DefaultSocket() {
+		t.Errorf("a file that does not parse: %q, want the default", got)
 	}
 	t.Setenv("LOGWATCH_SOCKET", "/tmp/from-env.sock")
 	if got := hookSocket(""); got != "/tmp/from-env.sock" {

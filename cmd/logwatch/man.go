@@ -3,15 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
-)
 
-// manHeader is fixed so the pages are reproducible (SOURCE_DATE_EPOCH sets
-// the date, as for any reproducible build).
-var manHeader = &doc.GenManHeader{Title: "LOGWATCH", Section: "1", Source: "logwatch", Manual: "logwatch manual"}
+	"github.com/logwatch/logwatch/internal/manpage"
+)
 
 func newManCmd(root *cobra.Command) *cobra.Command {
 	return &cobra.Command{
@@ -24,20 +22,40 @@ for example logwatch man ~/.local/share/man/man1, then man logwatch.`,
 		// The pages come from the command tree alone: no configuration.
 		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root.DisableAutoGenTag = true
+			date, err := manDate()
+			if err != nil {
+				return withCode(exitUsage, err)
+			}
+			h := manpage.Header{Section: "1", Date: date, Source: "logwatch", Manual: "logwatch manual"}
 			if len(args) == 0 {
-				return doc.GenMan(root, manHeader, cmd.OutOrStdout())
+				return manpage.Write(cmd.OutOrStdout(), root, h)
 			}
 			dir := args[0]
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return withCode(exitUsage, err)
 			}
-			if err := doc.GenManTree(root, manHeader, dir); err != nil {
+			n, err := manpage.Tree(root, h, dir)
+			if err != nil {
 				return withCode(exitFindings, err)
 			}
-			n, _ := filepath.Glob(filepath.Join(dir, "logwatch*.1"))
-			fmt.Fprintf(cmd.OutOrStdout(), "%d pages written to %s\n", len(n), dir)
+			fmt.Fprintf(cmd.OutOrStdout(), "%d pages written to %s\n", n, dir)
 			return nil
 		},
 	}
+}
+
+// manDate is the pages' date, reproducible: SOURCE_DATE_EPOCH, as for any
+// reproducible build, else the commit the binary was built from, else now.
+func manDate() (time.Time, error) {
+	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+		sec, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH: %w", err)
+		}
+		return time.Unix(sec, 0).UTC(), nil
+	}
+	if t, err := time.Parse(time.RFC3339, readBuildVersion().Time); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Now().UTC(), nil
 }

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -117,14 +118,17 @@ func tmuxConfPaths(file string) (ours, user string, err error) {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-var tmuxKeyRE = regexp.MustCompile(`^([CMS]-)*[A-Za-z0-9]$|^([CMS]-)*F[0-9]{1,2}$`)
+// tmuxKeyRE is compiled on first use: not by every hook run.
+var tmuxKeyRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([CMS]-)*[A-Za-z0-9]$|^([CMS]-)*F[0-9]{1,2}$`)
+})
 
 func (a *app) tmuxInstall(opts *tmuxInstallOptions, install bool) error {
 	ours, user, err := tmuxConfPaths(opts.file)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	if install && !tmuxKeyRE.MatchString(opts.key) {
+	if install && !tmuxKeyRE().MatchString(opts.key) {
 		return withCode(exitUsage, fmt.Errorf("--key %q: want one key, as tmux names it (N, C-n, M-j, F5)", opts.key))
 	}
 	// A symlinked tmux.conf (dotfiles) is edited in its target, the link kept.

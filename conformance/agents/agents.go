@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 //go:embed agents.json
@@ -33,7 +34,11 @@ type file struct {
 	Agents []Agent `json:"agents"`
 }
 
-var pinned = mustParse(pinnedJSON)
+// pinned is decoded on first use: every process links this package (the
+// parsers name their known-good release in their Spec), and a decode at
+// package init was the largest of our own in every `logwatch hook` run,
+// which never reads it.
+var pinned = sync.OnceValue(func() []Agent { return mustParse(pinnedJSON) })
 
 func mustParse(b []byte) []Agent {
 	var f file
@@ -44,11 +49,11 @@ func mustParse(b []byte) []Agent {
 }
 
 // Pinned returns every pinned agent, in file order.
-func Pinned() []Agent { return append([]Agent(nil), pinned...) }
+func Pinned() []Agent { return append([]Agent(nil), pinned()...) }
 
 // Get returns the pinned agent with the given name.
 func Get(name string) (Agent, bool) {
-	for _, a := range pinned {
+	for _, a := range pinned() {
 		if a.Name == name {
 			return a, true
 		}

@@ -105,6 +105,7 @@ var allowed = map[string][]string{
 	"internal/safeopen":    {},
 	"internal/memtrim":     {},
 	"internal/termsafe":    {},
+	"internal/manpage":     {"internal/termsafe"},
 	"internal/testsupport": {"internal/udiff"},
 	"internal/sshtest":     {"internal/proctree", "internal/testsupport"},
 	"internal/desktoptest": {"internal/testsupport"},

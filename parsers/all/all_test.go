@@ -12,6 +12,7 @@ import (
 
 	_ "github.com/logwatch/logwatch/parsers/all"
 
+	"github.com/logwatch/logwatch/conformance/agents"
 	"github.com/logwatch/logwatch/internal/testsupport"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/parsers/claude"
@@ -236,5 +237,17 @@ func TestParseHook(t *testing.T) {
 	h, _ = parsers.ParseHook([]byte(`{"hook_event_name":"X","conversationId":"c","tool_input":"not an object","is_interrupt":"yes"}`))
 	if h.SessionID != "c" || h.ToolInput != nil || h.IsInterrupt {
 		t.Fatalf("lenient fields: %+v", h)
+	}
+}
+
+// TestKnownGood: every agent names, when asked, the release its pin says
+// (the pins are read on first use, not at init).
+func TestKnownGood(t *testing.T) {
+	for _, s := range parsers.All() {
+		if s.KnownGood == nil {
+			t.Errorf("%s: no known-good release", s.Name)
+		} else if got, want := s.KnownGood(), agents.KnownGood(string(s.Name)); got == "" || got != want {
+			t.Errorf("%s: known-good %q, pinned %q", s.Name, got, want)
+		}
 	}
 }

@@ -61,7 +61,7 @@ func Spec() parsers.Spec {
 			Parse: ParseRegistry,
 		},
 		Home:      "${CLAUDE_CONFIG_DIR:-~/.claude}",
-		KnownGood: agents.KnownGood(string(Name)),
+		KnownGood: func() string { return agents.KnownGood(string(Name)) },
 		Offline:   Offline(),
 	}
 }

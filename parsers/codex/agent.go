@@ -68,7 +68,7 @@ do not run. Builds from before hooks were on by default also need
 			DoctorNote: `Codex runs them only once trusted ("Trust all and continue", or /hooks)`,
 		},
 		Home:         "${CODEX_HOME:-~/.codex}",
-		KnownGood:    agents.KnownGood(string(Name)),
+		KnownGood:    func() string { return agents.KnownGood(string(Name)) },
 		BindBySubmit: true, // its hooks run in a server that serves every tab: they cannot carry LOGWATCH_TAB
 		Offline:      Offline(),
 	}

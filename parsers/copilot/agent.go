@@ -54,7 +54,7 @@ func Spec() parsers.Spec {
 		},
 		Hooks:     hooks(),
 		Home:      home,
-		KnownGood: agents.KnownGood(string(Name)),
+		KnownGood: func() string { return agents.KnownGood(string(Name)) },
 		// Without hooks nothing names a session's tab: its first prompt
 		// binds to the tab whose Enter came just before.
 		BindBySubmit: true,

@@ -73,7 +73,7 @@ func Spec() parsers.Spec {
 			InstallNote:     "Gemini CLI reads its hooks at start: restart it for them to take effect.",
 		},
 		Home:      home,
-		KnownGood: agents.KnownGood(string(Name)),
+		KnownGood: func() string { return agents.KnownGood(string(Name)) },
 		// Without hooks nothing names a session's tab: its turn start binds
 		// to the tab whose Enter came just before.
 		BindBySubmit: true,

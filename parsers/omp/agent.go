@@ -115,7 +115,7 @@ func Spec() parsers.Spec {
 			DoctorNote:  "omp loads it at start (a running omp needs a restart)",
 		},
 		Home:      agentDir,
-		KnownGood: agents.KnownGood(string(Name)),
+		KnownGood: func() string { return agents.KnownGood(string(Name)) },
 		Offline:   Offline(),
 		// Without the extension nothing names a session's tab.
 		BindBySubmit: true,

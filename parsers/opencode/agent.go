@@ -78,7 +78,7 @@ func Spec() parsers.Spec {
 			DoctorNote:  "OpenCode loads it at start (a running OpenCode needs a restart)",
 		},
 		Home:      configDir,
-		KnownGood: agents.KnownGood(string(Name)),
+		KnownGood: func() string { return agents.KnownGood(string(Name)) },
 		Offline:   Offline(),
 		// Without the plugin nothing in the database names a tab: a turn
 		// start binds to the tab whose Enter came just before it.

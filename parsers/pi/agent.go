@@ -79,7 +79,7 @@ func Spec() parsers.Spec {
 			DoctorNote:  "pi loads it at start (a running pi needs /reload)",
 		},
 		Home:      "${PI_CODING_AGENT_DIR:-~/.pi/agent}",
-		KnownGood: agents.KnownGood(string(Name)),
+		KnownGood: func() string { return agents.KnownGood(string(Name)) },
 		Offline:   Offline(),
 		// Without the extension nothing names a session's tab: its turn
 		// start binds to the tab whose Enter came just before.

@@ -156,10 +156,12 @@ func envOr(k, d string) string {
 	return d
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+// Compiled on first use, as ansiRE: the logwatch binary links this
+// package, and every `logwatch hook` would compile them at its start.
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_.-]+`) })
 
 // Sanitize makes a test or scenario name a file name.
-func Sanitize(s string) string { return unsafeName.ReplaceAllString(s, "_") }
+func Sanitize(s string) string { return unsafeName().ReplaceAllString(s, "_") }
 
 // SetEnv adds or replaces KEY=VALUE entries in Env.
 func (s *Scenario) SetEnv(kv ...string) { s.Env = WithEnv(s.Env, kv...) }
@@ -416,11 +418,13 @@ func tail(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
-var ansiRE = regexp.MustCompile(`\x1b(\[[0-9;?<=>!]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[()][0-9A-Za-z]|[=>0-9@-Z\\-_])`)
+var ansiRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b(\[[0-9;?<=>!]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[()][0-9A-Za-z]|[=>0-9@-Z\\-_])`)
+})
 
 // StripANSI removes escape sequences and carriage returns.
 func StripANSI(s string) string {
-	return strings.ReplaceAll(ansiRE.ReplaceAllString(s, ""), "\r", "")
+	return strings.ReplaceAll(ansiRE().ReplaceAllString(s, ""), "\r", "")
 }
 
 // Hooks returns the payloads of the hook events named event the daemon

@@ -59,8 +59,8 @@ type Finding struct {
 // same minor, may write lines or fire hooks differently: it is drift until
 // the suite passes with it.
 func knownGood(agent string) string {
-	if s := parsers.Lookup(parsers.Agent(agent)); s != nil {
-		return s.KnownGood
+	if s := parsers.Lookup(parsers.Agent(agent)); s != nil && s.KnownGood != nil {
+		return s.KnownGood()
 	}
 	return ""
 }
@@ -970,8 +970,8 @@ func checkInstalled(env Env) Finding {
 		name := string(s.Name)
 		found = append(found, name+" "+v)
 		switch {
-		case env.drifted(name, v, s.KnownGood):
-			newer = append(newer, fmt.Sprintf("%s %s (known-good %s)", name, v, s.KnownGood))
+		case env.drifted(name, v, knownGood(name)):
+			newer = append(newer, fmt.Sprintf("%s %s (known-good %s)", name, v, knownGood(name)))
 			if s.Offline != nil {
 				fixes = append(fixes, "`logwatch selftest --agent "+name+"`")
 			} else {

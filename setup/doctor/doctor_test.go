@@ -436,7 +436,7 @@ func nextPatch(v string) string {
 // release here; the same release in the logs is then no drift either.
 func TestDoctorInstalledAgents(t *testing.T) {
 	env, _ := testEnv(t)
-	claudeGood := parsers.Lookup("claude").KnownGood
+	claudeGood := parsers.Lookup("claude").KnownGood()
 	newer := nextPatch(claudeGood)
 	script := func(name, out string) {
 		write(t, filepath.Join(env.Path, name), "#!/bin/sh\necho '"+out+"'\n")
@@ -446,7 +446,7 @@ func TestDoctorInstalledAgents(t *testing.T) {
 		t.Errorf("no agent on the PATH: %+v", f)
 	}
 	script("claude", newer+" (Claude Code)")
-	script("codex", "codex-cli "+parsers.Lookup("codex").KnownGood)
+	script("codex", "codex-cli "+parsers.Lookup("codex").KnownGood())
 	f := checkInstalled(env)
 	if f.Status != Warn || !strings.Contains(f.Summary, "claude "+newer) || strings.Contains(f.Summary, "codex") ||
 		!strings.Contains(f.Fix, "logwatch selftest --agent claude") {
@@ -455,7 +455,7 @@ func TestDoctorInstalledAgents(t *testing.T) {
 	// pi, which selftest drives too, gets it as the fix (its release read
 	// from stderr); an agent it cannot drive offline would get verify.
 	pi := parsers.Lookup("pi")
-	write(t, filepath.Join(env.Path, "pi"), "#!/bin/sh\necho '"+nextPatch(pi.KnownGood)+"' >&2\n")
+	write(t, filepath.Join(env.Path, "pi"), "#!/bin/sh\necho '"+nextPatch(pi.KnownGood())+"' >&2\n")
 	os.Chmod(filepath.Join(env.Path, "pi"), 0o755)
 	fix := "`logwatch selftest --agent pi`"
 	if pi.Offline == nil {
@@ -489,7 +489,7 @@ func TestDoctorVersionOnStderr(t *testing.T) {
 	if pi == nil || pi.Bin == "" {
 		t.Skip("no pi parser")
 	}
-	newer := nextPatch(pi.KnownGood)
+	newer := nextPatch(pi.KnownGood())
 	write(t, filepath.Join(env.Path, pi.Bin), "#!/bin/sh\necho '"+newer+"' >&2\n")
 	os.Chmod(filepath.Join(env.Path, pi.Bin), 0o755)
 	var progress strings.Builder
@@ -578,14 +578,14 @@ func TestWriteTextGolden(t *testing.T) {
 func TestDoctorGeminiVersion(t *testing.T) {
 	env, _ := testEnv(t)
 	g := parsers.Lookup("gemini")
-	if g == nil || g.KnownGood == "" {
+	if g == nil || g.KnownGood == nil || g.KnownGood() == "" {
 		t.Fatal("gemini is not registered with a known-good release")
 	}
 	bin := filepath.Join(env.Path, g.Bin)
 	for _, c := range []struct {
 		release string
 		want    string
-	}{{g.KnownGood, OK}, {nextPatch(g.KnownGood), Warn}} {
+	}{{g.KnownGood(), OK}, {nextPatch(g.KnownGood()), Warn}} {
 		write(t, bin, "#!/bin/sh\necho '"+c.release+"'\n")
 		os.Chmod(bin, 0o755)
 		if f := checkInstalled(env); f.Status != c.want || !strings.Contains(f.Summary, "gemini "+c.release) {

@@ -48,7 +48,7 @@ func Spec() parsers.Spec {
 			DoctorNote:      "the toy reads its hooks at start",
 		},
 		Home:      "${TOY_HOME:-~/.toy}",
-		KnownGood: "1.0.0",
+		KnownGood: func() string { return "1.0.0" },
 	}
 }
 
