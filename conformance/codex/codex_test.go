@@ -219,13 +219,15 @@ func TestCodexEscIdle(t *testing.T) {
 
 // /compact in 0.169 is a turn of its own (task_started … compacted …
 // task_complete), with the PreCompact hook inside it: compacting, back to
-// working when the compaction line lands inside the turn, then done.
+// working when the compaction line lands inside the turn, then done. The
+// hook can overtake the log's task_started (CI saw it, 0.4 ms apart): then
+// the turn opens still compacting, with no working before it.
 func TestCodexCompact(t *testing.T) {
 	w := newCodex(t, true)
 	p := w.start("a", codexTab)
 	w.helloTurn(p)
 	p.Submit("/compact")
-	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: codexTab})
+	w.Timeline.Maybe(Step{State: "working", Reason: "prompt", Source: "log", Tab: codexTab}, codexStep)
 	w.step(Step{State: "compacting", Reason: "compaction", Source: "hook", Tab: codexTab, Detail: "manual"})
 	w.next(race{step: Step{State: "working", Reason: "compaction", Tab: codexTab}, sources: logOrHook})
 	w.turnEnd(codexTab, true)

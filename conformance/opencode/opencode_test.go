@@ -104,9 +104,7 @@ func newOpenCode(t *testing.T, plugin bool) *ocWorld {
 // session does something.
 func (w *ocWorld) start(name, tab string, args ...string) *Pane {
 	w.t.Helper()
-	p := w.StartPane(PaneOptions{Name: name, Argv: append([]string{w.bin}, args...), Wrap: true, Tab: tab})
-	p.WaitScreen(ocReady, ocStart)
-	return p
+	return w.StartPaneReady(PaneOptions{Name: name, Argv: append([]string{w.bin}, args...), Wrap: true, Tab: tab}, ocReady, ocStart)
 }
 
 func (w *ocWorld) step(st Step) Event {

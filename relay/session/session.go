@@ -394,6 +394,14 @@ func (s *Session) start(src *source, from, rule string, prompted bool) (Change, 
 	s.turnOpen, s.lastFinal, s.toolRunning = true, false, false
 	s.turnPrompted = prompted || parsers.TraitsOf(s.Agent).PromptedTurns
 	s.doneDeferred, s.subWaiting = false, false
+	if s.State == Compacting && src == &s.log {
+		// The compaction's own turn (Codex's /compact: task_started, then
+		// the PreCompact hook, the compacted line, task_complete), its
+		// start read after the hook that said compacting: the hook can
+		// overtake the log line (CI saw it, 0.4 ms apart). The turn opens,
+		// still compacting; the compaction's end returns it to working.
+		return Change{}, false
+	}
 	return s.set(Working, ReasonPrompt, "", from, rule)
 }
 

@@ -215,6 +215,29 @@ func TestCompactingEndsByTurn(t *testing.T) {
 	}
 }
 
+// TestCompactionTurnStartAfterHook: Codex's /compact is a turn of its own
+// whose PreCompact hook can arrive before the log's task_started: the turn
+// opens still compacting (not working/prompt, which hid the compaction),
+// the compacted line returns it to working and task_complete ends it.
+func TestCompactionTurnStartAfterHook(t *testing.T) {
+	s := New(codex.Name)
+	s.ID = "c1"
+	s.Log(codexStart)
+	s.Log(turnEnd)
+	if ch, ok := s.Hook(parsers.Hook{Event: "PreCompact", SessionID: "c1", Trigger: "manual"}); !ok || ch.State != Compacting {
+		t.Fatalf("PreCompact: %+v %v", ch, ok)
+	}
+	if ch, ok := s.Log(codexStart); ok {
+		t.Fatalf("the compaction's turn start changed %+v", ch)
+	}
+	if ch, ok := s.Log(compaction); !ok || ch.State != Working || ch.Rule != "log.compaction_in_turn" {
+		t.Fatalf("compacted: %+v %v", ch, ok)
+	}
+	if ch, ok := s.Log(turnEnd); !ok || ch.State != Done || ch.Rule != "log.turn_end" {
+		t.Fatalf("task_complete: %+v %v", ch, ok)
+	}
+}
+
 func TestIdentityFirstWins(t *testing.T) {
 	s := New(codex.Name)
 	s.Log(parsers.Evidence{SessionID: "child", Cwd: "/c", AgentVersion: "1"})

@@ -85,6 +85,25 @@ func (s *Scenario) StartPane(o PaneOptions) *Pane {
 	return p
 }
 
+// StartPaneReady starts a pane as StartPane does and waits until its screen
+// shows ready. An agent whose first screen never comes (OpenCode 1.18.33
+// drew one blank frame after its init and nothing more in 90 s, once, in a
+// CI-like run with the other live suites beside it) is started again, once,
+// as a person would: nothing of a session exists yet, and a hang that
+// logwatch caused (wrap is the only part of it there yet) would come back.
+func (s *Scenario) StartPaneReady(o PaneOptions, ready string, timeout time.Duration) *Pane {
+	s.T.Helper()
+	p := s.StartPane(o)
+	if p.waitScreen(func(sc string) bool { return strings.Contains(sc, ready) }, timeout) {
+		return p
+	}
+	s.T.Logf("pane %s: %q not on the screen within %s: closing it and starting the agent again", o.Name, ready, timeout)
+	p.close()
+	p = s.StartPane(o)
+	p.WaitScreen(ready, timeout)
+	return p
+}
+
 // ShellQuote quotes s for sh.
 func ShellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 

@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -138,5 +140,34 @@ func TestZombieStatus(t *testing.T) {
 	}
 	if _, ok := zombieStatus(os.Getpid()); ok {
 		t.Error("a running process reads as a zombie")
+	}
+}
+
+// TestStartPaneReady: a program whose first screen never comes (the first
+// start hangs) is closed, its process gone, and started once more; the
+// second start's screen is the pane's.
+func TestStartPaneReady(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		testsupport.Missing(t, "tmux not installed")
+	}
+	s := New(t, Options{Bin: logwatchBin(t), Agent: "none"})
+	marker := filepath.Join(t.TempDir(), "started")
+	hung := filepath.Join(t.TempDir(), "hung.pid")
+	script := `if [ -e ` + marker + ` ]; then echo READY; else touch ` + marker + `; echo $$ > ` + hung + `; fi; exec sleep 1000`
+	p := s.StartPaneReady(PaneOptions{Name: "again", Argv: []string{"sh", "-c", script}}, "READY", 3*time.Second)
+	if !strings.Contains(p.Screen(), "READY") {
+		t.Fatalf("screen %q", p.Screen())
+	}
+	b, err := os.ReadFile(hung)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hung first start (pid %d) still runs", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
