@@ -41,7 +41,7 @@ var scenarios = []scenario{
 			streaming = w.off.Streaming
 		}
 		w.pane.WaitScreen(streaming, w.wait())
-		w.interrupt()
+		w.interrupt(streaming)
 		w.until("ready", "interrupted", "working")
 		w.quiet()
 	}},
@@ -130,13 +130,38 @@ func newWorld(t *runT, o Options, dir string, in Installed) *world {
 }
 
 // interrupt presses the agent's interrupt key, and again once it asks for
-// it again.
-func (w *world) interrupt() {
+// it again. A key the agent dropped (Copilot CLI's Ctrl+C mid-answer, once,
+// in a CI-like run under the race detector: its answer streamed on and
+// nothing was published for 90 s) is pressed once more, as a person would,
+// when after a third of a step the answer still streams and nothing was
+// published: a key alone publishes nothing, the interrupt it makes does.
+// Never a third time: Copilot CLI exits on a second Ctrl+C at its prompt.
+func (w *world) interrupt(streaming string) {
 	if again := w.off.InterruptAgain; again != "" {
 		w.pane.PressAgain(w.off.Interrupt, again, w.step)
 		return
 	}
 	w.pane.Press(w.off.Interrupt)
+	if heeded(w.s.Timeline.Pending, w.pane.Screen, w.s.Pause, streaming, w.step/3) {
+		return
+	}
+	w.t.Logf("%q still on the screen %s after %s, nothing published: pressing it again", streaming, w.step/3, w.off.Interrupt)
+	w.pane.Key(w.off.Interrupt)
+}
+
+// heeded waits up to d for a sign the interrupt key was taken: a change
+// published (pending), or the streaming answer gone from the screen.
+func heeded(pending func() int, screen func() string, pause func(time.Duration), streaming string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if pending() > 0 || !strings.Contains(screen(), streaming) {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		pause(100 * time.Millisecond)
+	}
 }
 
 // firstScreen is how many steps an agent's first screen may take: OpenCode,

@@ -245,3 +245,31 @@ func TestPlan(t *testing.T) {
 		t.Errorf("progress %q", progress.String())
 	}
 }
+
+// TestHeeded: an interrupt key counts as taken once a change is published
+// or the streaming answer leaves the screen; a key the agent dropped (the
+// answer still streams, nothing published) is not, and interrupt presses
+// it again.
+func TestHeeded(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		screens []string // what each look at the screen shows, the last one from then on
+		pending int
+		want    bool
+	}{
+		{"published", []string{"Working"}, 1, true},
+		{"answer gone at once", []string{"> "}, 0, true},
+		{"answer gone later", []string{"Working", "Working", "> "}, 0, true},
+		{"dropped", []string{"Working"}, 0, false},
+	} {
+		looks := 0
+		screen := func() string {
+			looks++
+			return c.screens[min(looks, len(c.screens))-1]
+		}
+		got := heeded(func() int { return c.pending }, screen, func(time.Duration) {}, "Working", 20*time.Millisecond)
+		if got != c.want {
+			t.Errorf("%s: heeded %v, want %v", c.name, got, c.want)
+		}
+	}
+}
