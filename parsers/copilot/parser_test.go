@@ -103,28 +103,7 @@ func TestCaptures(t *testing.T) {
 		"esc-streaming-1": cat(opened, one("turn_start user.message SLOW stream please", "none system.message"), answer,
 			one("turn_end assistant.turn_end"), hook),
 	}
-	for name, want := range golden {
-		t.Run(name, func(t *testing.T) {
-			p := NewParser()
-			raw := parsertest.CaptureLines(t, name)
-			for i, line := range raw {
-				ev, err := p.Parse(line)
-				if err != nil || ev.Unknown {
-					t.Fatalf("line %d: %v, unknown %v", i+1, err, ev.Unknown)
-				}
-				if i >= len(want) {
-					t.Fatalf("line %d not expected", i+1)
-				}
-				if got := describe(ev); got != want[i] {
-					t.Errorf("line %d: %s, want %s", i+1, got, want[i])
-				}
-			}
-			if len(raw) != len(want) {
-				t.Errorf("%d lines, want %d", len(raw), len(want))
-			}
-			parsertest.Same(t, func() parsers.Parser { return NewParser() }, name, raw)
-		})
-	}
+	parsertest.Captures(t, func() parsers.Parser { return NewParser() }, describe, golden)
 }
 
 // TestCaptureIdentity: session.start names the session, its cwd and the

@@ -82,28 +82,7 @@ func TestCaptures(t *testing.T) {
 		// history size." is an info without text as well, and no history.
 		"suite-compress-1": {head, ctx, prompt, upd, answer, upd, "compaction info", upd},
 	}
-	for name, lines := range want {
-		t.Run(name, func(t *testing.T) {
-			p := NewParser()
-			raw := parsertest.CaptureLines(t, name)
-			for i, line := range raw {
-				ev, err := p.Parse(line)
-				if err != nil || ev.Unknown {
-					t.Fatalf("line %d: %v, unknown %v", i+1, err, ev.Unknown)
-				}
-				if i >= len(lines) {
-					t.Fatalf("line %d not expected: %s", i+1, describe(ev))
-				}
-				if got := describe(ev); got != lines[i] {
-					t.Errorf("line %d: %s, want %s", i+1, got, lines[i])
-				}
-			}
-			if len(raw) != len(lines) {
-				t.Errorf("%d lines, want %d", len(raw), len(lines))
-			}
-			parsertest.Same(t, func() parsers.Parser { return NewParser() }, name, raw)
-		})
-	}
+	parsertest.Captures(t, func() parsers.Parser { return NewParser() }, describe, want)
 }
 
 // TestCaptureIdentity: the header names the session; the prompts are the

@@ -150,31 +150,12 @@ func TestCaptures(t *testing.T) {
 		"quit-1":          append(meta, "turn_start message/user", "activity message/assistant final", "none custom/session_exit"),
 		"compact-1":       append(meta, "turn_start message/user", "activity message/assistant final", "turn_start message/user", "activity message/assistant final", "compaction compaction"),
 	}
-	for name, lines := range want {
-		t.Run(name, func(t *testing.T) {
-			p := NewParser()
-			raw := parsertest.CaptureLines(t, name)
-			for i, line := range raw {
-				if i == 0 && len(line)+1 != TitleSlot {
-					t.Errorf("line 1 is %d bytes with its newline, want the title slot's %d", len(line)+1, TitleSlot)
-				}
-				ev, err := p.Parse(line)
-				if err != nil || ev.Unknown {
-					t.Fatalf("line %d: %v, unknown %v", i+1, err, ev.Unknown)
-				}
-				if i >= len(lines) {
-					t.Fatalf("line %d not expected", i+1)
-				}
-				if got := describe(ev); got != lines[i] {
-					t.Errorf("line %d: %s, want %s", i+1, got, lines[i])
-				}
-			}
-			if len(raw) != len(lines) {
-				t.Errorf("%d lines, want %d", len(raw), len(lines))
-			}
-			parsertest.Same(t, func() parsers.Parser { return NewParser() }, name, raw)
-		})
+	for name := range want {
+		if line := parsertest.CaptureLines(t, name)[0]; len(line)+1 != TitleSlot {
+			t.Errorf("%s: line 1 is %d bytes with its newline, want the title slot's %d", name, len(line)+1, TitleSlot)
+		}
 	}
+	parsertest.Captures(t, func() parsers.Parser { return NewParser() }, describe, want)
 }
 
 func describe(ev parsers.Evidence) string {

@@ -60,3 +60,33 @@ func Titles(t *testing.T, p parsers.Parser, path string) (titles, prompts []stri
 	}
 	return titles, prompts
 }
+
+// Captures checks every capture in want (name → one description per line)
+// with a new parser each: no line fails or is unknown, describe gives each
+// line's description in order, no line more or fewer, and the scan path
+// parses each line as the full parse does (Same).
+func Captures(t *testing.T, newParser func() parsers.Parser, describe func(parsers.Evidence) string, want map[string][]string) {
+	t.Helper()
+	for name, lines := range want {
+		t.Run(name, func(t *testing.T) {
+			p := newParser()
+			raw := CaptureLines(t, name)
+			for i, line := range raw {
+				ev, err := p.Parse(line)
+				if err != nil || ev.Unknown {
+					t.Fatalf("line %d: %v, unknown %v", i+1, err, ev.Unknown)
+				}
+				if i >= len(lines) {
+					t.Fatalf("line %d not expected: %s", i+1, describe(ev))
+				}
+				if got := describe(ev); got != lines[i] {
+					t.Errorf("line %d: %s, want %s", i+1, got, lines[i])
+				}
+			}
+			if len(raw) != len(lines) {
+				t.Errorf("%d lines, want %d", len(raw), len(lines))
+			}
+			Same(t, newParser, name, raw)
+		})
+	}
+}
