@@ -78,8 +78,10 @@ func TestFollowerBurst(t *testing.T) {
 		ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "s1", State: states[i%4], Tab: fmt.Sprintf("tmux-%d-%%1", pid)}}
 	}
 	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "s2", State: "waiting", Tab: fmt.Sprintf("tmux-%d-%%0", pid)}}
-	flushed := make(chan struct{}, 16)
-	f := &Follower{Server: s, ServerPid: pid, Log: zerolog.Nop(), Flushed: func() { flushed <- struct{}{} }}
+	// The follower waits after each batch until the test has queued the
+	// next one, so a batch is what the test queued, whatever the scheduler.
+	flushed, proceed := make(chan struct{}), make(chan struct{})
+	f := &Follower{Server: s, ServerPid: pid, Log: zerolog.Nop(), Flushed: func() { flushed <- struct{}{}; <-proceed }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- f.Run(ctx, ups) }()
@@ -108,6 +110,7 @@ func TestFollowerBurst(t *testing.T) {
 	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "old", State: "ready", Tab: "wrap-y"}}
 	// The session ending takes its window's dot away.
 	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "s2", State: "ended", Tab: fmt.Sprintf("tmux-%d-%%0", pid)}}
+	proceed <- struct{}{}
 	waitFlush("the end")
 	if n := f.Calls(); n != 4 {
 		t.Fatalf("%d tmux calls after the second batch, want 4", n)
@@ -117,11 +120,13 @@ func TestFollowerBurst(t *testing.T) {
 	}
 	// The daemon lost: no dots, no summary (they could no longer change).
 	ups <- client.Update{Kind: client.UpdateLost, Err: fmt.Errorf("gone")}
+	proceed <- struct{}{}
 	waitFlush("the daemon lost")
 	if sum := show(t, s, "-g", SummaryOption); sum != "" {
 		t.Fatalf("summary with no daemon %q", sum)
 	}
 	cancel()
+	proceed <- struct{}{}
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
