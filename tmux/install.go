@@ -69,6 +69,10 @@ func Conf(bin, key string) []byte {
 	for _, h := range terminalHooks {
 		fmt.Fprintf(&b, "set-hook -g '%s[%d]' 'wait-for -S %s'\n", h, HookIndex, FocusChannel)
 	}
+	// Without focus-events a terminal in the background still counts as
+	// looked at, and its pane's waits never alert. Turned on only if off,
+	// marked so uninstall turns off only what install turned on.
+	fmt.Fprintf(&b, "if-shell -F '#{focus-events}' '' 'set-option -g focus-events on ; set-option -g %s on'\n", focusEventsMark)
 	b.WriteString("%endif\n")
 	// The client that pressed the key is the one to switch.
 	fmt.Fprintf(&b, "bind-key %s run-shell -b '%s next --switch --client \"#{client_name}\"'\n", key, q)
@@ -84,9 +88,13 @@ func UnsetCommands(key string) [][]string {
 	for _, h := range slices.Concat(focusHooks, terminalHooks) {
 		cmds = append(cmds, []string{"set-hook", "-gu", fmt.Sprintf("%s[%d]", h, HookIndex)})
 	}
-	cmds = append(cmds, []string{"unbind-key", key}, []string{"set-option", "-gu", SummaryOption})
+	cmds = append(cmds, []string{"unbind-key", key}, []string{"set-option", "-gu", SummaryOption},
+		[]string{"if-shell", "-F", "#{" + focusEventsMark + "}", "set-option -gu focus-events ; set-option -gu " + focusEventsMark})
 	return cmds
 }
+
+// focusEventsMark is set when Conf turned focus-events on.
+const focusEventsMark = "@logwatch-focus-events"
 
 // FormatPrefixes are the prefixes Conf adds to the user's formats, by
 // option.

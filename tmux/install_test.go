@@ -2,6 +2,10 @@ package tmux
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,7 +69,8 @@ func TestConfChecksPaths(t *testing.T) {
 	for _, want := range []string{"bind-key N run-shell -b '/usr/bin/logwatch next --switch --client \"#{client_name}\"'", "run-shell -b '/usr/bin/logwatch tmux follow >/dev/null 2>&1'",
 		"set-hook -g 'after-select-pane[73]' 'wait-for -S logwatch-focus'", "set-hook -g 'client-detached[73]' 'wait-for -S logwatch-focus'",
 		// tmux before 3.3 refuses the terminal's focus hooks: they are set only from 3.3 on.
-		"%if \"#{m/r:" + focusVersions + ",#{version}}\"\nset-hook -g 'client-focus-in[73]' 'wait-for -S logwatch-focus'\nset-hook -g 'client-focus-out[73]' 'wait-for -S logwatch-focus'\n%endif\n"} {
+		"%if \"#{m/r:" + focusVersions + ",#{version}}\"\nset-hook -g 'client-focus-in[73]' 'wait-for -S logwatch-focus'\nset-hook -g 'client-focus-out[73]' 'wait-for -S logwatch-focus'\n" +
+			"if-shell -F '#{focus-events}' '' 'set-option -g focus-events on ; set-option -g @logwatch-focus-events on'\n%endif\n"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("conf lacks %q:\n%s", want, c)
 		}
@@ -73,5 +78,40 @@ func TestConfChecksPaths(t *testing.T) {
 	// A pane switch runs no process: only the key and the follower's start do.
 	if n := strings.Count(c, "run-shell"); n != 2 {
 		t.Errorf("conf runs %d processes, want 2 (the key, the follower):\n%s", n, c)
+	}
+}
+
+// TestConfFocusEvents: sourcing Conf turns focus-events on (a terminal in
+// the background is then known not to be looked at), a second source
+// changes nothing, and UnsetCommands turn it off only if Conf turned it
+// on: a user's own setting stays.
+func TestConfFocusEvents(t *testing.T) {
+	if v, err := exec.Command("tmux", "-V").Output(); err == nil && !focusVersionsRE.MatchString(strings.TrimPrefix(strings.TrimSpace(string(v)), "tmux ")) {
+		t.Skipf("%s has no terminal focus hooks", v)
+	}
+	for _, userOn := range []bool{false, true} {
+		s, _ := realTmux(t)
+		ctx := context.Background()
+		if userOn {
+			s.Run(ctx, []string{"set-option", "-g", "focus-events", "on"})
+		}
+		conf := filepath.Join(t.TempDir(), "logwatch.conf")
+		if err := os.WriteFile(conf, Conf("/bin/true", "N"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if _, err := s.Run(ctx, []string{"source-file", conf}); err != nil {
+				t.Fatal(err)
+			}
+			if v := show(t, s, "-g", "focus-events"); v != "on" {
+				t.Fatalf("user's own on: %v; focus-events %q after sourcing", userOn, v)
+			}
+		}
+		for _, c := range UnsetCommands("N") {
+			s.Run(ctx, c)
+		}
+		if v, want := show(t, s, "-g", "focus-events"), map[bool]string{false: "off", true: "on"}[userOn]; v != want {
+			t.Fatalf("user's own on: %v; focus-events %q after uninstall, want %q", userOn, v, want)
+		}
 	}
 }

@@ -77,10 +77,13 @@ func TestE2ETmuxFocus(t *testing.T) {
 	waitAlerts(t, alerts, "show_a_waiting_permission", "withdraw_a_waiting_permission")
 	answer(t0, "a")
 	wait(t0, "a")
-	// The terminal loses focus (focus-events on: tmux knows): the pane is
-	// no longer in front of anyone, the follower lets its focus go, and a
-	// wait there alerts; the terminal's focus back withdraws it.
-	x.run("set-option", "-g", "focus-events", "on")
+	// The terminal loses focus (install turned focus-events on: tmux
+	// knows): the pane is no longer in front of anyone, the follower lets
+	// its focus go, and a wait there alerts; the terminal's focus back
+	// withdraws it.
+	if v := x.run("show-options", "-gv", "focus-events"); v != "on" {
+		t.Fatalf("focus-events %q after install", v)
+	}
 	held := sockets(t, follower)
 	answer(t0, "a")
 	term.Write([]byte("\x1b[O"))

@@ -95,8 +95,21 @@ func WriteStatus(w io.Writer, st wire.Status, all bool, now time.Time, color boo
 	}
 	c := st.Counters
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "hooks %d received · lines %d · keys %d · requests %d/%d · subscribers %d/%d\n",
-		c.HooksReceived, c.Lines, c.Keys, c.Conns, c.ConnsMax, c.Subscribers, c.SubscribersMax)
+	items := []string{fmt.Sprintf("hooks %d received", c.HooksReceived), fmt.Sprintf("lines %d", c.Lines), fmt.Sprintf("keys %d", c.Keys),
+		fmt.Sprintf("requests %d/%d", c.Conns, c.ConnsMax), fmt.Sprintf("subscribers %d/%d", c.Subscribers, c.SubscribersMax)}
+	if c.Focused > 0 {
+		items = append(items, fmt.Sprintf("focus held by %d", c.Focused))
+	}
+	line := items[0]
+	for _, it := range items[1:] { // broken between items, never inside one
+		if runeLen(line)+len(" · ")+runeLen(it) > StatusWidth {
+			fmt.Fprintln(w, line)
+			line = "  " + it
+			continue
+		}
+		line += " · " + it
+	}
+	fmt.Fprintln(w, line)
 	// The rest only when it is not zero: each is something to look into.
 	var odd []string
 	for _, n := range []struct {

@@ -93,7 +93,7 @@ func TestWriteStatusGolden(t *testing.T) {
 		},
 		Remotes: []wire.RemoteState{{Name: "box", Dest: "dev@box.example.org", State: "down", Since: now.Add(-5 * time.Minute),
 			Error: "ssh: connect to host box.example.org port 22: Connection refused", Fix: "check `ssh dev@box.example.org` works", Sessions: 1}},
-		Counters: wire.Counters{HooksReceived: 1234, Lines: 123456, Keys: 12, Subscribers: 1, ConnCounters: wire.ConnCounters{Conns: 1, ConnsMax: 256, SubscribersMax: 64},
+		Counters: wire.Counters{HooksReceived: 1234, Lines: 123456, Keys: 12, Subscribers: 1, ConnCounters: wire.ConnCounters{Conns: 1, ConnsMax: 256, SubscribersMax: 64, Focused: 2},
 			InterruptCandidates: 2, InterruptsConfirmed: 2, KeyToMarkerLastMs: 261, KeyToMarkerMaxMs: 284, Malformed: 3},
 		Notify: []wire.SinkStats{{Name: "desktop", Shown: 7, Withdrawn: 6, Replaced: 2},
 			{Name: "webhook", Shown: 3, Withdrawn: 1, Failed: 4, Dropped: 1, Cancelled: 1,

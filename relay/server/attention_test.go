@@ -189,3 +189,69 @@ func TestStatusCarriesSinkStats(t *testing.T) {
 		}
 	}
 }
+
+// TestFocusCountedOnce: a connection holding a focus takes one
+// subscription slot, also when it then subscribes (before, the slot was
+// taken twice and given back once: each such connection lost the budget
+// one slot for good), shows in `focused` until it lets go or closes.
+func TestFocusCountedOnce(t *testing.T) {
+	d := startDaemon(t, func(s *server.Server) {
+		s.SetAttention(&attn{ch: make(chan struct{}, 64)})
+		s.MaxSubscribers = 2
+	})
+	counters := func(want string) {
+		t.Helper()
+		var got string
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) { // a bound on a hang
+			c := d.srv.Counters()
+			if got = fmt.Sprintf("focused %d", c.Focused); got == want {
+				return
+			}
+		}
+		t.Fatalf("%s, want %s", got, want)
+	}
+	dial := func() (net.Conn, *bufio.Reader) {
+		t.Helper()
+		c, err := net.Dial("unix", d.socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		return c, bufio.NewReader(c)
+	}
+	send := func(c net.Conn, rd *bufio.Reader, req string) string {
+		t.Helper()
+		if _, err := io.WriteString(c, req+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		l, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%s: %v", req, err)
+		}
+		return l
+	}
+	for range 4 { // twice the budget: a lost slot would refuse the last
+		c, rd := dial()
+		if l := send(c, rd, `{"op":"focus","tab":"t1"}`); !strings.Contains(l, `"ok":true`) {
+			t.Fatalf("focus answered %s", l)
+		}
+		counters("focused 1")
+		if l := send(c, rd, `{"op":"subscribe"}`); strings.Contains(l, "too many") {
+			t.Fatalf("subscribe after focus answered %s", l)
+		}
+		c.Close()
+		counters("focused 0")
+	}
+	c, rd := dial()
+	defer c.Close()
+	send(c, rd, `{"op":"focus","tab":"t1"}`)
+	counters("focused 1")
+	send(c, rd, `{"op":"focus"}`) // let go
+	counters("focused 0")
+	// It keeps its slot: one is left.
+	x, xrd := dial()
+	defer x.Close()
+	if l := send(x, xrd, `{"op":"subscribe"}`); strings.Contains(l, "too many") {
+		t.Fatalf("a subscription within the budget answered %s", l)
+	}
+}

@@ -25,6 +25,7 @@ type connState struct {
 	idleSince time.Time // zero while a request is being handled
 	stalled   time.Time // while a write of an answer waits for the peer to read: since when
 	sub       bool
+	focus     bool // holds a focus (a subscription slot, sub set too)
 	counted   bool // holds a slot (cleared when evicted)
 }
 
@@ -33,6 +34,7 @@ type admission struct {
 	conns   map[net.Conn]*connState
 	nreq    int
 	nsub    int
+	nfocus  int
 	evicted atomic.Int64
 	refused atomic.Int64
 	accErrs atomic.Int64
@@ -105,6 +107,9 @@ func (s *Server) release(cs *connState) {
 	}
 	if cs.sub {
 		a.nsub--
+		if cs.focus {
+			a.nfocus--
+		}
 	} else {
 		a.nreq--
 	}
@@ -128,31 +133,49 @@ func (s *Server) since(t *time.Time, on bool) {
 }
 
 // toSubscriber moves a connection from the request budget to the
-// subscriptions budget; false when that is full.
-func (s *Server) toSubscriber(cs *connState) bool {
+// subscriptions budget (once: a focus's connection that subscribes keeps
+// its one slot); false when that is full. focus marks one holding a focus.
+func (s *Server) toSubscriber(cs *connState, focus bool) bool {
 	a := &s.adm
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !cs.counted {
 		return false // evicted meanwhile
 	}
-	if a.nsub >= s.MaxSubscribers {
-		a.refused.Add(1)
-		return false
+	if !cs.sub {
+		if a.nsub >= s.MaxSubscribers {
+			a.refused.Add(1)
+			return false
+		}
+		a.nreq--
+		a.nsub++
+		cs.sub = true
 	}
-	a.nreq--
-	a.nsub++
-	cs.sub = true
+	if focus && !cs.focus {
+		cs.focus = true
+		a.nfocus++
+	}
 	return true
+}
+
+// unfocus marks a connection that let go of its focus (it keeps its slot).
+func (s *Server) unfocus(cs *connState) {
+	a := &s.adm
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cs.focus {
+		cs.focus = false
+		a.nfocus--
+	}
 }
 
 // Counters reports the connection figures.
 func (s *Server) Counters() wire.ConnCounters {
 	a := &s.adm
 	a.mu.Lock()
-	n := a.nreq
+	n, focus := a.nreq, a.nfocus
 	a.mu.Unlock()
-	return wire.ConnCounters{ConnsMax: int64(s.MaxConns), Conns: int64(n), SubscribersMax: int64(s.MaxSubscribers),
+	return wire.ConnCounters{ConnsMax: int64(s.MaxConns), Conns: int64(n), SubscribersMax: int64(s.MaxSubscribers), Focused: int64(focus),
 		ConnsEvicted: a.evicted.Load(), ConnsRefused: a.refused.Load(), AcceptErrors: a.accErrs.Load(),
 		StatusBuilt: s.answers.built.Load(), StatusServed: s.answers.served.Load(), StatusBusy: s.answers.busy.Load()}
 }

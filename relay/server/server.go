@@ -260,7 +260,7 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) 
 			continue
 		}
 		if req.Op == wire.OpSubscribe {
-			if !s.toSubscriber(cs) {
+			if !s.toSubscriber(cs, false) {
 				writeLine(c, wire.Response{Error: fmt.Sprintf("too many subscribers (at most %d)", s.MaxSubscribers)})
 				return
 			}
@@ -276,9 +276,12 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, cs *connState) 
 			// connection is long-lived, like a subscription, budgeted with
 			// them and never closed for idleness or evicted (a tmux
 			// follower holds its focus for hours without a word).
-			if req.Tab != "" && !cs.sub && !s.toSubscriber(cs) {
+			if req.Tab != "" && !s.toSubscriber(cs, true) {
 				writeLine(c, wire.Response{Error: fmt.Sprintf("too many subscribers (at most %d)", s.MaxSubscribers)})
 				return
+			}
+			if req.Tab == "" {
+				s.unfocus(cs) // no tab: the focus let go
 			}
 			if s.attn != nil {
 				told = true

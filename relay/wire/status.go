@@ -156,6 +156,7 @@ type ConnCounters struct {
 	ConnsMax       int64 `json:"conns_max"`       // request connections budget
 	Conns          int64 `json:"conns"`           // request connections open now
 	SubscribersMax int64 `json:"subscribers_max"` // subscriptions budget
+	Focused        int64 `json:"focused"`         // connections holding a focus, within subscribers_max
 	ConnsEvicted   int64 `json:"conns_evicted"`   // idle (or answer unread) connections closed to make room
 	ConnsRefused   int64 `json:"conns_refused"`   // refused: every request connection busy, or subscriptions full
 	AcceptErrors   int64 `json:"accept_errors"`   // accept failures retried (EMFILE and the like)
