@@ -119,6 +119,19 @@ func (e *Engine) alerting(a Alert, stale bool) bool {
 	return false
 }
 
+// historyAge is how long ago a session with no live process last changed
+// when status's default view no longer shows it (statusview.RecentChange).
+const historyAge = 10 * time.Minute
+
+// history says whether a session read from the logs at start-up, or first
+// seen in a snapshot, is old news: no live process and no change for
+// historyAge. Without it a first start (no marks yet) alerted every wait
+// the logs still ended in, hours or days old. A change as it happens is
+// always news (a remote's clock may be behind).
+func history(ev wire.Event, now time.Time) bool {
+	return (ev.Snapshot || ev.Bootstrap) && !ev.Live && now.Sub(ev.Since) > historyAge
+}
+
 // quiet says whether the person already sees a: its tab is focused, or a
 // host app connected with alerts shows this machine's tabbed sessions.
 func (e *Engine) quiet(a Alert) bool {
@@ -185,7 +198,7 @@ func (e *Engine) Change(ev wire.Event, now time.Time) []Action {
 	}
 	prev, was := t.a, t.in
 	t.a = a
-	t.in = e.alerting(a, ev.Stale)
+	t.in = e.alerting(a, ev.Stale || history(ev, now))
 	var out []Action
 	if t.in && was && prev.State == a.State {
 		// The same wait (or finished turn), its detail or evidence updated:

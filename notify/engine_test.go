@@ -36,6 +36,9 @@ func ev(session, state, reason string, since time.Duration, mods ...func(*wire.E
 func remoteOf(h string) func(*wire.Event) { return func(e *wire.Event) { e.Host = h } }
 func stale(e *wire.Event)                 { e.Stale = true }
 func noTab(e *wire.Event)                 { e.Tab = "" }
+func snapshot(e *wire.Event)              { e.Snapshot = true }
+func bootstrap(e *wire.Event)             { e.Bootstrap = true }
+func live(e *wire.Event)                  { e.Live = true; e.Pid = 42 }
 
 func describe(acts []Action) []string {
 	var out []string
@@ -167,6 +170,19 @@ func TestRules(t *testing.T) {
 				{ev: ev("a", "waiting", "permission", time.Minute), want: []string{"show a/waiting"}},
 				{ev: ev("a", "waiting", "permission", time.Minute)},
 			}},
+		{"a first start alerts no wait that is history", Rules{Rate: rate}, nil, []step{
+			// In the snapshot: no live process, no change for over ten
+			// minutes: old news. A live agent's or a recent wait alerts.
+			{at: 3 * time.Hour, ev: ev("old", "waiting", "permission", 0, snapshot)},
+			{at: 3 * time.Hour, ev: ev("read", "waiting", "permission", 0, bootstrap)},
+			{at: 3 * time.Hour, ev: ev("live", "waiting", "permission", 0, snapshot, live), want: []string{"show live/waiting"}},
+			{at: 3 * time.Hour, ev: ev("recent", "waiting", "permission", 3*time.Hour-9*time.Minute, snapshot), want: []string{"show recent/waiting"}},
+			// A change as it happens alerts, whatever its clock says.
+			{at: 3 * time.Hour, ev: ev("skewed", "waiting", "permission", time.Hour), want: []string{"show skewed/waiting"}},
+			// The old one's next wait is news.
+			{at: 3 * time.Hour, ev: ev("old", "working", "tool", 3*time.Hour)},
+			{at: 3 * time.Hour, ev: ev("old", "waiting", "permission", 3*time.Hour), want: []string{"show old/waiting"}},
+		}},
 		{"a stale remote session neither alerts nor loses its mark", Rules{Rate: rate}, nil, []step{
 			{ev: ev("a", "waiting", "permission", 0, remoteOf("h")), want: []string{"show h@a/waiting"}},
 			{ev: ev("a", "waiting", "permission", 0, remoteOf("h"), stale), want: []string{"withdraw h@a"}},

@@ -129,9 +129,10 @@ func (m *machine) logLine(l LogLine) {
 		e.booting = true
 		e.s.Log(l.Evidence)
 		e.finalAt = 0
-		if e.s.QuietPending() {
-			if t, err := time.Parse(time.RFC3339Nano, l.Evidence.At); err == nil {
-				e.finalAt = t.UnixNano()
+		if t, err := time.Parse(time.RFC3339Nano, l.Evidence.At); err == nil {
+			e.histAt = t.UnixNano()
+			if e.s.QuietPending() {
+				e.finalAt = e.histAt
 			}
 		}
 		m.store.locate(e)
@@ -232,9 +233,15 @@ func (m *machine) settle(e *entry) {
 		return // a log with no turn and no hook: not a row (yet)
 	}
 	if from := e.bootFrom; from == nil || *from != sessionChange(e) {
-		m.moved(e) // history changed it; a restored state folded onto unchanged keeps its since
+		// History changed it: since its last line, when that says when (and
+		// is not ahead of us), so history read hours late shows as old. A
+		// restored state folded onto unchanged keeps its since.
+		m.moved(e)
+		if at := time.Unix(0, e.histAt); e.histAt != 0 && at.Before(e.since) {
+			e.since = at
+		}
 	}
-	e.bootFrom = nil
+	e.bootFrom, e.histAt = nil, 0
 	m.publish(e, sessionChange(e), true)
 	if e.s.QuietPending() {
 		if m.store.startQuiet != nil && e.lastLog.IsZero() {

@@ -50,6 +50,9 @@ type entry struct {
 	// finalAt is when the history's final message was written (bootstrap,
 	// unix ns from its own timestamp; 0: unknown or not final).
 	finalAt int64
+	// histAt is the last history line's own timestamp (bootstrap, unix ns;
+	// 0: none): when a state history changed began, as near as it says.
+	histAt int64
 	// unbound is a Codex turn start of a tabless session (submitbind.go);
 	// tabless: the session was last published with no tab.
 	unbound unboundTurn

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -24,7 +25,16 @@ import (
 // to a file.
 func notifyE2E(t *testing.T, extra string) (*e2e, func() []string) {
 	t.Helper()
+	return notifyE2EWith(t, extra, nil)
+}
+
+// notifyE2EWith is notifyE2E, with before run ahead of the daemon's start.
+func notifyE2EWith(t *testing.T, extra string, before func(*e2e)) (*e2e, func() []string) {
+	t.Helper()
 	e := newE2E(t, nil)
+	if before != nil {
+		before(e)
+	}
 	alerts := filepath.Join(e.dir, "alerts")
 	cfg := filepath.Join(e.dir, "config.yaml")
 	yaml := fmt.Sprintf(`notify:
@@ -88,6 +98,35 @@ func TestE2ENotifyRestartNoSecondAlert(t *testing.T) {
 			waitAlerts(t, alerts, "show_waiter_waiting_permission", "withdraw_waiter_working_tool", "show_waiter_waiting_permission")
 		})
 	}
+}
+
+// TestE2ENotifyHistoryQuiet: a first start (no marks) reads a real Copilot
+// CLI log that ends hours ago in a permission request (the capture cut
+// there): the session shows waiting, as history, and nothing alerts; its
+// next wait, as it happens, does.
+func TestE2ENotifyHistoryQuiet(t *testing.T) {
+	capture, err := os.ReadFile(filepath.Join("..", "..", "parsers", "copilot", "testdata", "captures", "approval-hooks-esc-1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(capture), "\n")
+	cut := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, `{"type":"permission.requested"`) })
+	if cut < 0 {
+		t.Fatal("the capture has no permission.requested")
+	}
+	const sid = "122cd9e5-e696-46bb-b751-a92d7fc045b1"
+	e, alerts := notifyE2EWith(t, "", func(e *e2e) {
+		log := filepath.Join(e.dir, "home", ".copilot", "session-state", sid, "events.jsonl")
+		os.MkdirAll(filepath.Dir(log), 0o700)
+		write(t, log, strings.Join(lines[:cut+1], ""))
+	})
+	e.waitView(sid, "waiting/permission/bash: touch approved.txt/log/log.wait/")
+	e.hook("tw", "claude", hookJSON("UserPromptSubmit", "now"))
+	e.want("now", "working", "prompt", "hook")
+	e.hook("tw", "claude", hookJSON("PermissionRequest", "now", "tool_name", "Bash", "tool_input", `{"command":"make"}`))
+	e.want("now", "waiting", "permission", "hook")
+	// The wait as it happens alerts; the one read from history did not.
+	waitAlerts(t, alerts, "show_now_waiting_permission")
 }
 
 // TestE2ENotifyDoneOptIn: a finished turn alerts only with done: true, an
