@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,98 +10,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/logwatch/logwatch/conformance/agents"
-	"github.com/logwatch/logwatch/internal/testsupport"
+	"github.com/logwatch/logwatch/conformance"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/selftest/driver"
 	"github.com/logwatch/logwatch/setup/knowngood"
 )
-
-// selftestRun is one `logwatch selftest` run of the real binary: its own
-// TMPDIR (so that what it leaves behind is seen), state dir (its
-// known-good record) and PATH.
-type selftestRun struct {
-	tmp, state, path string
-}
-
-func newSelftestRun(t *testing.T, pathDirs ...string) *selftestRun {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		testsupport.Missing(t, "selftest: tmux not installed (`sudo apt-get install -y tmux`)")
-	}
-	// Short: the scenarios' unix sockets live under TMPDIR.
-	tmp, err := os.MkdirTemp("", "lwst")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	return &selftestRun{tmp: tmp, state: t.TempDir(),
-		path: strings.Join(append(pathDirs, os.Getenv("PATH")), string(os.PathListSeparator))}
-}
-
-func (r *selftestRun) cmd(args ...string) *exec.Cmd {
-	cmd := exec.Command(bin, append([]string{"selftest"}, args...)...)
-	// The scenarios share the machine's slots with the conformance suite
-	// that go test runs beside this test.
-	cmd.Env = []string{"HOME=" + r.state, "PATH=" + r.path, "TMPDIR=" + r.tmp, "XDG_STATE_HOME=" + r.state,
-		driver.EnvSlots + "=" + strconv.Itoa(driver.DefaultSlots()),
-		"XDG_CONFIG_HOME=" + filepath.Join(r.state, ".config"), "USER=selftest"}
-	return cmd
-}
-
-func (r *selftestRun) run(t *testing.T, args ...string) (string, int) {
-	t.Helper()
-	cmd := r.cmd(args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	code := 0
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	return out.String(), code
-}
-
-// leftovers lists what a run left: processes whose command line or
-// environment names its TMPDIR, and files in it.
-func (r *selftestRun) leftovers() []string {
-	var out []string
-	procs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, p := range procs {
-		cmdline, _ := os.ReadFile(p + "/cmdline")
-		environ, _ := os.ReadFile(p + "/environ")
-		if bytes.Contains(cmdline, []byte(r.tmp)) || bytes.Contains(environ, []byte("TMPDIR="+r.tmp)) {
-			out = append(out, fmt.Sprintf("process %s: %s", filepath.Base(p), strings.ReplaceAll(string(cmdline), "\x00", " ")))
-		}
-	}
-	ents, _ := os.ReadDir(r.tmp)
-	for _, e := range ents {
-		out = append(out, "file "+filepath.Join(r.tmp, e.Name()))
-	}
-	return out
-}
-
-// settled is leftovers once they had 3 s to go (a process killed is
-// reaped by its new parent).
-func (r *selftestRun) settled() []string {
-	var left []string
-	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if left = r.leftovers(); len(left) == 0 {
-			break
-		}
-	}
-	return left
-}
 
 // fakeClaude puts an executable named claude on a PATH dir: the fake agent
 // (testdata/fakeagent) as Claude Code, with flags that make it misbehave,
@@ -151,9 +68,9 @@ func TestSelftestMisbehavingAgent(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newSelftestRun(t, fakeClaude(t, c.script))
+			r := conformance.NewSelftestRun(t, bin, fakeClaude(t, c.script))
 			begin := time.Now()
-			out, code := r.run(t, "--agent", "claude", "--step-timeout", "3s")
+			out, code := r.Run(t, "--agent", "claude", "--step-timeout", "3s")
 			took := time.Since(begin)
 			if code != 1 {
 				t.Fatalf("exit %d, want 1\n%s", code, out)
@@ -174,8 +91,8 @@ func TestSelftestMisbehavingAgent(t *testing.T) {
 					kept = strings.Fields(l[i+len("attach the folder "):])[0]
 				}
 			}
-			if kept == "" || !strings.HasPrefix(kept, r.tmp) {
-				t.Fatalf("no folder to attach under %s named:\n%s", r.tmp, out)
+			if kept == "" || !strings.HasPrefix(kept, r.Tmp) {
+				t.Fatalf("no folder to attach under %s named:\n%s", r.Tmp, out)
 			}
 			for sc := range c.want {
 				if _, err := os.Stat(filepath.Join(kept, "claude-"+sc, "selftest.log")); err != nil {
@@ -183,10 +100,10 @@ func TestSelftestMisbehavingAgent(t *testing.T) {
 				}
 			}
 			os.RemoveAll(kept)
-			if left := r.settled(); len(left) > 0 {
+			if left := r.Settled(); len(left) > 0 {
 				t.Errorf("left behind:\n%s", strings.Join(left, "\n"))
 			}
-			rec, err := knowngood.Read(filepath.Join(r.state, "logwatch", "known-good.json"))
+			rec, err := knowngood.Read(filepath.Join(r.State, "logwatch", "known-good.json"))
 			if err != nil || rec.Has("claude", "9.9.9") {
 				t.Errorf("a failed release was recorded as known-good: %v %v", rec, err)
 			}
@@ -219,8 +136,8 @@ func tableRows(out string) map[string]string {
 func TestSelftestInterrupted(t *testing.T) {
 	fa := fakeAgent(t)
 	// The agent never shows its prompt: every scenario waits up to 2 min.
-	r := newSelftestRun(t, fakeClaude(t, fmt.Sprintf(`exec %s -agent claude -root "$HOME/.claude/projects" -logwatch %s`, fa, bin)))
-	cmd := r.cmd("--agent", "claude", "--step-timeout", "60s")
+	r := conformance.NewSelftestRun(t, bin, fakeClaude(t, fmt.Sprintf(`exec %s -agent claude -root "$HOME/.claude/projects" -logwatch %s`, fa, bin)))
+	cmd := r.Cmd("--agent", "claude", "--step-timeout", "60s")
 	// Slots of its own: it needs two scenarios running at once, and a fake
 	// agent's are light, while the live suite beside it can hold the
 	// machine's slots for minutes (OpenCode's scenarios run that long).
@@ -236,7 +153,7 @@ func TestSelftestInterrupted(t *testing.T) {
 	// Wait until the scenarios' agents run in their terminals.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		panes, _ := filepath.Glob(filepath.Join(r.tmp, "logwatch-selftest-*", "claude-*", "pane-main.raw"))
+		panes, _ := filepath.Glob(filepath.Join(r.Tmp, "logwatch-selftest-*", "claude-*", "pane-main.raw"))
 		if len(panes) >= 2 {
 			break
 		}
@@ -264,58 +181,8 @@ func TestSelftestInterrupted(t *testing.T) {
 		t.Errorf("the report does not say it was interrupted:\n%s", out.String())
 	}
 	// The daemons, subscribers and terminals are gone, and their files.
-	if left := r.settled(); len(left) > 0 {
+	if left := r.Settled(); len(left) > 0 {
 		t.Errorf("left behind after Ctrl+C:\n%s\n%s", strings.Join(left, "\n"), out.String())
-	}
-}
-
-// TestSelftestPinnedAgents runs the real `logwatch selftest` against the
-// pinned agents (conformance/install-agents), as CI does: every scenario
-// passes, the table says so, and each release is recorded as known-good.
-func TestSelftestPinnedAgents(t *testing.T) {
-	dir := agents.Dir()
-	var names []string
-	for _, a := range agents.Pinned() {
-		if s := parsers.Lookup(parsers.Agent(a.Name)); s == nil || s.Offline == nil {
-			continue // pinned for the suite, not an agent selftest drives
-		}
-		if _, err := os.Stat(a.BinPath(dir)); err != nil {
-			testsupport.Missing(t, "selftest: %s %s not found at %s; install the pinned agents with `conformance/install-agents`", a.Name, a.Version, a.BinPath(dir))
-			return
-		}
-		names = append(names, a.Name)
-	}
-	binDir := filepath.Dir(func() string { a, _ := agents.Get(names[0]); return a.BinPath(dir) }())
-	r := newSelftestRun(t, binDir)
-	out, code := r.run(t, "--json")
-	var rep struct {
-		Passed  bool `json:"passed"`
-		Results []struct {
-			Agent, Version, Scenario, Result, Error string
-		} `json:"results"`
-		Recorded []string `json:"recorded"`
-		Seconds  float64  `json:"seconds"`
-	}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{\n"):]), &rep); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	t.Logf("selftest took %.1fs\n%s", rep.Seconds, out)
-	if code != 0 || !rep.Passed {
-		t.Errorf("exit %d, passed %v", code, rep.Passed)
-	}
-	for _, n := range names {
-		a, _ := agents.Get(n)
-		rec, _ := knowngood.Read(filepath.Join(r.state, "logwatch", "known-good.json"))
-		if !rec.Has(n, a.Version) {
-			t.Errorf("%s %s not recorded as known-good", n, a.Version)
-		}
-	}
-	kept, _ := filepath.Glob(filepath.Join(r.tmp, "logwatch-selftest-*")) // the failures' folder
-	for _, k := range kept {
-		os.RemoveAll(k)
-	}
-	if left := r.settled(); len(left) > 0 {
-		t.Errorf("left behind:\n%s", strings.Join(left, "\n"))
 	}
 }
 
@@ -332,8 +199,8 @@ func TestSelftestSaysWhatItDoes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := newSelftestRun(t, dir)
-	cmd := r.cmd("--step-timeout", "1s")
+	r := conformance.NewSelftestRun(t, bin, dir)
+	cmd := r.Cmd("--step-timeout", "1s")
 	cmd.Env = append(cmd.Env, driver.EnvSlotsDir+"="+t.TempDir())
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -370,7 +237,7 @@ func TestSelftestSaysWhatItDoes(t *testing.T) {
 		why := "not installed (`" + s.Bin + "` is not on the PATH): install it"
 		if s.Offline == nil {
 			why = s.NotOffline
-		} else if _, err := lookPathIn(s.Bin, r.path); err == nil {
+		} else if _, err := lookPathIn(s.Bin, r.Path); err == nil {
 			continue // installed here: it ran
 		}
 		if n := strings.Count(out, "selftest: not covered: "+string(s.Name)+": "+why); n != 1 {
@@ -387,11 +254,11 @@ func TestSelftestSaysWhatItDoes(t *testing.T) {
 			t.Errorf("scenario %s: no start line before its end line\n%s", sc, out)
 		}
 	}
-	kept, _ := filepath.Glob(filepath.Join(r.tmp, "logwatch-selftest-*")) // the failures' folder
+	kept, _ := filepath.Glob(filepath.Join(r.Tmp, "logwatch-selftest-*")) // the failures' folder
 	for _, k := range kept {
 		os.RemoveAll(k)
 	}
-	if left := r.settled(); len(left) > 0 {
+	if left := r.Settled(); len(left) > 0 {
 		t.Errorf("left behind:\n%s", strings.Join(left, "\n"))
 	}
 }

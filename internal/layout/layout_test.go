@@ -129,6 +129,8 @@ var allowed = map[string][]string{
 	"conformance/opencode": {},
 	"conformance/copilot":  {},
 	"conformance/gemini":   {},
+	// The pinned agents' selftest, its own test binary (test files only).
+	"conformance/selftest": {},
 	// The canary runs the suite against the newest releases and reads
 	// their captures with the real parsers.
 	"conformance/canary": {"conformance/agents", "parsers", "parsers/all"},
