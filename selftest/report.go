@@ -36,6 +36,9 @@ func (r *Report) WriteText(w io.Writer) {
 		if x.Error != "" {
 			fmt.Fprintf(tw, "\t\t\t\t\t↳ %s\n", l(firstLine(x.Error, "")))
 		}
+		if x.Note != "" && x.Result != Skipped {
+			fmt.Fprintf(tw, "\t\t\t\t\t↳ %s\n", l(x.Note))
+		}
 	}
 	tw.Flush()
 	r.writeAgents(w)
