@@ -122,6 +122,12 @@ type Evidence struct {
 	// tool.execution_complete): the tool no longer runs.
 	ToolEnd bool
 
+	// Retry marks an answer that failed and that the agent retries by
+	// itself, after a backoff, in a run that writes nothing until its own
+	// answer (pi 0.73.1's auto-retry: formats/pi.md §2.7): the turn goes on.
+	// Such a line is KindActivity, not Final.
+	Retry bool
+
 	// Final marks an assistant line that looks like the end of a response
 	// (Claude stop_reason end_turn, or a 1.0.x text block; a Codex assistant
 	// message). After it, quiet means the turn is over.
