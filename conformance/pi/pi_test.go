@@ -458,18 +458,27 @@ func TestPiRetryExhausted(t *testing.T) {
 }
 
 // Esc during the backoff cancels the retry: pi writes nothing and tells
-// the extension nothing; the retry that does not start ends the turn as
-// the failure.
+// the extension nothing. The key the log never answered, while pi waited
+// to retry, ends the turn as the failure (the extension's retry that did
+// not start says the same, later).
 func TestPiRetryCancel(t *testing.T) {
-	w := newPi(t, true)
-	w.retrying()
-	p := w.begin()
-	w.prompt(p, piTab, OpenAIFail+" always")
-	p.WaitScreen("Retrying", piStep)
-	p.Press("Escape")
-	w.step(Step{State: "done", Reason: "error", Source: "hook", Tab: piTab})
-	w.quiet()
-	if n := len(w.api.Requests()); n != 1 {
-		t.Errorf("%d requests, want the failed try alone", n)
+	for _, hooks := range []bool{true, false} {
+		t.Run(map[bool]string{true: "extension", false: "log_only"}[hooks], func(t *testing.T) {
+			w := newPi(t, hooks)
+			w.retrying()
+			p := w.begin()
+			w.prompt(p, piTab, OpenAIFail+" always")
+			p.WaitScreen("Retrying", piStep)
+			p.Press("Escape")
+			e := w.step(Step{State: "done", Reason: "error", Source: Any, Tab: piTab})
+			if want := []string{"key+log", "hook"}; !slices.Contains(want, e.Source) || !hooks && e.Source != "key+log" {
+				t.Fatalf("retry cancelled %s: source %q", e, e.Source)
+			}
+			w.quiet()
+			if n := len(w.api.Requests()); n != 1 {
+				t.Errorf("%d requests, want the failed try alone", n)
+			}
+			w.keep("retry-cancel-" + map[bool]string{true: "extension", false: "log"}[hooks])
+		})
 	}
 }
