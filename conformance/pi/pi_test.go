@@ -407,6 +407,17 @@ func (w *piWorld) tries(text string) int {
 	return n
 }
 
+// answered is when the model's answer to the prompt holding text, after a
+// try that failed, ended.
+func (w *piWorld) answered(text string) (time.Time, bool) {
+	for _, r := range w.api.Requests() {
+		if r.Kind == OpenAIReqTurn && r.Repeat > 0 && r.Outcome == "complete" && strings.Contains(r.LastUser, text) {
+			return r.Ended, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // begin starts pi; without the extension it runs a first turn, as the
 // file (and so the session) exists only from the first answer on.
 func (w *piWorld) begin() *Pane {
@@ -434,7 +445,11 @@ func TestPiRetry(t *testing.T) {
 			p := w.begin()
 			w.prompt(p, piTab, OpenAIFail+"1 say hello")
 			p.WaitScreen("Retrying", piStep)
-			w.turnEnd(piTab)
+			src := map[bool]string{true: "hook", false: "log"}[hooks]
+			e := w.step(Step{State: "done", Reason: "turn_end", Source: src, Tab: piTab})
+			if end, ok := w.answered(OpenAIFail); !ok || e.At.Before(end) {
+				t.Fatalf("%s read at %s, before the retry's answer (ended %s)", e, e.At.Format(time.StampMilli), end.Format(time.StampMilli))
+			}
 			p.WaitScreen("Hello from the fake model", piStep)
 			w.quiet()
 			if n := len(w.Hooks("StopFailure")); n != 0 {
