@@ -125,8 +125,10 @@ type Evidence struct {
 	// Retry marks an answer that failed and that the agent retries by
 	// itself, after a backoff, in a run that writes nothing until its own
 	// answer (pi 0.73.1's auto-retry: formats/pi.md §2.7): the turn goes on.
-	// Such a line is KindActivity, not Final. The agent's settings decide
-	// it, which a replay elsewhere does not read: a recording keeps it
+	// Such a line is KindActivity, not Final; an Esc the log leaves
+	// unanswered while the session's latest line is one cancelled the
+	// retry (pi writes nothing then). The agent's settings decide it,
+	// which a replay elsewhere does not read: a recording keeps it
 	// (SetRetry).
 	Retry bool
 
