@@ -228,6 +228,7 @@ const (
 	OpenAIReqOther        = fakemodel.OpenAIReqOther
 	OpenAISlow            = fakemodel.OpenAISlow
 	OpenAITool            = fakemodel.OpenAITool
+	OpenAIFail            = fakemodel.OpenAIFail
 	OpenAIHuge            = fakemodel.OpenAIHuge
 	OpenAISlowStream      = fakemodel.OpenAISlowStream
 	OpenAIHugeCommand     = fakemodel.OpenAIHugeCommand

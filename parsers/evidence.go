@@ -122,6 +122,16 @@ type Evidence struct {
 	// tool.execution_complete): the tool no longer runs.
 	ToolEnd bool
 
+	// Retry marks an answer that failed and that the agent retries by
+	// itself, after a backoff, in a run that writes nothing until its own
+	// answer (pi 0.73.1's auto-retry: formats/pi.md §2.7): the turn goes on.
+	// Such a line is KindActivity, not Final; an Esc the log leaves
+	// unanswered while the session's latest line is one cancelled the
+	// retry (pi writes nothing then). The agent's settings decide it,
+	// which a replay elsewhere does not read: a recording keeps it
+	// (SetRetry).
+	Retry bool
+
 	// Final marks an assistant line that looks like the end of a response
 	// (Claude stop_reason end_turn, or a 1.0.x text block; a Codex assistant
 	// message). After it, quiet means the turn is over.
@@ -274,4 +284,16 @@ func (f *Field) Get(b []byte) string {
 		f.last = string(b)
 	}
 	return f.last
+}
+
+// SetRetry makes ev say retry, as a recording of the agent's decision
+// says, where the parser could decide it (a failed answer: Retry, or Final
+// with EndAPIError); other evidence is left as it is.
+func (ev *Evidence) SetRetry(retry bool) {
+	switch {
+	case retry && !ev.Retry && ev.Final && ev.End == EndAPIError:
+		ev.Kind, ev.Final, ev.End, ev.Retry = KindActivity, false, "", true
+	case !retry && ev.Retry:
+		ev.Final, ev.End, ev.Retry = true, EndAPIError, false
+	}
 }

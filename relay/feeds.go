@@ -20,7 +20,8 @@ func (r *Relay) Log(l LogLine) {
 	r.enqueue(func() {
 		if r.rec != nil { // the hot path: build nothing unless recording
 			r.record(RecordLine{Kind: RecLog, Path: l.Path, Session: l.Session, Agent: string(l.Agent), Subagent: l.Subagent,
-				Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap, BootMore: l.BootMore, Replay: l.Replay && r.m.store.restored})
+				Offset: l.Offset, End: l.End, Line: l.Line, Raw: string(l.Raw), Bootstrap: l.Bootstrap, BootMore: l.BootMore, Replay: l.Replay && r.m.store.restored,
+				Retry: l.Evidence.Retry})
 		}
 		r.m.logLine(l)
 	})

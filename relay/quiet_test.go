@@ -124,3 +124,76 @@ func TestPiQuiet(t *testing.T) {
 		}
 	})
 }
+
+// TestPiRetry: an answer that failed with an error pi retries by itself
+// (its Evidence.Retry: pi 0.73.1 writes nothing through the backoff and
+// the retry's answer) keeps the turn working past the quiet, and the
+// retry's answer ends it once. An Esc during the backoff, which cancels
+// the retry without a line, ends it as the failure once its window
+// closes; an Esc while the retry streams is the interrupt its marker
+// confirms.
+func TestPiRetry(t *testing.T) {
+	t.Setenv("PI_CODING_AGENT_DIR", t.TempDir()) // pi's default retry settings
+	at := func(h *harness) string { return h.clock.Now().UTC().Format(time.RFC3339Nano) }
+	line := func(h *harness, n int, msg string) {
+		h.t.Helper()
+		h.line(agPi, "p", fmt.Sprintf(`{"type":"message","id":"%08x","parentId":"%08x","timestamp":%q,"message":%s}`, n, n-1, at(h), msg), false)
+	}
+	prompt := `{"role":"user","content":[{"type":"text","text":"go"}]}`
+	failed := `{"role":"assistant","content":[],"stopReason":"error","errorMessage":"500 fake server error 500"}`
+	answer := `{"role":"assistant","content":[{"type":"text","text":"ok"}],"stopReason":"stop"}`
+	aborted := `{"role":"assistant","content":[],"stopReason":"aborted","errorMessage":"Operation aborted"}`
+	start := func(t *testing.T) *harness {
+		h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: 3 * time.Second})
+		h.r.BootstrapDone()
+		h.line(agPi, "p", `{"type":"session","version":3,"id":"p","timestamp":"2026-11-29T12:00:00.000Z","cwd":"/w"}`, false)
+		h.enter("t1", 100*time.Millisecond) // binds the prompt that follows (BindBySubmit)
+		line(h, 1, prompt)
+		h.expect("working/prompt/log.turn_start")
+		line(h, 2, failed)
+		h.clock.Advance(10 * time.Second) // past the quiet: the backoff and the retry's request
+		h.expect()
+		return h
+	}
+	t.Run("retried", func(t *testing.T) {
+		h := start(t)
+		line(h, 3, answer)
+		h.clock.Advance(time.Second)
+		h.expect("done/turn_end/log.quiet_after_final")
+	})
+	t.Run("failed again, retried again", func(t *testing.T) {
+		h := start(t)
+		line(h, 3, failed)
+		h.clock.Advance(10 * time.Second)
+		h.expect()
+		line(h, 4, answer)
+		h.clock.Advance(time.Second)
+		h.expect("done/turn_end/log.quiet_after_final")
+	})
+	t.Run("Esc during the backoff", func(t *testing.T) {
+		h := start(t)
+		must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+		h.clock.Advance(2*time.Second - time.Millisecond)
+		h.expect()
+		h.clock.Advance(time.Millisecond)
+		h.expect("done/error/key.retry_cancelled")
+	})
+	t.Run("Esc while the retry streams", func(t *testing.T) {
+		h := start(t)
+		must(t, h.r.Key(h.ctx, "t1", KeyEsc, time.Time{}))
+		h.clock.Advance(30 * time.Millisecond)
+		line(h, 3, aborted)
+		h.expect("ready/interrupted/key.confirmed")
+		h.clock.Advance(5 * time.Second)
+		h.expect()
+	})
+	t.Run("Ctrl+C does not cancel it", func(t *testing.T) {
+		h := start(t)
+		must(t, h.r.Key(h.ctx, "t1", KeyCtrlC, time.Time{}))
+		h.clock.Advance(5 * time.Second)
+		h.expect()
+		line(h, 3, answer)
+		h.clock.Advance(time.Second)
+		h.expect("done/turn_end/log.quiet_after_final")
+	})
+}

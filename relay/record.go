@@ -81,6 +81,9 @@ type RecordLine struct {
 	Bootstrap bool   `json:"bootstrap,omitempty"`
 	BootMore  bool   `json:"boot_more,omitempty"`
 	Replay    bool   `json:"replay,omitempty"` // already in the restored state
+	// Retry is the line's Evidence.Retry: the agent's own settings decided
+	// it, which a replay does not read.
+	Retry bool `json:"retry,omitempty"`
 	// restore
 	State json.RawMessage `json:"state,omitempty"`
 	// hook, key, ack, tab_closed

@@ -80,6 +80,7 @@ func (m *machine) openWindow(tab string, w *window) {
 			}
 			w.stop, w.expired = nil, true
 			m.log.Debug().Str("tab", tab).Str("session", w.session).Msg("key not confirmed by the log")
+			m.retryCancelled(w)
 		}
 	}))
 }
@@ -207,5 +208,22 @@ func (m *machine) moveOn(e *entry, h parsers.Hook) {
 	case "UserPromptSubmit", "Stop", "StopFailure", "SessionEnd":
 		m.counters.InterruptsUnconfirmed++
 		m.closeWindow(e.tab)
+	}
+}
+
+// retryCancelled ends the turn of w's session when its Esc, unanswered by
+// the log, came while the agent waited to retry a failed answer: the key
+// cancelled the retry (session.RetryCancelled).
+func (m *machine) retryCancelled(w *window) {
+	if w.key != KeyEsc || w.host != "" {
+		return
+	}
+	e := m.store.get(w.session)
+	if e == nil {
+		return
+	}
+	if ch, ok := e.s.RetryCancelled(); ok {
+		m.moved(e)
+		m.publish(e, ch, false)
 	}
 }

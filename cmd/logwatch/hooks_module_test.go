@@ -308,10 +308,14 @@ func agentDoctor(t *testing.T, env []string, name string) doctor.Finding {
 
 // TestVerifyPiCaptures: verify reads the real pi's files through the seam
 // (parsers/pi, registered in parsers/all) and every hand-written
-// expectation beside them holds.
+// expectation beside them holds, with the retry settings they ran with.
 func TestVerifyPiCaptures(t *testing.T) {
-	stdout, stderr, code := cli(t, nil, "verify", filepath.Join("..", "..", "parsers", "pi", "testdata", "captures"))
-	if code != 0 || !strings.Contains(stdout, "(pi=6)") || strings.Contains(stdout, "MISMATCH") {
+	settings, err := filepath.Abs(filepath.Join("..", "..", "parsers", "pi", "testdata", "settings"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := cli(t, []string{"PI_CODING_AGENT_DIR=" + settings}, "verify", filepath.Join("..", "..", "parsers", "pi", "testdata", "captures"))
+	if code != 0 || !strings.Contains(stdout, "(pi=8)") || strings.Contains(stdout, "MISMATCH") {
 		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -2,6 +2,8 @@ package pi_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -372,4 +374,137 @@ func TestPiSteerNoHooks(t *testing.T) {
 	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: piTab})
 	w.quiet()
 	w.keep("steer")
+}
+
+// piBackoff is the retry's backoff the retry scenarios set: longer than
+// the 3 s turn quiet that ended the turn on the failed answer's line
+// before pi's retries were known, short enough for a short scenario.
+const piBackoff = 3500
+
+// retrying sets pi's retry settings to one retry after piBackoff.
+func (w *piWorld) retrying() {
+	w.t.Helper()
+	rel := filepath.Join(".pi", "agent", "settings.json")
+	b, err := os.ReadFile(filepath.Join(w.Home, rel))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	s := strings.Replace(string(b), `"baseDelayMs": 500`, fmt.Sprintf(`"baseDelayMs": %d`, piBackoff), 1)
+	if s == string(b) {
+		w.t.Fatalf("no retry setting to change in %s", b)
+	}
+	w.WriteFile(rel, s)
+}
+
+// tries counts the model requests of the prompt holding text.
+func (w *piWorld) tries(text string) int {
+	n := 0
+	for _, r := range w.api.Requests() {
+		if r.Kind == OpenAIReqTurn && strings.Contains(r.LastUser, text) {
+			n++
+		}
+	}
+	return n
+}
+
+// answered is when the model's answer to the prompt holding text, after a
+// try that failed, ended.
+func (w *piWorld) answered(text string) (time.Time, bool) {
+	for _, r := range w.api.Requests() {
+		if r.Kind == OpenAIReqTurn && r.Repeat > 0 && r.Outcome == "complete" && strings.Contains(r.LastUser, text) {
+			return r.Ended, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// begin starts pi; without the extension it runs a first turn, as the
+// file (and so the session) exists only from the first answer on.
+func (w *piWorld) begin() *Pane {
+	w.t.Helper()
+	p := w.start("a", piTab)
+	if w.hooks {
+		w.opened(piTab)
+		return p
+	}
+	w.hello(p, piTab)
+	return p
+}
+
+// A provider's 500, which pi retries by itself after its backoff (longer
+// than the turn quiet): the turn stays working through the failure, the
+// backoff and the retry, and is done once, after the retry's answer. The
+// failed answer's line ended the turn after the quiet (log) and the
+// failed run's end sent StopFailure, its retry UserPromptSubmit (extension):
+// done, then working again.
+func TestPiRetry(t *testing.T) {
+	for _, hooks := range []bool{true, false} {
+		t.Run(map[bool]string{true: "extension", false: "log_only"}[hooks], func(t *testing.T) {
+			w := newPi(t, hooks)
+			w.retrying()
+			p := w.begin()
+			w.prompt(p, piTab, OpenAIFail+"1 say hello")
+			p.WaitScreen("Retrying", piStep)
+			src := map[bool]string{true: "hook", false: "log"}[hooks]
+			e := w.step(Step{State: "done", Reason: "turn_end", Source: src, Tab: piTab})
+			if end, ok := w.answered(OpenAIFail); !ok || e.At.Before(end) {
+				t.Fatalf("%s read at %s, before the retry's answer (ended %s)", e, e.At.Format(time.StampMilli), end.Format(time.StampMilli))
+			}
+			p.WaitScreen("Hello from the fake model", piStep)
+			w.quiet()
+			if n := len(w.Hooks("StopFailure")); n != 0 {
+				t.Errorf("%d StopFailure hooks, want none", n)
+			}
+			w.keep("retry-" + map[bool]string{true: "extension", false: "log"}[hooks])
+		})
+	}
+}
+
+// Every try fails: the failure after the last retry ends the turn, once.
+func TestPiRetryExhausted(t *testing.T) {
+	for _, hooks := range []bool{true, false} {
+		t.Run(map[bool]string{true: "extension", false: "log_only"}[hooks], func(t *testing.T) {
+			w := newPi(t, hooks)
+			w.retrying()
+			p := w.begin()
+			w.prompt(p, piTab, OpenAIFail+" always")
+			p.WaitScreen("Retrying", piStep)
+			if hooks {
+				w.either(Step{State: "done", Reason: "error", Tab: piTab}, "hook", "log")
+			} else {
+				w.step(Step{State: "done", Reason: Any, Source: "log", Tab: piTab})
+			}
+			w.quiet()
+			if n := w.tries(OpenAIFail); n != 2 {
+				t.Errorf("%d tries, want the try and its retry", n)
+			}
+			w.keep("retry-exhausted-" + map[bool]string{true: "extension", false: "log"}[hooks])
+		})
+	}
+}
+
+// Esc during the backoff cancels the retry: pi writes nothing and tells
+// the extension nothing. The key the log never answered, while pi waited
+// to retry, ends the turn as the failure (the extension's retry that did
+// not start says the same, later).
+func TestPiRetryCancel(t *testing.T) {
+	for _, hooks := range []bool{true, false} {
+		t.Run(map[bool]string{true: "extension", false: "log_only"}[hooks], func(t *testing.T) {
+			w := newPi(t, hooks)
+			w.retrying()
+			p := w.begin()
+			w.prompt(p, piTab, OpenAIFail+" always")
+			p.WaitScreen("Retrying", piStep)
+			p.Press("Escape")
+			e := w.step(Step{State: "done", Reason: "error", Source: Any, Tab: piTab})
+			if want := []string{"key+log", "hook"}; !slices.Contains(want, e.Source) || !hooks && e.Source != "key+log" {
+				t.Fatalf("retry cancelled %s: source %q", e, e.Source)
+			}
+			w.quiet()
+			if n := w.tries(OpenAIFail); n != 1 {
+				t.Errorf("%d tries, want the failed one alone", n)
+			}
+			w.keep("retry-cancel-" + map[bool]string{true: "extension", false: "log"}[hooks])
+		})
+	}
 }

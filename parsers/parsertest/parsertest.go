@@ -22,6 +22,7 @@ type Want struct {
 	Trigger   string
 	Tool      string
 	Final     bool
+	Retry     bool
 	Pending   int
 	Session   string
 	// hasPending: the line states the background counts (every turn_duration).
@@ -51,6 +52,9 @@ func Check(t *testing.T, ev parsers.Evidence, w Want) {
 	}
 	if ev.Tool != w.Tool {
 		t.Errorf("tool = %q, want %q", ev.Tool, w.Tool)
+	}
+	if ev.Retry != w.Retry {
+		t.Errorf("retry = %v, want %v", ev.Retry, w.Retry)
 	}
 	if ev.Final != w.Final {
 		t.Errorf("final = %v, want %v", ev.Final, w.Final)

@@ -125,4 +125,6 @@ var extensionTemplate []byte
 var extension = hookmodule.Module{Template: extensionTemplate, Marker: []byte("// logwatch: pi extension"), Agent: string(Name)}
 
 // NewParser returns a pi session parser.
-func NewParser() *pisession.Parser { return pisession.NewParser(pisession.Dialect{Agent: Name}) }
+func NewParser() *pisession.Parser {
+	return pisession.NewParser(pisession.Dialect{Agent: Name, Retries: retries})
+}

@@ -29,6 +29,7 @@ const (
 )
 
 func TestPiLines(t *testing.T) {
+	t.Setenv("PI_CODING_AGENT_DIR", t.TempDir()) // pi's default retry settings
 	tests := []struct {
 		name, line string
 		want       parsertest.Want
@@ -52,7 +53,8 @@ func TestPiLines(t *testing.T) {
 		{"aborted", lineAborted, parsertest.Want{Kind: parsers.KindInterrupt, Typ: "message/assistant", Interrupt: parsers.InterruptAborted}, ""},
 		{"aborted after tool", lineAbortEmp, parsertest.Want{Kind: parsers.KindInterrupt, Typ: "message/assistant", Interrupt: parsers.InterruptAborted}, ""},
 		{"aborted with a partial call", strings.Replace(lineToolCall, `"toolUse"`, `"aborted"`, 1), parsertest.Want{Kind: parsers.KindInterrupt, Typ: "message/assistant", Interrupt: parsers.InterruptAborted}, ""},
-		{"error", lineError, parsertest.Want{Kind: parsers.KindActivity, Typ: "message/assistant", Final: true, End: parsers.EndAPIError}, ""},
+		{"error", lineError, parsertest.Want{Kind: parsers.KindActivity, Typ: "message/assistant", Retry: true}, ""},
+		{"error not retried", strings.Replace(lineError, "500 fake server error", "400 bad request", 1), parsertest.Want{Kind: parsers.KindActivity, Typ: "message/assistant", Final: true, End: parsers.EndAPIError}, ""},
 		{"compaction", lineCompact, parsertest.Want{Kind: parsers.KindCompaction, Typ: "compaction"}, ""},
 		{"branch summary", lineBranch, parsertest.Want{Typ: "branch_summary"}, ""},
 		{"label", `{"type":"label","id":"a","parentId":"b","timestamp":"t","targetId":"b","label":"x"}`, parsertest.Want{Typ: "label"}, ""},

@@ -55,6 +55,10 @@ type Dialect struct {
 	// Interrupt is the errorMessage of an answer the user's interrupt
 	// aborted; "": every aborted answer is one.
 	Interrupt string
+	// Retries, when set, reports whether the agent will retry by itself an
+	// answer of a session in cwd that failed with errm, the attempt-th
+	// failure its retry counts in a row (1 on). nil: no failure is retried.
+	Retries func(cwd, errm string, attempt int) bool
 }
 
 // dialect is a Dialect compiled into the parser's tables.
@@ -64,11 +68,12 @@ type dialect struct {
 	typeNames, roleNames, roleTypes map[string]string
 	customTypes                     map[string]string
 	toolStart, interrupt            string
+	retries                         func(cwd, errm string, attempt int) bool
 }
 
 func compile(d Dialect) *dialect {
 	c := &dialect{agent: d.Agent, types: map[string]parsers.Kind{}, roles: map[string]parsers.Kind{},
-		toolStart: d.ToolStart, interrupt: d.Interrupt}
+		toolStart: d.ToolStart, interrupt: d.Interrupt, retries: d.Retries}
 	maps.Copy(c.types, piTypes)
 	maps.Copy(c.types, d.Types)
 	maps.Copy(c.roles, piRoles)
@@ -92,6 +97,10 @@ type Parser struct {
 	unknown parsers.UnknownNames
 	id, cwd parsers.Field
 	s       parsers.Scanned
+	// failed counts the failed answers the agent's retry has taken in a
+	// row: what its own counter holds (retries). dir is the header's cwd.
+	failed int
+	dir    string
 }
 
 // NewParser returns a parser of an agent's session files in dialect d
@@ -102,7 +111,7 @@ func NewParser(d Dialect) *Parser { return &Parser{d: compile(d)} }
 func (p *Parser) Agent() parsers.Agent { return p.d.agent }
 
 // Reset implements parsers.Parser.
-func (p *Parser) Reset() { p.id, p.cwd = parsers.Field{}, parsers.Field{} }
+func (p *Parser) Reset() { p.id, p.cwd, p.failed, p.dir = parsers.Field{}, parsers.Field{}, 0, "" }
 
 // fields are the values a line's evidence comes from, raw (as the scan
 // found them, without escapes) or from a parse.
@@ -230,6 +239,9 @@ func (p *Parser) evidence(f *fields) parsers.Evidence {
 		// The header names the session; the file name may not (a /fork of
 		// a path without an answer: pi.md §2.1).
 		ev.SessionID, ev.Cwd = p.id.Get(f.id), p.cwd.Get(f.cwd)
+		if ev.Cwd != "" {
+			p.dir = ev.Cwd
+		}
 		return ev
 	case "message":
 	default:
@@ -243,6 +255,9 @@ func (p *Parser) evidence(f *fields) parsers.Evidence {
 		return ev
 	}
 	ev.Type, ev.Kind = d.roleTypes[role], d.roles[role]
+	if role == "user" {
+		p.failed = 0 // a new run (a retry the user cancelled writes nothing)
+	}
 	if role != "assistant" {
 		return ev
 	}
@@ -268,11 +283,36 @@ func (p *Parser) evidence(f *fields) parsers.Evidence {
 	default:
 		ev.Final = true
 	}
-	if ev.Final && string(f.stop) == "error" {
-		// A retry may follow it, seconds later (FinalQuiet does not apply).
+	switch {
+	case string(f.stop) != "error":
+		p.failed = 0 // the agent's retry counts failures in a row
+	case p.retry(f.errm):
+		// The agent retries it after a backoff, in a run that writes
+		// nothing until its own answer ends (pi.md §2.7): the turn goes on.
+		ev.Kind, ev.Final, ev.Retry = parsers.KindActivity, false, true
+		ev.Tool, ev.ToolInput = "", nil
+	case ev.Final:
 		ev.End = parsers.EndAPIError
 	}
 	return ev
+}
+
+// retry reports whether the agent retries the answer that failed with
+// errm, and counts the failure as its retry does: up to the last retry,
+// after which the count starts again.
+func (p *Parser) retry(errm []byte) bool {
+	if p.d.retries == nil || len(errm) == 0 {
+		return false
+	}
+	e := string(errm) // unescaped: the scan leaves a line with an escape to the full parse
+	if !p.d.retries(p.dir, e, p.failed+1) {
+		if p.d.retries(p.dir, e, 1) {
+			p.failed = 0 // the retries are used up: the agent's count starts again
+		}
+		return false
+	}
+	p.failed++
+	return true
 }
 
 // custom is a fork's custom entry: its own records by customType, the

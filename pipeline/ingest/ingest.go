@@ -28,6 +28,9 @@ type Options struct {
 	// start once the watcher's first record (its saved state) is handed
 	// over, and the history is complete once both are ready.
 	Stores Source
+	// Line, when set, may amend each line before the relay takes it (a
+	// replay: the recorded Evidence.Retry).
+	Line func(l *relay.LogLine)
 }
 
 // Pump hands the watcher's records (and opt.Stores') to the relay, in
@@ -129,6 +132,9 @@ func handle(r *relay.Relay, files map[string]*os.File, rec watcher.Record, opt O
 			if l.Raw == nil {
 				l.Raw = readRaw(files, rec)
 			}
+		}
+		if opt.Line != nil {
+			opt.Line(&l)
 		}
 		r.Log(l)
 	case watcher.KindOversized:

@@ -37,11 +37,11 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 				// handed it over.
 				out = append(out, Input{At: l.T, Kind: relay.RecLog, Agent: agent, Rel: filepath.Base(l.Path),
 					Data: []byte(l.Raw), Bootstrap: l.Bootstrap, BootMore: l.BootMore, Session: l.Session, Subagent: l.Subagent,
-					Offset: l.Offset, End: l.End})
+					Offset: l.Offset, End: l.End, Retry: l.Retry})
 				continue
 			}
 			out = append(out, Input{At: l.T, Kind: relay.RecLog, Agent: agent, Rel: LayoutPath(agent, l.Path),
-				Data: []byte(l.Raw + "\n"), Bootstrap: l.Bootstrap})
+				Data: []byte(l.Raw + "\n"), Bootstrap: l.Bootstrap, Retry: l.Retry})
 		case relay.RecHook:
 			out = append(out, Input{At: l.T, Kind: relay.RecHook, HookAgent: l.Agent, Tab: l.Tab, Payload: l.Payload})
 		case relay.RecKey:

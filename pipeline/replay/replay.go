@@ -42,6 +42,7 @@ type Input struct {
 	Data      []byte
 	Bootstrap bool // history present before the relay started
 	BootMore  bool // more of the session's history follows (relay.LogLine.BootMore)
+	Retry     bool // the recorded Evidence.Retry (the agent's settings decided it)
 	Subagent  bool
 	Offset    int64
 
@@ -191,7 +192,7 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 	for _, in := range storeBoot {
 		r.Log(stores.line(in)) // before the pump can say the history is complete
 	}
-	go ingest.Pump(ctx, w, r, ingest.Options{})
+	go ingest.Pump(ctx, w, r, ingest.Options{Raw: true, Line: retried(roots, inputs)})
 	sub, err := r.Subscribe(ctx)
 	if err != nil {
 		return nil, err
@@ -353,6 +354,7 @@ func (s *storeLines) line(in Input) relay.LogLine {
 		s.parsers[path] = p
 	}
 	ev, err := p.Parse(in.Data)
+	ev.SetRetry(in.Retry)
 	return relay.LogLine{Path: path, Session: in.Session, Agent: in.Agent, Subagent: in.Subagent,
 		Offset: in.Offset, End: in.End, Evidence: ev, Malformed: err != nil, Bootstrap: in.Bootstrap, BootMore: in.BootMore}
 }
@@ -453,4 +455,21 @@ func LayoutPath(agent parsers.Agent, path string) string {
 		}
 	}
 	return base
+}
+
+// retried gives each replayed line the retry decision the recording holds
+// (Evidence.Retry): the agent's settings made it where it was recorded,
+// and this machine's may say otherwise. Lines are told by file and bytes.
+func retried(roots map[parsers.Agent]string, inputs []Input) func(l *relay.LogLine) {
+	yes := map[string]bool{}
+	for _, in := range inputs {
+		if in.Kind == relay.RecLog && in.Retry {
+			yes[filepath.Join(roots[in.Agent], in.Rel)+"\x00"+strings.TrimSuffix(string(in.Data), "\n")] = true
+		}
+	}
+	return func(l *relay.LogLine) {
+		if l.Evidence.Retry || l.Evidence.End == parsers.EndAPIError {
+			l.Evidence.SetRetry(yes[l.Path+"\x00"+strings.TrimRight(string(l.Raw), "\r\n")])
+		}
+	}
 }

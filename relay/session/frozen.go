@@ -48,6 +48,7 @@ const (
 	fSubagentSet // subagents is an empty set, not nil
 	fUserTitle
 	fToolRunning
+	fRetrying
 )
 
 // words numbers the constant strings of a session. They are a few dozen
@@ -120,7 +121,7 @@ func (s *Session) Freeze() (Frozen, bool) {
 		{fTurnOpen, s.turnOpen}, {fHooked, s.hooked}, {fTurnPrompted, s.turnPrompted}, {fLastFinal, s.lastFinal},
 		{fExplicit, s.explicit}, {fHasList, s.hasList}, {fDoneDeferred, s.doneDeferred}, {fSubWaiting, s.subWaiting},
 		{fAnnounced, s.announced}, {fEndedInTurn, s.endedInTurn}, {fSubagentSet, s.subagents != nil}, {fUserTitle, s.userTitle},
-		{fToolRunning, s.toolRunning},
+		{fToolRunning, s.toolRunning}, {fRetrying, s.retrying},
 	} {
 		if b.on {
 			f.flags |= b.bit
@@ -151,7 +152,7 @@ func (f *Frozen) view(s *Session, withID bool) {
 		lastFinal: f.flags&fLastFinal != 0, explicit: f.flags&fExplicit != 0, hasList: f.flags&fHasList != 0,
 		doneDeferred: f.flags&fDoneDeferred != 0, subWaiting: f.flags&fSubWaiting != 0, announced: f.flags&fAnnounced != 0,
 		endedInTurn: f.flags&fEndedInTurn != 0, userTitle: f.flags&fUserTitle != 0,
-		toolRunning: f.flags&fToolRunning != 0,
+		toolRunning: f.flags&fToolRunning != 0, retrying: f.flags&fRetrying != 0,
 	}
 	if f.flags&fSubagentSet != 0 {
 		s.subagents = map[string]bool{}

@@ -46,6 +46,7 @@ type Saved struct {
 	WaitedTool   string   `json:"waited_tool,omitempty"`
 	UserTitle    bool     `json:"user_title,omitempty"`
 	ToolRunning  bool     `json:"tool_running,omitempty"`
+	Retrying     bool     `json:"retrying,omitempty"`
 }
 
 // Save returns the session's complete state.
@@ -57,7 +58,7 @@ func (s *Session) Save() Saved {
 		TurnPrompted: s.turnPrompted, LastFinal: s.lastFinal, Explicit: s.explicit,
 		LogPending: s.logPending, Listed: int(s.listed), HasList: s.hasList, DoneDeferred: s.doneDeferred,
 		SubWaiting: s.subWaiting, Announced: s.announced, EndedInTurn: s.endedInTurn, WaitedTool: s.waitedTool,
-		UserTitle: s.userTitle, ToolRunning: s.toolRunning,
+		UserTitle: s.userTitle, ToolRunning: s.toolRunning, Retrying: s.retrying,
 	}
 	if s.subagents != nil {
 		v.Subagents = make([]string, 0, len(s.subagents))
@@ -78,7 +79,7 @@ func Restore(v Saved) *Session {
 		turnPrompted: v.TurnPrompted, lastFinal: v.LastFinal, explicit: v.Explicit,
 		logPending: v.LogPending, listed: int32(v.Listed), hasList: v.HasList, doneDeferred: v.DoneDeferred,
 		subWaiting: v.SubWaiting, announced: v.Announced, endedInTurn: v.EndedInTurn, waitedTool: v.WaitedTool,
-		userTitle: v.UserTitle, toolRunning: v.ToolRunning,
+		userTitle: v.UserTitle, toolRunning: v.ToolRunning, retrying: v.Retrying,
 	}
 	if v.Subagents != nil {
 		s.subagents = make(map[string]bool, len(v.Subagents))

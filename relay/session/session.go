@@ -134,6 +134,7 @@ type Session struct {
 	endedInTurn  bool // End came while a Codex turn ran: it may go on (Outlive)
 	userTitle    bool // Title is one the person gave: a generated one does not replace it
 	toolRunning  bool // a tool call started and has not ended (or its dialog is open)
+	retrying     bool // the latest log evidence is a failed answer the agent retries (parsers.Evidence.Retry)
 }
 
 // New returns a session in its initial state, ready.
@@ -234,6 +235,9 @@ func (s *Session) Log(ev parsers.Evidence) (Change, bool) {
 
 func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 	s.identity(ev.SessionID, ev.Cwd, ev.AgentVersion)
+	if ev.Kind != parsers.KindNone {
+		s.retrying = ev.Retry
+	}
 	if ev.Explicit {
 		s.explicit = true
 	}
@@ -340,6 +344,19 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 	return Change{}, false
 }
 
+// RetryCancelled ends the turn whose latest log evidence is a failed
+// answer the agent was to retry (parsers.Evidence.Retry), for an Esc
+// pressed while it waited that the log never answered: pi 0.73.1 cancels
+// the retry's backoff on Esc and writes nothing (its retry's answer, or an
+// Esc during it, would have), so the failure ended the turn.
+func (s *Session) RetryCancelled() (Change, bool) {
+	if !s.retrying || !s.turnOpen || s.State != Working {
+		return Change{}, false
+	}
+	s.retrying = false
+	return s.end(&s.log, Done, ReasonError, SourceKeyLog, "key.retry_cancelled")
+}
+
 // stoppedBeforeMarker reports a turn the hooks' Stop ended as done, for an
 // agent whose Stop fires after an interrupt as well (StopAfterInterrupt):
 // an interrupt marker then is that turn's, whether or not the log wrote
@@ -391,7 +408,7 @@ func (s *Session) start(src *source, from, rule string, prompted bool) (Change, 
 	s.turn++
 	s.Turns++
 	src.pos = s.turn
-	s.turnOpen, s.lastFinal, s.toolRunning = true, false, false
+	s.turnOpen, s.lastFinal, s.toolRunning, s.retrying = true, false, false, false
 	s.turnPrompted = prompted || parsers.TraitsOf(s.Agent).PromptedTurns
 	s.doneDeferred, s.subWaiting = false, false
 	if s.State == Compacting && src == &s.log {

@@ -64,6 +64,10 @@ type OpenAIReply struct {
 	// Tool names the function a chat completion calls with {"command":
 	// Exec} (default "bash", pi's shell tool).
 	Tool string
+	// Status, when set, answers with this HTTP error status and no stream:
+	// a provider's failure (500, 529), which pi and omp retry by
+	// themselves.
+	Status int
 }
 
 // Request kinds.
@@ -83,7 +87,27 @@ const (
 	// nearly full, so Codex compacts inside the turn before sending the
 	// result; then a short answer.
 	OpenAIHuge = "HUGE"
+	// OpenAIFail: "FAIL<n>" (n 1 to 9) answers the prompt's first n
+	// requests with HTTP 500, then as the rest of the prompt says (a
+	// SLOW one slowly); "FAIL" without a count answers every one so.
+	OpenAIFail = "FAIL"
 )
+
+// OpenAIFailStatus is the status a FAIL prompt's failed requests get.
+const OpenAIFailStatus = http.StatusInternalServerError
+
+// openaiFails reports whether a FAIL prompt's request r fails.
+func openaiFails(r OpenAIRequest) bool {
+	i := strings.Index(r.LastUser, OpenAIFail)
+	if i < 0 || r.Kind != OpenAIReqTurn {
+		return false
+	}
+	rest := r.LastUser[i+len(OpenAIFail):]
+	if rest == "" || rest[0] < '1' || rest[0] > '9' {
+		return true
+	}
+	return r.Repeat < int(rest[0]-'0')
+}
 
 // OpenAISlowStream is how long a SLOW answer takes to stream: long enough for a
 // key to land mid-stream on a loaded machine.
@@ -105,6 +129,8 @@ const OpenAIApprovalCommand = "touch approved.txt"
 // with one short sentence.
 func DefaultOpenAIScript(r OpenAIRequest) OpenAIReply {
 	switch {
+	case openaiFails(r):
+		return OpenAIReply{Status: OpenAIFailStatus}
 	case r.Kind == OpenAIReqTitle:
 		return OpenAIReply{Text: "Fake title"}
 	case r.Kind == OpenAIReqCompact:
@@ -204,10 +230,16 @@ func (s *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var outcome string
-	if chat {
-		outcome = s.streamChat(r.Context(), w, req.N, s.script(req))
-	} else {
-		outcome = s.stream(r.Context(), w, req.N, s.script(req))
+	switch rep := s.script(req); {
+	case rep.Status != 0:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rep.Status)
+		fmt.Fprintf(w, `{"error":{"message":"fake server error %d","type":"server_error"}}`, rep.Status)
+		outcome = fmt.Sprintf("status_%d", rep.Status)
+	case chat:
+		outcome = s.streamChat(r.Context(), w, req.N, rep)
+	default:
+		outcome = s.stream(r.Context(), w, req.N, rep)
 	}
 	s.mu.Lock()
 	for i := range s.reqs {

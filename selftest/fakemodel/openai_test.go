@@ -261,3 +261,43 @@ func TestStartChat(t *testing.T) {
 		t.Errorf("status %d:\n%s", resp.StatusCode, b)
 	}
 }
+
+// TestChatFail: a FAIL1 prompt's first request is answered 500 (a
+// provider's failure: the agent retries it), the same prompt's next one
+// streams; FAIL without a count fails every time.
+func TestChatFail(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := Start(ctx, APIOpenAIChat, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	post := func(prompt string) (int, string) {
+		body := `{"model":"m","tools":[{"type":"function"}],"messages":[{"role":"user","content":` + jsonString(prompt) + `}]}`
+		resp, err := http.Post(s.URL+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for i, c := range []struct {
+		prompt string
+		status int
+		has    string
+	}{
+		{"FAIL1 then hello", 500, "fake server error 500"},
+		{"FAIL1 then hello", 200, "Hello from the fake model"},
+		{"FAIL always", 500, "fake server error 500"},
+		{"FAIL always", 500, "fake server error 500"},
+	} {
+		if st, b := post(c.prompt); st != c.status || !strings.Contains(b, c.has) {
+			t.Errorf("%d %q: status %d, want %d with %q:\n%s", i, c.prompt, st, c.status, c.has, b)
+		}
+	}
+	if f := DefaultChatScript(OpenAIRequest{Kind: OpenAIReqTurn, Tools: 4, LastUser: "FAIL2 SLOW", Repeat: 2}); f.Status != 0 || f.Chunks < 2 {
+		t.Errorf("FAIL2 SLOW's third try: %+v, want the slow stream", f)
+	}
+}

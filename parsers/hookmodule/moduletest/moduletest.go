@@ -78,6 +78,8 @@ type ExtStep struct {
 	Name    string         `json:"name"`
 	Event   map[string]any `json:"event,omitempty"`
 	Aborted bool           `json:"aborted,omitempty"`
+	// Wait is how long the drive waits before the step, in ms.
+	Wait int `json:"wait,omitempty"`
 }
 
 //go:embed extension_drive.ts
