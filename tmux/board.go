@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/relay/session"
 	"github.com/logwatch/logwatch/relay/wire"
 )
@@ -126,11 +128,14 @@ var summaryStates = []session.State{session.Waiting, session.Working, session.Co
 
 // Summary is the status line's count of sessions by state ("2 waiting · 1
 // done"), each count in its dot's colour; "" when no session needs
-// counting.
-func (b *Board) Summary() string {
+// counting. It counts what status shows at now (statusview.Shown): a
+// history of last week's sessions read at start-up is not "37 done".
+func (b *Board) Summary(now time.Time) string {
 	n := map[string]int{}
 	for _, ev := range b.sessions {
-		n[ev.State]++
+		if statusview.Shown(ev, now) {
+			n[ev.State]++
+		}
 	}
 	var parts []string
 	for _, st := range summaryStates {
@@ -140,6 +145,18 @@ func (b *Board) Summary() string {
 		}
 	}
 	return strings.Join(parts, " · ")
+}
+
+// Recount is when Summary(after now) next changes with no event: the
+// earliest a counted session leaves the default views; zero if never.
+func (b *Board) Recount(now time.Time) time.Time {
+	var first time.Time
+	for _, ev := range b.sessions {
+		if at := statusview.HiddenAt(ev); !at.IsZero() && !at.Before(now) && (first.IsZero() || at.Before(first)) {
+			first = at
+		}
+	}
+	return first
 }
 
 // Sessions returns the board's sessions.
@@ -152,13 +169,14 @@ func (b *Board) Sessions() []wire.Event {
 }
 
 // Next is the session that needs the person most: the longest waiting,
-// else the oldest finished turn not yet acknowledged (done); ok is false
-// when none needs them. Local and remote sessions rank alike; ties go to
-// the smaller host, then session id, so the pick is stable.
-func Next(sessions []wire.Event) (wire.Event, bool) {
+// else the oldest finished turn not yet acknowledged (done), of those
+// status shows at now (history is nobody's turn); ok is false when none
+// needs them. Local and remote sessions rank alike; ties go to the smaller
+// host, then session id, so the pick is stable.
+func Next(sessions []wire.Event, now time.Time) (wire.Event, bool) {
 	var cands []wire.Event
 	for _, ev := range sessions {
-		if ev.State == string(session.Waiting) || ev.State == string(session.Done) {
+		if (ev.State == string(session.Waiting) || ev.State == string(session.Done)) && statusview.Shown(ev, now) {
 			cands = append(cands, ev)
 		}
 	}

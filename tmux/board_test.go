@@ -59,11 +59,21 @@ func TestBoardWindows(t *testing.T) {
 	if len(got) != len(want) || got["@1"] != want["@1"] || got["@2"] != want["@2"] {
 		t.Fatalf("windows %v, want %v", got, want)
 	}
-	if s, w := b.Summary(), "#[fg=colour214,bold]1 waiting#[default] · #[fg=colour39]2 working#[default] · #[fg=colour34]1 done#[default]"; s != w {
+	now := time.Unix(10, 0)
+	if s, w := b.Summary(now), "#[fg=colour214,bold]1 waiting#[default] · #[fg=colour39]2 working#[default] · #[fg=colour34]1 done#[default]"; s != w {
 		t.Fatalf("summary %q, want %q", s, w)
 	}
+	// History (no process known, no change for a day) is not counted;
+	// the board says when that next changes the count.
+	if at := b.Recount(now); !at.Equal(time.Unix(1, 0).Add(24 * time.Hour)) {
+		t.Fatalf("recount at %v", at)
+	}
+	b.Apply(wire.Event{Session: "g", State: "working", Since: time.Unix(9, 0), Pid: 7, Live: true})
+	if s, w := b.Summary(time.Unix(2, 0).Add(24*time.Hour)), "#[fg=colour39]1 working#[default]"; s != w {
+		t.Fatalf("summary a day on %q, want %q", s, w)
+	}
 	b.Reset()
-	if s := b.Summary(); s != "" {
+	if s := b.Summary(now); s != "" {
 		t.Fatalf("summary after reset %q", s)
 	}
 }
@@ -80,8 +90,13 @@ func TestNext(t *testing.T) {
 		{"the oldest done", []wire.Event{ev("a", "done", "", 5), ev("b", "done", "", 3), ev("c", "working", "", 1)}, "b"},
 		{"remote alike", []wire.Event{ev("a", "done", "", 5), {Session: "r", Host: "box", State: "done", Since: time.Unix(2, 0)}}, "r"},
 		{"ties by id", []wire.Event{ev("b", "waiting", "", 1), ev("a", "waiting", "", 1)}, "a"},
+		// What status hides is nobody's turn: a day without a change and
+		// no process known, ten minutes with its process gone.
+		{"not history", []wire.Event{ev("a", "done", "", -86401), ev("b", "done", "", 5)}, "b"},
+		{"not a gone process's", []wire.Event{{Session: "a", State: "waiting", Since: time.Unix(-601, 0), Pid: 7}, ev("b", "done", "", 5)}, "b"},
+		{"a live one however old", []wire.Event{{Session: "a", State: "waiting", Since: time.Unix(-86401, 0), Pid: 7, Live: true}}, "a"},
 	} {
-		got, ok := Next(c.sessions)
+		got, ok := Next(c.sessions, time.Unix(10, 0))
 		if ok != (c.want != "") || got.Session != c.want {
 			t.Errorf("%s: got %q %v, want %q", c.name, got.Session, ok, c.want)
 		}

@@ -291,7 +291,7 @@ func TestFollowerFocus(t *testing.T) {
 	ups <- client.Update{Kind: client.UpdateConnected, Snapshot: 0}
 	next("close "+t1, "close box/"+t1, "focus "+t1) // far is no longer in the snapshot
 	// A remote session coming to the pane shown has its focus.
-	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "far2", Host: "box", State: "waiting", Tab: t1}}
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Since: time.Now(), Session: "far2", Host: "box", State: "waiting", Tab: t1}}
 	next("focus box/" + t1)
 	select {
 	case id := <-acked:

@@ -79,10 +79,15 @@ func (f *Follower) Run(ctx context.Context, ups <-chan client.Update) error {
 		defer cancel()
 		go func() { watchErr <- f.watch(wctx, shown) }()
 	}
+	// recount wakes the follower when the summary changes with no event:
+	// a session leaving status's default view (Board.Recount).
+	var recount <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-recount:
+			recount = nil
 		case panes := <-shown:
 			f.enter(ctx, panes)
 			continue
@@ -119,7 +124,11 @@ func (f *Follower) Run(ctx context.Context, ups <-chan client.Update) error {
 		if f.pending > 0 {
 			continue // a snapshot half read would show sessions missing
 		}
-		if err := f.flush(ctx); err != nil {
+		now := time.Now()
+		if at := f.board.Recount(now); !at.IsZero() {
+			recount = time.After(at.Sub(now) + time.Second)
+		}
+		if err := f.flush(ctx, now); err != nil {
 			if errors.Is(err, ErrNoServer) {
 				return err
 			}
@@ -286,7 +295,7 @@ func (f *Follower) take(u client.Update) {
 
 // flush sets the options that differ from what was set last, in one tmux
 // invocation (none when nothing differs).
-func (f *Follower) flush(ctx context.Context) error {
+func (f *Follower) flush(ctx context.Context, now time.Time) error {
 	tab := TabPane(f.ServerPid)
 	mapped := false
 	for _, ev := range f.board.sessions {
@@ -323,7 +332,7 @@ func (f *Follower) flush(ctx context.Context) error {
 			cmds = append(cmds, []string{"set-option", "-wu", "-t", w, DotOption})
 		}
 	}
-	sum := f.board.Summary()
+	sum := f.board.Summary(now)
 	if f.summary == nil || *f.summary != sum {
 		cmds = append(cmds, []string{"set-option", "-g", SummaryOption, sum})
 	}

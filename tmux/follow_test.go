@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/logwatch/logwatch/internal/statusview"
 	"github.com/logwatch/logwatch/internal/testsupport"
 	"github.com/logwatch/logwatch/relay/client"
 	"github.com/logwatch/logwatch/relay/wire"
@@ -72,12 +73,12 @@ func TestFollowerBurst(t *testing.T) {
 	s, pid := realTmux(t)
 	ups := make(chan client.Update, 256)
 	ups <- client.Update{Kind: client.UpdateConnected, Snapshot: 1}
-	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Snapshot: true, Session: "old", State: "ready", Tab: "wrap-x"}}
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Snapshot: true, Since: time.Now(), Session: "old", State: "ready", Tab: "wrap-x"}}
 	states := []string{"working", "waiting", "working", "done"}
 	for i := range 100 {
-		ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "s1", State: states[i%4], Tab: fmt.Sprintf("tmux-%d-%%1", pid)}}
+		ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Since: time.Now(), Session: "s1", State: states[i%4], Tab: fmt.Sprintf("tmux-%d-%%1", pid)}}
 	}
-	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "s2", State: "waiting", Tab: fmt.Sprintf("tmux-%d-%%0", pid)}}
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Since: time.Now(), Session: "s2", State: "waiting", Tab: fmt.Sprintf("tmux-%d-%%0", pid)}}
 	// The follower waits after each batch until the test has queued the
 	// next one, so a batch is what the test queued, whatever the scheduler.
 	flushed, proceed := make(chan struct{}), make(chan struct{})
@@ -107,9 +108,9 @@ func TestFollowerBurst(t *testing.T) {
 		t.Fatalf("summary %q", sum)
 	}
 	// A change that changes nothing tmux shows runs nothing.
-	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "old", State: "ready", Tab: "wrap-y"}}
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Since: time.Now(), Session: "old", State: "ready", Tab: "wrap-y"}}
 	// The session ending takes its window's dot away.
-	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "s2", State: "ended", Tab: fmt.Sprintf("tmux-%d-%%0", pid)}}
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Since: time.Now(), Session: "s2", State: "ended", Tab: fmt.Sprintf("tmux-%d-%%0", pid)}}
 	proceed <- struct{}{}
 	waitFlush("the end")
 	if n := f.Calls(); n != 4 {
@@ -132,7 +133,7 @@ func TestFollowerBurst(t *testing.T) {
 	}
 	// The server gone, the follower says so.
 	ups2 := make(chan client.Update, 1)
-	ups2 <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "s3", State: "waiting", Tab: fmt.Sprintf("tmux-%d-%%1", pid)}}
+	ups2 <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Since: time.Now(), Session: "s3", State: "waiting", Tab: fmt.Sprintf("tmux-%d-%%1", pid)}}
 	close(ups2)
 	s.Run(context.Background(), []string{"kill-server"})
 	for _, err := s.Run(context.Background(), []string{"list-sessions"}); err == nil; _, err = s.Run(context.Background(), []string{"list-sessions"}) {
@@ -155,8 +156,8 @@ func TestFollowerProcessPane(t *testing.T) {
 	}
 	agent, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 	ups := make(chan client.Update, 4)
-	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "local", State: "done", Tab: "wrap-1", Pid: agent, Live: true}}
-	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "far", Host: "box", State: "waiting", Pid: agent, Live: true}}
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Since: time.Now(), Session: "local", State: "done", Tab: "wrap-1", Pid: agent, Live: true}}
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Since: time.Now(), Session: "far", Host: "box", State: "waiting", Pid: agent, Live: true}}
 	flushed := make(chan struct{}, 4)
 	f := &Follower{Server: s, ServerPid: pid, Log: zerolog.Nop(), Flushed: func() { flushed <- struct{}{} }}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -188,7 +189,7 @@ func BenchmarkChangeToOption(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		start := time.Now()
-		ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Session: "s1", State: states[i%4], Tab: fmt.Sprintf("tmux-%d-%%1", pid)}}
+		ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Since: time.Now(), Session: "s1", State: states[i%4], Tab: fmt.Sprintf("tmux-%d-%%1", pid)}}
 		<-flushed
 		lat = append(lat, time.Since(start))
 	}
@@ -196,4 +197,29 @@ func BenchmarkChangeToOption(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// TestFollowerRecount: a session leaving status's default view (its
+// process gone, ten minutes without a change) leaves the summary when it
+// does, with no event to say so.
+func TestFollowerRecount(t *testing.T) {
+	s, pid := realTmux(t)
+	ups := make(chan client.Update, 2)
+	since := time.Now().Add(-statusview.RecentChange + time.Second)
+	ups <- client.Update{Kind: client.UpdateEvent, Event: wire.Event{Since: since, Session: "s", State: "done", Pid: 7, Tab: fmt.Sprintf("tmux-%d-%%1", pid)}}
+	flushed := make(chan struct{}, 4)
+	f := &Follower{Server: s, ServerPid: pid, Log: zerolog.Nop(), Flushed: func() { flushed <- struct{}{} }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.Run(ctx, ups)
+	for _, want := range []string{"1 done", ""} {
+		select {
+		case <-flushed:
+		case <-time.After(30 * time.Second): // a bound on a hang, not a timing
+			t.Fatalf("summary never set to %q", want)
+		}
+		if sum := show(t, s, "-g", SummaryOption); !strings.Contains(sum, want) || want == "" && sum != "" {
+			t.Fatalf("summary %q, want %q", sum, want)
+		}
+	}
 }

@@ -64,7 +64,7 @@ func (a *app) next(switchTo, asJSON bool, tmuxClient string) error {
 	server := tmux.Server{Socket: tmux.SocketPath(env)}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ev, ok := tmux.Next(st.Sessions)
+	ev, ok := tmux.Next(st.Sessions, time.Now())
 	if !switchTo {
 		switch {
 		case asJSON:
@@ -103,7 +103,7 @@ func (a *app) next(switchTo, asJSON bool, tmuxClient string) error {
 		}
 	}
 	first := ev
-	if ev, ok = tmux.Next(shown); !ok {
+	if ev, ok = tmux.Next(shown, time.Now()); !ok {
 		return withCode(exitFindings, fmt.Errorf("%s is in no pane of this tmux server (tab %q): run the agent as `logwatch wrap -- AGENT` in a tmux pane",
 			termsafe.Line(describe(first)), first.Tab))
 	}

@@ -80,7 +80,7 @@ var allowed = map[string][]string{
 	"notify/webhook": {"internal/safeopen", "notify", "notify/command"},
 	"notify/desktop": {"notify", "relay/session"},
 	// A subscriber: tmux's dots, summary and jump, from the change stream.
-	"tmux": {"internal/proctree", "relay/client", "relay/session", "relay/wire"},
+	"tmux": {"internal/proctree", "internal/statusview", "relay/client", "relay/session", "relay/wire"},
 
 	// Above watcher and relay: what runs the pipeline.
 	"pipeline/ingest": {"internal/safeopen", "relay", "watcher", "watcher/registry"},

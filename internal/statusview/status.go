@@ -203,14 +203,20 @@ const RecentChange = 10 * time.Minute
 // tells its process (Codex, a Claude without a registry), it has not ended
 // and changed within a day.
 func Shown(s wire.Event, now time.Time) bool {
-	age := now.Sub(s.Since)
+	at := HiddenAt(s)
+	return at.IsZero() || !now.After(at)
+}
+
+// HiddenAt is when the default views stop showing a session that does not
+// change meanwhile (Shown); zero while its process runs.
+func HiddenAt(s wire.Event) time.Time {
 	switch {
-	case s.Live || age <= RecentChange:
-		return true
-	case s.Pid == 0:
-		return s.State != "ended" && age <= 24*time.Hour
+	case s.Live:
+		return time.Time{}
+	case s.Pid == 0 && s.State != "ended":
+		return s.Since.Add(24 * time.Hour)
 	}
-	return false
+	return s.Since.Add(RecentChange)
 }
 
 // process is the PROCESS column: the live pid, "gone", or "-" when unknown.
