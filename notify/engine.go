@@ -120,7 +120,7 @@ func (e *Engine) alerting(a Alert, stale bool) bool {
 }
 
 // historyAge is how long ago a session with no live process last changed
-// when status's default view no longer shows it (statusview.RecentChange).
+// when its state read at start-up is old news.
 const historyAge = 10 * time.Minute
 
 // history says whether a session read from the logs at start-up, or first
