@@ -82,6 +82,9 @@ type regProc struct {
 	// waited is the StatusUpdatedAt of the waiting status already applied:
 	// a wait is applied once, never re-asserted over later evidence.
 	waited int64
+	// hook: the process a hook named (hookproc.go), not a file; tab is
+	// then the wrapped tab it runs in, never bound by it.
+	hook bool
 }
 
 func (m *machine) regEntry(ent RegistryProcess, start uint64) {
@@ -131,7 +134,7 @@ func (m *machine) regEntry(ent RegistryProcess, start uint64) {
 
 func (m *machine) regListed() {
 	for _, p := range m.reg.sorted() {
-		if !p.restored {
+		if !p.restored || p.hook {
 			continue
 		}
 		p.restored, p.removed = false, true
@@ -169,10 +172,11 @@ func (m *machine) regRestore(saved []savedReg) {
 			continue
 		}
 		p := &regProc{e: RegistryProcess{Path: sr.Path, Pid: sr.Pid, SessionID: sr.SessionID, ProcStart: sr.ProcStart,
-			StartedAt: sr.StartedAt}, start: sr.Start, tab: sr.Tab, removed: sr.Removed, restored: !sr.Removed}
+			StartedAt: sr.StartedAt}, start: sr.Start, tab: sr.Tab, removed: sr.Removed, hook: isHookProc(sr.Path)}
+		p.restored = !p.removed && !p.hook
 		m.reg.procs[sr.Path] = p
 		m.reg.index(sr.SessionID, p, true)
-		if p.removed {
+		if !p.restored {
 			p.watched = m.watchExit(p.e.Pid, p.start) // no file will be read again for it
 		}
 	}
@@ -321,7 +325,7 @@ func (m *machine) regAfterLog(e *entry) {
 // it runs.
 func (m *machine) regTabProcess() {
 	for _, p := range m.reg.sorted() {
-		if p.tab == "" && !p.gone {
+		if p.tab == "" && !p.gone && !p.hook {
 			m.regBind(p)
 		}
 	}
@@ -380,7 +384,7 @@ func (rg *registry) index(id string, p *regProc, add bool) {
 func (rg *registry) files() int {
 	n := 0
 	for _, p := range rg.procs {
-		if !p.removed {
+		if !p.removed && !p.hook {
 			n++
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/hookdebug"
+	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/keytap/proxy"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay"
@@ -116,10 +117,26 @@ func runHook(args []string, stdin *os.File) int {
 	}
 	// The tab, unless the wrap that set it is not this hook's ancestor (a
 	// stale LOGWATCH_TAB inherited through Codex's background server).
-	if err := c.Hook(ctx2, agent, proxy.TabFromEnv(), payload); err != nil {
+	pid, pstart := agentProcess(agent)
+	if err := c.HookFrom(ctx2, agent, proxy.TabFromEnv(), pid, pstart, payload); err != nil {
 		return drop(fmt.Sprintf("send: %v", err))
 	}
 	return 0
+}
+
+// agentProcess names the named agent's own process among this one's
+// ancestors, by the agent's measured rule (parsers.Hooks.Process): its pid
+// and start time, or 0, 0 when it has none or none matches.
+func agentProcess(agent string) (int, uint64) {
+	s := parsers.Lookup(parsers.Agent(agent))
+	if s == nil || s.Hooks.Process.Is == nil {
+		return 0, 0
+	}
+	pid, start, ok := proctree.Nearest(os.Getppid(), s.Hooks.Process.Hops, s.Hooks.Process.Is)
+	if !ok {
+		return 0, 0
+	}
+	return pid, start
 }
 
 // withEvent names the event in a payload that names none (Copilot CLI's:
