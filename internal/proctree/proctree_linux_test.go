@@ -142,3 +142,14 @@ func FuzzParseStat(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkNearest is what a hook client pays for a rule that matches
+// nothing within two hops (the most it reads: two stat and two cmdline
+// files).
+func BenchmarkNearest(b *testing.B) {
+	_, child := testsupport.ShellWithChild(b)
+	none := func(string, []string) bool { return false }
+	for b.Loop() {
+		Nearest(child, 2, none)
+	}
+}
