@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -66,6 +67,17 @@ func (m *machine) hookProc(e *entry, proc AgentProcess, tab string) (followed bo
 	p.watched = m.watchExit(proc.Pid, proc.Start)
 	m.armSweep()
 	return true, nil
+}
+
+// hookProcYield drops a hook's account of a process its registry file
+// names (the file was read after the hook): the registry says more, as its
+// removal is a goodbye.
+func (m *machine) hookProcYield(id string, pid int, start uint64) {
+	for _, q := range slices.Clone(m.reg.idx[id]) {
+		if q.hook && q.e.Pid == pid && q.start == start {
+			m.regForget(q)
+		}
+	}
 }
 
 // hookProcTold drops a hook's process once its exit was told: no file keeps

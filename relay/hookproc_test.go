@@ -134,17 +134,29 @@ func TestHookProcessTwoSessions(t *testing.T) {
 }
 
 // A session whose registry file names the same process keeps the
-// registry's account (its removal is a goodbye); the hook adds nothing.
+// registry's account (its removal is a goodbye), whichever was read first:
+// the hook adds nothing, or yields to the file read after it. Live, Claude
+// Code's SessionStart hook was seen ahead of its file, and its exit ended
+// the session as the hook's (hook.process_gone) before this.
 func TestHookProcessOfARegistrySession(t *testing.T) {
-	h := newHarness(t, Config{})
-	p := spawn(t)
-	h.reg(p.child, "s1", "idle", "")
-	h.hookFrom("", p.child, claudeHook("SessionStart", "s1"))
-	h.expect("ready/session_start/hook.session_start")
-	h.awaitRegistry(1)
-	p.kill()
-	h.awaitGone(1, false)
-	h.expect("ended/process_gone/registry.process_gone")
+	for _, hookFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hook first=%v", hookFirst), func(t *testing.T) {
+			h := newHarness(t, Config{})
+			p := spawn(t)
+			if !hookFirst {
+				h.reg(p.child, "s1", "idle", "")
+			}
+			h.hookFrom("", p.child, claudeHook("SessionStart", "s1"))
+			h.expect("ready/session_start/hook.session_start")
+			if hookFirst {
+				h.reg(p.child, "s1", "idle", "")
+			}
+			h.awaitRegistry(1)
+			p.kill()
+			h.awaitGone(1, false)
+			h.expect("ended/process_gone/registry.process_gone")
+		})
+	}
 }
 
 // An agent in a wrapped tab (under the tab's shell): its exit leaves the

@@ -60,7 +60,7 @@ func (m *machine) regForget(p *regProc) {
 // says it first-hand.
 func (m *machine) regFarewell(p *regProc) {
 	id := p.e.SessionID
-	if q := m.reg.of(id); q != nil && !q.gone {
+	if m.reg.otherLive(p) {
 		return
 	}
 	e := m.store.get(id)
@@ -91,7 +91,7 @@ func (m *machine) regGone(p *regProc) {
 	if p.told {
 		return
 	}
-	if q := m.reg.of(p.e.SessionID); q != nil && !q.gone {
+	if m.reg.otherLive(p) {
 		p.told = true // the session lives on in another process
 		return
 	}

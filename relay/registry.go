@@ -116,6 +116,7 @@ func (m *machine) regEntry(ent RegistryProcess, start uint64) {
 	if ent.Status != session.RegistryWaiting {
 		p.waited = 0
 	}
+	m.hookProcYield(ent.SessionID, ent.Pid, p.start)
 	if !m.alive(ent.Pid, p.start) {
 		m.regDied(p)
 		return
@@ -364,6 +365,18 @@ func (rg *registry) of(id string) *regProc {
 		}
 	}
 	return best
+}
+
+// otherLive reports whether another process than p's (another pid or
+// start time) still runs p's session: a file and a hook can name the same
+// one, and its exit is told to both.
+func (rg *registry) otherLive(p *regProc) bool {
+	for _, q := range rg.idx[p.e.SessionID] {
+		if !q.gone && (q.e.Pid != p.e.Pid || q.start != p.start) {
+			return true
+		}
+	}
+	return false
 }
 
 // regIndex adds p to (or removes it from) the session's processes.

@@ -388,6 +388,11 @@ func TestGeminiUnwrappedKilled(t *testing.T) {
 	p := w.StartPane(PaneOptions{Name: "a", Argv: []string{w.bin}})
 	p.WaitScreen(gemini.OfflineReady, gStart)
 	e := w.opened("", "")
+	if e.Pid == 0 {
+		// Its chat file came first: the hook that names its process
+		// publishes it again (hook.process).
+		e = w.step(Step{State: "ready", Reason: "session_start", Source: Any})
+	}
 	worker := w.worker(p)
 	if e.Pid != worker || !e.Live {
 		t.Fatalf("ready %s: pid %d live %v, want the worker's %d, live\n%s", e, e.Pid, e.Live, worker, ProcessTree(p.PID()))
