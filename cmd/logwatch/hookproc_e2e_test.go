@@ -12,11 +12,24 @@ import (
 	"github.com/logwatch/logwatch/tmux"
 )
 
-// namedAgent runs a shell under an agent's name (a symlink: the kernel
-// names a process by the path it ran, so its comm is the agent's) that
-// runs hook, then sleeps as an agent at its prompt would. It is killed,
-// with what it started, when the test ends.
+// namedAgent runs a shell under an agent's name (shellNamed: its comm is
+// the agent's) that runs hook, then sleeps as an agent at its prompt
+// would. It is killed, with what it started, when the test ends.
 func namedAgent(t *testing.T, e *e2e, name, hook string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(shellNamed(t, e, name), "-c", hook+"; sleep 100000")
+	cmd.Env = append(append([]string{}, e.env...), "LW="+bin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	return cmd
+}
+
+// shellNamed is a path that runs sh under name: a symlink, as the kernel
+// names a process by the path it ran.
+func shellNamed(t *testing.T, e *e2e, name string) string {
 	t.Helper()
 	dir := filepath.Join(e.dir, "agents")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -32,14 +45,7 @@ func namedAgent(t *testing.T, e *e2e, name, hook string) *exec.Cmd {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(path, "-c", hook+"; sleep 100000")
-	cmd.Env = append(append([]string{}, e.env...), "LW="+bin)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
-	return cmd
+	return path
 }
 
 // sessionOf is a session's row in status.
@@ -106,19 +112,8 @@ func TestE2ETmuxHookProcess(t *testing.T) {
 		b, _ := os.ReadFile(x.socket + ".logwatch-follow")
 		return string(b), len(b) > 0
 	})
-	dir := filepath.Join(e.dir, "agents")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(sh, filepath.Join(dir, "pi")); err != nil {
-		t.Fatal(err)
-	}
 	payload := hookJSON("SessionStart", "s-pane", "source", "startup")
-	x.run("new-window", "-d", "-t", "main:1", filepath.Join(dir, "pi")+` -c '`+
+	x.run("new-window", "-d", "-t", "main:1", shellNamed(t, e, "pi")+` -c '`+
 		`printf "%s" "$0" | `+bin+` hook --agent pi --detached; sleep 100000' '`+payload+`'`)
 	window := x.run("display-message", "-p", "-t", "main:1", "#{window_id}")
 	x.run("set-option", "-w", "-t", window, "remain-on-exit", "on") // the window outlives its agent
