@@ -280,7 +280,9 @@ func newHookCmd() *cobra.Command {
 		Short: "Relay an agent hook event from stdin to the daemon (always exits 0, prints nothing)",
 		Long: `Configure this as the agents' hook command (logwatch hooks install does). It
 reads the event JSON on stdin (at most 1 s, 1 MiB), adds LOGWATCH_TAB from its
-environment, and relays it to the daemon with a 500 ms cap. It always exits 0
+environment and the agent's own process (found among its nearest ancestors by
+the agent's rule; the session ends when it exits), and relays it to the daemon
+with a 500 ms cap. It always exits 0
 and prints nothing: a missing or hung daemon never slows or blocks the agent.
 Each event it drops while the daemon's socket exists is appended, with the
 reason, to hook-drops.log beside the socket (bounded), and doctor shows the
