@@ -226,4 +226,14 @@ func TestHookProcessRepublished(t *testing.T) {
 	}
 	h.hookFrom("", p.child, claudeHook("PreToolUse", "s1", "tool_name", "Bash", "tool_input", `{"command":"ls"}`))
 	h.expect("working/tool/hook.pre_tool")
+	// A session in a tab is placed by its tab: a process that changes
+	// nothing else publishes nothing (OpenCode resumed in a new tab, its
+	// database read before its plugin's first report).
+	h.hook("T", "claude", claudeHook("SessionStart", "s2"))
+	h.expect("ready/session_start/hook.session_start")
+	h.hookFrom("T", p.child, claudeHook("SessionStart", "s2", "source", "resume"))
+	h.expect()
+	if got := h.state("s2"); got.Pid != p.child || !got.Live {
+		t.Fatalf("state %+v: want pid %d live", got, p.child)
+	}
 }

@@ -93,11 +93,11 @@ func (m *machine) hook(h parsers.Hook, tab string, underRoots bool, proc AgentPr
 	}
 	if ok {
 		m.publish(e, ch, false)
-	} else if (tabbed || followed) && !e.s.Phantom() {
+	} else if (tabbed || followed && e.tab == "") && !e.s.Phantom() {
 		// Its log got ahead of its hooks (OpenCode writes its database
 		// before its plugin reports): the state stands, now in its tab,
-		// or with its process (hook.process), for a view that places a
-		// session by it (the tmux follower).
+		// or, in none, with its process (hook.process), by which the tmux
+		// follower places a session without a tab.
 		ch := sessionChange(e)
 		ch.Rule = "hook.tab"
 		if !tabbed {
