@@ -115,9 +115,9 @@ func runHook(args []string, stdin *os.File) int {
 	if saysNothing(agent, payload) {
 		return 0
 	}
+	pid, pstart := agentProcess(agent)
 	// The tab, unless the wrap that set it is not this hook's ancestor (a
 	// stale LOGWATCH_TAB inherited through Codex's background server).
-	pid, pstart := agentProcess(agent)
 	if err := c.HookFrom(ctx2, agent, proxy.TabFromEnv(), pid, pstart, payload); err != nil {
 		return drop(fmt.Sprintf("send: %v", err))
 	}
@@ -282,8 +282,8 @@ func newHookCmd() *cobra.Command {
 reads the event JSON on stdin (at most 1 s, 1 MiB), adds LOGWATCH_TAB from its
 environment and the agent's own process (found among its nearest ancestors by
 the agent's rule; the session ends when it exits), and relays it to the daemon
-with a 500 ms cap. It always exits 0
-and prints nothing: a missing or hung daemon never slows or blocks the agent.
+with a 500 ms cap. It always exits 0 and prints nothing: a missing or hung
+daemon never slows or blocks the agent.
 Each event it drops while the daemon's socket exists is appended, with the
 reason, to hook-drops.log beside the socket (bounded), and doctor shows the
 last ones; LOGWATCH_HOOK_DEBUG names a file that takes every drop instead.

@@ -90,7 +90,7 @@ type procStat struct {
 const maxArgv = 4096
 
 // Nearest returns the first of pid and its ancestors, at most hops of them
-// (pid the first), that is says is the one, by its name (on Linux
+// (pid the first), for which is holds, given its name (on Linux
 // /proc/PID/comm) and arguments (cut at 4 KiB): its pid and start time
 // (StartTime). ok is false when none is, or the chain cannot be read (a
 // platform without comm or arguments finds none). Each process costs two
