@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -356,6 +357,35 @@ type Hooks struct {
 	// settings file: it loads a module (an extension, a plugin) that
 	// logwatch writes whole, which forwards the agent's events as Events.
 	Extension *Extension
+
+	// Process, when set, names the agent's process to the hook client.
+	Process Process
+}
+
+// Process names the agent's own long-lived process among its hook client's
+// ancestors (the agent's exit then ends its session, and the session is
+// published with its pid), measured on each agent: which process runs
+// the hook command, through which shell or launcher. A wrong process is
+// worse than none (its exit would end a live session), so an agent whose
+// chain was not measured sets none, and Is never names a shell or a
+// launcher the agent leaves running.
+type Process struct {
+	// Hops is how many processes are looked at, the hook client's parent
+	// first: 1 when the agent spawns the hook itself (an extension), 2
+	// when through the shell it runs hook commands with.
+	Hops int
+	// Is reports whether a process, by its name (comm) and arguments, is
+	// the agent's. The nearest that is, is taken.
+	Is func(comm string, argv []string) bool
+}
+
+// Named is a Process.Is for an agent whose process is named name: by its
+// comm (which a Node or Bun agent sets from its title) or its argv[0]'s
+// base name.
+func Named(name string) func(comm string, argv []string) bool {
+	return func(comm string, argv []string) bool {
+		return comm == name || len(argv) > 0 && path.Base(argv[0]) == name
+	}
 }
 
 // Extension is a hook module logwatch owns as a whole file: install writes

@@ -73,7 +73,7 @@ func (r *Relay) Handle(ctx context.Context, req Request) Response {
 	resp := Response{}
 	switch req.Op {
 	case OpHook:
-		err = r.Hook(ctx, req.Agent, req.Tab, req.Payload)
+		err = r.HookFrom(ctx, req.Agent, req.Tab, AgentProcess{Pid: req.Pid, Start: req.Start}, req.Payload)
 	case OpTabOpened:
 		err = r.TabProcess(ctx, req.Tab, req.Pid)
 	case OpKey:

@@ -260,6 +260,8 @@ var (
 	tempDir = regexp.MustCompile(regexp.QuoteMeta(os.TempDir()) + `/[^/"]+/\d{3}`)
 	// Every object that holds a start time names its pid before it.
 	procField = regexp.MustCompile(`"(pid|Pid|ancestor|start|Start|ProcStart|proc_start|StartedAt|started_at)":(\d+)`)
+	// A hook's process among the registry's (hookProcKey) names both.
+	hookProcPath = regexp.MustCompile(`"hook:([^"]*):(\d+):(\d+)"`)
 )
 
 func (n *normalizer) apply(b []byte) []byte {
@@ -271,6 +273,19 @@ func (n *normalizer) apply(b []byte) []byte {
 		return n.pids[v]
 	}
 	cur := 0 // the stand-in of the pid last named
+	start := func(v string) int {
+		k := strconv.Itoa(cur) + " " + v
+		if _, ok := n.starts[k]; !ok {
+			n.nstart[cur]++
+			n.starts[k] = cur*100 + n.nstart[cur]
+		}
+		return n.starts[k]
+	}
+	s = hookProcPath.ReplaceAllStringFunc(s, func(f string) string {
+		m := hookProcPath.FindStringSubmatch(f)
+		cur = pid(m[2])
+		return `"hook:` + m[1] + ":" + strconv.Itoa(cur) + ":" + strconv.Itoa(start(m[3])) + `"`
+	})
 	s = procField.ReplaceAllStringFunc(s, func(f string) string {
 		m := procField.FindStringSubmatch(f)
 		var v int
@@ -281,12 +296,7 @@ func (n *normalizer) apply(b []byte) []byte {
 		case "ancestor":
 			v = pid(m[2])
 		default:
-			k := strconv.Itoa(cur) + " " + m[2]
-			if _, ok := n.starts[k]; !ok {
-				n.nstart[cur]++
-				n.starts[k] = cur*100 + n.nstart[cur]
-			}
-			v = n.starts[k]
+			v = start(m[2])
 		}
 		return `"` + m[1] + `":` + strconv.Itoa(v)
 	})

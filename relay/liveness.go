@@ -60,7 +60,7 @@ func (m *machine) regForget(p *regProc) {
 // says it first-hand.
 func (m *machine) regFarewell(p *regProc) {
 	id := p.e.SessionID
-	if q := m.reg.of(id); q != nil && !q.gone {
+	if m.reg.otherLive(p) {
 		return
 	}
 	e := m.store.get(id)
@@ -85,10 +85,13 @@ func (m *machine) regGone(p *regProc) {
 		p.gone = true
 		m.counters.ProcessesGone++
 	}
+	if p.hook {
+		defer m.hookProcTold(p)
+	}
 	if p.told {
 		return
 	}
-	if q := m.reg.of(p.e.SessionID); q != nil && !q.gone {
+	if m.reg.otherLive(p) {
 		p.told = true // the session lives on in another process
 		return
 	}
@@ -108,11 +111,20 @@ func (m *machine) regGone(p *regProc) {
 		return
 	}
 	p.told = true
+	if p.hook {
+		m.endFrom(e, session.ReasonProcessGone, session.SourceHook, "hook.process_gone")
+		return
+	}
 	m.regEnd(e, session.ReasonProcessGone, "registry.process_gone")
 }
 
 func (m *machine) regEnd(e *entry, reason, rule string) {
-	if ch, ok := e.s.EndFrom(reason, session.SourceRegistry, rule); ok {
+	m.endFrom(e, reason, session.SourceRegistry, rule)
+}
+
+// endFrom ends e, published as source said it.
+func (m *machine) endFrom(e *entry, reason, source, rule string) {
+	if ch, ok := e.s.EndFrom(reason, source, rule); ok {
 		m.closeWindow(e.tab)
 		m.moved(e)
 		m.publish(e, ch, false)
@@ -165,9 +177,12 @@ func (m *machine) sweep() {
 			p.gone = true
 			m.counters.ProcessesGone++
 			p.told = e != nil
+			if p.hook {
+				m.hookProcTold(p)
+			}
 			continue
 		}
-		if tp, ok := m.bind.tabProcs[p.tab]; ok && tp.Pid == p.e.Pid && p.suspect == 0 {
+		if m.regInTab(p) && p.suspect == 0 {
 			// The tab runs this very process: its close, reported by whoever
 			// ran it, comes any moment and says more. Next sweep.
 			p.suspect++
@@ -203,7 +218,7 @@ func (m *machine) regDied(p *regProc) {
 		return
 	}
 	pid, start := p.e.Pid, p.start
-	if tp, ok := m.bind.tabProcs[p.tab]; !ok || tp.Pid != pid {
+	if !m.regInTab(p) {
 		m.regGone(p)
 		return
 	}
@@ -220,4 +235,13 @@ func (m *machine) regDied(p *regProc) {
 			m.regGone(p)
 		}
 	})
+}
+
+// regInTab reports whether p's process runs its tab: a registry process
+// that is the tab's own (wrap's child), or a hook's process found under the
+// tab's when first reported (hookProc). Its exit then closes the tab, which
+// says more.
+func (m *machine) regInTab(p *regProc) bool {
+	tp, ok := m.bind.tabProcs[p.tab]
+	return ok && (tp.Pid == p.e.Pid || p.hook)
 }

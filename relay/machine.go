@@ -156,4 +156,15 @@ func (m *machine) descends(pid, ancestor int) bool  { return m.procs.Descends(pi
 func (m *machine) watchExit(pid int, start uint64) bool {
 	return m.procs.Watch(pid, start)
 }
-func (m *machine) forgetExit(pid int, start uint64) { m.procs.Forget(pid, start) }
+
+// forgetExit ends the watch of a process's exit, unless another of the
+// registry's entries still has it watched (a process a hook named for two
+// sessions, or its registry file and a hook).
+func (m *machine) forgetExit(pid int, start uint64) {
+	for _, q := range m.reg.procs {
+		if q.watched && q.e.Pid == pid && q.start == start {
+			return
+		}
+	}
+	m.procs.Forget(pid, start)
+}

@@ -82,6 +82,9 @@ type regProc struct {
 	// waited is the StatusUpdatedAt of the waiting status already applied:
 	// a wait is applied once, never re-asserted over later evidence.
 	waited int64
+	// hook: the process a hook named (hookproc.go), not a file; tab is
+	// then the wrapped tab it runs in, never bound by it.
+	hook bool
 }
 
 func (m *machine) regEntry(ent RegistryProcess, start uint64) {
@@ -113,6 +116,7 @@ func (m *machine) regEntry(ent RegistryProcess, start uint64) {
 	if ent.Status != session.RegistryWaiting {
 		p.waited = 0
 	}
+	m.hookProcYield(ent.SessionID, ent.Pid, p.start)
 	if !m.alive(ent.Pid, p.start) {
 		m.regDied(p)
 		return
@@ -131,7 +135,7 @@ func (m *machine) regEntry(ent RegistryProcess, start uint64) {
 
 func (m *machine) regListed() {
 	for _, p := range m.reg.sorted() {
-		if !p.restored {
+		if !p.restored || p.hook {
 			continue
 		}
 		p.restored, p.removed = false, true
@@ -169,10 +173,11 @@ func (m *machine) regRestore(saved []savedReg) {
 			continue
 		}
 		p := &regProc{e: RegistryProcess{Path: sr.Path, Pid: sr.Pid, SessionID: sr.SessionID, ProcStart: sr.ProcStart,
-			StartedAt: sr.StartedAt}, start: sr.Start, tab: sr.Tab, removed: sr.Removed, restored: !sr.Removed}
+			StartedAt: sr.StartedAt}, start: sr.Start, tab: sr.Tab, removed: sr.Removed, hook: isHookProc(sr.Path)}
+		p.restored = !p.removed && !p.hook
 		m.reg.procs[sr.Path] = p
 		m.reg.index(sr.SessionID, p, true)
-		if p.removed {
+		if !p.restored {
 			p.watched = m.watchExit(p.e.Pid, p.start) // no file will be read again for it
 		}
 	}
@@ -321,7 +326,7 @@ func (m *machine) regAfterLog(e *entry) {
 // it runs.
 func (m *machine) regTabProcess() {
 	for _, p := range m.reg.sorted() {
-		if p.tab == "" && !p.gone {
+		if p.tab == "" && !p.gone && !p.hook {
 			m.regBind(p)
 		}
 	}
@@ -362,6 +367,18 @@ func (rg *registry) of(id string) *regProc {
 	return best
 }
 
+// otherLive reports whether another process than p's (another pid or
+// start time) still runs p's session: a file and a hook can name the same
+// one, and its exit is told to both.
+func (rg *registry) otherLive(p *regProc) bool {
+	for _, q := range rg.idx[p.e.SessionID] {
+		if !q.gone && (q.e.Pid != p.e.Pid || q.start != p.start) {
+			return true
+		}
+	}
+	return false
+}
+
 // regIndex adds p to (or removes it from) the session's processes.
 func (rg *registry) index(id string, p *regProc, add bool) {
 	ps := slices.DeleteFunc(rg.idx[id], func(q *regProc) bool { return q == p })
@@ -380,7 +397,7 @@ func (rg *registry) index(id string, p *regProc, add bool) {
 func (rg *registry) files() int {
 	n := 0
 	for _, p := range rg.procs {
-		if !p.removed {
+		if !p.removed && !p.hook {
 			n++
 		}
 	}

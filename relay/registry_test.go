@@ -476,20 +476,7 @@ func TestRegistryProcessGone(t *testing.T) {
 			h.do(func() { h.r.procs.exitsOff = sweep })
 			return h
 		}
-		// found waits until the relay has found n processes gone: at the
-		// pidfd's word, or at the next sweep.
-		found := func(h *harness, n int64) {
-			h.t.Helper()
-			if sweep {
-				h.clock.Advance(registrySweep)
-			}
-			for i := 0; h.sync().Counters.ProcessesGone < n; i++ {
-				if i > 1000 {
-					h.t.Fatalf("%d processes found gone, want %d", h.sync().Counters.ProcessesGone, n)
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
+		found := func(h *harness, n int64) { h.t.Helper(); h.awaitGone(n, sweep) }
 		t.Run(mode+"/killed", func(t *testing.T) {
 			h := newH(t)
 			p := spawn(t)

@@ -23,6 +23,21 @@ import (
 // Hook reports one hook event. agent may be "" (detected from the payload);
 // tab is the LOGWATCH_TAB the hook client ran with, "" when none.
 func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) error {
+	return r.HookFrom(ctx, agent, tab, AgentProcess{}, payload)
+}
+
+// AgentProcess is the agent's own process as its hook client named it
+// (parsers.Hooks.Process): pid and start time (proctree.StartTime). The
+// zero value names none.
+type AgentProcess struct {
+	Pid   int
+	Start uint64
+}
+
+// HookFrom is Hook from a client that named the agent's process: the
+// session is then followed through it as through a registry process
+// (hookProc), and ends process_gone when it exits.
+func (r *Relay) HookFrom(ctx context.Context, agent, tab string, proc AgentProcess, payload []byte) error {
 	if agent != "" && parsers.Lookup(parsers.Agent(agent)) == nil {
 		r.countBad()
 		return fmt.Errorf("unknown agent %q (want one of %s)", agent, strings.Join(parsers.Names(), ", "))
@@ -55,11 +70,15 @@ func (r *Relay) Hook(ctx context.Context, agent, tab string, payload []byte) err
 	// The roots check touches the file system: here, off the owner
 	// goroutine, for the machine to use if the path is new to the session.
 	under := h.TranscriptPath != "" && r.underRoots(h.TranscriptPath)
+	if proc.Pid <= 0 || proc.Start == 0 {
+		proc = AgentProcess{} // a pid without its start time could be anyone's
+	}
 	return r.do(ctx, func() {
 		if r.rec != nil {
-			r.record(RecordLine{Kind: RecHook, Agent: agent, Tab: tab, Payload: append(json.RawMessage(nil), payload...)})
+			r.record(RecordLine{Kind: RecHook, Agent: agent, Tab: tab, Pid: proc.Pid, Start: proc.Start,
+				Payload: append(json.RawMessage(nil), payload...)})
 		}
-		r.m.hook(h, tab, under)
+		r.m.hook(h, tab, under, proc)
 	})
 }
 

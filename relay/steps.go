@@ -9,8 +9,9 @@ import (
 )
 
 // hook folds one hook event; under says whether its transcript_path lies
-// under a log root (the edge checked).
-func (m *machine) hook(h parsers.Hook, tab string, underRoots bool) {
+// under a log root (the edge checked); proc is the agent's process its
+// client named.
+func (m *machine) hook(h parsers.Hook, tab string, underRoots bool, proc AgentProcess) {
 	m.counters.HooksReceived++
 	if prev := m.store.get(h.SessionID); prev != nil && prev.s.Outlives() {
 		tab = "" // the rest of a turn whose tab closed is shown in no tab
@@ -84,18 +85,28 @@ func (m *machine) hook(h parsers.Hook, tab string, underRoots bool) {
 	// still be rewritten.
 	m.store.changed = true
 	m.store.locate(e)
+	// Its process before anything is published: the change carries it.
+	followed, dead := m.hookProc(e, proc, tab)
 	if ok && !ch.Retitled() {
 		m.confirmHook(e, &ch)
 		m.moved(e)
 	}
 	if ok {
 		m.publish(e, ch, false)
-	} else if tabbed && !e.s.Phantom() {
+	} else if (tabbed || followed && e.tab == "") && !e.s.Phantom() {
 		// Its log got ahead of its hooks (OpenCode writes its database
-		// before its plugin reports): the state stands, now in its tab.
+		// before its plugin reports): the state stands, now in its tab,
+		// or, in none, with its process (hook.process), by which the tmux
+		// follower places a session without a tab.
 		ch := sessionChange(e)
 		ch.Rule = "hook.tab"
+		if !tabbed {
+			ch.Rule = "hook.process"
+		}
 		m.publish(e, ch, false)
+	}
+	if dead != nil {
+		m.regDied(dead) // after the hook's own change: the hook came first
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/logwatch/logwatch/internal/config"
 	"github.com/logwatch/logwatch/internal/hookdebug"
+	"github.com/logwatch/logwatch/internal/proctree"
 	"github.com/logwatch/logwatch/keytap/proxy"
 	"github.com/logwatch/logwatch/parsers"
 	"github.com/logwatch/logwatch/relay"
@@ -114,12 +115,28 @@ func runHook(args []string, stdin *os.File) int {
 	if saysNothing(agent, payload) {
 		return 0
 	}
+	pid, pstart := agentProcess(agent)
 	// The tab, unless the wrap that set it is not this hook's ancestor (a
 	// stale LOGWATCH_TAB inherited through Codex's background server).
-	if err := c.Hook(ctx2, agent, proxy.TabFromEnv(), payload); err != nil {
+	if err := c.HookFrom(ctx2, agent, proxy.TabFromEnv(), pid, pstart, payload); err != nil {
 		return drop(fmt.Sprintf("send: %v", err))
 	}
 	return 0
+}
+
+// agentProcess names the named agent's own process among this one's
+// ancestors, by the agent's measured rule (parsers.Hooks.Process): its pid
+// and start time, or 0, 0 when it has none or none matches.
+func agentProcess(agent string) (int, uint64) {
+	s := parsers.Lookup(parsers.Agent(agent))
+	if s == nil || s.Hooks.Process.Is == nil {
+		return 0, 0
+	}
+	pid, start, ok := proctree.Nearest(os.Getppid(), s.Hooks.Process.Hops, s.Hooks.Process.Is)
+	if !ok {
+		return 0, 0
+	}
+	return pid, start
 }
 
 // withEvent names the event in a payload that names none (Copilot CLI's:
@@ -263,8 +280,10 @@ func newHookCmd() *cobra.Command {
 		Short: "Relay an agent hook event from stdin to the daemon (always exits 0, prints nothing)",
 		Long: `Configure this as the agents' hook command (logwatch hooks install does). It
 reads the event JSON on stdin (at most 1 s, 1 MiB), adds LOGWATCH_TAB from its
-environment, and relays it to the daemon with a 500 ms cap. It always exits 0
-and prints nothing: a missing or hung daemon never slows or blocks the agent.
+environment and the agent's own process (found among its nearest ancestors by
+the agent's rule; the session ends when it exits), and relays it to the daemon
+with a 500 ms cap. It always exits 0 and prints nothing: a missing or hung
+daemon never slows or blocks the agent.
 Each event it drops while the daemon's socket exists is appended, with the
 reason, to hook-drops.log beside the socket (bounded), and doctor shows the
 last ones; LOGWATCH_HOOK_DEBUG names a file that takes every drop instead.

@@ -334,6 +334,26 @@ func TestClaudeKilled(t *testing.T) {
 	c.Timeline.Quiet(settle)
 }
 
+// Outside wrap, with hooks: the session carries Claude Code's process
+// (its registry file and its hook client both name it; the registry keeps
+// the account), and its kill -9 ends the session, process_gone.
+func TestClaudeUnwrappedKilled(t *testing.T) {
+	c := newClaude(t, true)
+	p := c.start("main", false)
+	e := c.Timeline.Next(stReady(""), tStep)
+	pid := p.AgentPID()
+	if e.Pid != pid || !e.Live {
+		t.Fatalf("ready %s: pid %d live %v, want claude's %d, live", e, e.Pid, e.Live, pid)
+	}
+	c.turn(p, "hello then kill")
+	p.WaitScreen(AnthShortAnswer, tStep)
+	if err := syscallKill(pid); err != nil {
+		t.Fatal(err)
+	}
+	c.Timeline.Next(Step{State: "ended", Reason: "process_gone", Source: "registry"}, tStep)
+	c.Timeline.Quiet(settle)
+}
+
 func TestClaudePaneClosed(t *testing.T) {
 	c := newClaude(t, true)
 	p := c.start("main", true)

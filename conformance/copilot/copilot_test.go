@@ -2,7 +2,10 @@ package copilot_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -357,6 +360,39 @@ func TestCopilotEnd(t *testing.T) {
 		}
 		w.quiet()
 	})
+}
+
+// Outside wrap, in a plain pane with hooks: the session carries Copilot's
+// native process (the Node launcher above it is not the agent), and that
+// process killed -9 ends it, process_gone.
+func TestCopilotUnwrappedKilled(t *testing.T) {
+	w := newCopilot(t, true)
+	p := w.StartPane(PaneOptions{Name: "a", Argv: []string{w.bin}})
+	if err := copilotagent.Offline().Start(p, false, cpStart); err != nil {
+		t.Fatal(err)
+	}
+	w.hello(p, "", true)
+	native := 0
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", p.PID()))
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		for _, f := range strings.Fields(string(b)) {
+			cmd, _ := os.ReadFile("/proc/" + f + "/cmdline")
+			if filepath.Base(strings.SplitN(string(cmd), "\x00", 2)[0]) == "copilot" {
+				native, _ = strconv.Atoi(f)
+			}
+		}
+	}
+	if native == 0 {
+		t.Fatalf("no native copilot under the pane:\n%s", ProcessTree(p.PID()))
+	}
+	if err := syscall.Kill(native, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if e := w.step(Step{State: "ended", Reason: "process_gone", Source: "hook"}); e.Pid != native {
+		t.Fatalf("ended %s: pid %d, want the native copilot's %d", e, e.Pid, native)
+	}
+	w.quiet()
 }
 
 // copilot --continue takes the directory's last session up again, at its

@@ -380,6 +380,31 @@ func TestGeminiEnd(t *testing.T) {
 	})
 }
 
+// Outside wrap, in a plain pane with hooks: the session carries the
+// process Gemini CLI relaunched itself as (its hooks' parent), and that
+// process killed -9 ends it, process_gone.
+func TestGeminiUnwrappedKilled(t *testing.T) {
+	w := newGemini(t, true)
+	p := w.StartPane(PaneOptions{Name: "a", Argv: []string{w.bin}})
+	p.WaitScreen(gemini.OfflineReady, gStart)
+	e := w.opened("", "")
+	if e.Pid == 0 {
+		// Its chat file came first: the hook that names its process
+		// publishes it again (hook.process).
+		e = w.step(Step{State: "ready", Reason: "session_start", Source: Any})
+	}
+	worker := w.worker(p)
+	if e.Pid != worker || !e.Live {
+		t.Fatalf("ready %s: pid %d live %v, want the worker's %d, live\n%s", e, e.Pid, e.Live, worker, ProcessTree(p.PID()))
+	}
+	w.hello(p, "")
+	if err := syscall.Kill(worker, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	w.step(Step{State: "ended", Reason: "process_gone", Source: "hook"})
+	w.quiet()
+}
+
 // TestGeminiResume: --resume latest takes the session up in a new tab
 // (ready, then its turns), writing a stub file beside the original and
 // its turns to the original. The next fresh start deletes both files

@@ -173,6 +173,25 @@ func TestOmpPrompt(t *testing.T) {
 	w.keep("prompt")
 }
 
+// Outside wrap, in a plain pane with the extension: the session carries
+// omp's process (a Bun one titled omp, the extension's hook client's
+// parent), and omp killed -9 ends it, process_gone.
+func TestOmpUnwrappedKilled(t *testing.T) {
+	w := newOmp(t, true)
+	p := w.StartPane(PaneOptions{Name: "a", Argv: []string{w.omp}})
+	p.WaitScreen(ompReady, ompStart)
+	w.opened("")
+	w.hello(p, "")
+	pid := p.AgentPID()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if e := w.step(Step{State: "ended", Reason: "process_gone", Source: "hook"}); e.Pid != pid {
+		t.Fatalf("ended %s: pid %d, want omp's %d", e, e.Pid, pid)
+	}
+	w.quiet()
+}
+
 // titleInPlace checks that omp rewrote the title record of a file that
 // existed without a title (its header has none), and that the daemon did
 // not take the rewrite for a new generation of the file.

@@ -337,6 +337,31 @@ func TestOpenCodeKillResume(t *testing.T) {
 	w.keep("kill-resume")
 }
 
+// Outside wrap, in a plain pane with the plugin: the session carries
+// OpenCode's process (the plugin's hook client's parent), and OpenCode
+// killed -9 ends it, process_gone. The database and the plugin race as in
+// a tab; whichever says the turn first, the turn ends done.
+func TestOpenCodeUnwrappedKilled(t *testing.T) {
+	w := newOpenCode(t, true)
+	p := w.StartPaneReady(PaneOptions{Name: "a", Argv: []string{w.bin}}, ocReady, ocStart)
+	p.Submit("say hello")
+	for {
+		e := w.either(Step{State: Any, Reason: Any, Session: Any}, ocStart, "log", "hook")
+		if e.State == "done" {
+			break
+		}
+	}
+	p.WaitScreen("Hello from the fake model", ocStep)
+	pid := p.AgentPID()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if e := w.step(Step{State: "ended", Reason: "process_gone", Source: "hook", Session: Any}); e.Pid != pid {
+		t.Fatalf("ended %s: pid %d, want OpenCode's %d", e, e.Pid, pid)
+	}
+	w.quiet()
+}
+
 // Two tabs, two sessions, each in its own tab.
 func TestOpenCodeTwoTabs(t *testing.T) {
 	w := newOpenCode(t, true)

@@ -297,6 +297,27 @@ func TestPiEnd(t *testing.T) {
 	})
 }
 
+// Outside wrap, in a plain pane with the extension installed: the session
+// carries pi's process (the extension's hook client names its parent), and
+// pi killed -9, which says nothing, ends it, process_gone; so would a
+// closed terminal's SIGHUP, on which pi sends nothing either.
+func TestPiUnwrappedKilled(t *testing.T) {
+	w := newPi(t, true)
+	p := w.StartPane(PaneOptions{Name: "a", Argv: []string{w.pi}})
+	p.WaitScreen(piReady, piStart)
+	e := w.step(Step{State: "ready", Reason: "session_start", Source: "hook"})
+	pid := p.AgentPID()
+	if e.Pid != pid || !e.Live {
+		t.Fatalf("ready %s: pid %d live %v, want pi's %d, live", e, e.Pid, e.Live, pid)
+	}
+	w.hello(p, "")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	w.step(Step{State: "ended", Reason: "process_gone", Source: "hook"})
+	w.quiet()
+}
+
 // pi -c takes the last session of the directory up again: the same
 // session, ready in its new tab, then its turns.
 func TestPiResume(t *testing.T) {

@@ -82,4 +82,33 @@ type procStat struct {
 	ppid   int
 	start  uint64
 	zombie bool
+	comm   string // the process's name, where the platform gives it
+}
+
+// maxArgv bounds the argument list read of a process: its first arguments
+// name it.
+const maxArgv = 4096
+
+// Nearest returns the first of pid and its ancestors, at most hops of them
+// (pid the first), for which is holds, given its name (on Linux
+// /proc/PID/comm) and arguments (cut at 4 KiB): its pid and start time
+// (StartTime). ok is false when none is, or the chain cannot be read (a
+// platform without comm or arguments finds none). Each process costs two
+// small reads of /proc.
+func Nearest(pid, hops int, is func(comm string, argv []string) bool) (found int, start uint64, ok bool) {
+	for i := 0; i < hops && pid > 1; i++ {
+		st, err := stat(pid)
+		if err != nil || st.zombie {
+			return 0, 0, false
+		}
+		argv, err := args(pid)
+		if err != nil {
+			return 0, 0, false
+		}
+		if is(st.comm, argv) {
+			return pid, st.start, true
+		}
+		pid = st.ppid
+	}
+	return 0, 0, false
 }

@@ -3,6 +3,7 @@ package proctree
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"time"
@@ -54,7 +55,8 @@ func stat(pid int) (procStat, error) {
 
 func parseStat(b []byte) (procStat, error) {
 	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
+	c := bytes.IndexByte(b, '(')
+	if i < 0 || c < 0 || c > i {
 		return procStat{}, fmt.Errorf("proctree: malformed stat %q", b)
 	}
 	f := bytes.Fields(b[i+1:])
@@ -69,5 +71,34 @@ func parseStat(b []byte) (procStat, error) {
 	if err != nil {
 		return procStat{}, fmt.Errorf("proctree: starttime: %w", err)
 	}
-	return procStat{ppid: ppid, start: start, zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, nil
+	return procStat{ppid: ppid, start: start, zombie: f[0][0] == 'Z' || f[0][0] == 'X', comm: string(b[c+1 : i])}, nil
+}
+
+// args reads pid's argument list (/proc/PID/cmdline), its first maxArgv
+// bytes.
+func args(pid int) ([]string, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf [maxArgv]byte
+	n, err := io.ReadFull(f, buf[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	return splitArgs(buf[:n]), nil
+}
+
+// splitArgs splits a NUL-separated argument list.
+func splitArgs(b []byte) []string {
+	b = bytes.TrimRight(b, "\x00")
+	if len(b) == 0 {
+		return nil
+	}
+	var argv []string
+	for _, a := range bytes.Split(b, []byte{0}) {
+		argv = append(argv, string(a))
+	}
+	return argv
 }

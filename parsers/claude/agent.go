@@ -54,6 +54,9 @@ func Spec() parsers.Spec {
 			Matcher:         "*", // settings.json: "*" matches every tool
 			ToolEvents:      []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"},
 			HTTP:            true,
+			// Hook commands run under /bin/sh -c, a child of the claude
+			// process (comm "claude", 2.1.332).
+			Process: parsers.Process{Hops: 2, Is: parsers.Named("claude")},
 		},
 		Registry: &parsers.Registry{
 			Dirs:  []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/sessions", "~/.config/claude/sessions"},

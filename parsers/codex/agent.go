@@ -66,6 +66,10 @@ answer "Trust all and continue" (or review them with /hooks); until then they
 do not run. Builds from before hooks were on by default also need
 [features] codex_hooks = true in ~/.codex/config.toml.`,
 			DoctorNote: `Codex runs them only once trusted ("Trust all and continue", or /hooks)`,
+			// No Process: 0.171.0 runs every TUI's hooks in one shared
+			// app-server (measured: the hook's parent is `codex app-server
+			// … --managed-daemon`, a child of the first TUI), whose exit is
+			// no one session's end.
 		},
 		Home:         "${CODEX_HOME:-~/.codex}",
 		KnownGood:    func() string { return agents.KnownGood(string(Name)) },

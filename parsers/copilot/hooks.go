@@ -39,6 +39,10 @@ func hooks() parsers.Hooks {
 		Flat:        true,
 		InstallNote: "Copilot CLI reads its settings at start: restart it for the hooks to take effect.",
 		DoctorNote:  "Copilot CLI reads them at start",
+		// 1.0.102 runs hook commands from its native binary (argv[0]
+		// …/copilot-linux-x64/copilot; its comm is a thread's,
+		// "MainThread"), the child of a Node launcher that waits for it.
+		Process: parsers.Process{Hops: 2, Is: parsers.Named("copilot")},
 	}
 }
 

@@ -5,7 +5,9 @@
 package gemini
 
 import (
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/valyala/fastjson"
@@ -71,6 +73,11 @@ func Spec() parsers.Spec {
 			HandlerName:     "logwatch",
 			DoctorNote:      "Gemini CLI reads them at start (a running one needs a restart)",
 			InstallNote:     "Gemini CLI reads its hooks at start: restart it for them to take effect.",
+			// Gemini CLI 0.61.0 runs hook commands itself, no shell between,
+			// from the Node process it relaunches itself in (node
+			// --max-old-space-size=… …/gemini), under the Node launcher
+			// that waits for it: the nearest Node process running gemini.
+			Process: parsers.Process{Hops: 2, Is: runsGemini},
 		},
 		Home:      home,
 		KnownGood: func() string { return agents.KnownGood(string(Name)) },
@@ -157,4 +164,12 @@ func decodeHook(v *fastjson.Value, h *parsers.Hook) {
 	default:
 		h.Event = ""
 	}
+}
+
+// runsGemini tells a Node process running Gemini CLI's script.
+func runsGemini(comm string, argv []string) bool {
+	if comm != "node" || len(argv) < 2 {
+		return false
+	}
+	return slices.ContainsFunc(argv[1:], func(a string) bool { return path.Base(a) == "gemini" })
 }

@@ -111,6 +111,9 @@ func Spec() parsers.Spec {
 				BinOf:      extension.Bin,
 				Untouched:  extension.Untouched,
 			},
+			// The extension spawns the hook client from omp's own process, a
+			// Bun one titled "omp" (comm "omp", 18.2.3).
+			Process:     parsers.Process{Hops: 1, Is: parsers.Named("omp")},
 			InstallNote: "omp loads extensions at start: restart omp for it to take effect.",
 			DoctorNote:  "omp loads it at start (a running omp needs a restart)",
 		},

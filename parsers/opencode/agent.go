@@ -74,6 +74,10 @@ func Spec() parsers.Spec {
 				BinOf:      plugin.Bin,
 				Untouched:  plugin.Untouched,
 			},
+			// The plugin spawns the hook client from OpenCode's own process
+			// (comm "opencode", 1.18.33), which runs every session it
+			// reports, a child session's too.
+			Process:     parsers.Process{Hops: 1, Is: parsers.Named("opencode")},
 			InstallNote: "OpenCode loads plugins at start: restart OpenCode for it to take effect.",
 			DoctorNote:  "OpenCode loads it at start (a running OpenCode needs a restart)",
 		},

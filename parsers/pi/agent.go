@@ -75,6 +75,9 @@ func Spec() parsers.Spec {
 				BinOf:      extension.Bin,
 				Untouched:  extension.Untouched,
 			},
+			// The extension spawns the hook client from pi's own process, a
+			// Node one titled "pi" (comm "pi", 0.73.1).
+			Process:     parsers.Process{Hops: 1, Is: parsers.Named("pi")},
 			InstallNote: "pi loads extensions at start: restart pi (or /reload) for it to take effect.",
 			DoctorNote:  "pi loads it at start (a running pi needs /reload)",
 		},

@@ -43,7 +43,7 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 			out = append(out, Input{At: l.T, Kind: relay.RecLog, Agent: agent, Rel: LayoutPath(agent, l.Path),
 				Data: []byte(l.Raw + "\n"), Bootstrap: l.Bootstrap, Retry: l.Retry})
 		case relay.RecHook:
-			out = append(out, Input{At: l.T, Kind: relay.RecHook, HookAgent: l.Agent, Tab: l.Tab, Payload: l.Payload})
+			out = append(out, Input{At: l.T, Kind: relay.RecHook, HookAgent: l.Agent, Tab: l.Tab, Pid: l.Pid, Start: l.Start, Payload: l.Payload})
 		case relay.RecKey:
 			// Applied where its report arrived, stamped when pressed: a
 			// report can come after lines the agent wrote since the press,

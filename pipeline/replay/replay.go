@@ -297,7 +297,7 @@ func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, stores *stor
 	case relay.RecHook:
 		// A hook the live daemon rejected is rejected again; that is part
 		// of the recording, not a replay failure.
-		_ = r.Hook(ctx, in.HookAgent, in.Tab, relocate(in.Payload, in.HookAgent, roots))
+		_ = r.HookFrom(ctx, in.HookAgent, in.Tab, relay.AgentProcess{Pid: in.Pid, Start: in.Start}, relocate(in.Payload, in.HookAgent, roots))
 	case relay.RecKey:
 		_ = r.Key(ctx, in.Tab, in.Key, in.Pressed)
 	case relay.RecAck:

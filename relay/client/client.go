@@ -223,7 +223,13 @@ func (c *Client) readLine(progress func(time.Duration)) ([]byte, error) {
 
 // Hook relays a hook payload.
 func (c *Client) Hook(ctx context.Context, agent, tab string, payload []byte) error {
-	_, err := c.Do(ctx, wire.Request{Op: wire.OpHook, Agent: agent, Tab: tab, Payload: payload})
+	return c.HookFrom(ctx, agent, tab, 0, 0, payload)
+}
+
+// HookFrom relays a hook payload, naming the agent's process: its pid and
+// start time (0, 0: not known).
+func (c *Client) HookFrom(ctx context.Context, agent, tab string, pid int, start uint64, payload []byte) error {
+	_, err := c.Do(ctx, wire.Request{Op: wire.OpHook, Agent: agent, Tab: tab, Pid: pid, Start: start, Payload: payload})
 	return err
 }
 

@@ -40,7 +40,8 @@ type Request struct {
 	Op      string          `json:"op"`
 	Agent   string          `json:"agent,omitempty"`   // hook: claude, codex, or "" to detect
 	Tab     string          `json:"tab,omitempty"`     // hook, key, tab_opened, tab_closed
-	Pid     int             `json:"pid,omitempty"`     // tab_opened; optional on key, tab_closed: the tab's child process
+	Pid     int             `json:"pid,omitempty"`     // tab_opened; optional on key, tab_closed: the tab's child process; hook: the agent's
+	Start   uint64          `json:"start,omitempty"`   // hook: the agent process's start time (proctree.StartTime): a reused pid is not it
 	Session string          `json:"session,omitempty"` // ack
 	Host    string          `json:"host,omitempty"`    // ack: the remote the session runs on ("" here)
 	Key     string          `json:"key,omitempty"`     // key: esc, ctrl-c

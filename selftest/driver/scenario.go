@@ -491,6 +491,8 @@ type Event struct {
 	Source   string    `json:"source"`
 	Rule     string    `json:"rule"`
 	Snapshot bool      `json:"snapshot"`
+	Pid      int       `json:"pid"`      // the agent's process, when known
+	Live     bool      `json:"live"`     // it runs
 	At       time.Time `json:"received"` // when the subscriber read it
 }
 
