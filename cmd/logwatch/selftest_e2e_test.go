@@ -75,8 +75,10 @@ func TestSelftestMisbehavingAgent(t *testing.T) {
 			if code != 1 {
 				t.Fatalf("exit %d, want 1\n%s", code, out)
 			}
-			if took > 90*time.Second {
-				t.Errorf("took %s", took)
+			// A bound on a hang (an agent held for its step timeouts over
+			// and over), not a timing: 136 s beside a CI run and live agents.
+			if took > 3*time.Minute {
+				t.Errorf("took %s\n%s", took, out)
 			}
 			rows := tableRows(out)
 			for sc, reason := range c.want {
