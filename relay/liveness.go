@@ -145,7 +145,7 @@ func (m *machine) armSweep() {
 		return // nothing to poll: no idle work at all
 	}
 	m.reg.sweepArmed = true
-	m.after(registrySweep, m.sweep)
+	m.after(registrySweep, "sweep", m.sweep)
 }
 
 // sweep checks every registry process whose session is live.
@@ -227,7 +227,7 @@ func (m *machine) regDied(p *regProc) {
 		m.counters.ProcessesGone++
 	}
 	p.grace = true
-	m.after(registrySweep, func() {
+	m.after(registrySweep, "grace "+p.e.SessionID, func() {
 		// Unless the file named another process meanwhile (a reused pid
 		// rewrites it, and regEntry starts afresh).
 		if p.grace && p.e.Pid == pid && p.start == start {

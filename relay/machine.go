@@ -96,6 +96,11 @@ const (
 // timer is a timer the edge armed for the machine.
 type timer struct {
 	stop func() bool // set by the edge once armed
+	// name says which timer it is ("quiet SESSION", "sweep", …), recorded
+	// with its run: a replay runs the timer of that name, whatever its
+	// arming's number, which differs where the live steps armed otherwise
+	// (a rewritten log read as other lines).
+	name string
 }
 
 func (t *timer) handle() *timer { return t }
@@ -115,9 +120,9 @@ type funcTimer struct {
 
 func (t *funcTimer) fire(*machine) { t.f() }
 
-// after arms a timer that runs f as a step after d.
-func (m *machine) after(d time.Duration, f func()) *funcTimer {
-	t := &funcTimer{f: f}
+// after arms a timer named name that runs f as a step after d.
+func (m *machine) after(d time.Duration, name string, f func()) *funcTimer {
+	t := &funcTimer{timer: timer{name: name}, f: f}
 	m.arm(d, t)
 	return t
 }

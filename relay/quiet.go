@@ -32,7 +32,7 @@ func (m *machine) armQuiet(e *entry, d time.Duration) {
 	if e.quiet != nil && e.quiet != m.store.startQuiet {
 		m.stop(e.quiet)
 	}
-	q := &quietArm{id: e.s.ID, seen: e.lastLog, d: d}
+	q := &quietArm{timer: timer{name: "quiet " + e.s.ID}, id: e.s.ID, seen: e.lastLog, d: d}
 	e.quiet = q
 	m.arm(d, q)
 }
@@ -82,7 +82,7 @@ func (m *machine) armStartQuiet() *quietArm {
 	if m.store.startQuiet != nil {
 		m.stop(m.store.startQuiet)
 	}
-	q := &quietArm{start: true, d: m.cfg.TurnQuiet}
+	q := &quietArm{timer: timer{name: "quiet start"}, start: true, d: m.cfg.TurnQuiet}
 	m.arm(q.d, q)
 	m.store.startQuiet = q
 	return q

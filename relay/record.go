@@ -103,8 +103,9 @@ type RecordLine struct {
 	Op       string `json:"op,omitempty"`
 	Ancestor int    `json:"ancestor,omitempty"`
 	OK       bool   `json:"ok,omitempty"`
-	// timer: the number of its arming
+	// timer: the number of its arming, and its name (a replay goes by it)
 	Timer uint64 `json:"timer,omitempty"`
+	Name  string `json:"name,omitempty"`
 	// change
 	Event *Event `json:"event,omitempty"`
 	// ack: the remote named; remote: what its link reported

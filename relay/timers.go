@@ -46,13 +46,32 @@ func (r *Relay) runTimer(n uint64) {
 		return // stopped after its deadline, before its turn
 	}
 	delete(r.timers.armed, n)
-	r.record(RecordLine{Kind: RecTimer, Timer: n})
+	r.record(RecordLine{Kind: RecTimer, Timer: n, Name: t.handle().name})
 	t.fire(r.m)
+}
+
+// runTimerNamed runs the armed timer named name (the earliest armed, if
+// several are), or arming n for a recording that names none.
+func (r *Relay) runTimerNamed(n uint64, name string) {
+	if name == "" {
+		r.runTimer(n)
+		return
+	}
+	var first uint64
+	for k, t := range r.timers.armed {
+		if t.handle().name == name && (first == 0 || k < first) {
+			first = k
+		}
+	}
+	if first != 0 {
+		r.runTimer(first)
+	}
 }
 
 // ReplayTimers has the relay's timers run only when RunTimer says, as a
 // recording's RecTimer lines do. Call before Run.
 func (r *Relay) ReplayTimers() { r.timers.replay = true }
 
-// RunTimer runs the relay's arming n (a replay feeds the recorded runs).
-func (r *Relay) RunTimer(n uint64) { r.enqueue(func() { r.runTimer(n) }) }
+// RunTimer runs the relay's timer named name, or its arming n when the
+// recording names none (a replay feeds the recorded runs).
+func (r *Relay) RunTimer(n uint64, name string) { r.enqueue(func() { r.runTimerNamed(n, name) }) }

@@ -36,6 +36,18 @@ func (l *lineRecorder) timers() []uint64 {
 	return out
 }
 
+func (l *lineRecorder) timerNames() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, rl := range l.lines {
+		if rl.Kind == RecTimer {
+			out = append(out, rl.Name)
+		}
+	}
+	return out
+}
+
 // A timer's run is recorded with the number of its arming, and a relay
 // replaying timers runs it when told, not when the clock passes its
 // deadline: live, a step stamped after the deadline may run first.
@@ -77,13 +89,28 @@ func TestTimerRunsRecorded(t *testing.T) {
 	replayed.clock.Advance(2 * DefaultConfig().TurnQuiet)
 	replayed.expect() // its deadline passed: it runs where the recording says
 	for _, n := range ran {
-		replayed.r.RunTimer(n)
+		replayed.r.RunTimer(n, "") // a recording from before timers had names
 	}
 	replayed.expect("done/turn_end/log.quiet_after_final")
 	if got := rec2.timers(); !slices.Equal(got, ran) {
 		t.Fatalf("replayed timer runs %v, want %v", got, ran)
 	}
-	replayed.r.RunTimer(ran[1]) // ran already: nothing
-	replayed.r.RunTimer(99)     // never armed: nothing
+	replayed.r.RunTimer(ran[1], "") // ran already: nothing
+	replayed.r.RunTimer(99, "")     // never armed: nothing
 	replayed.expect()
+
+	// By name, whatever the number: a replay whose steps armed more
+	// timers than the live relay's (a rewritten log read as other lines)
+	// still runs the one that ran.
+	names := rec.timerNames()
+	if !slices.Equal(names, []string{"quiet start", "quiet q1"}) {
+		t.Fatalf("timer names recorded: %q", names)
+	}
+	byName, _ := run(true)
+	byName.clock.Advance(2 * DefaultConfig().TurnQuiet)
+	byName.r.RunTimer(ran[0]+100, names[0])
+	byName.r.RunTimer(ran[1]+100, "quiet other") // no such timer: nothing
+	byName.expect()
+	byName.r.RunTimer(ran[1]+100, names[1])
+	byName.expect("done/turn_end/log.quiet_after_final")
 }

@@ -72,7 +72,7 @@ func (m *machine) openWindow(tab string, w *window) {
 	m.windows[tab] = w
 	// The window runs from the press, not from when its report arrived.
 	left := max(m.cfg.InterruptWindow-m.now.Sub(w.at), 0)
-	w.stop = append(w.stop, m.after(left, func() {
+	w.stop = append(w.stop, m.after(left, "window "+tab, func() {
 		if m.windows[tab] == w && !w.expired {
 			m.counters.InterruptsUnconfirmed++
 			for _, t := range w.stop {

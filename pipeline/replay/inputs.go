@@ -76,7 +76,7 @@ func FromRecording(lines []relay.RecordLine) ([]Input, relay.Config) {
 		case relay.RecProc:
 			out = append(out, Input{At: l.T, Kind: l.Kind, Op: l.Op, Pid: l.Pid, Start: l.Start, Ancestor: l.Ancestor, OK: l.OK})
 		case relay.RecTimer:
-			out = append(out, Input{At: l.T, Kind: l.Kind, Timer: l.Timer})
+			out = append(out, Input{At: l.T, Kind: l.Kind, Timer: l.Timer, TimerName: l.Name})
 		}
 	}
 	return out, cfg

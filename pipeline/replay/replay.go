@@ -70,6 +70,8 @@ type Input struct {
 	Ancestor int
 	OK       bool
 	Timer    uint64 // timer: the arming that ran
+	// TimerName is the timer's name, when the recording gives it.
+	TimerName string
 }
 
 // Entry is one published change on the replayed timeline.
@@ -323,7 +325,7 @@ func apply(ctx context.Context, r *relay.Relay, w *watcher.Watcher, stores *stor
 	case relay.RecExit:
 		r.ProcessExited(in.Pid, in.Start)
 	case relay.RecTimer:
-		r.RunTimer(in.Timer)
+		r.RunTimer(in.Timer, in.TimerName)
 	case relay.RecOversized:
 		a := agentOf(in.Path)
 		r.Oversized(relay.LogLine{Path: filepath.Join(roots[a], LayoutPath(a, in.Path)), Gen: int(in.Gen),
