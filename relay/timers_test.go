@@ -24,28 +24,16 @@ func (l *lineRecorder) Record(rl RecordLine) {
 	l.mu.Unlock()
 }
 
-func (l *lineRecorder) timers() []uint64 {
+// timers are the recorded timer runs: each one's arming and name.
+func (l *lineRecorder) timers() (nums []uint64, names []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []uint64
 	for _, rl := range l.lines {
 		if rl.Kind == RecTimer {
-			out = append(out, rl.Timer)
+			nums, names = append(nums, rl.Timer), append(names, rl.Name)
 		}
 	}
-	return out
-}
-
-func (l *lineRecorder) timerNames() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, rl := range l.lines {
-		if rl.Kind == RecTimer {
-			out = append(out, rl.Name)
-		}
-	}
-	return out
+	return nums, names
 }
 
 // A timer's run is recorded with the number of its arming, and a relay
@@ -80,7 +68,7 @@ func TestTimerRunsRecorded(t *testing.T) {
 	live, rec := run(false)
 	live.clock.Advance(DefaultConfig().TurnQuiet)
 	live.expect("done/turn_end/log.quiet_after_final")
-	ran := rec.timers() // the start-up's quiet period, then the session's
+	ran, names := rec.timers() // the start-up's quiet period, then the session's
 	if len(ran) != 2 {
 		t.Fatalf("timer runs recorded: %v, want two", ran)
 	}
@@ -92,7 +80,7 @@ func TestTimerRunsRecorded(t *testing.T) {
 		replayed.r.RunTimer(n, "") // a recording from before timers had names
 	}
 	replayed.expect("done/turn_end/log.quiet_after_final")
-	if got := rec2.timers(); !slices.Equal(got, ran) {
+	if got, _ := rec2.timers(); !slices.Equal(got, ran) {
 		t.Fatalf("replayed timer runs %v, want %v", got, ran)
 	}
 	replayed.r.RunTimer(ran[1], "") // ran already: nothing
@@ -102,7 +90,6 @@ func TestTimerRunsRecorded(t *testing.T) {
 	// By name, whatever the number: a replay whose steps armed more
 	// timers than the live relay's (a rewritten log read as other lines)
 	// still runs the one that ran.
-	names := rec.timerNames()
 	if !slices.Equal(names, []string{"quiet start", "quiet q1"}) {
 		t.Fatalf("timer names recorded: %q", names)
 	}

@@ -120,14 +120,7 @@ func TestFocusHeldPastIdle(t *testing.T) {
 	ask := func(req string) string {
 		t.Helper()
 		c.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := io.WriteString(c, req+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		l, err := rd.ReadString('\n')
-		if err != nil {
-			t.Fatalf("%s: %v", req, err)
-		}
-		return l
+		return askOn(t, c, rd, req)
 	}
 	if l := ask(`{"op":"focus","tab":"t1"}`); !strings.Contains(l, `"ok":true`) {
 		t.Fatalf("focus answered %s", l)
@@ -219,24 +212,13 @@ func TestFocusCountedOnce(t *testing.T) {
 		c.SetDeadline(time.Now().Add(10 * time.Second))
 		return c, bufio.NewReader(c)
 	}
-	send := func(c net.Conn, rd *bufio.Reader, req string) string {
-		t.Helper()
-		if _, err := io.WriteString(c, req+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		l, err := rd.ReadString('\n')
-		if err != nil {
-			t.Fatalf("%s: %v", req, err)
-		}
-		return l
-	}
 	for range 4 { // twice the budget: a lost slot would refuse the last
 		c, rd := dial()
-		if l := send(c, rd, `{"op":"focus","tab":"t1"}`); !strings.Contains(l, `"ok":true`) {
+		if l := askOn(t, c, rd, `{"op":"focus","tab":"t1"}`); !strings.Contains(l, `"ok":true`) {
 			t.Fatalf("focus answered %s", l)
 		}
 		counters("focused 1")
-		if l := send(c, rd, `{"op":"subscribe"}`); strings.Contains(l, "too many") {
+		if l := askOn(t, c, rd, `{"op":"subscribe"}`); strings.Contains(l, "too many") {
 			t.Fatalf("subscribe after focus answered %s", l)
 		}
 		c.Close()
@@ -244,14 +226,27 @@ func TestFocusCountedOnce(t *testing.T) {
 	}
 	c, rd := dial()
 	defer c.Close()
-	send(c, rd, `{"op":"focus","tab":"t1"}`)
+	askOn(t, c, rd, `{"op":"focus","tab":"t1"}`)
 	counters("focused 1")
-	send(c, rd, `{"op":"focus"}`) // let go
+	askOn(t, c, rd, `{"op":"focus"}`) // let go
 	counters("focused 0")
 	// It keeps its slot: one is left.
 	x, xrd := dial()
 	defer x.Close()
-	if l := send(x, xrd, `{"op":"subscribe"}`); strings.Contains(l, "too many") {
+	if l := askOn(t, x, xrd, `{"op":"subscribe"}`); strings.Contains(l, "too many") {
 		t.Fatalf("a subscription within the budget answered %s", l)
 	}
+}
+
+// askOn sends one request line on c and reads its answer line.
+func askOn(t *testing.T, c net.Conn, rd *bufio.Reader, req string) string {
+	t.Helper()
+	if _, err := io.WriteString(c, req+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	l, err := rd.ReadString('\n')
+	if err != nil {
+		t.Fatalf("%s: %v", req, err)
+	}
+	return l
 }
