@@ -1,11 +1,14 @@
 package testsupport
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // ShellWithChild starts `sh -c 'sleep 60 & wait'`, as a tab's shell runs
@@ -36,5 +39,22 @@ func ShellWithChild(t testing.TB) (sh *exec.Cmd, child int) {
 	if child, err = strconv.Atoi(strings.TrimSpace(string(buf[:n]))); err != nil {
 		t.Fatal(err)
 	}
+	// The shell echoes the pid as it forks: the child may still be a copy
+	// of sh, not yet sleep (a race test saw its comm "sh"). Once exec'd,
+	// its name, arguments and start time are the ones callers look at.
+	for end := time.Now().Add(10 * time.Second); procFS(); time.Sleep(time.Millisecond) { // a bound on a hang
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", child)); strings.TrimSpace(string(comm)) == "sleep" {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("child %d never became sleep", child)
+		}
+	}
 	return sh, child
+}
+
+// procFS reports whether this system has Linux's /proc.
+func procFS() bool {
+	_, err := os.Stat("/proc/self/comm")
+	return err == nil
 }
