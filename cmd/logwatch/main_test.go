@@ -42,6 +42,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// binaryOnly skips, under -race, a test whose work all happens in other
+// processes (the logwatch binary TestMain builds without -race, tmux, an
+// agent): the detector sees none of it, and its minutes would crowd the
+// package's 10-minute budget. It runs in the plain go test ./..., as the
+// live conformance suite does.
+func binaryOnly(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("drives only other processes, which -race does not instrument: run by the plain go test")
+	}
+}
+
 // cli runs the binary with a clean environment: no user config file.
 func cli(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()

@@ -286,6 +286,7 @@ func TestHooksInstallFromGoRun(t *testing.T) {
 // two minutes of go install's start; the home is byte-identical after try
 // but for the daemon's own state; the private home is gone.
 func TestREADMETry(t *testing.T) {
+	binaryOnly(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		testsupport.Missing(t, "try: tmux not installed (`sudo apt-get install -y tmux`)")
 	}
@@ -515,6 +516,7 @@ func treeOf(t *testing.T, root string) map[string]string {
 // gone (hung up, it still writes its session), stops the daemon try
 // started, and exits 130.
 func TestTryInterrupted(t *testing.T) {
+	binaryOnly(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		testsupport.Missing(t, "try: tmux not installed (`sudo apt-get install -y tmux`)")
 	}
@@ -584,6 +586,7 @@ func TestTryInterrupted(t *testing.T) {
 // lone ESC byte written to this bare pty, which answers no terminal query,
 // did not stop Claude Code.)
 func TestTryHere(t *testing.T) {
+	binaryOnly(t)
 	for _, name := range []string{"claude", "pi"} {
 		t.Run(name, func(t *testing.T) { tryHere(t, name) })
 	}

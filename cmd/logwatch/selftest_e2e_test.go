@@ -43,6 +43,7 @@ func fakeClaude(t *testing.T, script string) string {
 // the exit status is 1, the failed scenarios' folder is kept and named,
 // nothing else is left, and the release is not recorded as known-good.
 func TestSelftestMisbehavingAgent(t *testing.T) {
+	binaryOnly(t)
 	fa := fakeAgent(t)
 	agent := func(flags string) string {
 		return fmt.Sprintf(`exec %s -agent claude -root "$HOME/.claude/projects" -logwatch %s -screen "? for shortcuts" %s`, fa, bin, flags)
@@ -136,6 +137,7 @@ func tableRows(out string) map[string]string {
 // removes everything it made and exits 130, well before the scenarios
 // would have timed out.
 func TestSelftestInterrupted(t *testing.T) {
+	binaryOnly(t)
 	fa := fakeAgent(t)
 	// The agent never shows its prompt: every scenario waits up to 2 min.
 	r := conformance.NewSelftestRun(t, bin, fakeClaude(t, fmt.Sprintf(`exec %s -agent claude -root "$HOME/.claude/projects" -logwatch %s`, fa, bin)))
@@ -194,6 +196,7 @@ func TestSelftestInterrupted(t *testing.T) {
 // leaves out is named with the reason and what to run instead (here each
 // one not on the PATH, with the command that installs it).
 func TestSelftestSaysWhatItDoes(t *testing.T) {
+	binaryOnly(t)
 	gate := filepath.Join(t.TempDir(), "go")
 	dir := fakeClaude(t, "trap '' HUP INT TERM; while :; do sleep 1; done")
 	// Its --version waits for the gate (at most 20 s, selftest's own cap).

@@ -22,6 +22,7 @@ import (
 // it; once the agent is gone, the next try removes the home, says so, and
 // goes on to run the agent.
 func TestTryKilledReclaimed(t *testing.T) {
+	binaryOnly(t)
 	const name = "pi"
 	a, _ := agents.Get(name)
 	agentBin := a.BinPath(agents.Dir())
