@@ -475,7 +475,7 @@ func TestOmpNoHooksFirstPromptLate(t *testing.T) {
 func TestOmpNoHooks(t *testing.T) {
 	w := newOmp(t, false)
 	p := w.start("a", ompTab)
-	p.Submit("say hello")
+	p.SubmitTaken("say hello", "Hello from the fake model", 15*time.Second)
 	p.WaitScreen("Hello from the fake model", ompStep)
 	w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: ompTab})
 	w.step(Step{State: "done", Reason: "turn_end", Source: "log", Tab: ompTab})
