@@ -220,6 +220,16 @@ func TestCopilotCtrlC(t *testing.T) {
 			p := w.start("a", cpTab)
 			w.prompt(p, cpTab, OpenAISlow+" stream please", true)
 			p.WaitScreen(copilotagent.Offline().Streaming, cpStep)
+			// Copilot shows Working before it asks the model: the answer
+			// streams once the fake has its request. (A Ctrl+C before that,
+			// 84 ms after the prompt in a CI-like run, made Copilot write its
+			// abort before the turn's user.message: the relay took it for an
+			// older turn's and the dot stayed working; see the closing note.)
+			ctx, cancel := context.WithTimeout(t.Context(), cpStep)
+			defer cancel()
+			if _, err := w.api.WaitRequest(ctx, func(r OpenAIRequest) bool { return strings.Contains(r.LastUser, OpenAISlow) }); err != nil {
+				t.Fatal(err)
+			}
 			p.Press("C-c")
 			w.step(Step{State: "ready", Reason: "interrupted", Source: "key+log", Tab: cpTab})
 			p.WaitScreenGone("Working", cpStep)
