@@ -242,47 +242,46 @@ func TestDefaultChatScript(t *testing.T) {
 // TestStartChat: Start(APIOpenAIChat) serves chat completions with the
 // chat script: a TOOL prompt streams a bash call.
 func TestStartChat(t *testing.T) {
+	s := startChat(t)
+	st, b := postChat(t, s.URL, s.ToolPrompt)
+	if st != 200 || !strings.Contains(b, `"name":"bash"`) || !strings.Contains(b, jsonString(OpenAIApprovalCommand)[1:len(jsonString(OpenAIApprovalCommand))-1]) ||
+		!strings.HasSuffix(b, "data: [DONE]\n\n") {
+		t.Errorf("status %d:\n%s", st, b)
+	}
+}
+
+// startChat starts the chat completions fake for the test.
+func startChat(t *testing.T) *Server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	s, err := Start(ctx, APIOpenAIChat, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	body := `{"model":"m","tools":[{"type":"function"}],"messages":[{"role":"user","content":` + jsonString(s.ToolPrompt) + `}]}`
-	resp, err := http.Post(s.URL+"/chat/completions", "application/json", strings.NewReader(body))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// postChat asks the chat completions fake at url for one user prompt: the
+// answer's status and body.
+func postChat(t *testing.T, url, prompt string) (int, string) {
+	t.Helper()
+	body := `{"model":"m","tools":[{"type":"function"}],"messages":[{"role":"user","content":` + jsonString(prompt) + `}]}`
+	resp, err := http.Post(url+"/chat/completions", "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !strings.Contains(string(b), `"name":"bash"`) || !strings.Contains(string(b), jsonString(OpenAIApprovalCommand)[1:len(jsonString(OpenAIApprovalCommand))-1]) ||
-		!strings.HasSuffix(string(b), "data: [DONE]\n\n") {
-		t.Errorf("status %d:\n%s", resp.StatusCode, b)
-	}
+	return resp.StatusCode, string(b)
 }
 
 // TestChatFail: a FAIL1 prompt's first request is answered 500 (a
 // provider's failure: the agent retries it), the same prompt's next one
 // streams; FAIL without a count fails every time.
 func TestChatFail(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s, err := Start(ctx, APIOpenAIChat, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	post := func(prompt string) (int, string) {
-		body := `{"model":"m","tools":[{"type":"function"}],"messages":[{"role":"user","content":` + jsonString(prompt) + `}]}`
-		resp, err := http.Post(s.URL+"/chat/completions", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
+	s := startChat(t)
 	for i, c := range []struct {
 		prompt string
 		status int
@@ -293,7 +292,7 @@ func TestChatFail(t *testing.T) {
 		{"FAIL always", 500, "fake server error 500"},
 		{"FAIL always", 500, "fake server error 500"},
 	} {
-		if st, b := post(c.prompt); st != c.status || !strings.Contains(b, c.has) {
+		if st, b := postChat(t, s.URL, c.prompt); st != c.status || !strings.Contains(b, c.has) {
 			t.Errorf("%d %q: status %d, want %d with %q:\n%s", i, c.prompt, st, c.status, c.has, b)
 		}
 	}
