@@ -165,20 +165,6 @@ func (p *Pane) Submit(text string) {
 	p.Key("Enter")
 }
 
-// SubmitTaken is Submit for an agent that may drop the Enter: when taken
-// has not shown within wait, Enter is pressed once more, as a person would
-// (omp at its first prompt on a loaded machine: the prompt stayed in its
-// input, in a CI-like run). Its empty input takes a second Enter as nothing.
-func (p *Pane) SubmitTaken(text, taken string, wait time.Duration) {
-	p.s.T.Helper()
-	p.Submit(text)
-	if p.waitScreen(func(s string) bool { return strings.Contains(s, taken) }, wait) {
-		return
-	}
-	p.s.T.Logf("no %q %s after Enter: Enter again", taken, wait)
-	p.Key("Enter")
-}
-
 // SubmitStarved is Submit with the agent stopped from just before the
 // Enter until stopped after it, as a starved process on a loaded machine
 // is: the agent reads the Enter, and stamps its prompt, that much late.
