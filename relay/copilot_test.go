@@ -13,8 +13,11 @@ func cpLine(typ, data string) string {
 }
 
 // cpPrompt is the prompt's line stamped at.
-func cpPrompt(at time.Time) string {
-	return strings.Replace(cpUser, "2026-12-05T01:05:27.109Z", at.UTC().Format("2006-01-02T15:04:05.000Z"), 1)
+func cpPrompt(at time.Time) string { return cpAt(cpUser, at) }
+
+// cpAt is a line stamped at.
+func cpAt(line string, at time.Time) string {
+	return strings.Replace(line, "2026-12-05T01:05:27.109Z", at.UTC().Format("2006-01-02T15:04:05.000Z"), 1)
 }
 
 var (
@@ -141,4 +144,53 @@ func TestCopilotShutdownEndsAndResumes(t *testing.T) {
 	h.line("copilot", "s", cpLine("session.resume", `{"context":{"cwd":"/w"},"alreadyInUse":false}`), false)
 	h.line("copilot", "s", cpPrompt(h.clock.Now()), false)
 	h.expect("ready/resumed/log.session_resumed", "working/prompt/log.turn_start")
+}
+
+// TestCopilotCtrlCBeforeItsPrompt: Ctrl+C right after the prompt, before
+// Copilot CLI 1.0.102 asked the model (84 ms in a CI-like run), makes it
+// write its abort before the turn's user.message, which follows with an
+// empty round and no agentStop. The hooks had opened the turn, so the log
+// was a turn behind: the abort, written after the key, is this turn's,
+// and the aborted turn's lines that follow are its echo. An abort that
+// only arrived after the key, stamped before it, is an older turn's.
+func TestCopilotCtrlCBeforeItsPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		stamped time.Duration // the abort's stamp, from the press
+		want    []string
+		state   string
+	}{
+		{"abort after the key", 84 * time.Millisecond, []string{"ready/interrupted/key.confirmed"}, "ready"},
+		{"older abort read late", -5 * time.Second, nil, "working"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: time.Hour})
+			must(t, h.hook("t1", "copilot", cpHook("sessionStart")))
+			must(t, h.hook("t1", "copilot", cpHook("userPromptSubmitted", "prompt", "SLOW one")))
+			h.expect("ready/session_start/hook.session_start", "working/prompt/hook.prompt")
+			press := h.clock.Now()
+			must(t, h.r.Key(h.ctx, "t1", KeyCtrlC, press))
+			h.clock.Advance(200 * time.Millisecond)
+			h.line("copilot", "s", cpAt(cpAbort, press.Add(tc.stamped)), false)
+			h.line("copilot", "s", cpPrompt(press.Add(90*time.Millisecond)), false)
+			h.line("copilot", "s", cpRound, false)
+			h.line("copilot", "s", cpRoundEnd, false)
+			h.clock.Advance(3 * time.Second)
+			h.expect(tc.want...)
+			if e := h.state("s"); e.State != tc.state {
+				t.Fatalf("state %s, want %s", e.State, tc.state)
+			}
+			if tc.state != "ready" {
+				return
+			}
+			// The next prompt is a turn of its own, and ends as one.
+			must(t, h.hook("t1", "copilot", cpHook("userPromptSubmitted", "prompt", "SLOW one")))
+			h.line("copilot", "s", cpPrompt(h.clock.Now()), false)
+			h.line("copilot", "s", cpRound, false)
+			h.line("copilot", "s", cpLine("assistant.message", `{"content":"Hi.","toolRequests":[]}`), false)
+			h.line("copilot", "s", cpRoundEnd, false)
+			must(t, h.hook("t1", "copilot", cpHook("agentStop")))
+			h.expect("working/prompt/hook.prompt", "done/turn_end/log.turn_end")
+		})
+	}
 }
