@@ -2,6 +2,7 @@ package copilot_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -238,6 +239,74 @@ func TestCopilotCtrlC(t *testing.T) {
 			w.keep("ctrlc-" + hooked(hooks))
 		})
 	}
+}
+
+// Ctrl+C while Copilot still runs the prompt's hooks, before it has asked
+// the model: Copilot then writes its abort before the turn's user.message
+// (then an empty round, and no agentStop), and the relay must take it for
+// this turn's (docs/copilot.md). A CI-like run met it when logwatch's own
+// hook took 268 ms under load; here a person's slow hook of their own
+// (sleep, after logwatch's) holds Copilot there, so logwatch has said
+// working before the press. The next prompt is a turn of its own.
+func TestCopilotCtrlCAtPrompt(t *testing.T) {
+	w := newCopilot(t, true)
+	w.addHook("userPromptSubmitted", "sleep 3")
+	p := w.start("a", cpTab)
+	w.prompt(p, cpTab, OpenAISlow+" stream please", true)
+	p.Press("C-c")
+	w.step(Step{State: "ready", Reason: "interrupted", Source: "key+log", Tab: cpTab})
+	p.WaitScreenGone("Working", cpStep)
+	w.quiet()
+	WantInterrupts(t, w.Scenario, 1, 0)
+	if !w.abortFirst() {
+		t.Fatal("Copilot wrote the turn's user.message before its abort: the scenario did not press in time")
+	}
+	w.hello(p, cpTab, false)
+	w.quiet()
+	w.keep("ctrlc-at-prompt")
+}
+
+// addHook appends a command of the person's own to Copilot's hooks for
+// event, after logwatch's.
+func (w *cpWorld) addHook(event, command string) {
+	w.t.Helper()
+	path := filepath.Join(w.Home, ".copilot", "settings.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var settings struct {
+		Hooks map[string][]map[string]any `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &settings); err != nil {
+		w.t.Fatal(err)
+	}
+	settings.Hooks[event] = append(settings.Hooks[event], map[string]any{"type": "command", "bash": command, "timeoutSec": 15})
+	if b, err = json.Marshal(settings); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// abortFirst reports whether the session's log has its abort before its
+// first user.message: the order of a Ctrl+C that came before the turn
+// began.
+func (w *cpWorld) abortFirst() bool {
+	w.t.Helper()
+	files, _ := filepath.Glob(filepath.Join(w.Home, ".copilot", "session-state", "*", "events.jsonl"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		abort, user := strings.Index(string(b), `"type":"abort"`), strings.Index(string(b), `"type":"user.message"`)
+		if abort >= 0 && (user < 0 || abort < user) {
+			return true
+		}
+	}
+	return false
 }
 
 // Esc while the answer streams does nothing in Copilot (copilot.md §2.4):
