@@ -704,7 +704,8 @@ func TestWorktreeMatch(t *testing.T) {
 // time, but once, after its last line, when its lines say more follows
 // (BootMore): a finished turn is one bootstrap change, not a working then
 // a done (issue 32 item 9: a database of 200 recent sessions published 12
-// changes each).
+// changes each). A line at a time, a line that changes nothing publishes
+// nothing (the final answer after the prompt).
 func TestHistoryAfterStartUp(t *testing.T) {
 	for _, together := range []bool{false, true} {
 		t.Run(map[bool]string{false: "a line at a time", true: "together"}[together], func(t *testing.T) {
@@ -724,8 +725,27 @@ func TestHistoryAfterStartUp(t *testing.T) {
 			if together {
 				h.expect("done/turn_end/log.turn_end")
 			} else {
-				h.expect("working/prompt/log.turn_start", "working/prompt/log.turn_start", "done/turn_end/log.turn_end")
+				h.expect("working/prompt/log.turn_start", "done/turn_end/log.turn_end")
 			}
 		})
+	}
+}
+
+// TestHookedSessionHistoryOnce: a session its SessionStart hook announced,
+// whose log the watcher then read as history a line at a time (a log the
+// hook named once it existed: Gemini CLI 0.61.0's new chat file, in a
+// CI-like run, before the watcher read such a file live), is not published
+// again for lines that change nothing: that run published the hook's
+// ready/session_start three times.
+func TestHookedSessionHistoryOnce(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.r.BootstrapDone()
+	must(t, h.hook("T3", "gemini", jsonObj("session_id", "g", "cwd", "/w", "hook_event_name", "SessionStart", "source", "startup")))
+	h.expect("ready/session_start/hook.session_start")
+	h.line("gemini", "g", `{"sessionId":"g","projectHash":"28242e51","startTime":"2026-12-05T08:48:13.558Z","lastUpdated":"2026-12-05T08:48:13.558Z","kind":"main"}`, true)
+	h.line("gemini", "g", `{"$set":{"messages":[{"id":"d049","timestamp":"2026-12-05T08:48:13.558Z","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}],"lastUpdated":"2026-12-05T08:48:13.558Z"}}`, true)
+	h.expect()
+	if e := h.state("g"); e.State != "ready" || e.Tab != "T3" {
+		t.Fatalf("%+v, want ready in T3", e)
 	}
 }

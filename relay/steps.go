@@ -135,7 +135,7 @@ func (m *machine) logLine(l LogLine) {
 	if l.Bootstrap {
 		if !e.booting && known {
 			ch := sessionChange(e)
-			e.bootFrom = &ch
+			e.bootFrom = &bootFrom{ch: ch, ev: m.event(e, ch), shown: !e.s.Phantom()}
 		}
 		e.booting = true
 		e.s.Log(l.Evidence)
@@ -247,7 +247,8 @@ func (m *machine) settle(e *entry) {
 		e.bootFrom = nil
 		return // a log with no turn and no hook: not a row (yet)
 	}
-	if from := e.bootFrom; from == nil || *from != sessionChange(e) {
+	from := e.bootFrom
+	if from == nil || from.ch != sessionChange(e) {
 		// History changed it: since its last line, when that says when (and
 		// is not ahead of us), so history read hours late shows as old. A
 		// restored state folded onto unchanged keeps its since.
@@ -257,7 +258,13 @@ func (m *machine) settle(e *entry) {
 		}
 	}
 	e.bootFrom, e.histAt = nil, 0
-	m.publish(e, sessionChange(e), true)
+	if from == nil || !from.shown || from.ev != m.event(e, sessionChange(e)) {
+		// Subscribers are told once, and only what they do not have: a
+		// session a hook announced, whose new log was read as history a
+		// line at a time (Gemini CLI's chat file), published the same
+		// change once per line.
+		m.publish(e, sessionChange(e), true)
+	}
 	if e.s.QuietPending() {
 		if m.store.startQuiet != nil && e.lastLog.IsZero() {
 			e.quiet = m.store.startQuiet

@@ -43,8 +43,8 @@ type entry struct {
 	tab      string
 	worktree string
 	since    time.Time
-	path     string          // the session's log file, when known
-	bootFrom *session.Change // the settled state bootstrap history was folded onto
+	path     string    // the session's log file, when known
+	bootFrom *bootFrom // the settled session bootstrap history was folded onto
 	lastLog  time.Time
 	quiet    *quietArm // the pending quiet period, nil if none
 	// finalAt is when the history's final message was written (bootstrap,
@@ -61,6 +61,14 @@ type entry struct {
 	// rest are not entries but frozen records, frozen.go).
 	booting bool // folded bootstrap history not yet settled
 	touched bool // looked up since the last freezeIdle (frozen.go)
+}
+
+// bootFrom is a known session as it stood when bootstrap history began to
+// fold onto it.
+type bootFrom struct {
+	ch    session.Change
+	ev    Event // as a subscriber last had it (Seq and Bootstrap unset)
+	shown bool  // published: not a phantom
 }
 
 // get is the session with id, thawed if it was frozen; nil if none.

@@ -654,8 +654,13 @@ func (w *Watcher) checkWanted() {
 		delete(w.wanted, p)
 		f := w.lookup(p)
 		if f == nil {
-			// A file that existed when it was named has history: bootstrap it.
-			f = w.newFile(p, d, agent, !existed, nil)
+			// A file that existed when it was named has history: bootstrap
+			// it. Not in a directory the watcher lists, though: that listing
+			// did not have it, so it is new since, and its lines are live as
+			// the listing would have read them. (Gemini CLI's new chat file,
+			// named by its SessionStart hook 38 ms after it was created,
+			// was read as history or live by which of the two came first.)
+			f = w.newFile(p, d, agent, !existed || d != nil, nil)
 		}
 		w.kickLocked(f)
 		w.mu.Unlock()

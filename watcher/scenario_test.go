@@ -356,6 +356,38 @@ func TestFollowAndPoke(t *testing.T) {
 	r.waitFor("y", hasIDs(p, "x", "y"))
 }
 
+// TestFollowNewFileInListedDir: a file created in a directory the watcher
+// lists, after that listing, and named by Follow before the watcher found
+// it, is new: its lines are live, as the listing would have read them, not
+// history. One that existed outside every listed directory when named is
+// history.
+func TestFollowNewFileInListedDir(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(dir)
+	cfg.ReconcileInterval, cfg.PollInterval = time.Hour, time.Hour
+	listed := filepath.Join(dir, "claude", "-w-app")
+	mkdir(t, listed)
+	old := filepath.Join(dir, "elsewhere", "old.jsonl")
+	mkdir(t, filepath.Dir(old))
+	appendFile(t, old, claudeLine("o", 0))
+	r := start(t, cfg, testLogger(t), func(w *Watcher) {
+		w.newDirWatcher = func() (dirWatcher, error) { return silentWatcher(), nil }
+	})
+	r.ready()
+	p := filepath.Join(listed, "s.jsonl")
+	appendFile(t, p, claudeLine("x", 0))
+	r.w.Follow(p) // before any listing or event finds it: none will
+	r.w.Follow(old)
+	recs := r.waitFor("x and o", func(recs []Record) bool {
+		return len(lineIDs(recs, p)) == 1 && len(lineIDs(recs, old)) == 1
+	})
+	for _, rec := range recs {
+		if rec.Kind == KindLine && rec.Bootstrap != (rec.Path == old) {
+			t.Errorf("%s: bootstrap %v", rec.Path, rec.Bootstrap)
+		}
+	}
+}
+
 // silentWatcher accepts watches and never reports an event: every event is
 // lost.
 func silentWatcher() dirWatcher {

@@ -369,7 +369,9 @@ func (w *Watcher) loop(ctx context.Context) error {
 
 // Follow makes the watcher follow path now, for example a transcript_path
 // named by a hook. The file need not exist yet, nor lie under a root; it is
-// picked up as soon as it appears. Its lines are live, read from offset 0.
+// picked up as soon as it appears. Its lines are live, read from offset 0,
+// unless it existed when named outside the directories the watcher lists:
+// then what it held is history, as at start-up.
 func (w *Watcher) Follow(path string) {
 	path = filepath.Clean(path)
 	_, err := os.Stat(path)

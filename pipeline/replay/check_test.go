@@ -64,6 +64,14 @@ func TestReplayReproducesRecording(t *testing.T) {
 		// line went first and the quiet found the turn going on; run at
 		// its deadline, it ended the turn (log.quiet_after_final).
 		{"timer-run-after-a-later-line.rec.jsonl", "a timer run where the live relay ran it"},
+		// Gemini CLI's new chat file, named by its SessionStart hook once
+		// it existed: the recorded watcher read its first lines as history,
+		// after start-up. Placed with the recording's first history, the
+		// session was there before its hook. (Cut from a CI-like run's
+		// TestGeminiResume, its tab T3 alone; that run's relay published
+		// the hook's change twice more, for two history lines that changed
+		// nothing, which it no longer does: those two are left out.)
+		{"history-read-after-start.rec.jsonl", "history read after start-up where it was read"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			out, err := File(context.Background(), filepath.Join("testdata", tc.file), nil, Note{}, zerolog.Nop())

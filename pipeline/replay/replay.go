@@ -142,20 +142,25 @@ func Run(ctx context.Context, inputs []Input, opt Options) ([]Entry, error) {
 		rootList = append(rootList, r)
 	}
 	// History the recording started with is on disk before the watcher
-	// starts, to be bootstrapped like at a real start.
+	// starts, to be bootstrapped like at a real start. History read later
+	// is written where it was read: a new log that a hook named before the
+	// watcher found it in a directory it lists, which earlier releases
+	// read as history and this one reads live (watcher.Follow).
 	rest := inputs[:0:0]
 	var storeBoot []Input
+	started := false
 	for _, in := range inputs {
 		if in.Kind == relay.RecLog && in.Bootstrap && isStore(in.Agent) {
 			storeBoot = append(storeBoot, in)
 			continue
 		}
-		if in.Kind == relay.RecLog && in.Bootstrap {
+		if in.Kind == relay.RecLog && in.Bootstrap && !started {
 			if err := appendTo(roots, in); err != nil {
 				return nil, err
 			}
 			continue
 		}
+		started = started || in.Kind == relay.RecBootstrapDone
 		if in.Kind != relay.RecBootstrapDone && in.Kind != relay.RecRestore && in.Kind != relay.RecProc {
 			rest = append(rest, in)
 		}
