@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/logwatch/logwatch/internal/desktoptest"
+	"github.com/logwatch/logwatch/tmux"
 )
 
 // desktopConfig turns the desktop sink on, with finished turns alerting
@@ -171,6 +172,87 @@ func TestE2EDesktopNotifications(t *testing.T) {
 	notifies := slices.DeleteFunc(srv.Events(), func(ev desktoptest.Event) bool { return ev.Member != "Notify" })
 	if len(notifies) != 4 {
 		t.Errorf("%d alerts, want 4 (two waits, two finished turns):\n%s", len(notifies), desktoptest.Format(srv.Events()))
+	}
+}
+
+// TestE2EDesktopClick: a click on a session's alert (dunst's default
+// action, as dunstctl performs it) takes the person's tmux client to the
+// pane `logwatch wrap` runs the session in, found from outside tmux by the
+// daemon; a clicked wait stays waiting, a clicked finished turn is seen
+// (acknowledged, its alert withdrawn). A session in no pane is clicked to
+// no effect but the acknowledgement.
+func TestE2EDesktopClick(t *testing.T) {
+	binaryOnly(t)
+	srv := desktoptest.Start(t)
+	e := newE2E(t, nil, "DBUS_SESSION_BUS_ADDRESS="+srv.Address, "DISPLAY="+srv.Display)
+	cfg := filepath.Join(e.dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte(desktopConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(e.env, "LOGWATCH_CONFIG="+cfg)
+	e.start()
+	x := startTmux(t, e)
+	x.run("new-window", "-d", "-t", "main:1")
+	pane := x.run("display-message", "-p", "-t", "main:1", "#{pane_id}")
+	tab := tmux.ServerTab(x.pid, pane)
+	x.attach("main:0")
+	shows := func() (string, bool) {
+		s := x.run("list-clients", "-F", "#{pane_id}")
+		return s, s == pane
+	}
+	x.eventually("client attached", func() (string, bool) {
+		s := x.run("list-clients", "-F", "#{client_session}")
+		return s, s == "main"
+	})
+	if s, at := shows(); at {
+		t.Fatalf("the client starts at the session's pane: %q", s)
+	}
+	const wait = 15 * time.Second
+	clicks := 0
+	click := func() {
+		t.Helper()
+		srv.WaitDisplayed(1, wait)
+		srv.Dunstctl("action", "0")
+		clicks++
+		srv.WaitFor(wait, "the click", func(ev []desktoptest.Event) bool {
+			n := 0
+			for _, e := range ev {
+				if e.Member == "ActionInvoked" {
+					n++
+				}
+			}
+			return n == clicks
+		})
+	}
+
+	e.hook(tab, "claude", hookJSON("SessionStart", "s1", "source", "startup"))
+	e.want("s1", "ready", "session_start", "hook")
+	e.hook(tab, "claude", hookJSON("UserPromptSubmit", "s1", "prompt", "fix it"))
+	e.want("s1", "working", "prompt", "hook")
+	e.hook(tab, "claude", hookJSON("Notification", "s1", "notification_type", "permission_prompt", "message", "Claude needs your permission"))
+	e.want("s1", "waiting", "permission", "hook")
+	click()
+	x.eventually("the client at the waiting session's pane", shows)
+	e.quiet("s1", time.Second) // a clicked wait still waits
+
+	x.run("select-window", "-t", "main:0")
+	e.hook(tab, "claude", hookJSON("Stop", "s1"))
+	e.want("s1", "done", "turn_end", "hook")
+	click()
+	x.eventually("the client at the finished session's pane", shows)
+	e.want("s1", "ready", "acknowledged", "api")
+	srv.WaitDisplayed(0, wait)
+
+	// In no pane: acknowledged all the same, and the client stays.
+	x.run("select-window", "-t", "main:0")
+	e.hook("elsewhere", "claude", hookJSON("UserPromptSubmit", "s2", "prompt", "more"))
+	e.want("s2", "working", "prompt", "hook")
+	e.hook("elsewhere", "claude", hookJSON("Stop", "s2"))
+	e.want("s2", "done", "turn_end", "hook")
+	click()
+	e.want("s2", "ready", "acknowledged", "api")
+	if s, at := shows(); at {
+		t.Fatalf("a session in no pane took the client to %q", s)
 	}
 }
 

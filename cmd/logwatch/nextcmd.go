@@ -107,15 +107,8 @@ func (a *app) next(switchTo, asJSON bool, tmuxClient string) error {
 		return withCode(exitFindings, fmt.Errorf("%s is in no pane of this tmux server (tab %q): run the agent as `logwatch wrap -- AGENT` in a tmux pane",
 			termsafe.Line(describe(first)), first.Tab))
 	}
-	pane := paneOf(ev)
-	// The pane's window and session first, then the client: a pane in
-	// another tmux session is reached too.
-	sw := []string{"switch-client", "-t", pane}
-	if tmuxClient != "" {
-		sw = []string{"switch-client", "-c", tmuxClient, "-t", pane}
-	}
-	if _, err := server.Run(ctx, []string{"select-window", "-t", pane}, []string{"select-pane", "-t", pane}, sw); err != nil {
-		return withCode(exitUsage, fmt.Errorf("switch to %s: %w", pane, err))
+	if err := server.Show(ctx, paneOf(ev), tmuxClient); err != nil {
+		return withCode(exitUsage, err)
 	}
 	if ev.State == string(session.Done) {
 		// Jumping to a finished turn is seeing it (SPEC §13).

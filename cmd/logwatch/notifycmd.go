@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -15,7 +16,10 @@ import (
 	"github.com/logwatch/logwatch/notify/command"
 	"github.com/logwatch/logwatch/notify/desktop"
 	"github.com/logwatch/logwatch/notify/webhook"
+	"github.com/logwatch/logwatch/relay"
+	"github.com/logwatch/logwatch/relay/session"
 	"github.com/logwatch/logwatch/setup/doctor"
+	"github.com/logwatch/logwatch/tmux"
 )
 
 // desktopSink is the desktop sink as doctor probes it: which
@@ -27,11 +31,12 @@ func (d desktopSink) Probe(ctx context.Context) (string, error) {
 	return server, err
 }
 
-// buildSink makes one configured sink.
-func buildSink(s config.SinkConfig, log zerolog.Logger) (notify.Sink, error) {
+// buildSink makes one configured sink; clicked (nil: none) is what a click
+// on a desktop alert does.
+func buildSink(s config.SinkConfig, log zerolog.Logger, clicked func(notify.Alert)) (notify.Sink, error) {
 	switch s.Type {
 	case config.SinkDesktop:
-		return desktopSink{desktop.New(desktop.Config{}, log)}, nil
+		return desktopSink{desktop.New(desktop.Config{Activated: clicked}, log)}, nil
 	case config.SinkCommand:
 		argv := make([]string, len(s.Command))
 		copy(argv, s.Command)
@@ -50,11 +55,11 @@ func buildSink(s config.SinkConfig, log zerolog.Logger) (notify.Sink, error) {
 // buildSinks makes every configured sink; one that cannot be made is
 // returned as an error beside the others (the daemon logs it and runs
 // without it: its states matter more than an alert).
-func buildSinks(cfg config.NotifyConfig, log zerolog.Logger) ([]notify.Sink, []error) {
+func buildSinks(cfg config.NotifyConfig, log zerolog.Logger, clicked func(notify.Alert)) ([]notify.Sink, []error) {
 	var sinks []notify.Sink
 	var errs []error
 	for i, s := range cfg.Sinks {
-		sink, err := buildSink(s, log)
+		sink, err := buildSink(s, log, clicked)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("notify.sinks[%d] (%s): %w", i, s.Type, err))
 			continue
@@ -65,9 +70,9 @@ func buildSinks(cfg config.NotifyConfig, log zerolog.Logger) ([]notify.Sink, []e
 }
 
 // newNotifier is the daemon's notifier, or nil when no sink is configured
-// (or none could be made).
-func (a *app) newNotifier() *notify.Notifier {
-	sinks, errs := buildSinks(a.cfg.Notify, a.log)
+// (or none could be made). A click on a desktop alert goes to r's session.
+func (a *app) newNotifier(r *relay.Relay) *notify.Notifier {
+	sinks, errs := buildSinks(a.cfg.Notify, a.log, a.clicked(r))
 	for _, err := range errs {
 		a.log.Error().Err(err).Str("component", "notify").Msg("sink not started (logwatch doctor says how to fix it)")
 	}
@@ -156,7 +161,7 @@ session moves on. Off until a sink is configured under notify: in config.yaml
 			}
 			failed := false
 			for i, s := range a.cfg.Notify.Sinks {
-				sink, err := buildSink(s, zerolog.Nop())
+				sink, err := buildSink(s, zerolog.Nop(), nil)
 				if err == nil {
 					err = notify.Test(cmd.Context(), []notify.Sink{sink}, timeout)[sink.Name()]
 				}
@@ -179,6 +184,36 @@ session moves on. Off until a sink is configured under notify: in config.yaml
 	return cmd
 }
 
+// clicked is what a click on a session's desktop alert does: it takes
+// the person to the session, as `logwatch next` does (the tmux pane `logwatch
+// wrap` runs it in), and a finished turn clicked is seen, acknowledged as
+// entering its pane acknowledges it. It runs aside from the sink's signal
+// reader, one click at a time: a click while one is handled is dropped.
+func (a *app) clicked(r *relay.Relay) func(notify.Alert) {
+	log := a.log.With().Str("component", "notify-click").Logger()
+	var busy atomic.Bool
+	return func(al notify.Alert) {
+		if !busy.CompareAndSwap(false, true) {
+			return
+		}
+		go func() {
+			defer busy.Store(false)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if al.Host == "" { // a remote's tab is a pane of another machine
+				if err := tmux.Jump(ctx, al.Tab); err != nil {
+					log.Info().Err(err).Str("session", al.Session).Str("tab", al.Tab).Msg("clicked alert: no pane to show")
+				}
+			}
+			if al.State == string(session.Done) {
+				if err := r.AckHost(ctx, al.Host, al.Session); err != nil {
+					log.Warn().Err(err).Str("session", al.Session).Msg("clicked alert: not acknowledged")
+				}
+			}
+		}()
+	}
+}
+
 func sinkLine(s config.SinkConfig) string {
 	switch s.Type {
 	case config.SinkCommand:
@@ -195,7 +230,7 @@ func sinkLine(s config.SinkConfig) string {
 
 // sinkProber builds a configured sink for doctor's probe.
 func sinkProber(s config.SinkConfig) (doctor.Prober, error) {
-	sink, err := buildSink(s, zerolog.Nop())
+	sink, err := buildSink(s, zerolog.Nop(), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -141,7 +141,7 @@ func (a *app) serve(ctx context.Context, record string) error {
 	// The daemon's own alerts, when a sink is configured: fed the relay's
 	// changes in-process; focus and host apps' covers reach it from the
 	// socket, beside the relay's machine (they change no state).
-	notifier := a.newNotifier()
+	notifier := a.newNotifier(r)
 	if notifier != nil {
 		srv.SetAttention(notifier)
 		srv.SetSinkStats(notifier.Stats)
