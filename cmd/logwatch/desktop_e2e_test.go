@@ -24,6 +24,21 @@ const desktopConfig = `notify:
     - type: desktop
 `
 
+// startDesktopE2E starts a private notification stack and the daemon
+// with the desktop sink on it.
+func startDesktopE2E(t *testing.T) (*desktoptest.Server, *e2e) {
+	t.Helper()
+	srv := desktoptest.Start(t)
+	e := newE2E(t, nil, "DBUS_SESSION_BUS_ADDRESS="+srv.Address, "DISPLAY="+srv.Display)
+	cfg := filepath.Join(e.dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte(desktopConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(e.env, "LOGWATCH_CONFIG="+cfg)
+	e.start()
+	return srv, e
+}
+
 // TestE2EDesktopNotifications: the real daemon, driven by real hook
 // payloads and a log line, alerts through a real notification server
 // (dunst on a private session bus): a wait appears with its reason and the
@@ -35,14 +50,7 @@ const desktopConfig = `notify:
 // hands a sink its actions in order, so an alert a step should not have
 // made would come before the next one a later step makes.
 func TestE2EDesktopNotifications(t *testing.T) {
-	srv := desktoptest.Start(t)
-	e := newE2E(t, nil, "DBUS_SESSION_BUS_ADDRESS="+srv.Address, "DISPLAY="+srv.Display)
-	cfg := filepath.Join(e.dir, "config.yaml")
-	if err := os.WriteFile(cfg, []byte(desktopConfig), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.env = append(e.env, "LOGWATCH_CONFIG="+cfg)
-	e.start()
+	srv, e := startDesktopE2E(t)
 	transcript := filepath.Join(e.claude, "-w-app", "s1.jsonl")
 	tp := []string{"transcript_path", transcript}
 	hook := func(event string, kv ...string) {
@@ -182,15 +190,7 @@ func TestE2EDesktopNotifications(t *testing.T) {
 // (acknowledged, its alert withdrawn). A session in no pane is clicked to
 // no effect but the acknowledgement.
 func TestE2EDesktopClick(t *testing.T) {
-	binaryOnly(t)
-	srv := desktoptest.Start(t)
-	e := newE2E(t, nil, "DBUS_SESSION_BUS_ADDRESS="+srv.Address, "DISPLAY="+srv.Display)
-	cfg := filepath.Join(e.dir, "config.yaml")
-	if err := os.WriteFile(cfg, []byte(desktopConfig), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.env = append(e.env, "LOGWATCH_CONFIG="+cfg)
-	e.start()
+	srv, e := startDesktopE2E(t)
 	x := startTmux(t, e)
 	x.run("new-window", "-d", "-t", "main:1")
 	pane := x.run("display-message", "-p", "-t", "main:1", "#{pane_id}")
