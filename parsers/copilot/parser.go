@@ -1,6 +1,8 @@
 package copilot
 
 import (
+	"time"
+
 	"github.com/valyala/fastjson"
 
 	"github.com/logwatch/logwatch/parsers"
@@ -60,6 +62,15 @@ type Parser struct {
 	input []byte
 	// trigger is the open compaction's ("manual" for /compact).
 	trigger string
+	// open: a user's turn is open (its user.message read, no final round
+	// end or abort since). abortAt is the stamp of an abort read while
+	// none was (a Ctrl+C before Copilot wrote the turn's user.message:
+	// 18 ms before it, measured); aborted marks the turn such an abort
+	// came just before (promptAfterAbort), whose round, answerless, ends
+	// it interrupted rather than leaving it open for good.
+	open    bool
+	aborted bool
+	abortAt string
 	// s is Parse's scan, reused.
 	s parsers.Scanned
 }
@@ -71,7 +82,27 @@ func NewParser() *Parser { return &Parser{} }
 func (c *Parser) Agent() parsers.Agent { return Name }
 
 // Reset implements parsers.Parser.
-func (c *Parser) Reset() { c.final, c.tool, c.input, c.trigger = false, "", nil, "" }
+func (c *Parser) Reset() {
+	c.final, c.tool, c.input, c.trigger = false, "", nil, ""
+	c.open, c.aborted, c.abortAt = false, false, ""
+}
+
+// promptAfterAbort bounds how long after an abort read outside a turn the
+// next user.message is that aborted turn's: Copilot wrote it 18 ms after
+// (TestCopilotCtrlCAtPrompt); a person's next prompt takes seconds.
+const promptAfterAbort = 2 * time.Second
+
+// prompt notes a user.message stamped at.
+func (c *Parser) prompt(at string) {
+	c.final, c.open = false, true
+	c.aborted = false
+	if c.abortAt != "" {
+		a, err1 := time.Parse(time.RFC3339Nano, c.abortAt)
+		p, err2 := time.Parse(time.RFC3339Nano, at)
+		c.aborted = err1 == nil && err2 == nil && !p.Before(a) && p.Sub(a) <= promptAfterAbort
+	}
+	c.abortAt = ""
+}
 
 // Parse implements parsers.Parser.
 func (c *Parser) Parse(line []byte) (parsers.Evidence, error) {
@@ -189,10 +220,10 @@ func (c *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence
 		switch m, _ := s.X.(*member); {
 		case m == nil || !m.exact:
 		case typ == "assistant.message":
-			c.final = m.tools != 'n'
+			c.final, c.aborted = m.tools != 'n', false
 			return parsers.Evidence{Type: typ, At: string(h.TS), Kind: parsers.KindActivity}, nil
 		case typ == "user.message":
-			c.final = false
+			c.prompt(string(h.TS))
 			return parsers.Evidence{Type: typ, At: string(h.TS), Kind: parsers.KindTurnStart,
 				Prompt: parsers.ShortTitle(string(m.content))}, nil
 		}
@@ -275,19 +306,26 @@ func (c *Parser) data(typ string, d *fastjson.Value, ev *parsers.Evidence) {
 		// works and writes it when the turn before has ended.
 		ev.Kind = parsers.KindTurnStart
 		ev.Prompt = parsers.ShortTitle(string(str("content")))
-		c.final = false
+		c.prompt(ev.At)
 	case "assistant.message":
 		ev.Kind = parsers.KindActivity
 		tr := d.Get("toolRequests")
 		c.final = tr == nil || tr.Type() != fastjson.TypeArray || len(tr.GetArray()) == 0
+		c.aborted = false
 	case "assistant.turn_end":
 		// A round; the user's turn ends with the round whose answer asked
 		// for no tool. A round cut short (Ctrl+C mid-stream, Esc at a
-		// dialog) has no such answer: its abort follows.
+		// dialog) has no such answer: its abort follows. A turn whose
+		// abort came before its user.message has one answerless round:
+		// it ends the turn, interrupted.
 		ev.Kind = parsers.KindActivity
-		if c.final {
+		switch {
+		case c.final:
 			ev.Kind, ev.End = parsers.KindTurnEnd, parsers.EndNormal
-			c.final = false
+			c.final, c.open = false, false
+		case c.aborted:
+			ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptAborted
+			c.aborted, c.open = false, false
 		}
 	case "tool.execution_start":
 		ev.Kind = parsers.KindTool
@@ -311,6 +349,10 @@ func (c *Parser) data(typ string, d *fastjson.Value, ev *parsers.Evidence) {
 		if r := string(str("reason")); r == abortUser || r == abortTool {
 			ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptAborted
 			c.final = false
+			if !c.open {
+				c.abortAt = ev.At // before the user.message of the turn it stops
+			}
+			c.open = false
 		}
 	case "session.compaction_start":
 		c.trigger = string(str("trigger"))

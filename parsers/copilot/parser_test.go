@@ -102,6 +102,12 @@ func TestCaptures(t *testing.T) {
 		// it would have.
 		"esc-streaming-1": cat(opened, one("turn_start user.message SLOW stream please", "none system.message"), answer,
 			one("turn_end assistant.turn_end"), hook),
+		// SLOW, Ctrl+C while Copilot ran the prompt's hook: the abort
+		// before the turn's user.message, then an answerless round, which
+		// ends that turn interrupted; the scenario's end (sessionEnd).
+		"ctrlc-at-prompt-hooks-1": cat(opened, one("interrupt abort aborted", "turn_start user.message SLOW stream please",
+			"none system.message", "activity assistant.turn_start", "interrupt assistant.turn_end aborted"), hook,
+			one("end session.shutdown")),
 	}
 	parsertest.Captures(t, func() parsers.Parser { return NewParser() }, describe, golden)
 }
