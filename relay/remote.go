@@ -107,6 +107,10 @@ type rsession struct {
 	tab        string
 	stale      string    // why its link is down ("": it is not)
 	staleSince time.Time // since when
+	// unboundAt is when its latest turn start arrived and found no
+	// submit to bind it (zero: none, or it was judged ambiguous): the
+	// submit may still be reported (remote.bind.submit_late).
+	unboundAt time.Time
 }
 
 func (m *machine) remoteHost(name string) *remoteHost {
@@ -270,11 +274,13 @@ func sameRemote(a, b Event) bool {
 
 // remoteTurnStarted applies remote.bind.submit: a remote session's new turn
 // binds it to the one local tab with an unused submit within the agent's
-// submit window before the turn start arrived. The remote's log reached
-// its daemon, then crossed ssh: the submit, reported locally, is always
-// first. Its own stamps are the remote host's clock, so the arrival is
-// the measure. Two candidate tabs or more: none (a wrong tab is worse).
+// submit window before the turn start arrived. The remote's hook or log
+// reached its daemon, then crossed ssh: the submit, reported locally, is
+// nearly always first (remote.bind.submit_late takes the rest). Its own
+// stamps are the remote host's clock, so the arrival is the measure. Two
+// candidate tabs or more: none (a wrong tab is worse).
 func (m *machine) remoteTurnStarted(h *remoteHost, rs *rsession) {
+	rs.unboundAt = time.Time{}
 	if rs.tab != "" {
 		delete(m.bind.submits, rs.tab) // the tab's Enter that started this turn
 		return
@@ -282,6 +288,7 @@ func (m *machine) remoteTurnStarted(h *remoteHost, rs *rsession) {
 	w := windowOf(parsers.Agent(rs.ev.Agent))
 	switch cands := m.candidates(m.now, w); len(cands) {
 	case 0:
+		rs.unboundAt = m.now
 	case 1:
 		tab := cands[0]
 		ms := m.spendSubmit(tab, m.now)
@@ -295,6 +302,48 @@ func (m *machine) remoteTurnStarted(h *remoteHost, rs *rsession) {
 		m.log.Debug().Str("host", h.st.Name).Str("session", rs.ev.Session).Strs("tabs", cands).
 			Str("rule", "bind.ambiguous").Msg("remote turn start follows submits in several tabs: no tab bound")
 	}
+}
+
+// lateRemoteSubmit applies remote.bind.submit_late: a submit reported
+// after the remote turn start it made had arrived (wrap's report and the
+// remote's hook through ssh race; a CI-like run saw the hook win) binds it
+// all the same, under remote.bind.submit's conditions judged with every
+// submit known now: exactly one tabless remote session has a turn start
+// that found no submit in this submit's window, and this tab is the only
+// candidate for it. The session is published again, with its tab.
+func (m *machine) lateRemoteSubmit(tab string, at time.Time) {
+	if m.remoteShows(tab) != nil {
+		return
+	}
+	var host *remoteHost
+	var found *rsession
+	for _, h := range m.rem.hosts {
+		for _, rs := range h.sessions {
+			if rs.tab != "" || rs.unboundAt.IsZero() || !inWindow(at, rs.unboundAt, windowOf(parsers.Agent(rs.ev.Agent))) {
+				continue
+			}
+			if found != nil {
+				m.counters.BindsAmbiguous++
+				return // two turn starts could be this submit's
+			}
+			host, found = h, rs
+		}
+	}
+	if found == nil {
+		return
+	}
+	if cands := m.candidates(found.unboundAt, windowOf(parsers.Agent(found.ev.Agent))); len(cands) != 1 || cands[0] != tab {
+		return
+	}
+	ms := m.spendSubmit(tab, found.unboundAt)
+	m.unbindRemoteTab(tab)
+	found.tab, found.unboundAt = tab, time.Time{}
+	m.rem.tabs[tab] = rkey{host.st.Name, found.ev.Session}
+	m.log.Debug().Str("host", host.st.Name).Str("session", found.ev.Session).Str("tab", tab).
+		Int64("submit_to_turn_ms", ms).Str("rule", "remote.bind.submit_late").Msg("remote session bound to its tab by its late submit")
+	ev := found.ev
+	ev.Rule = "remote.bind.submit_late"
+	m.publishRemote(host, found, ev, false)
 }
 
 // remoteShows returns the live remote session tab shows, or nil.

@@ -230,6 +230,48 @@ func TestRemoteBindAmbiguous(t *testing.T) {
 	h.expectHosted("box:r1 working/prompt/hook/hook.prompt@")
 }
 
+// TestRemoteBindLateSubmit: remote.bind.submit_late. The Enter that
+// started a remote turn, reported after the turn start arrived (the
+// remote's hook beat wrap's report in a CI-like run), binds the session
+// to its tab, once; an Enter pressed after the turn began binds nothing,
+// nor does one that two remote turn starts could be for.
+func TestRemoteBindLateSubmit(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.remoteUp("box", rev("r1", "ready", "session_start", "hook", h.clock.Now()),
+		rev("r2", "ready", "session_start", "hook", h.clock.Now()), rev("r3", "ready", "session_start", "hook", h.clock.Now()))
+	h.hosted()
+	h.remoteEvent("box", rev("r1", "working", "prompt", "hook", h.clock.Now()))
+	h.expectHosted("box:r1 working/prompt/hook/hook.prompt@")
+	h.clock.Advance(20 * time.Millisecond)
+	h.enter("T1", 50*time.Millisecond)
+	h.expectHosted("box:r1 working/prompt/hook/remote.bind.submit_late@T1")
+	if c := h.sync().Counters; c.BindsSubmit != 1 || c.SubmitToTurnLastMs != 30 {
+		t.Fatalf("counters %+v", c)
+	}
+	h.enter("T1", 0) // bound: its Enters are the session's
+	h.expectHosted()
+
+	// An Enter after the turn began (a prompt typed while it runs).
+	h.remoteEvent("box", rev("r2", "working", "prompt", "hook", h.clock.Now()))
+	h.expectHosted("box:r2 working/prompt/hook/hook.prompt@")
+	h.clock.Advance(time.Second)
+	h.enter("T2", 0)
+	h.expectHosted()
+
+	// Two turn starts this Enter could have made: neither is bound.
+	h.clock.Advance(time.Minute) // T2's Enter is nobody's now
+	h.remoteEvent("box", rev("r3", "working", "prompt", "hook", h.clock.Now()))
+	h.remoteEvent("box", rev("r2", "done", "turn_end", "hook", h.clock.Now()))
+	h.remoteEvent("box", rev("r2", "working", "prompt", "hook", h.clock.Now().Add(time.Millisecond)))
+	h.hosted()
+	h.clock.Advance(20 * time.Millisecond)
+	h.enter("T3", 40*time.Millisecond)
+	h.expectHosted()
+	if c := h.sync().Counters; c.BindsSubmit != 1 || c.BindsAmbiguous != 1 {
+		t.Fatalf("counters %+v", c)
+	}
+}
+
 func TestRemoteAck(t *testing.T) {
 	h := newHarness(t, Config{})
 	s := &sender{}

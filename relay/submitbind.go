@@ -116,6 +116,9 @@ func (m *machine) submitted(tab string, at time.Time) {
 		return
 	}
 	m.lateSubmit(tab, at)
+	if _, ok := m.bind.submits[tab]; ok {
+		m.lateRemoteSubmit(tab, at)
+	}
 }
 
 // bindRec is a recent codex.bind.submit: the turn start's stamp and tab,
