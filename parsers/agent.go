@@ -298,13 +298,6 @@ type Traits struct {
 	// Stop after the interrupt is its echo, and the marker read after such
 	// a Stop still makes the turn interrupted.
 	StopAfterInterrupt bool
-	// MarkerBeforePrompt: an interrupt right after the prompt can be
-	// written before the turn's prompt line (Copilot CLI 1.0.102, Ctrl+C
-	// before it asked the model: its abort, then the turn's user.message
-	// and an empty round), so a marker written after a key pressed in a
-	// turn the hooks opened is that turn's, although the log has not
-	// reported the turn yet (session.LogAfterKey).
-	MarkerBeforePrompt bool
 	// SubmitLag is how long after the Enter that submitted it a turn start
 	// may be stamped (BindBySubmit), when that is over the relay's default
 	// second.

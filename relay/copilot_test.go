@@ -149,24 +149,24 @@ func TestCopilotShutdownEndsAndResumes(t *testing.T) {
 // TestCopilotCtrlCBeforeItsPrompt: Ctrl+C right after the prompt, before
 // Copilot CLI 1.0.102 asked the model (84 ms in a CI-like run, while it
 // waited for the prompt's hook), makes it write its abort before the
-// turn's user.message, which follows with an answerless round and no
-// agentStop. With hooks the turn was open and the log a turn behind: the
-// abort, written after the key, is this turn's, and the aborted turn's
-// lines that follow are its echo. Without the key (hooks, no wrap) or
-// without hooks, the answerless round ends the turn the user.message
-// opened. An abort that only arrived after the key, stamped before it, is
-// an older turn's: it ends nothing.
+// turn's user.message, which follows, with an answerless round and no
+// agentStop, once the prompt's hooks have run (at once, or 3 s later
+// behind a person's slow hook). With hooks the turn was open and the log a
+// turn behind: the abort is this turn's (confirming the key where wrap saw
+// one), and the stopped turn's lines that follow are its echo. Without
+// hooks the user.message opens the turn and the answerless round ends it.
+// An abort read in an open turn of the log's own is that turn's, and the
+// one that follows is a turn of its own.
 func TestCopilotCtrlCBeforeItsPrompt(t *testing.T) {
+	answer := cpLine("assistant.message", `{"content":"Hi.","toolRequests":[]}`)
 	for _, tc := range []struct {
 		name       string
 		hooks, key bool
-		stamped    time.Duration // the abort's stamp, from the press
 		want       []string
 	}{
-		{"hooks and the key", true, true, 84 * time.Millisecond, []string{"working/prompt/hook.prompt", "ready/interrupted/key.confirmed"}},
-		{"hooks, no key", true, false, 84 * time.Millisecond, []string{"working/prompt/hook.prompt", "ready/interrupted/log.interrupt"}},
-		{"log only", false, true, 84 * time.Millisecond, []string{"working/prompt/log.turn_start", "ready/interrupted/log.interrupt"}},
-		{"older abort read late", true, true, -5 * time.Second, []string{"working/prompt/hook.prompt"}},
+		{"hooks and the key", true, true, []string{"working/prompt/hook.prompt", "ready/interrupted/key.confirmed"}},
+		{"hooks, no key", true, false, []string{"working/prompt/hook.prompt", "ready/interrupted/log.interrupt"}},
+		{"log only", false, true, []string{"working/prompt/log.turn_start", "ready/interrupted/log.interrupt"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, Config{InterruptWindow: 2 * time.Second, TurnQuiet: time.Hour})
@@ -181,28 +181,45 @@ func TestCopilotCtrlCBeforeItsPrompt(t *testing.T) {
 			if tc.key {
 				must(t, h.r.Key(h.ctx, "t1", KeyCtrlC, press))
 			}
-			h.clock.Advance(200 * time.Millisecond)
-			h.line("copilot", "s", cpAt(cpAbort, press.Add(tc.stamped)), false)
-			h.line("copilot", "s", cpPrompt(press.Add(102*time.Millisecond)), false)
-			h.line("copilot", "s", cpRound, false)
-			h.line("copilot", "s", cpAt(cpRoundEnd, press.Add(225*time.Millisecond)), false)
+			h.clock.Advance(100 * time.Millisecond)
+			h.line("copilot", "s", cpAt(cpAbort, press.Add(84*time.Millisecond)), false)
+			if tc.hooks {
+				// Ready at the abort: the prompt's hooks still run.
+				h.expect(tc.want...)
+			}
 			h.clock.Advance(3 * time.Second)
-			h.expect(tc.want...)
+			h.line("copilot", "s", cpPrompt(h.clock.Now()), false)
+			h.line("copilot", "s", cpRound, false)
+			h.line("copilot", "s", cpRoundEnd, false)
+			if !tc.hooks {
+				h.expect(tc.want...)
+			}
+			h.expect()
 			// The next prompt is a turn of its own, and ends as one.
 			if tc.hooks {
 				must(t, h.hook("t1", "copilot", cpHook("userPromptSubmitted", "prompt", "SLOW one")))
 			}
 			h.line("copilot", "s", cpPrompt(h.clock.Now()), false)
 			h.line("copilot", "s", cpRound, false)
-			h.line("copilot", "s", cpLine("assistant.message", `{"content":"Hi.","toolRequests":[]}`), false)
+			h.line("copilot", "s", answer, false)
 			h.line("copilot", "s", cpRoundEnd, false)
 			next := []string{"working/prompt/log.turn_start", "done/turn_end/log.turn_end"}
 			if tc.hooks {
 				must(t, h.hook("t1", "copilot", cpHook("agentStop")))
 				next[0] = "working/prompt/hook.prompt"
 			}
-			if len(tc.want) == 1 {
-				next = next[1:] // still working: the prompt changes nothing shown
+			h.expect(next...)
+			// Ctrl+C mid-answer: the abort in the log's open turn.
+			if tc.hooks {
+				must(t, h.hook("t1", "copilot", cpHook("userPromptSubmitted", "prompt", "SLOW one")))
+			}
+			h.line("copilot", "s", cpPrompt(h.clock.Now()), false)
+			h.line("copilot", "s", cpRound, false)
+			h.line("copilot", "s", cpRoundEnd, false)
+			h.line("copilot", "s", cpAbort, false)
+			next = []string{"working/prompt/log.turn_start", "ready/interrupted/log.interrupt"}
+			if tc.hooks {
+				next[0] = "working/prompt/hook.prompt"
 			}
 			h.expect(next...)
 		})

@@ -163,16 +163,12 @@ func (m *machine) logLine(l LogLine) {
 			m.publish(e, ch, false)
 		}
 	}
-	fold := e.s.Log
-	if m.keyedMarker(e, l) {
-		fold = e.s.LogAfterKey
-	}
 	var ch session.Change
 	var ok bool
 	if e.s.Outlives() && l.Evidence.Kind != parsers.KindNone {
-		ch, ok = m.outlived(e, session.SourceLog, func() (session.Change, bool) { return fold(l.Evidence) })
+		ch, ok = m.outlived(e, session.SourceLog, func() (session.Change, bool) { return e.s.Log(l.Evidence) })
 	} else {
-		ch, ok = fold(l.Evidence)
+		ch, ok = e.s.Log(l.Evidence)
 	}
 	m.store.locate(e)
 	if !ok && !known && !e.s.Phantom() {

@@ -135,35 +135,17 @@ func (m *machine) lateConfirm(e *entry, l LogLine) *window {
 		return nil
 	}
 	w := m.windows[e.tab]
-	if w == nil || !w.expired || !m.afterKey(w, e, l) {
+	if w == nil || !w.expired || w.host != "" || w.session != e.s.ID || l.Offset < w.baseline {
 		return nil
+	}
+	// The agent stamps the marker after the press; allow for the two
+	// clocks' resolution, no more.
+	at, err := time.Parse(time.RFC3339Nano, l.Evidence.At)
+	if err != nil || at.Sub(w.at) > m.cfg.InterruptWindow || at.Before(w.at.Add(-100*time.Millisecond)) {
+		return nil // no stamp, or stamped outside the window: the log's own interrupt
 	}
 	m.counters.InterruptsUnconfirmed--
 	return w
-}
-
-// afterKey reports whether the log line l of e was written after w's key:
-// appended after its baseline and, where the agent stamps it, stamped
-// after the press (an expired window's line within the window, too; the
-// stamp is all that places it).
-func (m *machine) afterKey(w *window, e *entry, l LogLine) bool {
-	if w == nil || w.host != "" || w.session != e.s.ID || l.Offset < w.baseline {
-		return false
-	}
-	at, err := time.Parse(time.RFC3339Nano, l.Evidence.At)
-	if err != nil {
-		return !w.expired
-	}
-	// Allow for the two clocks' resolution, no more.
-	return !at.Before(w.at.Add(-100*time.Millisecond)) && (!w.expired || at.Sub(w.at) <= m.cfg.InterruptWindow)
-}
-
-// keyedMarker reports an interrupt marker written after a key pressed in
-// e's current turn, for an agent that can write it before the turn's
-// prompt line (Traits.MarkerBeforePrompt, session.LogAfterKey).
-func (m *machine) keyedMarker(e *entry, l LogLine) bool {
-	return l.Evidence.Kind == parsers.KindInterrupt && e.tab != "" &&
-		parsers.TraitsOf(e.s.Agent).MarkerBeforePrompt && m.afterKey(m.windows[e.tab], e, l)
 }
 
 // confirm attributes an interrupt the log just reported to a pending key

@@ -243,27 +243,65 @@ func TestCopilotCtrlC(t *testing.T) {
 
 // Ctrl+C while Copilot still runs the prompt's hooks, before it has asked
 // the model: Copilot then writes its abort before the turn's user.message
-// (then an empty round, and no agentStop), and the relay must take it for
-// this turn's (docs/copilot.md). A CI-like run met it when logwatch's own
-// hook took 268 ms under load; here a person's slow hook of their own
-// (sleep, after logwatch's) holds Copilot there, so logwatch has said
-// working before the press. The next prompt is a turn of its own.
+// (then an answerless round, and no agentStop), and the turn must end
+// interrupted all the same (docs/copilot.md). A CI-like run met it when
+// logwatch's own hook took 268 ms under load; here a person's slow hook of
+// their own (sleep, after logwatch's) holds Copilot there. With logwatch's
+// hooks and wrap, the key confirms the abort; with hooks and no wrap no key
+// is seen and the round's end ends it; with no hooks of logwatch's the
+// user.message opens the turn, which the round's end ends a moment later.
+// The next prompt is a turn of its own.
 func TestCopilotCtrlCAtPrompt(t *testing.T) {
-	w := newCopilot(t, true)
-	w.addHook("userPromptSubmitted", "sleep 3")
-	p := w.start("a", cpTab)
-	w.prompt(p, cpTab, OpenAISlow+" stream please", true)
-	p.Press("C-c")
-	w.step(Step{State: "ready", Reason: "interrupted", Source: "key+log", Tab: cpTab})
-	p.WaitScreenGone("Working", cpStep)
-	w.quiet()
-	WantInterrupts(t, w.Scenario, 1, 0)
-	if !w.abortFirst() {
-		t.Fatal("Copilot wrote the turn's user.message before its abort: the scenario did not press in time")
+	for _, tc := range []struct {
+		name        string
+		hooks, wrap bool
+	}{{"hooks", true, true}, {"hooks_unwrapped", true, false}, {"log_only", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newCopilot(t, tc.hooks)
+			w.addHook("userPromptSubmitted", "sleep 3")
+			tab := cpTab
+			var p *Pane
+			if tc.wrap {
+				p = w.start("a", cpTab)
+			} else {
+				tab = ""
+				p = w.StartPane(PaneOptions{Name: "a", Argv: []string{w.bin}})
+				if err := copilotagent.Offline().Start(p, false, cpStart); err != nil {
+					t.Fatal(err)
+				}
+			}
+			prompt := OpenAISlow + " stream please"
+			if tc.hooks {
+				w.prompt(p, tab, prompt, true)
+			} else {
+				p.Submit(prompt)
+				p.Wait(time.Second) // the person's hook sleeps for 3
+			}
+			p.Press("C-c")
+			switch {
+			case tc.hooks && tc.wrap:
+				w.step(Step{State: "ready", Reason: "interrupted", Source: "key+log", Tab: tab, Session: Any})
+			case tc.hooks:
+				w.step(Step{State: "ready", Reason: "interrupted", Source: "log", Tab: tab, Session: Any})
+			default:
+				w.step(Step{State: "working", Reason: "prompt", Source: "log", Tab: tab, Session: Any})
+				w.step(Step{State: "ready", Reason: "interrupted", Source: "log", Tab: tab, Session: Any})
+			}
+			p.WaitScreenGone("Working", cpStep)
+			w.quiet()
+			if tc.hooks && tc.wrap {
+				WantInterrupts(t, w.Scenario, 1, 0)
+			} else {
+				WantInterrupts(t, w.Scenario, 0, 0) // no key seen, or none while it worked
+			}
+			if !w.abortFirst() {
+				t.Fatal("Copilot wrote the turn's user.message before its abort: the scenario did not press in time")
+			}
+			w.hello(p, tab, false)
+			w.quiet()
+			w.keep("ctrlc-at-prompt-" + tc.name)
+		})
 	}
-	w.hello(p, cpTab, false)
-	w.quiet()
-	w.keep("ctrlc-at-prompt")
 }
 
 // addHook appends a command of the person's own to Copilot's hooks for
@@ -271,15 +309,20 @@ func TestCopilotCtrlCAtPrompt(t *testing.T) {
 func (w *cpWorld) addHook(event, command string) {
 	w.t.Helper()
 	path := filepath.Join(w.Home, ".copilot", "settings.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		w.t.Fatal(err)
-	}
 	var settings struct {
 		Hooks map[string][]map[string]any `json:"hooks"`
 	}
-	if err := json.Unmarshal(b, &settings); err != nil {
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(b, &settings); err != nil {
+			w.t.Fatal(err)
+		}
+	case !os.IsNotExist(err):
 		w.t.Fatal(err)
+	}
+	if settings.Hooks == nil {
+		settings.Hooks = map[string][]map[string]any{}
 	}
 	settings.Hooks[event] = append(settings.Hooks[event], map[string]any{"type": "command", "bash": command, "timeoutSec": 15})
 	if b, err = json.Marshal(settings); err != nil {

@@ -47,9 +47,6 @@ func Spec() parsers.Spec {
 			// makes only the last round's a turn end. Quiet never does.
 			ExplicitEnds:   true,
 			EscKeepsStream: true,
-			// Ctrl+C 84 ms after the prompt, in a CI-like run: abort,
-			// user.message, an empty round, and no agentStop.
-			MarkerBeforePrompt: true,
 			// events.jsonl is written at the first prompt, its metadata
 			// lines first (§2.1): a file read before the prompt's line is
 			// no session yet.

@@ -1,8 +1,6 @@
 package copilot
 
 import (
-	"time"
-
 	"github.com/valyala/fastjson"
 
 	"github.com/logwatch/logwatch/parsers"
@@ -63,14 +61,16 @@ type Parser struct {
 	// trigger is the open compaction's ("manual" for /compact).
 	trigger string
 	// open: a user's turn is open (its user.message read, no final round
-	// end or abort since). abortAt is the stamp of an abort read while
-	// none was (a Ctrl+C before Copilot wrote the turn's user.message:
-	// 18 ms before it, measured); aborted marks the turn such an abort
-	// came just before (promptAfterAbort), whose round, answerless, ends
-	// it interrupted rather than leaving it open for good.
+	// end or abort since). ahead: an abort was read while none was, and
+	// no hook has started since: a Ctrl+C before Copilot wrote the turn's
+	// user.message (it writes the abort at once, the user.message once
+	// the prompt's hooks have run: 18 ms to 3 s later, measured), whose
+	// next user.message is the stopped turn's; a hook starting first is a
+	// new prompt's. aborted marks that turn: its round, answerless, ends it
+	// interrupted rather than leaving it open for good.
 	open    bool
+	ahead   bool
 	aborted bool
-	abortAt string
 	// s is Parse's scan, reused.
 	s parsers.Scanned
 }
@@ -84,24 +84,13 @@ func (c *Parser) Agent() parsers.Agent { return Name }
 // Reset implements parsers.Parser.
 func (c *Parser) Reset() {
 	c.final, c.tool, c.input, c.trigger = false, "", nil, ""
-	c.open, c.aborted, c.abortAt = false, false, ""
+	c.open, c.ahead, c.aborted = false, false, false
 }
 
-// promptAfterAbort bounds how long after an abort read outside a turn the
-// next user.message is that aborted turn's: Copilot wrote it 18 ms after
-// (TestCopilotCtrlCAtPrompt); a person's next prompt takes seconds.
-const promptAfterAbort = 2 * time.Second
-
-// prompt notes a user.message stamped at.
-func (c *Parser) prompt(at string) {
+// prompt notes a user.message.
+func (c *Parser) prompt() {
 	c.final, c.open = false, true
-	c.aborted = false
-	if c.abortAt != "" {
-		a, err1 := time.Parse(time.RFC3339Nano, c.abortAt)
-		p, err2 := time.Parse(time.RFC3339Nano, at)
-		c.aborted = err1 == nil && err2 == nil && !p.Before(a) && p.Sub(a) <= promptAfterAbort
-	}
-	c.abortAt = ""
+	c.aborted, c.ahead = c.ahead, false
 }
 
 // Parse implements parsers.Parser.
@@ -223,7 +212,7 @@ func (c *Parser) ParseScanned(line []byte, s *parsers.Scanned) (parsers.Evidence
 			c.final, c.aborted = m.tools != 'n', false
 			return parsers.Evidence{Type: typ, At: string(h.TS), Kind: parsers.KindActivity}, nil
 		case typ == "user.message":
-			c.prompt(string(h.TS))
+			c.prompt()
 			return parsers.Evidence{Type: typ, At: string(h.TS), Kind: parsers.KindTurnStart,
 				Prompt: parsers.ShortTitle(string(m.content))}, nil
 		}
@@ -283,6 +272,8 @@ func (c *Parser) named(ev *parsers.Evidence) {
 	case ev.Type == "assistant.turn_start":
 		c.final = false
 		ev.Kind = parsers.KindActivity
+	case ev.Type == "hook.start":
+		c.ahead = false // a new prompt's hooks: an abort before is not its
 	case ev.Type == "tool.execution_complete":
 		ev.Kind, ev.ToolEnd = parsers.KindActivity, true
 	case activity[ev.Type]:
@@ -306,7 +297,7 @@ func (c *Parser) data(typ string, d *fastjson.Value, ev *parsers.Evidence) {
 		// works and writes it when the turn before has ended.
 		ev.Kind = parsers.KindTurnStart
 		ev.Prompt = parsers.ShortTitle(string(str("content")))
-		c.prompt(ev.At)
+		c.prompt()
 	case "assistant.message":
 		ev.Kind = parsers.KindActivity
 		tr := d.Get("toolRequests")
@@ -349,9 +340,8 @@ func (c *Parser) data(typ string, d *fastjson.Value, ev *parsers.Evidence) {
 		if r := string(str("reason")); r == abortUser || r == abortTool {
 			ev.Kind, ev.Interrupt = parsers.KindInterrupt, parsers.InterruptAborted
 			c.final = false
-			if !c.open {
-				c.abortAt = ev.At // before the user.message of the turn it stops
-			}
+			// Before the user.message of the turn it stops?
+			ev.BeforePrompt, c.ahead = !c.open, !c.open
 			c.open = false
 		}
 	case "session.compaction_start":

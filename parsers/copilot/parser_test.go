@@ -108,6 +108,14 @@ func TestCaptures(t *testing.T) {
 		"ctrlc-at-prompt-hooks-1": cat(opened, one("interrupt abort aborted", "turn_start user.message SLOW stream please",
 			"none system.message", "activity assistant.turn_start", "interrupt assistant.turn_end aborted"), hook,
 			one("end session.shutdown")),
+		// No hooks of logwatch's, a person's own slow userPromptSubmitted
+		// hook (sleep 3): Ctrl+C while it ran. The abort at once, the
+		// user.message once the hook ended, the answerless round ends
+		// that turn interrupted; then "say hello", answered.
+		"ctrlc-at-prompt-log_only-1": cat(one("none session.start", "none session.model_change", "none hook.start",
+			"interrupt abort aborted", "none hook.end", "turn_start user.message SLOW stream please", "none system.message",
+			"activity assistant.turn_start", "interrupt assistant.turn_end aborted"), hook,
+			one("turn_start user.message say hello"), answer, one("turn_end assistant.turn_end")),
 	}
 	parsertest.Captures(t, func() parsers.Parser { return NewParser() }, describe, golden)
 }

@@ -233,27 +233,6 @@ func (s *Session) Log(ev parsers.Evidence) (Change, bool) {
 	return s.retitled(SourceLog)
 }
 
-// LogAfterKey is Log for a line the relay knows was written after a key
-// pressed in the current turn (its interrupt window's baseline, stamped
-// after the press), of an agent that can write its interrupt marker before
-// the turn's prompt line (Traits.MarkerBeforePrompt). Such a marker is the
-// current turn's, even when the log has not reported that turn yet: Copilot
-// CLI 1.0.102, Ctrl+C'd before it asked the model, writes its abort before
-// the turn's user.message, and the hooks had opened the turn. Taken for an
-// older turn's marker, it was dropped and the dot stayed working. The log
-// stays behind, so the aborted turn's start, still to come, is absorbed as
-// the echo it is.
-func (s *Session) LogAfterKey(ev parsers.Evidence) (Change, bool) {
-	if ev.Kind != parsers.KindInterrupt || !s.turnOpen || s.log.pos >= s.turn {
-		return s.Log(ev)
-	}
-	behind := s.log.pos
-	s.log.pos = s.turn
-	ch, ok := s.Log(ev)
-	s.log.pos = behind
-	return ch, ok
-}
-
 func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 	s.identity(ev.SessionID, ev.Cwd, ev.AgentVersion)
 	if ev.Kind != parsers.KindNone {
@@ -299,6 +278,18 @@ func (s *Session) foldLog(ev parsers.Evidence) (Change, bool) {
 			// The agent's Stop for the interrupted turn came before its
 			// marker was read: the turn was interrupted, not done.
 			return s.set(Ready, ReasonInterrupted, "", SourceLog, "log.interrupt_after_stop")
+		}
+		if ev.BeforePrompt && s.turnOpen && s.log.pos == s.turn-1 {
+			// Written before the prompt line of the turn it stops, which
+			// the hooks opened (Copilot CLI 1.0.102, Ctrl+C while the
+			// prompt's hooks ran): taken for an older turn's marker it was
+			// dropped and the dot stayed working. The log stays behind, so
+			// the stopped turn's lines that follow are absorbed as its echo.
+			behind := s.log.pos
+			s.log.pos = s.turn
+			ch, ok := s.end(&s.log, Ready, ReasonInterrupted, SourceLog, "log.interrupt")
+			s.log.pos = behind
+			return ch, ok
 		}
 		return s.end(&s.log, Ready, ReasonInterrupted, SourceLog, "log.interrupt")
 	case parsers.KindCompaction:
