@@ -118,7 +118,7 @@ type Evidence struct {
 	// log had no turn open: it stops the turn the hooks opened, which the
 	// log has not reported yet.
 	BeforePrompt bool
-	Trigger   string // KindCompaction: "manual", "auto" or "" when the log does not say
+	Trigger      string // KindCompaction: "manual", "auto" or "" when the log does not say
 
 	Wait      string // KindWait: "permission" or "question"
 	Tool      string // KindTool, KindWait, KindAnswered: tool name
