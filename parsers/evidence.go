@@ -112,13 +112,13 @@ type Evidence struct {
 
 	End       End    // KindTurnEnd; on a Final line, EndAPIError for an answer that failed
 	Interrupt string // KindInterrupt: InterruptUser, InterruptToolUse, InterruptAborted
+	Trigger   string // KindCompaction: "manual", "auto" or "" when the log does not say
 	// BeforePrompt marks an interrupt marker written before the prompt
 	// line of the turn it stops (Copilot CLI's abort on a Ctrl+C while the
 	// prompt's hooks ran: the user.message follows it), read while the
 	// log had no turn open: it stops the turn the hooks opened, which the
 	// log has not reported yet.
 	BeforePrompt bool
-	Trigger      string // KindCompaction: "manual", "auto" or "" when the log does not say
 
 	Wait      string // KindWait: "permission" or "question"
 	Tool      string // KindTool, KindWait, KindAnswered: tool name
