@@ -135,7 +135,7 @@ func (m *machine) logLine(l LogLine) {
 	if l.Bootstrap {
 		if !e.booting && known {
 			ch := sessionChange(e)
-			e.bootFrom = &bootFrom{ch: ch, ev: m.event(e, ch), shown: !e.s.Phantom()}
+			e.bootFrom = &bootFrom{ch: ch, title: e.s.Title, cwd: e.s.Cwd, shown: !e.s.Phantom()}
 		}
 		e.booting = true
 		e.s.Log(l.Evidence)
@@ -254,7 +254,7 @@ func (m *machine) settle(e *entry) {
 		}
 	}
 	e.bootFrom, e.histAt = nil, 0
-	if from == nil || !from.shown || from.ev != m.event(e, sessionChange(e)) {
+	if from == nil || !from.shown || from.ch != sessionChange(e) || from.title != e.s.Title || from.cwd != e.s.Cwd {
 		// Subscribers are told once, and only what they do not have: a
 		// session a hook announced, whose new log was read as history a
 		// line at a time (Gemini CLI's chat file), published the same

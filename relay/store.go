@@ -64,11 +64,12 @@ type entry struct {
 }
 
 // bootFrom is a known session as it stood when bootstrap history began to
-// fold onto it.
+// fold onto it: its change, and what else of it subscribers see that a
+// history line can change (tab, pid and since it cannot).
 type bootFrom struct {
-	ch    session.Change
-	ev    Event // as a subscriber last had it (Seq and Bootstrap unset)
-	shown bool  // published: not a phantom
+	ch         session.Change
+	title, cwd string
+	shown      bool // published: not a phantom
 }
 
 // get is the session with id, thawed if it was frozen; nil if none.
