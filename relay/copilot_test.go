@@ -195,33 +195,29 @@ func TestCopilotCtrlCBeforeItsPrompt(t *testing.T) {
 				h.expect(tc.want...)
 			}
 			h.expect()
-			// The next prompt is a turn of its own, and ends as one.
-			if tc.hooks {
-				must(t, h.hook("t1", "copilot", cpHook("userPromptSubmitted", "prompt", "SLOW one")))
+			// turn is a prompt (its hook first, with hooks) and its lines;
+			// it returns the change its start makes.
+			turn := func(lines ...string) string {
+				t.Helper()
+				if tc.hooks {
+					must(t, h.hook("t1", "copilot", cpHook("userPromptSubmitted", "prompt", "SLOW one")))
+				}
+				for _, l := range append([]string{cpPrompt(h.clock.Now())}, lines...) {
+					h.line("copilot", "s", l, false)
+				}
+				if tc.hooks {
+					return "working/prompt/hook.prompt"
+				}
+				return "working/prompt/log.turn_start"
 			}
-			h.line("copilot", "s", cpPrompt(h.clock.Now()), false)
-			h.line("copilot", "s", cpRound, false)
-			h.line("copilot", "s", answer, false)
-			h.line("copilot", "s", cpRoundEnd, false)
-			next := []string{"working/prompt/log.turn_start", "done/turn_end/log.turn_end"}
+			// The next prompt is a turn of its own, and ends as one.
+			start := turn(cpRound, answer, cpRoundEnd)
 			if tc.hooks {
 				must(t, h.hook("t1", "copilot", cpHook("agentStop")))
-				next[0] = "working/prompt/hook.prompt"
 			}
-			h.expect(next...)
+			h.expect(start, "done/turn_end/log.turn_end")
 			// Ctrl+C mid-answer: the abort in the log's open turn.
-			if tc.hooks {
-				must(t, h.hook("t1", "copilot", cpHook("userPromptSubmitted", "prompt", "SLOW one")))
-			}
-			h.line("copilot", "s", cpPrompt(h.clock.Now()), false)
-			h.line("copilot", "s", cpRound, false)
-			h.line("copilot", "s", cpRoundEnd, false)
-			h.line("copilot", "s", cpAbort, false)
-			next = []string{"working/prompt/log.turn_start", "ready/interrupted/log.interrupt"}
-			if tc.hooks {
-				next[0] = "working/prompt/hook.prompt"
-			}
-			h.expect(next...)
+			h.expect(turn(cpRound, cpRoundEnd, cpAbort), "ready/interrupted/log.interrupt")
 		})
 	}
 }
