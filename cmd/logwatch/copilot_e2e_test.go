@@ -65,7 +65,7 @@ func TestE2ECopilotHooks(t *testing.T) {
 // hand-written expectation beside them holds.
 func TestVerifyCopilotCaptures(t *testing.T) {
 	stdout, stderr, code := cli(t, nil, "verify", filepath.Join("..", "..", "parsers", "copilot", "testdata", "captures"))
-	if code != 0 || !strings.Contains(stdout, "(copilot=6)") || !strings.Contains(stdout, "every expectation held (6 files") {
+	if code != 0 || !strings.Contains(stdout, "(copilot=7)") || !strings.Contains(stdout, "every expectation held (7 files") {
 		t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -61,13 +61,13 @@ type Parser struct {
 	// trigger is the open compaction's ("manual" for /compact).
 	trigger string
 	// open: a user's turn is open (its user.message read, no final round
-	// end or abort since). ahead: an abort was read while none was, and
-	// no hook has started since: a Ctrl+C before Copilot wrote the turn's
-	// user.message (it writes the abort at once, the user.message once
-	// the prompt's hooks have run: 18 ms to 3 s later, measured), whose
-	// next user.message is the stopped turn's; a hook starting first is a
-	// new prompt's. aborted marks that turn: its round, answerless, ends it
-	// interrupted rather than leaving it open for good.
+	// end or abort since). ahead: an abort was read while none was: a
+	// Ctrl+C before Copilot wrote the turn's user.message (it writes the
+	// abort at once, the user.message once the prompt's hooks have run:
+	// 18 ms to 3 s later, measured, and the hooks may even start after
+	// the abort), so the next user.message is the stopped turn's. aborted
+	// marks that turn: its round, answerless, ends it interrupted rather
+	// than leaving it open for good; an answer clears it.
 	open    bool
 	ahead   bool
 	aborted bool
@@ -272,8 +272,6 @@ func (c *Parser) named(ev *parsers.Evidence) {
 	case ev.Type == "assistant.turn_start":
 		c.final = false
 		ev.Kind = parsers.KindActivity
-	case ev.Type == "hook.start":
-		c.ahead = false // a new prompt's hooks: an abort before is not its
 	case ev.Type == "tool.execution_complete":
 		ev.Kind, ev.ToolEnd = parsers.KindActivity, true
 	case activity[ev.Type]:
