@@ -31,6 +31,10 @@ func (h *harness) hookFromStart(tab string, pid int, start uint64, payload strin
 func (h *harness) awaitGone(n int64, sweep bool) {
 	h.t.Helper()
 	if sweep {
+		// The sweep is armed by the step's effects, applied after the step:
+		// Restored is closed before them (a CI run under -race advanced
+		// the clock first, and the sweep never ran).
+		h.sync()
 		h.clock.Advance(registrySweep)
 	}
 	for i := 0; h.sync().Counters.ProcessesGone < n; i++ {

@@ -42,6 +42,10 @@ type remotes struct {
 	hosts map[string]*remoteHost
 	tabs  map[string]rkey // local tab → the remote session it shows
 	cap   int             // sessions kept per remote (0: maxRemoteSessions)
+	// unbound are the remote sessions whose latest turn start found no
+	// submit, recently: what a late submit may bind (an Enter need not
+	// look at every session kept).
+	unbound []rkey
 }
 
 type rkey struct{ host, id string }
@@ -289,6 +293,11 @@ func (m *machine) remoteTurnStarted(h *remoteHost, rs *rsession) {
 	switch cands := m.candidates(m.now, w); len(cands) {
 	case 0:
 		rs.unboundAt = m.now
+		m.pruneUnbound()
+		if len(m.rem.unbound) >= maxUnbound {
+			m.rem.unbound = append(m.rem.unbound[:0], m.rem.unbound[1:]...) // a remote starting turns without end
+		}
+		m.rem.unbound = append(m.rem.unbound, rkey{h.st.Name, rs.ev.Session})
 	case 1:
 		tab := cands[0]
 		ms := m.spendSubmit(tab, m.now)
@@ -315,19 +324,20 @@ func (m *machine) lateRemoteSubmit(tab string, at time.Time) {
 	if m.remoteShows(tab) != nil {
 		return
 	}
+	m.pruneUnbound()
 	var host *remoteHost
 	var found *rsession
-	for _, h := range m.rem.hosts {
-		for _, rs := range h.sessions {
-			if rs.tab != "" || rs.unboundAt.IsZero() || !inWindow(at, rs.unboundAt, windowOf(parsers.Agent(rs.ev.Agent))) {
-				continue
-			}
-			if found != nil {
-				m.counters.BindsAmbiguous++
-				return // two turn starts could be this submit's
-			}
-			host, found = h, rs
+	for _, k := range m.rem.unbound {
+		h := m.rem.hosts[k.host]
+		rs := h.sessions[k.id]
+		if !inWindow(at, rs.unboundAt, windowOf(parsers.Agent(rs.ev.Agent))) || rs == found {
+			continue
 		}
+		if found != nil {
+			m.counters.BindsAmbiguous++
+			return // two turn starts could be this submit's
+		}
+		host, found = h, rs
 	}
 	if found == nil {
 		return
@@ -344,6 +354,26 @@ func (m *machine) lateRemoteSubmit(tab string, at time.Time) {
 	ev := found.ev
 	ev.Rule = "remote.bind.submit_late"
 	m.publishRemote(host, found, ev, false)
+}
+
+// maxUnbound bounds the remote turn starts a late submit may bind.
+const maxUnbound = 1024
+
+// pruneUnbound drops from m.rem.unbound the sessions a late submit can no
+// longer bind: gone, bound, or whose turn start is too old for any submit.
+func (m *machine) pruneUnbound() {
+	keep := m.rem.unbound[:0]
+	for _, k := range m.rem.unbound {
+		h := m.rem.hosts[k.host]
+		if h == nil {
+			continue
+		}
+		if rs := h.sessions[k.id]; rs != nil && rs.tab == "" && !rs.unboundAt.IsZero() && m.now.Sub(rs.unboundAt) <= 2*widestWindow() {
+			keep = append(keep, k)
+		}
+	}
+	clear(m.rem.unbound[len(keep):])
+	m.rem.unbound = keep
 }
 
 // remoteShows returns the live remote session tab shows, or nil.
