@@ -243,8 +243,9 @@ func (m *machine) settle(e *entry) {
 		e.bootFrom = nil
 		return // a log with no turn and no hook: not a row (yet)
 	}
-	from := e.bootFrom
-	if from == nil || from.ch != sessionChange(e) {
+	from, ch := e.bootFrom, sessionChange(e)
+	changed := from == nil || from.ch != ch
+	if changed {
 		// History changed it: since its last line, when that says when (and
 		// is not ahead of us), so history read hours late shows as old. A
 		// restored state folded onto unchanged keeps its since.
@@ -254,12 +255,12 @@ func (m *machine) settle(e *entry) {
 		}
 	}
 	e.bootFrom, e.histAt = nil, 0
-	if from == nil || !from.shown || from.ch != sessionChange(e) || from.title != e.s.Title || from.cwd != e.s.Cwd {
+	if changed || !from.shown || from.title != e.s.Title || from.cwd != e.s.Cwd {
 		// Subscribers are told once, and only what they do not have: a
 		// session a hook announced, whose new log was read as history a
 		// line at a time (Gemini CLI's chat file), published the same
 		// change once per line.
-		m.publish(e, sessionChange(e), true)
+		m.publish(e, ch, true)
 	}
 	if e.s.QuietPending() {
 		if m.store.startQuiet != nil && e.lastLog.IsZero() {
